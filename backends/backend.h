@@ -1,0 +1,95 @@
+/*
+ * The one ops table every backend fills. The skeleton drives a device only through it.
+ *
+ * Memory: a backend allocates the two local arrays (ext box of sl_local, nelems elements each) and
+ * pinned host staging buffers. Boxes passed to ops are in local indices (sl_local_box()).
+ *
+ * Queues: SB_QBORDER carries border updates and halo copies, SB_QINNER the inner update. Work on
+ * one queue runs in order; work on different queues may overlap until join() makes each queue wait
+ * for everything already submitted to the other. copy_out/copy_in may return before the copy is
+ * done: the host may touch the staging memory only after wait() on that queue.
+ *
+ * Arithmetic contract (what makes backends bitwise comparable): for each cell, with the stencil's
+ * non-zero points p = 0..npts-1 in row-major order and T the element type,
+ *     acc = (T)w[0] * in[c + off[0]];  acc = acc + (T)w[p] * in[c + off[p]] ...;
+ *     out[c] = acc / (T)divisor;
+ * with no contraction into fused multiply-adds and correctly rounded division. A weight of exactly
+ * 1 may be folded to the bare term and -1 to a subtraction (both are exact); a divisor that is a
+ * power of two may become a multiplication by its exact reciprocal.
+ *
+ * Unsupported operations are stubs returning STENCIL_ENOSYS, never NULL.
+ */
+#ifndef SB_BACKEND_H
+#define SB_BACKEND_H
+
+#include <stddef.h>
+
+#include "layout.h"
+#include "stencil.h"
+
+enum { SB_QBORDER = 0, SB_QINNER = 1, SB_NQUEUES = 2 };
+
+typedef void *sb_mem;
+
+typedef struct sb_open_args {
+    int device;     /* device index, or -1: node-local rank modulo the devices found */
+    int local_rank; /* rank among the ranks of this node */
+    int local_size;
+    const sl_stencil *st;
+    const stencil_kernel *named; /* specialized kernel, or NULL for the generic one */
+    const sl_local *local;       /* strides and sizes of the local arrays */
+} sb_open_args;
+
+struct sb_ops;
+
+typedef struct sb_dev {
+    const struct sb_ops *ops;
+    void *impl;          /* the backend's private state */
+    char err[256];       /* message for the last failing op */
+    char name[64];       /* device name, for stats */
+    size_t device_bytes; /* device memory currently allocated */
+} sb_dev;
+
+typedef struct sb_ops {
+    const char *name;
+    /* Picks the device, creates the queues, builds or binds the kernel. */
+    int (*open)(sb_dev *dev, const sb_open_args *a);
+    void (*close)(sb_dev *dev);
+    int (*mem_alloc)(sb_dev *dev, size_t bytes, sb_mem *m);
+    void (*mem_free)(sb_dev *dev, sb_mem m);
+    int (*host_alloc)(sb_dev *dev, size_t bytes, void **p);
+    void (*host_free)(sb_dev *dev, void *p);
+    /* Whole-array transfers; blocking. */
+    int (*write)(sb_dev *dev, sb_mem m, const void *src, size_t bytes);
+    int (*read)(sb_dev *dev, sb_mem m, void *dst, size_t bytes);
+    /* out = stencil(in) over box b. */
+    int (*update)(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b);
+    /* Box b of m to/from a contiguous host buffer (row-major, dim 0 slowest). */
+    int (*copy_out)(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
+    int (*copy_in)(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);
+    /* Starts submitted work without waiting (OpenCL clFlush); may be a no-op. */
+    int (*flush)(sb_dev *dev, int q);
+    /* Host waits until the queue is idle. */
+    int (*wait)(sb_dev *dev, int q);
+    /* Each queue waits (on the device) for what was submitted to the other. */
+    int (*join)(sb_dev *dev);
+} sb_ops;
+
+/* Every backend built in; NULL-terminated. */
+extern const sb_ops *const sb_backends[];
+/* The backend called name, or NULL if it is not built in. */
+const sb_ops *sb_find(const char *name);
+/* The backend "auto" means: the first GPU backend that opens a device, else host. */
+const char *sb_names(void);
+
+/* Fills dev->err like snprintf; returns code for tail calls. */
+int sb_fail(sb_dev *dev, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Size in bytes of one element of type t. */
+size_t sb_elem_size(stencil_type t);
+
+#endif /* SB_BACKEND_H */

@@ -1,0 +1,189 @@
+/*
+ * libstencil - iterative stencil computations on distributed, heterogeneous devices.
+ *
+ * One call, stencil_skeleton(), partitions a 1-3 dimensional array over the ranks of an MPI
+ * communicator, runs a stencil on each rank's device for a number of iterations while the halo
+ * exchange overlaps the inner update, and hands the result to an output callback.
+ *
+ * Every public function returns 0 or a negative STENCIL_E* code; stencil_strerror() names it.
+ * Collective functions return the same code on every rank.
+ */
+#ifndef STENCIL_H
+#define STENCIL_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STENCIL_MAX_DIMS 3
+/* Widest halo supported on one side of one dimension. */
+#define STENCIL_MAX_RADIUS 8
+
+/* Error codes. */
+#define STENCIL_OK         0
+#define STENCIL_EINVAL     (-1)  /* an argument is invalid */
+#define STENCIL_ENOMEM     (-2)  /* host memory exhausted */
+#define STENCIL_EPARTITION (-3)  /* the grid cannot be cut for these ranks and radii */
+#define STENCIL_ENOBACKEND (-4)  /* backend not built in, or no usable device */
+#define STENCIL_ENOKERNEL  (-5)  /* unknown kernel name, or none for this backend */
+#define STENCIL_EDEVICE    (-6)  /* a device runtime call failed */
+#define STENCIL_EBUILD     (-7)  /* a device kernel failed to compile */
+#define STENCIL_EMPI       (-8)  /* an MPI call failed */
+#define STENCIL_ECALLBACK  (-9)  /* a user callback returned non-zero */
+#define STENCIL_ENOSYS     (-10) /* operation not supported by this backend */
+#define STENCIL_ENOFP64    (-11) /* double requested on a device without fp64 */
+#define STENCIL_EDEVMEM    (-12) /* device memory exhausted or too small for the grid */
+#define STENCIL_EIO        (-13) /* file input/output failed */
+#define STENCIL_EFORMAT    (-14) /* a file or description is malformed */
+#define STENCIL_ECODE_MIN  (-14)
+
+typedef enum stencil_type { STENCIL_FLOAT = 0, STENCIL_DOUBLE = 1 } stencil_type;
+
+/*
+ * A stencil: new[c] = (sum over non-zero w[o] * old[c + o]) / divisor.
+ *
+ * weights is dense over the box of offsets [-radius_lo[d], +radius_hi[d]] per dimension, row-major
+ * with dimension 0 slowest; its length is the product of (radius_lo[d] + 1 + radius_hi[d]).
+ * Zero weights are not neighbours: they are never read, exchanged or allocated for.
+ * The non-zero terms are summed in that row-major order, which every backend keeps, so results are
+ * bitwise reproducible for a given backend whatever the partition.
+ */
+typedef struct stencil_desc {
+    int ndims;                       /* 1..3 */
+    int radius_lo[STENCIL_MAX_DIMS]; /* 0..STENCIL_MAX_RADIUS */
+    int radius_hi[STENCIL_MAX_DIMS]; /* 0..STENCIL_MAX_RADIUS */
+    const double *weights;
+    double divisor;    /* non-zero, finite */
+    stencil_type type; /* element type of the array */
+} stencil_desc;
+
+/*
+ * A rank's owned part of the global array, as the callbacks see it (host memory).
+ * Element (i, j, k) of the tile, global index offset + (i, j, k), is at
+ * data + i * stride[0] + j * stride[1] + k * stride[2] elements (unused dims have size 1).
+ */
+typedef struct stencil_tile {
+    stencil_type type;
+    int ndims;
+    long global_size[STENCIL_MAX_DIMS];
+    long offset[STENCIL_MAX_DIMS];
+    long size[STENCIL_MAX_DIMS];
+    long stride[STENCIL_MAX_DIMS];
+    void *data;
+    int boundary_lo[STENCIL_MAX_DIMS]; /* 1: this tile's low face is the global low edge */
+    int boundary_hi[STENCIL_MAX_DIMS]; /* 1: this tile's high face is the global high edge */
+    int rank;
+    long iteration; /* iterations done when the tile is shown */
+} stencil_tile;
+
+/* Callbacks return 0, or non-zero to make every rank fail with STENCIL_ECALLBACK. */
+typedef int (*stencil_init_fn)(stencil_tile *tile, void *user);
+typedef int (*stencil_output_fn)(const stencil_tile *tile, void *user);
+typedef void (*stencil_error_fn)(int code, const char *message, void *user);
+
+typedef enum stencil_partition {
+    STENCIL_PART_BANDS = 0, /* contiguous bands along dimension 0 */
+    STENCIL_PART_BLOCKS = 1 /* blocks over a process grid of ndims dimensions */
+} stencil_partition;
+
+typedef enum stencil_boundary {
+    STENCIL_BOUNDARY_FIXED = 0,   /* an outer frame of width = radius keeps its initial values */
+    STENCIL_BOUNDARY_PERIODIC = 1 /* offsets wrap around the global grid */
+} stencil_boundary;
+
+/* Per-rank measurements; times in seconds, counts for this rank unless named global. */
+typedef struct stencil_stats {
+    double t_total;         /* whole call */
+    double t_setup;         /* partition, device, kernel build, init upload */
+    double t_loop;          /* the iterations, max over ranks */
+    double t_border;        /* host time waiting for border kernels and device->host copies */
+    double t_mpi;           /* host time in the MPI exchange */
+    double t_halo_in;       /* host time issuing host->device halo copies */
+    double t_join;          /* host time waiting for the inner update after the exchange */
+    double exchange_hidden; /* fraction of exchange time during which the inner update ran */
+    double gcells;          /* global updated cells * iterations / t_loop / 1e9 */
+    long long cells;        /* global updated cells per iteration */
+    long long bytes_sent;   /* halo bytes this rank sent */
+    long long messages;     /* halo messages this rank sent */
+    size_t device_bytes;    /* device memory this rank allocated */
+    size_t local_bytes;     /* bytes of this rank's owned cells */
+    int nranks;
+    int proc_grid[STENCIL_MAX_DIMS];
+    long owned_lo[STENCIL_MAX_DIMS], owned_hi[STENCIL_MAX_DIMS];
+    double weight; /* this rank's share weight */
+    char backend[16];
+    char device[64];
+} stencil_stats;
+
+typedef struct stencil_kernel stencil_kernel;
+
+typedef struct stencil_options {
+    stencil_partition partition;
+    int proc_grid[STENCIL_MAX_DIMS]; /* blocks: ranks per dimension, 0 = automatic */
+    const double *rank_weights;      /* weighted partition: one positive weight per rank, or NULL */
+    int weights_auto;                /* 1: calibrate weights by a short timed run first */
+    stencil_boundary boundary;
+    const char *backend;  /* "host", "opencl", "cuda", "hip", or NULL/"auto" */
+    int device;           /* device index; -1 = node-local rank modulo device count */
+    int serialize;        /* 1: no overlap (phases one after another), for measuring */
+    int progress;         /* rank 0 prints a progress line every this many iterations; 0 = off */
+    stencil_stats *stats; /* optional, filled on return */
+    stencil_error_fn on_error; /* optional, called on every rank with the agreed error */
+    void *user;                /* passed to every callback */
+} stencil_options;
+
+/* Sets the defaults: bands, fixed boundary, automatic backend and device, no stats. */
+void stencil_options_init(stencil_options *opt);
+
+/*
+ * Runs `iterations` steps of `st` over a global array of `sizes` (ndims entries) distributed over
+ * `comm`. `kernel` names a registered specialized kernel, or NULL for the generic one.
+ * `init` fills each rank's owned tile (required); `output` sees the final tile (optional).
+ * Collective over comm; reentrant (no global state but the kernel registry).
+ */
+int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, long iterations,
+                     const char *kernel, stencil_init_fn init, stencil_output_fn output,
+                     const stencil_options *opt);
+
+/* A static string describing an error code. */
+const char *stencil_strerror(int code);
+
+/* Checks a stencil description without running anything (not collective). */
+int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen);
+
+/*
+ * Specialized kernels. A kernel updates the box [lo, hi) of a rank's local array, in local
+ * indices, reading `in` and writing `out`; stride is the local array's element strides.
+ * Device launchers take the backend's stream or queue as `queue` and return 0 or non-zero.
+ */
+typedef void (*stencil_host_kernel_fn)(const void *in, void *out, const long *lo, const long *hi,
+                                       const long *stride);
+typedef int (*stencil_device_kernel_fn)(const void *in, void *out, const long *lo, const long *hi,
+                                        const long *stride, void *queue);
+
+struct stencil_kernel {
+    const char *name;
+    stencil_desc stencil;             /* what it computes; a call must pass an equal stencil */
+    stencil_host_kernel_fn host[2];   /* indexed by stencil_type; NULL = none */
+    const char *opencl_source;        /* OpenCL C defining stencil_update_f / _d; NULL = none */
+    stencil_device_kernel_fn cuda[2]; /* NULL = none */
+    stencil_device_kernel_fn hip[2];  /* NULL = none */
+};
+
+/* Adds a kernel to the process-wide registry (call before the skeleton, not concurrently with it).
+ */
+int stencil_register_kernel(const stencil_kernel *k);
+/* Looks a kernel up; NULL if unknown. */
+const stencil_kernel *stencil_find_kernel(const char *name);
+/* Writes the registered names, comma separated, into buf. */
+void stencil_kernel_names(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENCIL_H */

@@ -1,0 +1,127 @@
+/*
+ * Layout engine: partitions, boxes and the exact halo communication pattern.
+ * Pure C, no MPI, no device code, so every part of it is unit-testable on one process.
+ *
+ * Coordinates are global cell indices. A box is half-open, [lo, hi) per dimension; dimensions past
+ * ndims have lo = 0, hi = 1. Halo boxes in periodic mode may lie outside [0, N): a halo cell at -1
+ * holds global cell N - 1.
+ */
+#ifndef SL_LAYOUT_H
+#define SL_LAYOUT_H
+
+#include <stddef.h>
+
+#include "stencil.h"
+
+#define SL_D     STENCIL_MAX_DIMS
+#define SL_NDIRS 27 /* 3^3 direction slots; slot of (0,0,0) is never active */
+
+typedef struct sl_box {
+    long lo[SL_D], hi[SL_D];
+} sl_box;
+
+/* A stencil reduced to its non-zero points, in the row-major order of the dense pattern. */
+typedef struct sl_stencil {
+    int ndims;
+    int rlo[SL_D], rhi[SL_D];
+    int npts;
+    int (*off)[SL_D]; /* npts offsets */
+    double *w;        /* npts weights */
+    double divisor;
+    stencil_type type;
+} sl_stencil;
+
+typedef struct sl_partition {
+    int ndims;
+    long gsize[SL_D];
+    int pgrid[SL_D];  /* ranks per dimension; rank = (c0 * pgrid[1] + c1) * pgrid[2] + c2 */
+    long *cuts[SL_D]; /* cuts[d][0..pgrid[d]]: part i of dim d is [cuts[d][i], cuts[d][i+1]) */
+    int periodic;
+    int nranks;
+} sl_partition;
+
+/* One of the 3^d - 1 neighbour directions of a rank. */
+typedef struct sl_dir {
+    int active;  /* 1 when something is sent or received this way */
+    int d[SL_D]; /* -1, 0, +1 per dimension */
+    int peer;    /* neighbour rank in this direction (may be this rank when periodic) */
+    int has_recv, has_send;
+    sl_box recv;  /* halo cells received from peer, global (possibly unwrapped) coords */
+    sl_box send;  /* owned cells sent to peer, global coords */
+    int send_tag; /* tag of the message sent this way */
+    int recv_tag; /* tag of the message received from this way */
+} sl_dir;
+
+/* Everything one rank needs to know about its part. */
+typedef struct sl_local {
+    int rank;
+    int ndims;
+    int coords[SL_D];
+    sl_box owned;  /* cells this rank owns */
+    sl_box ext;    /* owned plus halos; not extended past a fixed global edge */
+    sl_box update; /* owned cells the stencil updates (fixed frame excluded) */
+    sl_box inner;  /* update cells that no neighbour needs: computed while halos travel */
+    int nborder;
+    sl_box border[2 * SL_D];        /* disjoint boxes covering update minus inner */
+    sl_dir dir[SL_NDIRS];           /* indexed by sl_dir_index() */
+    long stride[SL_D];              /* element strides of the local array over ext */
+    size_t nelems;                  /* elements of the local array */
+    int bnd_lo[SL_D], bnd_hi[SL_D]; /* owned box touches the global low/high edge */
+} sl_local;
+
+/* Box helpers. */
+long sl_box_volume(const sl_box *b); /* 0 for an empty box */
+int sl_box_empty(const sl_box *b);
+sl_box sl_box_intersect(const sl_box *a, const sl_box *b);
+int sl_box_contains(const sl_box *b, const long p[SL_D]);
+
+/* Direction slot of d (each -1..1): (d0+1)*9 + (d1+1)*3 + (d2+1). */
+int sl_dir_index(const int d[SL_D]);
+
+/* Validates desc and extracts its non-zero points. Returns 0 or STENCIL_E*, msg says why. */
+int sl_stencil_make(sl_stencil *s, const stencil_desc *desc, char *msg, size_t msglen);
+void sl_stencil_free(sl_stencil *s);
+
+/*
+ * Chooses a process grid for nranks: bands put all ranks on dim 0; blocks use hint where non-zero
+ * and otherwise balance the grid like MPI_Dims_create, favouring cuts of the longest dimensions.
+ */
+int sl_grid_choose(int ndims, const long gsize[SL_D], int nranks, stencil_partition kind,
+                   const int hint[SL_D], int pgrid[SL_D], char *msg, size_t msglen);
+
+/*
+ * Cuts each dimension for pgrid. weights (nranks entries or NULL) give each slab of a dimension the
+ * sum of its ranks' weights, and the cut positions follow the cumulative sums with exact integer
+ * rounding. Every part along d must hold at least minpart[d] cells, else STENCIL_EPARTITION.
+ */
+int sl_partition_make(sl_partition *p, int ndims, const long gsize[SL_D], const int pgrid[SL_D],
+                      const double *weights, const int minpart[SL_D], int periodic, char *msg,
+                      size_t msglen);
+void sl_partition_free(sl_partition *p);
+void sl_partition_coords(const sl_partition *p, int rank, int c[SL_D]);
+/* Rank at coords c (wrapped when periodic); -1 when c lies outside a non-periodic grid. */
+int sl_partition_rank(const sl_partition *p, const int c[SL_D]);
+sl_box sl_partition_owned(const sl_partition *p, int rank);
+/* Owner of global cell g (g already inside [0, N)). */
+int sl_partition_owner(const sl_partition *p, const long g[SL_D]);
+
+/* Cells updated by the stencil in the global grid: all of it when periodic, else minus the frame.
+ */
+sl_box sl_update_box(const sl_partition *p, const sl_stencil *s, int rank);
+
+/*
+ * Builds rank's local layout: boxes, border/inner split and the exact communication pattern.
+ * A halo cell is received iff an updated cell of this rank reads it through a non-zero weight
+ * (per direction, the bounding box of those cells); a cell is sent iff the peer receives it.
+ */
+int sl_local_make(sl_local *l, const sl_partition *p, const sl_stencil *s, int rank);
+
+/* Linear index of global cell g in the local array (g inside ext). */
+size_t sl_local_index(const sl_local *l, const long g[SL_D]);
+/* The box b translated into local indices (relative to ext.lo). */
+sl_box sl_local_box(const sl_local *l, const sl_box *b);
+
+/* Minimum part size per dimension for the stencil: max(rlo, rhi), at least 1. */
+void sl_min_part(const sl_stencil *s, int minpart[SL_D]);
+
+#endif /* SL_LAYOUT_H */
