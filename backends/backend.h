@@ -73,6 +73,14 @@ typedef struct sb_ops {
     int (*wait)(sb_dev *dev, int q);
     /* Each queue waits (on the device) for what was submitted to the other. */
     int (*join)(sb_dev *dev);
+    /* 1 when work is still pending on the queue, 0 when idle, or a STENCIL_E* code. */
+    int (*busy)(sb_dev *dev, int q);
+    /*
+     * 1 when ops return before the device work is done: the skeleton then submits the inner
+     * update before blocking on the border queue. 0 (synchronous backends): it sends the halos
+     * first and computes the inner update while the messages travel.
+     */
+    int async;
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

@@ -103,7 +103,6 @@ typedef struct stencil_stats {
     double t_border;        /* host time waiting for border kernels and device->host copies */
     double t_mpi;           /* host time in the MPI exchange */
     double t_halo_in;       /* host time issuing host->device halo copies */
-    double t_join;          /* host time waiting for the inner update after the exchange */
     double exchange_hidden; /* fraction of exchange time during which the inner update ran */
     double gcells;          /* global updated cells * iterations / t_loop / 1e9 */
     long long cells;        /* global updated cells per iteration */

@@ -1,0 +1,220 @@
+/*
+ * The host backend: plain C99 on the calling thread (OpenMP threads when built with it).
+ * It is the reference semantics every other backend matches, and the fallback where no GPU is.
+ * All ops complete before returning, so queues, flush, wait and join have nothing to do.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+typedef struct host_impl {
+    stencil_type type;
+    int npts;
+    long *doff; /* linear offset of each point in the local array */
+    double *wd; /* weights as double */
+    float *wf;  /* weights as float */
+    double div;
+    long stride[SL_D];
+    stencil_host_kernel_fn named;
+} host_impl;
+
+#ifdef _OPENMP
+#define HOST_PARALLEL_FOR _Pragma("omp parallel for collapse(2) schedule(static)")
+#else
+#define HOST_PARALLEL_FOR
+#endif
+
+/* One generic update per element type; the order of the sum is the contract of backend.h. */
+#define HOST_UPDATE(T, W)                                                                          \
+    static void update_##T(const host_impl *h, const T *in, T *out, const sl_box *b)               \
+    {                                                                                              \
+        const T div = (T)h->div;                                                                   \
+        HOST_PARALLEL_FOR                                                                          \
+        for (long i = b->lo[0]; i < b->hi[0]; i++) {                                               \
+            for (long j = b->lo[1]; j < b->hi[1]; j++) {                                           \
+                long row = i * h->stride[0] + j * h->stride[1];                                    \
+                for (long k = b->lo[2]; k < b->hi[2]; k++) {                                       \
+                    const T *c = in + row + k;                                                     \
+                    T acc = h->W[0] * c[h->doff[0]];                                               \
+                    for (int p = 1; p < h->npts; p++) acc = acc + h->W[p] * c[h->doff[p]];         \
+                    out[row + k] = acc / div;                                                      \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+HOST_UPDATE(float, wf)
+HOST_UPDATE(double, wd)
+
+static void host_close(sb_dev *dev)
+{
+    host_impl *h = dev->impl;
+    if (h) {
+        free(h->doff);
+        free(h->wd);
+        free(h->wf);
+        free(h);
+    }
+    dev->impl = NULL;
+}
+
+static int host_named(sb_dev *dev, host_impl *h, const sb_open_args *a)
+{
+    if (!a->named) return 0;
+    h->named = a->named->host[a->st->type];
+    if (!h->named)
+        return sb_fail(dev, STENCIL_ENOKERNEL, "kernel '%s' has no host %s implementation",
+                       a->named->name, a->st->type == STENCIL_DOUBLE ? "double" : "float");
+    return 0;
+}
+
+static int host_open(sb_dev *dev, const sb_open_args *a)
+{
+    const sl_stencil *s = a->st;
+    host_impl *h = calloc(1, sizeof *h);
+    if (!h) return sb_fail(dev, STENCIL_ENOMEM, "host backend: out of memory");
+    dev->impl = h;
+    h->doff = malloc(sizeof *h->doff * (size_t)s->npts);
+    h->wd = malloc(sizeof *h->wd * (size_t)s->npts);
+    h->wf = malloc(sizeof *h->wf * (size_t)s->npts);
+    if (!h->doff || !h->wd || !h->wf) {
+        host_close(dev);
+        return sb_fail(dev, STENCIL_ENOMEM, "host backend: out of memory");
+    }
+    h->type = s->type;
+    h->npts = s->npts;
+    h->div = s->divisor;
+    memcpy(h->stride, a->local->stride, sizeof h->stride);
+    for (int p = 0; p < s->npts; p++) {
+        h->doff[p] = 0;
+        for (int d = 0; d < SL_D; d++) h->doff[p] += s->off[p][d] * h->stride[d];
+        h->wd[p] = s->w[p];
+        h->wf[p] = (float)s->w[p];
+    }
+    strcpy(dev->name, "host CPU");
+    int rc = host_named(dev, h, a);
+    if (rc) host_close(dev);
+    return rc;
+}
+
+static int host_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes ? bytes : 1))
+        return sb_fail(dev, STENCIL_ENOMEM, "host backend: cannot allocate %zu bytes", bytes);
+    *m = p;
+    dev->device_bytes += bytes;
+    return 0;
+}
+
+static void host_mem_free(sb_dev *dev, sb_mem m)
+{
+    (void)dev;
+    free(m);
+}
+
+static int host_host_alloc(sb_dev *dev, size_t bytes, void **p)
+{
+    *p = malloc(bytes ? bytes : 1);
+    return *p ? 0 : sb_fail(dev, STENCIL_ENOMEM, "host backend: cannot allocate %zu bytes", bytes);
+}
+
+static void host_host_free(sb_dev *dev, void *p)
+{
+    (void)dev;
+    free(p);
+}
+
+static int host_write(sb_dev *dev, sb_mem m, const void *src, size_t bytes)
+{
+    (void)dev;
+    memcpy(m, src, bytes);
+    return 0;
+}
+
+static int host_read(sb_dev *dev, sb_mem m, void *dst, size_t bytes)
+{
+    (void)dev;
+    memcpy(dst, m, bytes);
+    return 0;
+}
+
+static int host_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
+{
+    host_impl *h = dev->impl;
+    (void)q;
+    if (sl_box_empty(b)) return 0;
+    if (h->named) {
+        h->named(in, out, b->lo, b->hi, h->stride);
+        return 0;
+    }
+    if (h->type == STENCIL_DOUBLE)
+        update_double(h, in, out, b);
+    else
+        update_float(h, in, out, b);
+    return 0;
+}
+
+/* Moves box b between the local array and a contiguous buffer, one row at a time. */
+static void host_box_copy(const host_impl *h, char *arr, const sl_box *b, char *buf, int out)
+{
+    size_t es = sb_elem_size(h->type);
+    size_t row = (size_t)(b->hi[2] - b->lo[2]) * es;
+    for (long i = b->lo[0]; i < b->hi[0]; i++) {
+        for (long j = b->lo[1]; j < b->hi[1]; j++) {
+            char *a = arr + (size_t)(i * h->stride[0] + j * h->stride[1] + b->lo[2]) * es;
+            if (out)
+                memcpy(buf, a, row);
+            else
+                memcpy(a, buf, row);
+            buf += row;
+        }
+    }
+}
+
+static int host_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host)
+{
+    (void)q;
+    if (!sl_box_empty(b)) host_box_copy(dev->impl, m, b, host, 1);
+    return 0;
+}
+
+static int host_copy_in(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host)
+{
+    (void)q;
+    if (!sl_box_empty(b)) host_box_copy(dev->impl, m, b, (char *)host, 0);
+    return 0;
+}
+
+static int host_nothing_q(sb_dev *dev, int q)
+{
+    (void)dev;
+    (void)q;
+    return 0;
+}
+
+static int host_join(sb_dev *dev)
+{
+    (void)dev;
+    return 0;
+}
+
+const sb_ops sb_host_ops = {
+    .name = "host",
+    .open = host_open,
+    .close = host_close,
+    .mem_alloc = host_mem_alloc,
+    .mem_free = host_mem_free,
+    .host_alloc = host_host_alloc,
+    .host_free = host_host_free,
+    .write = host_write,
+    .read = host_read,
+    .update = host_update,
+    .copy_out = host_copy_out,
+    .copy_in = host_copy_in,
+    .flush = host_nothing_q,
+    .wait = host_nothing_q,
+    .join = host_join,
+    .busy = host_nothing_q,
+    .async = 0,
+};

@@ -1,0 +1,151 @@
+/*
+ * The iteration loop. Per iteration: border cells first, their device->host copies and the MPI
+ * exchange, host->device halo copies, all while the inner update runs; the last iteration skips
+ * the exchange; the two buffers swap roles by parity, never copied.
+ *
+ * A device error stops device work on that rank but not its messages, so no peer waits forever;
+ * the error is agreed on after the loop.
+ */
+#include <stdio.h>
+
+#include "skel.h"
+
+#define DEV(r, call)                                                                               \
+    do {                                                                                           \
+        if (!(r)->rc) {                                                                            \
+            int e_ = (call);                                                                       \
+            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
+        }                                                                                          \
+    } while (0)
+
+#define NET(r, call)                                                                               \
+    do {                                                                                           \
+        int e_ = (call);                                                                           \
+        if (e_ != MPI_SUCCESS && !(r)->rc)                                                         \
+            (r)->rc = sk_mpi_fail((r)->msg, sizeof(r)->msg, e_, #call);                            \
+    } while (0)
+
+static void update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        sl_box lb = sl_local_box(&r->loc, &b[i]);
+        DEV(r, r->dev.ops->update(&r->dev, q, in, out, &lb));
+    }
+    DEV(r, r->dev.ops->flush(&r->dev, q));
+}
+
+/* Border ready on the host -> messages -> halos back on the device (queued). */
+static void exchange(sk_run *r, sb_mem out, int sent)
+{
+    const sb_ops *o = r->dev.ops;
+    double t = MPI_Wtime();
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    double t1 = MPI_Wtime();
+    if (!sent) NET(r, sk_exchange_send(&r->x, r->comm));
+    NET(r, sk_exchange_wait(&r->x));
+    double t2 = MPI_Wtime();
+    DEV(r, sk_exchange_unpack(&r->x, &r->dev, out));
+    double t3 = MPI_Wtime();
+    int inner_running = !r->rc && o->busy(&r->dev, SB_QINNER) == 1;
+    r->stats.t_border += t1 - t;
+    r->stats.t_mpi += t2 - t1;
+    r->stats.t_halo_in += t3 - t2;
+    r->hidden += inner_running ? t3 - t1 : 0;
+    r->xtime += t3 - t1;
+}
+
+static void iteration(sk_run *r, long t)
+{
+    const sb_ops *o = r->dev.ops;
+    sb_mem in = r->buf[t & 1], out = r->buf[(t + 1) & 1];
+    int exch = t + 1 < r->iters;
+    if (!exch) { /* nothing to send: border and inner in one go */
+        update_boxes(r, SB_QINNER, in, out, r->loc.border, r->loc.nborder);
+        update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+        return;
+    }
+    NET(r, sk_exchange_post(&r->x, r->comm));
+    update_boxes(r, SB_QBORDER, in, out, r->loc.border, r->loc.nborder);
+    DEV(r, sk_exchange_pack(&r->x, &r->dev, out));
+    if (o->async || r->opt.serialize) update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+    if (r->opt.serialize) DEV(r, o->wait(&r->dev, SB_QINNER));
+    int sync = !o->async && !r->opt.serialize;
+    if (sync) { /* a synchronous device computes the inner cells while the messages travel */
+        DEV(r, o->wait(&r->dev, SB_QBORDER));
+        NET(r, sk_exchange_send(&r->x, r->comm));
+        update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+    }
+    exchange(r, out, sync);
+    if (r->opt.serialize) DEV(r, o->wait(&r->dev, SB_QBORDER));
+    DEV(r, o->join(&r->dev));
+}
+
+static void progress(sk_run *r, long t, double t0)
+{
+    long every = r->opt.progress;
+    if (every <= 0 || r->rank != 0 || (t + 1) % every != 0) return;
+    double dt = MPI_Wtime() - t0;
+    double rate = (double)r->stats.cells * (double)(t + 1) / dt / 1e9;
+    fprintf(stderr, "stencil: iteration %ld/%ld  %.2f Gcells/s  %.1f s left\n", t + 1, r->iters,
+            rate, dt / (double)(t + 1) * (double)(r->iters - t - 1));
+}
+
+/* The halos of the initial data, before the first iteration reads them. */
+static void first_exchange(sk_run *r)
+{
+    NET(r, sk_exchange_post(&r->x, r->comm));
+    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf[0]));
+    exchange(r, r->buf[0], 0);
+    DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
+}
+
+static long long sk_global_cells(const sk_run *r)
+{
+    long long n = 1;
+    for (int d = 0; d < r->st.ndims; d++) {
+        long frame = r->part.periodic ? 0 : r->st.rlo[d] + r->st.rhi[d];
+        n *= r->part.gsize[d] - frame;
+    }
+    return n;
+}
+
+int sk_loop(sk_run *r)
+{
+    r->stats.cells = sk_global_cells(r);
+    first_exchange(r);
+    r->stats.t_border = r->stats.t_mpi = r->stats.t_halo_in = r->hidden = r->xtime = 0;
+    MPI_Barrier(r->comm);
+    double t0 = MPI_Wtime();
+    for (long t = 0; t < r->iters; t++) {
+        iteration(r, t);
+        progress(r, t, t0);
+    }
+    DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
+    DEV(r, r->dev.ops->wait(&r->dev, SB_QINNER));
+    r->stats.t_loop = MPI_Wtime() - t0;
+    return r->rc;
+}
+
+void sk_stats(sk_run *r, double t0, double t_setup)
+{
+    stencil_stats *s = &r->stats;
+    double tl = s->t_loop;
+    MPI_Allreduce(&tl, &s->t_loop, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    s->t_setup = t_setup;
+    s->t_total = MPI_Wtime() - t0;
+    s->gcells = s->t_loop > 0 ? (double)s->cells * (double)r->iters / s->t_loop / 1e9 : 0;
+    s->exchange_hidden = r->xtime > 0 ? r->hidden / r->xtime : 0;
+    s->bytes_sent = r->x.bytes_sent;
+    s->messages = r->x.messages;
+    s->device_bytes = r->dev.device_bytes;
+    s->local_bytes = (size_t)sl_box_volume(&r->loc.owned) * sb_elem_size(r->st.type);
+    s->nranks = r->size;
+    s->weight = r->opt.rank_weights ? r->opt.rank_weights[r->rank] : 1.0;
+    for (int d = 0; d < SL_D; d++) {
+        s->proc_grid[d] = r->part.pgrid[d];
+        s->owned_lo[d] = r->loc.owned.lo[d];
+        s->owned_hi[d] = r->loc.owned.hi[d];
+    }
+    snprintf(s->backend, sizeof s->backend, "%s", r->dev.ops->name);
+    snprintf(s->device, sizeof s->device, "%s", r->dev.name);
+}

@@ -1,0 +1,61 @@
+/*
+ * The process-wide registry of named kernels. Registration happens before runs start (kgt's
+ * generated <prefix>_register() or a hand-written table), so lookups need no lock.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "skel.h"
+
+#define SK_MAX_KERNELS 256
+
+static const stencil_kernel *registry[SK_MAX_KERNELS];
+static int nregistered;
+
+const stencil_kernel *stencil_find_kernel(const char *name)
+{
+    if (!name) return NULL;
+    for (int i = 0; i < nregistered; i++)
+        if (strcmp(registry[i]->name, name) == 0) return registry[i];
+    return NULL;
+}
+
+int stencil_register_kernel(const stencil_kernel *k)
+{
+    if (!k || !k->name || !k->name[0]) return STENCIL_EINVAL;
+    char msg[128];
+    if (stencil_desc_check(&k->stencil, msg, sizeof msg)) return STENCIL_EINVAL;
+    const stencil_kernel *old = stencil_find_kernel(k->name);
+    if (old) return old == k ? 0 : STENCIL_EINVAL; /* re-registering the same table is harmless */
+    if (nregistered == SK_MAX_KERNELS) return STENCIL_ENOMEM;
+    registry[nregistered++] = k;
+    return 0;
+}
+
+void stencil_kernel_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (!len) return;
+    buf[0] = '\0';
+    for (int i = 0; i < nregistered && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", registry[i]->name);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+}
+
+/* Equal stencils have the same non-zero points, weights and divisor (dense boxes may differ). */
+int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, size_t len)
+{
+    sl_stencil ks;
+    int rc = sl_stencil_make(&ks, &k->stencil, msg, len);
+    if (rc) return rc;
+    int same = ks.ndims == s->ndims && ks.npts == s->npts && ks.divisor == s->divisor;
+    for (int p = 0; same && p < s->npts; p++)
+        same = ks.w[p] == s->w[p] && memcmp(ks.off[p], s->off[p], sizeof ks.off[p]) == 0;
+    sl_stencil_free(&ks);
+    if (!same)
+        return sk_fail(msg, len, STENCIL_EINVAL,
+                       "kernel '%s' computes a different stencil than the one passed", k->name);
+    return 0;
+}

@@ -1,0 +1,75 @@
+/* Private interface of the skeleton: the run state, the exchange and collective errors. */
+#ifndef SK_SKEL_H
+#define SK_SKEL_H
+
+#include <mpi.h>
+
+#include "backend.h"
+#include "layout.h"
+#include "stencil.h"
+
+/* One neighbour link of the halo exchange. */
+typedef struct sk_link {
+    int peer, send_tag, recv_tag;
+    sl_box send, recv; /* local indices */
+    size_t sbytes, rbytes;
+    void *sbuf;
+    void *rbuf[2]; /* alternate, so a receive never lands on a pending host->device copy */
+} sk_link;
+
+typedef struct sk_exchange {
+    int n;
+    sk_link link[SL_NDIRS];
+    MPI_Request req[2 * SL_NDIRS];
+    MPI_Status status[2 * SL_NDIRS]; /* not STATUSES_IGNORE: gcc 12 misreads MPICH's annotation */
+    int nreq;
+    int parity;
+    long long bytes_sent, messages;
+} sk_exchange;
+
+/* The state of one stencil_skeleton() call. */
+typedef struct sk_run {
+    MPI_Comm comm;
+    int rank, size;
+    long iters;
+    stencil_options opt;
+    sl_stencil st;
+    sl_partition part;
+    sl_local loc;
+    sb_dev dev;
+    int dev_open;
+    sb_mem buf[2];
+    void *host; /* host image of the local array, seen by the callbacks */
+    sk_exchange x;
+    stencil_stats stats;
+    double hidden, xtime; /* exchange time with the inner update still running, and in all */
+    int rc;               /* first device error inside the loop; MPI keeps going so no peer hangs */
+    char msg[256];
+} sk_run;
+
+/* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
+int sk_agree(MPI_Comm comm, int code, char *msg, size_t len);
+/* Formats msg like snprintf and returns code, for tail calls. */
+int sk_fail(char *msg, size_t len, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int sk_mpi_fail(char *msg, size_t len, int mpirc, const char *what);
+
+int sk_exchange_init(sk_exchange *x, const sl_local *l, sb_dev *dev, size_t esize);
+void sk_exchange_free(sk_exchange *x, sb_dev *dev);
+int sk_exchange_post(sk_exchange *x, MPI_Comm comm);
+int sk_exchange_pack(sk_exchange *x, sb_dev *dev, sb_mem m);
+int sk_exchange_send(sk_exchange *x, MPI_Comm comm);
+int sk_exchange_wait(sk_exchange *x);
+int sk_exchange_unpack(sk_exchange *x, sb_dev *dev, sb_mem m);
+
+/* Checks the stencil of a named kernel against the call's; 0 when equal. */
+int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, size_t len);
+
+/* The iterations (loop.c) and their statistics. */
+int sk_loop(sk_run *r);
+void sk_stats(sk_run *r, double t0, double t_setup);
+
+#endif /* SK_SKEL_H */

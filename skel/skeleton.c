@@ -1,0 +1,282 @@
+/*
+ * stencil_skeleton(): validate, partition, open the device, initialise, iterate, output.
+ * Every phase ends in sk_agree(), so a failure on any rank becomes the same error on all ranks.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skel.h"
+
+#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
+
+static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, long iters,
+                         stencil_init_fn init)
+{
+    if (!sizes || !st || !init)
+        return SK_FAIL(r, STENCIL_EINVAL, "%s is NULL",
+                       !sizes ? "sizes"
+                       : !st  ? "stencil description"
+                              : "init callback");
+    if (iters < 0) return SK_FAIL(r, STENCIL_EINVAL, "negative iteration count %ld", iters);
+    int rc = sl_stencil_make(&r->st, st, r->msg, sizeof r->msg);
+    if (rc) return rc;
+    for (int d = 0; d < st->ndims; d++)
+        if (sizes[d] <= 0)
+            return SK_FAIL(r, STENCIL_EINVAL, "size of dimension %d is %ld", d, sizes[d]);
+    if (r->opt.partition != STENCIL_PART_BANDS && r->opt.partition != STENCIL_PART_BLOCKS)
+        return SK_FAIL(r, STENCIL_EINVAL, "unknown partition kind %d", (int)r->opt.partition);
+    if (r->opt.boundary != STENCIL_BOUNDARY_FIXED && r->opt.boundary != STENCIL_BOUNDARY_PERIODIC)
+        return SK_FAIL(r, STENCIL_EINVAL, "unknown boundary mode %d", (int)r->opt.boundary);
+    if (r->opt.weights_auto)
+        return SK_FAIL(r, STENCIL_ENOSYS, "automatic weight calibration is not implemented yet");
+    return 0;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Ranks that disagree on the problem would deadlock or compute nonsense: refuse it up front. */
+static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
+{
+    uint64_t h = 14695981039346656037ULL, lo, hi;
+    h = fnv(h, sizes, sizeof *sizes * (size_t)r->st.ndims);
+    h = fnv(h, &r->iters, sizeof r->iters);
+    h = fnv(h, &r->st.npts, sizeof r->st.npts);
+    h = fnv(h, r->st.off, sizeof *r->st.off * (size_t)r->st.npts);
+    h = fnv(h, r->st.w, sizeof *r->st.w * (size_t)r->st.npts);
+    h = fnv(h, &r->st.divisor, sizeof r->st.divisor);
+    h = fnv(h, &r->st.type, sizeof r->st.type);
+    h = fnv(h, &r->opt.partition, sizeof r->opt.partition);
+    h = fnv(h, &r->opt.boundary, sizeof r->opt.boundary);
+    h = fnv(h, r->opt.proc_grid, sizeof r->opt.proc_grid);
+    h = fnv(h, kernel ? kernel : "", kernel ? strlen(kernel) : 0);
+    if (MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, r->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed while comparing arguments");
+    if (lo != hi)
+        return SK_FAIL(r, STENCIL_EINVAL,
+                       "ranks passed different sizes, stencil, iterations, kernel or options");
+    return 0;
+}
+
+static int sk_setup_layout(sk_run *r, const long *sizes)
+{
+    long g[SL_D] = {1, 1, 1};
+    int pgrid[SL_D], minpart[SL_D];
+    for (int d = 0; d < r->st.ndims; d++) g[d] = sizes[d];
+    int rc = sl_grid_choose(r->st.ndims, g, r->size, r->opt.partition, r->opt.proc_grid, pgrid,
+                            r->msg, sizeof r->msg);
+    if (rc) return rc;
+    sl_min_part(&r->st, minpart);
+    rc = sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->opt.rank_weights, minpart,
+                           r->opt.boundary == STENCIL_BOUNDARY_PERIODIC, r->msg, sizeof r->msg);
+    if (rc) return rc;
+    return sl_local_make(&r->loc, &r->part, &r->st, r->rank);
+}
+
+static int sk_node_rank(sk_run *r, int *local_rank, int *local_size)
+{
+    MPI_Comm node;
+    int rc = MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS) return sk_mpi_fail(r->msg, sizeof r->msg, rc, "MPI_Comm_split_type");
+    MPI_Comm_rank(node, local_rank);
+    MPI_Comm_size(node, local_size);
+    MPI_Comm_free(&node);
+    return 0;
+}
+
+static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
+{
+    memset(&r->dev, 0, sizeof r->dev);
+    r->dev.ops = ops;
+    int rc = ops->open(&r->dev, a);
+    if (rc) return SK_FAIL(r, rc, "%s backend: %s", ops->name, r->dev.err);
+    r->dev_open = 1;
+    return 0;
+}
+
+/* "auto" (the default) takes the first GPU backend that opens a device, else the host. */
+static int sk_open_backend(sk_run *r, const stencil_kernel *named)
+{
+    const char *name = r->opt.backend ? r->opt.backend : getenv("STENCIL_BACKEND");
+    sb_open_args a = {.device = r->opt.device, .st = &r->st, .named = named, .local = &r->loc};
+    int rc = sk_node_rank(r, &a.local_rank, &a.local_size);
+    if (rc) return rc;
+    if (name && strcmp(name, "auto") != 0) {
+        const sb_ops *ops = sb_find(name);
+        if (!ops)
+            return SK_FAIL(r, STENCIL_ENOBACKEND, "backend '%s' is not built in (built: %s)", name,
+                           sb_names());
+        return sk_try_open(r, ops, &a);
+    }
+    for (int i = 0; sb_backends[i]; i++) {
+        const char *n = sb_backends[i]->name;
+        if ((strcmp(n, "cuda") == 0 || strcmp(n, "hip") == 0) &&
+            sk_try_open(r, sb_backends[i], &a) == 0)
+            return 0;
+    }
+    return sk_try_open(r, sb_find("host"), &a);
+}
+
+static int sk_find_named(sk_run *r, const char *kernel, const stencil_kernel **named)
+{
+    *named = NULL;
+    if (!kernel) return 0;
+    *named = stencil_find_kernel(kernel);
+    if (!*named) {
+        char names[160];
+        stencil_kernel_names(names, sizeof names);
+        return SK_FAIL(r, STENCIL_ENOKERNEL, "unknown kernel '%s' (known: %s)", kernel,
+                       names[0] ? names : "none registered");
+    }
+    return sk_kernel_matches(*named, &r->st, r->msg, sizeof r->msg);
+}
+
+static void sk_tile(sk_run *r, stencil_tile *t)
+{
+    size_t es = sb_elem_size(r->st.type);
+    memset(t, 0, sizeof *t);
+    t->type = r->st.type;
+    t->ndims = r->st.ndims;
+    t->rank = r->rank;
+    for (int d = 0; d < SL_D; d++) {
+        t->global_size[d] = r->part.gsize[d];
+        t->offset[d] = r->loc.owned.lo[d];
+        t->size[d] = r->loc.owned.hi[d] - r->loc.owned.lo[d];
+        t->stride[d] = r->loc.stride[d];
+        t->boundary_lo[d] = r->loc.bnd_lo[d];
+        t->boundary_hi[d] = r->loc.bnd_hi[d];
+    }
+    t->data = (char *)r->host + sl_local_index(&r->loc, r->loc.owned.lo) * es;
+}
+
+static int sk_alloc(sk_run *r)
+{
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    r->host = calloc(r->loc.nelems ? r->loc.nelems : 1, sb_elem_size(r->st.type));
+    if (!r->host)
+        return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes of host memory", bytes);
+    for (int i = 0; i < 2; i++) {
+        int rc = r->dev.ops->mem_alloc(&r->dev, bytes, &r->buf[i]);
+        if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+    }
+    int rc = sk_exchange_init(&r->x, &r->loc, &r->dev, sb_elem_size(r->st.type));
+    return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
+}
+
+static int sk_init_data(sk_run *r, stencil_init_fn init)
+{
+    stencil_tile t;
+    sk_tile(r, &t);
+    if (init(&t, r->opt.user)) return SK_FAIL(r, STENCIL_ECALLBACK, "init callback failed");
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    /* Both buffers: the fixed frame is never written, so the output buffer needs it too. */
+    for (int i = 0; i < 2; i++) {
+        int rc = r->dev.ops->write(&r->dev, r->buf[i], r->host, bytes);
+        if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+    }
+    return 0;
+}
+
+static int sk_output(sk_run *r, stencil_output_fn output)
+{
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    int rc = r->dev.ops->read(&r->dev, r->buf[r->iters & 1], r->host, bytes);
+    if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+    if (!output) return 0;
+    stencil_tile t;
+    sk_tile(r, &t);
+    t.iteration = r->iters;
+    return output(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0;
+}
+
+static void sk_cleanup(sk_run *r)
+{
+    if (r->dev_open) {
+        sk_exchange_free(&r->x, &r->dev);
+        for (int i = 0; i < 2; i++)
+            if (r->buf[i]) r->dev.ops->mem_free(&r->dev, r->buf[i]);
+        r->dev.ops->close(&r->dev);
+    }
+    free(r->host);
+    sl_partition_free(&r->part);
+    sl_stencil_free(&r->st);
+    if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+}
+
+/* Runs one phase on every rank and agrees on its result; skipped once something failed. */
+#define SK_PHASE(r, rc, call)                                                                      \
+    do {                                                                                           \
+        if (!(rc)) rc = sk_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                     \
+    } while (0)
+
+static int sk_run_all(sk_run *r, const long *sizes, const stencil_desc *st, long iterations,
+                      const char *kernel, stencil_init_fn init, stencil_output_fn output)
+{
+    const stencil_kernel *named = NULL;
+    double t0 = MPI_Wtime(), t_setup;
+    int rc = 0;
+    SK_PHASE(r, rc, sk_check_args(r, sizes, st, iterations, init));
+    if (!rc) rc = sk_check_same(r, sizes, kernel);
+    SK_PHASE(r, rc, sk_setup_layout(r, sizes));
+    SK_PHASE(r, rc, sk_find_named(r, kernel, &named));
+    SK_PHASE(r, rc, sk_open_backend(r, named));
+    SK_PHASE(r, rc, sk_alloc(r));
+    SK_PHASE(r, rc, sk_init_data(r, init));
+    t_setup = MPI_Wtime() - t0;
+    SK_PHASE(r, rc, sk_loop(r));
+    SK_PHASE(r, rc, sk_output(r, output));
+    if (!rc) sk_stats(r, t0, t_setup);
+    return rc;
+}
+
+int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, long iterations,
+                     const char *kernel, stencil_init_fn init, stencil_output_fn output,
+                     const stencil_options *opt)
+{
+    sk_run *r = calloc(1, sizeof *r);
+    if (!r || comm == MPI_COMM_NULL) {
+        free(r);
+        return !r ? STENCIL_ENOMEM : STENCIL_EINVAL;
+    }
+    r->comm = MPI_COMM_NULL;
+    if (opt)
+        r->opt = *opt;
+    else
+        stencil_options_init(&r->opt);
+    r->iters = iterations;
+    /* A private communicator: our messages never meet the caller's, and errors come back. */
+    int rc = MPI_Comm_dup(comm, &r->comm);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
+    if (rc != MPI_SUCCESS) {
+        free(r);
+        return STENCIL_EMPI;
+    }
+    MPI_Comm_rank(r->comm, &r->rank);
+    MPI_Comm_size(r->comm, &r->size);
+    rc = sk_run_all(r, sizes, st, iterations, kernel, init, output);
+    if (rc && r->opt.on_error) r->opt.on_error(rc, r->msg, r->opt.user);
+    if (!rc && r->opt.stats) *r->opt.stats = r->stats;
+    sk_cleanup(r);
+    free(r);
+    return rc;
+}
+
+int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen)
+{
+    sl_stencil s;
+    char buf[256];
+    if (!st)
+        return sk_fail(msg ? msg : buf, msg ? msglen : sizeof buf, STENCIL_EINVAL,
+                       "stencil description is NULL");
+    int rc = sl_stencil_make(&s, st, msg ? msg : buf, msg ? msglen : sizeof buf);
+    if (!rc) sl_stencil_free(&s);
+    return rc;
+}

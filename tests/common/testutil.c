@@ -1,0 +1,160 @@
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+double tu_random(unsigned long seed, long index)
+{
+    uint64_t x = (uint64_t)seed * 0x9E3779B97F4A7C15ULL + (uint64_t)index;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return (double)(x >> 11) / 4503599627370496.0 - 1.0; /* 53 bits -> [-1, 1) */
+}
+
+static long global_linear(const stencil_tile *t, long i, long j, long k)
+{
+    return ((t->offset[0] + i) * t->global_size[1] + t->offset[1] + j) * t->global_size[2] +
+           t->offset[2] + k;
+}
+
+void tu_fill_tile(stencil_tile *t, unsigned long seed)
+{
+    for (long i = 0; i < t->size[0]; i++)
+        for (long j = 0; j < t->size[1]; j++)
+            for (long k = 0; k < t->size[2]; k++) {
+                long at = i * t->stride[0] + j * t->stride[1] + k * t->stride[2];
+                double v = tu_random(seed, global_linear(t, i, j, k));
+                if (t->type == STENCIL_DOUBLE)
+                    ((double *)t->data)[at] = v;
+                else
+                    ((float *)t->data)[at] = (float)v;
+            }
+}
+
+static void sizes3(int ndims, const long *sizes, long n[3])
+{
+    for (int d = 0; d < 3; d++) n[d] = d < ndims ? sizes[d] : 1;
+}
+
+double *tu_random_grid(int ndims, const long *sizes, unsigned long seed)
+{
+    long n[3];
+    sizes3(ndims, sizes, n);
+    double *g = malloc(sizeof *g * (size_t)(n[0] * n[1] * n[2]));
+    for (long i = 0; i < n[0] * n[1] * n[2]; i++) g[i] = tu_random(seed, i);
+    return g;
+}
+
+static long wrap(long x, long n)
+{
+    return ((x % n) + n) % n;
+}
+
+/* One cell, in element type T, terms in row-major pattern order, first term starts the sum. */
+#define REF_CELL(T)                                                                                \
+    static T ref_cell_##T(const stencil_desc *st, const long n[3], const T *g, const long c[3],    \
+                          int periodic)                                                            \
+    {                                                                                              \
+        long ext[3] = {1, 1, 1}, lo[3] = {0, 0, 0};                                                \
+        for (int d = 0; d < st->ndims; d++) {                                                      \
+            ext[d] = st->radius_lo[d] + 1 + st->radius_hi[d];                                      \
+            lo[d] = st->radius_lo[d];                                                              \
+        }                                                                                          \
+        T acc = 0;                                                                                 \
+        int first = 1;                                                                             \
+        for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                                      \
+            double w = st->weights[a];                                                             \
+            if (w == 0) continue;                                                                  \
+            long o[3] = {a / (ext[1] * ext[2]) - lo[0], a / ext[2] % ext[1] - lo[1],               \
+                         a % ext[2] - lo[2]};                                                      \
+            long p[3];                                                                             \
+            for (int d = 0; d < 3; d++) p[d] = periodic ? wrap(c[d] + o[d], n[d]) : c[d] + o[d];   \
+            T term = (T)w * g[(p[0] * n[1] + p[1]) * n[2] + p[2]];                                 \
+            acc = first ? term : acc + term;                                                       \
+            first = 0;                                                                             \
+        }                                                                                          \
+        return acc / (T)st->divisor;                                                               \
+    }
+REF_CELL(float)
+REF_CELL(double)
+
+#define REF_RUN(T)                                                                                 \
+    static void ref_run_##T(const stencil_desc *st, const long n[3], int periodic, long iters,     \
+                            double *g)                                                             \
+    {                                                                                              \
+        long total = n[0] * n[1] * n[2], lo[3] = {0, 0, 0}, hi[3];                                 \
+        T *a = malloc(sizeof *a * (size_t)total), *b = malloc(sizeof *b * (size_t)total);          \
+        for (long i = 0; i < total; i++) a[i] = b[i] = (T)g[i];                                    \
+        for (int d = 0; d < 3; d++) {                                                              \
+            hi[d] = n[d];                                                                          \
+            if (!periodic && d < st->ndims) {                                                      \
+                lo[d] = st->radius_lo[d];                                                          \
+                hi[d] = n[d] - st->radius_hi[d];                                                   \
+            }                                                                                      \
+        }                                                                                          \
+        for (long t = 0; t < iters; t++) {                                                         \
+            long c[3];                                                                             \
+            for (c[0] = lo[0]; c[0] < hi[0]; c[0]++)                                               \
+                for (c[1] = lo[1]; c[1] < hi[1]; c[1]++)                                           \
+                    for (c[2] = lo[2]; c[2] < hi[2]; c[2]++)                                       \
+                        b[(c[0] * n[1] + c[1]) * n[2] + c[2]] =                                    \
+                            ref_cell_##T(st, n, a, c, periodic);                                   \
+            T *s = a;                                                                              \
+            a = b;                                                                                 \
+            b = s;                                                                                 \
+        }                                                                                          \
+        for (long i = 0; i < total; i++) g[i] = (double)a[i];                                      \
+        free(a);                                                                                   \
+        free(b);                                                                                   \
+    }
+REF_RUN(float)
+REF_RUN(double)
+
+void tu_reference(const stencil_desc *st, const long *sizes, int periodic, long iters, double *g)
+{
+    long n[3];
+    sizes3(st->ndims, sizes, n);
+    if (st->type == STENCIL_DOUBLE)
+        ref_run_double(st, n, periodic, iters, g);
+    else
+        ref_run_float(st, n, periodic, iters, g);
+}
+
+long tu_compare_tile(const stencil_tile *t, const double *g, double *maxdiff)
+{
+    long bad = 0;
+    *maxdiff = 0;
+    for (long i = 0; i < t->size[0]; i++)
+        for (long j = 0; j < t->size[1]; j++)
+            for (long k = 0; k < t->size[2]; k++) {
+                long at = i * t->stride[0] + j * t->stride[1] + k * t->stride[2];
+                double want = g[global_linear(t, i, j, k)], got;
+                int same;
+                if (t->type == STENCIL_DOUBLE) {
+                    got = ((const double *)t->data)[at];
+                    same = memcmp(&got, &want, sizeof got) == 0;
+                } else {
+                    float gf = ((const float *)t->data)[at], wf = (float)want;
+                    got = gf;
+                    same = memcmp(&gf, &wf, sizeof gf) == 0;
+                }
+                if (!same) {
+                    bad++;
+                    if (fabs(got - want) > *maxdiff || isnan(got))
+                        *maxdiff = isnan(got) ? INFINITY : fabs(got - want);
+                }
+            }
+    return bad;
+}
+
+long tu_allsum(MPI_Comm comm, long v)
+{
+    long s = 0;
+    MPI_Allreduce(&v, &s, 1, MPI_LONG, MPI_SUM, comm);
+    return s;
+}

@@ -1,0 +1,34 @@
+/*
+ * Test helpers: reproducible random data and an independent serial reference.
+ * The reference works on the whole global grid with plain loops over the dense weight pattern,
+ * sharing no code with layout/ or the backends.
+ */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stddef.h>
+
+#include "stencil.h"
+
+/* Value in [-1, 1) from a hash of (seed, global linear index): same on every rank. */
+double tu_random(unsigned long seed, long index);
+
+/* Fills a tile with tu_random of each cell's global linear index. */
+void tu_fill_tile(stencil_tile *t, unsigned long seed);
+
+/* Global grid (row-major, dim 0 slowest) of tu_random values, as doubles. */
+double *tu_random_grid(int ndims, const long *sizes, unsigned long seed);
+
+/*
+ * `iters` steps of the stencil on the whole global grid (in place in g, values as doubles but
+ * computed in the stencil's element type, with the contract's operation order).
+ */
+void tu_reference(const stencil_desc *st, const long *sizes, int periodic, long iters, double *g);
+
+/* Compares a tile with the global grid: number of cells that differ bitwise (in element type). */
+long tu_compare_tile(const stencil_tile *t, const double *g, double *maxdiff);
+
+/* Sum over ranks, so every rank asserts on the same number. */
+long tu_allsum(MPI_Comm comm, long v);
+
+#endif
