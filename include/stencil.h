@@ -127,6 +127,7 @@ typedef struct stencil_options {
     int weights_auto;                /* 1: calibrate weights by a short timed run first */
     stencil_boundary boundary;
     const char *backend;  /* "host", "opencl", "cuda", "hip", or NULL/"auto" */
+    const char *config;   /* per-rank configuration file (README); NULL = $STENCIL_CONFIG */
     int device;           /* device index; -1 = node-local rank modulo device count */
     int serialize;        /* 1: no overlap (phases one after another), for measuring */
     int progress;         /* rank 0 prints a progress line every this many iterations; 0 = off */

@@ -140,7 +140,7 @@ void sk_stats(sk_run *r, double t0, double t_setup)
     s->device_bytes = r->dev.device_bytes;
     s->local_bytes = (size_t)sl_box_volume(&r->loc.owned) * sb_elem_size(r->st.type);
     s->nranks = r->size;
-    s->weight = r->opt.rank_weights ? r->opt.rank_weights[r->rank] : 1.0;
+    s->weight = r->weights ? r->weights[r->rank] : 1.0;
     for (int d = 0; d < SL_D; d++) {
         s->proc_grid[d] = r->part.pgrid[d];
         s->owned_lo[d] = r->loc.owned.lo[d];

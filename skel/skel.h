@@ -27,12 +27,23 @@ typedef struct sk_exchange {
     long long bytes_sent, messages;
 } sk_exchange;
 
+/* What this rank runs on, after options, environment and configuration file. */
+typedef struct sk_rankcfg {
+    char backend[16];
+    int device;
+    double weight;
+    int weight_auto;
+} sk_rankcfg;
+
 /* The state of one stencil_skeleton() call. */
 typedef struct sk_run {
     MPI_Comm comm;
     int rank, size;
     long iters;
     stencil_options opt;
+    sk_rankcfg cfg;
+    int local_rank, local_size; /* among the ranks of this node */
+    double *weights;            /* share weights of all ranks, or NULL for equal shares */
     sl_stencil st;
     sl_partition part;
     sl_local loc;
@@ -67,6 +78,22 @@ int sk_exchange_unpack(sk_exchange *x, sb_dev *dev, sb_mem m);
 
 /* Checks the stencil of a named kernel against the call's; 0 when equal. */
 int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, size_t len);
+
+/* Runs one phase on every rank and agrees on its result; skipped once something failed. */
+#define SK_PHASE(r, rc, call)                                                                      \
+    do {                                                                                           \
+        if (!(rc)) rc = sk_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                     \
+    } while (0)
+
+/* Resolves r->cfg from options, environment and configuration file (config.c). */
+int sk_config_resolve(sk_run *r, int local_rank);
+
+/* Sets r->weights from options, configured weights or a timed calibration (weights.c). */
+int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
+
+/* Partition, device and buffers for the given weights (skeleton.c); sk_release undoes it. */
+int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);
+void sk_release(sk_run *r);
 
 /* The iterations (loop.c) and their statistics. */
 int sk_loop(sk_run *r);

@@ -30,8 +30,6 @@ static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, l
         return SK_FAIL(r, STENCIL_EINVAL, "unknown partition kind %d", (int)r->opt.partition);
     if (r->opt.boundary != STENCIL_BOUNDARY_FIXED && r->opt.boundary != STENCIL_BOUNDARY_PERIODIC)
         return SK_FAIL(r, STENCIL_EINVAL, "unknown boundary mode %d", (int)r->opt.boundary);
-    if (r->opt.weights_auto)
-        return SK_FAIL(r, STENCIL_ENOSYS, "automatic weight calibration is not implemented yet");
     return 0;
 }
 
@@ -75,21 +73,22 @@ static int sk_setup_layout(sk_run *r, const long *sizes)
                             r->msg, sizeof r->msg);
     if (rc) return rc;
     sl_min_part(&r->st, minpart);
-    rc = sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->opt.rank_weights, minpart,
+    rc = sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart,
                            r->opt.boundary == STENCIL_BOUNDARY_PERIODIC, r->msg, sizeof r->msg);
     if (rc) return rc;
     return sl_local_make(&r->loc, &r->part, &r->st, r->rank);
 }
 
-static int sk_node_rank(sk_run *r, int *local_rank, int *local_size)
+/* Node-local rank (device selection) and this rank's backend, device and weight. */
+static int sk_node_config(sk_run *r)
 {
     MPI_Comm node;
     int rc = MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) return sk_mpi_fail(r->msg, sizeof r->msg, rc, "MPI_Comm_split_type");
-    MPI_Comm_rank(node, local_rank);
-    MPI_Comm_size(node, local_size);
+    MPI_Comm_rank(node, &r->local_rank);
+    MPI_Comm_size(node, &r->local_size);
     MPI_Comm_free(&node);
-    return 0;
+    return sk_config_resolve(r, r->local_rank);
 }
 
 static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
@@ -105,11 +104,14 @@ static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
 /* "auto" (the default) takes the first GPU backend that opens a device, else the host. */
 static int sk_open_backend(sk_run *r, const stencil_kernel *named)
 {
-    const char *name = r->opt.backend ? r->opt.backend : getenv("STENCIL_BACKEND");
-    sb_open_args a = {.device = r->opt.device, .st = &r->st, .named = named, .local = &r->loc};
-    int rc = sk_node_rank(r, &a.local_rank, &a.local_size);
-    if (rc) return rc;
-    if (name && strcmp(name, "auto") != 0) {
+    const char *name = r->cfg.backend;
+    sb_open_args a = {.device = r->cfg.device,
+                      .local_rank = r->local_rank,
+                      .local_size = r->local_size,
+                      .st = &r->st,
+                      .named = named,
+                      .local = &r->loc};
+    if (strcmp(name, "auto") != 0) {
         const sb_ops *ops = sb_find(name);
         if (!ops)
             return SK_FAIL(r, STENCIL_ENOBACKEND, "backend '%s' is not built in (built: %s)", name,
@@ -197,7 +199,7 @@ static int sk_output(sk_run *r, stencil_output_fn output)
     return output(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0;
 }
 
-static void sk_cleanup(sk_run *r)
+void sk_release(sk_run *r)
 {
     if (r->dev_open) {
         sk_exchange_free(&r->x, &r->dev);
@@ -205,17 +207,30 @@ static void sk_cleanup(sk_run *r)
             if (r->buf[i]) r->dev.ops->mem_free(&r->dev, r->buf[i]);
         r->dev.ops->close(&r->dev);
     }
+    r->dev_open = 0;
+    r->buf[0] = r->buf[1] = NULL;
     free(r->host);
+    r->host = NULL;
     sl_partition_free(&r->part);
+    memset(&r->part, 0, sizeof r->part);
+}
+
+static void sk_cleanup(sk_run *r)
+{
+    sk_release(r);
+    free(r->weights);
     sl_stencil_free(&r->st);
     if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
 }
 
-/* Runs one phase on every rank and agrees on its result; skipped once something failed. */
-#define SK_PHASE(r, rc, call)                                                                      \
-    do {                                                                                           \
-        if (!(rc)) rc = sk_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                     \
-    } while (0)
+int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
+{
+    int rc = 0;
+    SK_PHASE(r, rc, sk_setup_layout(r, sizes));
+    SK_PHASE(r, rc, sk_open_backend(r, named));
+    SK_PHASE(r, rc, sk_alloc(r));
+    return rc;
+}
 
 static int sk_run_all(sk_run *r, const long *sizes, const stencil_desc *st, long iterations,
                       const char *kernel, stencil_init_fn init, stencil_output_fn output)
@@ -225,10 +240,10 @@ static int sk_run_all(sk_run *r, const long *sizes, const stencil_desc *st, long
     int rc = 0;
     SK_PHASE(r, rc, sk_check_args(r, sizes, st, iterations, init));
     if (!rc) rc = sk_check_same(r, sizes, kernel);
-    SK_PHASE(r, rc, sk_setup_layout(r, sizes));
+    SK_PHASE(r, rc, sk_node_config(r));
     SK_PHASE(r, rc, sk_find_named(r, kernel, &named));
-    SK_PHASE(r, rc, sk_open_backend(r, named));
-    SK_PHASE(r, rc, sk_alloc(r));
+    if (!rc) rc = sk_weights(r, sizes, named);
+    if (!rc) rc = sk_prepare(r, sizes, named);
     SK_PHASE(r, rc, sk_init_data(r, init));
     t_setup = MPI_Wtime() - t0;
     SK_PHASE(r, rc, sk_loop(r));
