@@ -1,0 +1,69 @@
+/* Private state and helpers of the OpenCL backend; see opencl.c for the kernel contract. */
+#ifndef SB_OCL_H
+#define SB_OCL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "backend.h"
+
+/* How non-contiguous boxes move between device and host (contiguous ones are one plain copy). */
+enum { OCL_COPY_RECT = 0, OCL_COPY_PACK = 1 };
+
+/* A pinned host buffer handed out by host_alloc: the mapped pointer and the buffer behind it. */
+typedef struct ocl_pinned {
+    void *ptr;
+    cl_mem mem;
+    struct ocl_pinned *next;
+} ocl_pinned;
+
+typedef struct ocl_impl {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context ctx;
+    cl_command_queue q[SB_NQUEUES];
+    cl_program prog;                /* generic or named stencil kernel */
+    cl_program copy_prog;           /* pack / unpack */
+    cl_kernel update, pack, unpack; /* arguments are set and enqueued by one host thread */
+    cl_mem scratch[SB_NQUEUES];     /* contiguous device staging of the pack path, one per queue */
+    size_t scratch_bytes[SB_NQUEUES];
+    cl_event last[SB_NQUEUES]; /* the latest command on each queue, for busy() */
+    ocl_pinned *pinned;
+    stencil_type type;
+    size_t es;          /* element size */
+    size_t wg;          /* work-group width of the update launch */
+    size_t copy_wg;     /* work-group size of the pack / unpack launches */
+    size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    cl_ulong max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    long stride[SL_D];  /* strides of the local arrays */
+    int copy_mode;      /* OCL_COPY_RECT or OCL_COPY_PACK */
+    int bounds_all;     /* the update kernel checks all three ids (the generic one does) */
+} ocl_impl;
+
+extern const sb_ops sb_opencl_ops;
+
+/* The name of a CL error code ("CL_INVALID_VALUE"), or "CL_UNKNOWN_ERROR". */
+const char *ocl_errname(cl_int err);
+/* The STENCIL_E* code for a CL error. */
+int ocl_code(cl_int err);
+/* sb_fail with the CL error name and the failing call. */
+int ocl_fail(sb_dev *dev, cl_int err, const char *call);
+
+/* Picks platform and device (options, environment, node-local rank); fills o and dev->name. */
+int ocl_pick_device(sb_dev *dev, ocl_impl *o, const sb_open_args *a);
+/* Builds the stencil program (generic or named) and the copy program, creates the kernels. */
+int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a);
+
+/* Releases queue q's latest event and returns the slot for the next command's event. */
+cl_event *ocl_next_event(ocl_impl *o, int q);
+
+int ocl_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
+int ocl_copy_in(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);
+
+/* Kernel sources embedded at build time (ocl_sources.c, generated from the .cl files). */
+extern const char sb_ocl_src_generic[];
+extern const char sb_ocl_src_copy[];
+
+#endif /* SB_OCL_H */

@@ -1,0 +1,253 @@
+/*
+ * Run-time kernel builds. The generic kernel gets the stencil as preprocessor definitions in a
+ * generated prologue: its terms in row-major order with the weights as exact hex literals of the
+ * element type (so no decimal conversion can round differently from the host backend). Every
+ * program is built with FP_CONTRACT OFF and correctly rounded single-precision division: the
+ * arithmetic contract of backends/backend.h.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl.h"
+
+typedef struct strbuf {
+    char *s;
+    size_t len, cap;
+} strbuf;
+
+static void sb_printf(strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Appends to b; on overflow marks b full (len > cap) and later appends do nothing. */
+static void sb_printf(strbuf *b, const char *fmt, ...)
+{
+    if (b->len >= b->cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len = n < 0 ? b->cap : b->len + (size_t)n;
+}
+
+/* The exact hex literal of w rounded to the element type. */
+static void weight_literal(char *buf, size_t len, double w, stencil_type t)
+{
+    if (t == STENCIL_DOUBLE)
+        snprintf(buf, len, "(%a)", w);
+    else
+        snprintf(buf, len, "(%af)", (double)(float)w);
+}
+
+/* c + o0 * S0 + o1 * S1 + o2, zero terms left out. */
+static void offset_expr(char *buf, size_t len, const int off[SL_D])
+{
+    static const char *mul[SL_D] = {" * S0", " * S1", ""};
+    int n = snprintf(buf, len, "c");
+    for (int d = 0; d < SL_D && n > 0 && (size_t)n < len; d++) {
+        int a = off[d] < 0 ? -off[d] : off[d];
+        if (off[d] == 0) continue;
+        if (a == 1 && d < 2)
+            n += snprintf(buf + n, len - (size_t)n, " %c S%d", off[d] < 0 ? '-' : '+', d);
+        else
+            n += snprintf(buf + n, len - (size_t)n, " %c %d%s", off[d] < 0 ? '-' : '+', a, mul[d]);
+    }
+}
+
+/* One term of STENCIL_SUM: acc = [acc +|-] [w *] in[...]; a weight of +-1 is folded (exact). */
+static void term(strbuf *b, const sl_stencil *s, int p)
+{
+    double w = s->type == STENCIL_DOUBLE ? s->w[p] : (double)(float)s->w[p];
+    char lit[64] = "", idx[96];
+    if (w != 1.0 && w != -1.0) {
+        weight_literal(lit, sizeof lit - 4, s->w[p], s->type);
+        strcat(lit, " * ");
+    }
+    offset_expr(idx, sizeof idx, s->off[p]);
+    const char *op = p == 0 ? (w == -1.0 ? "-" : "") : (w == -1.0 ? "acc - " : "acc + ");
+    sb_printf(b, "    acc = %s%sin[%s]; \\\n", op, lit, idx);
+}
+
+/* acc / divisor, or an exactly equal form: nothing for 1, a product for a power of two. */
+static void finish(strbuf *b, const sl_stencil *s)
+{
+    int f = s->type != STENCIL_DOUBLE;
+    double d = f ? (double)(float)s->divisor : s->divisor;
+    double r = 1.0 / d;
+    int e;
+    double m = frexp(d, &e);
+    int normal = f ? isnormal((float)r) && (double)(float)r == r : isnormal(r);
+    char lit[64];
+    if (d == 1.0) {
+        sb_printf(b, "#define STENCIL_FINISH(acc) (acc)\n");
+    } else if ((m == 0.5 || m == -0.5) && normal) {
+        weight_literal(lit, sizeof lit, r, s->type);
+        sb_printf(b, "#define STENCIL_FINISH(acc) ((acc) * %s)\n", lit);
+    } else {
+        weight_literal(lit, sizeof lit, d, s->type);
+        sb_printf(b, "#define STENCIL_FINISH(acc) ((acc) / %s)\n", lit);
+    }
+}
+
+/* The generic kernel's prologue; NULL when out of memory. It depends on the stencil and the
+   index width only, so ranks with different local sizes share PoCL's and NVIDIA's binary caches. */
+static char *generic_prologue(const sl_stencil *s, size_t nelems)
+{
+    strbuf b = {NULL, 0, 4096 + (size_t)s->npts * 128};
+    b.s = malloc(b.cap);
+    if (!b.s) return NULL;
+    b.s[0] = 0;
+    sb_printf(&b, "#define idx_t %s\n", nelems < (size_t)INT_MAX ? "int" : "long");
+    sb_printf(&b, "#define STENCIL_SUM(in, c) \\\n");
+    for (int p = 0; p < s->npts; p++) term(&b, s, p);
+    sb_printf(&b, "\n");
+    finish(&b, s);
+    if (b.len >= b.cap) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* Copies the head of a failed build's log into dev->err. */
+static int build_log(sb_dev *dev, ocl_impl *o, cl_program prog, const char *what)
+{
+    size_t n = 0;
+    clGetProgramBuildInfo(prog, o->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = malloc(n + 1);
+    if (!log) return sb_fail(dev, STENCIL_EBUILD, "OpenCL: %s failed to build (no log)", what);
+    log[0] = 0;
+    clGetProgramBuildInfo(prog, o->device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+    log[n] = 0;
+    for (char *c = log; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
+    int rc = sb_fail(dev, STENCIL_EBUILD, "OpenCL: %s failed to build: %s", what, log);
+    free(log);
+    return rc;
+}
+
+/* Builds head + body with options; on success *out holds the program. */
+static int build(sb_dev *dev, ocl_impl *o, const char *head, const char *body, const char *opts,
+                 const char *what, cl_program *out)
+{
+    const char *srcs[2] = {head, body};
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(o->ctx, 2, srcs, NULL, &err);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateProgramWithSource");
+    err = clBuildProgram(p, 1, &o->device, opts, NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        int rc = build_log(dev, o, p, what);
+        clReleaseProgram(p);
+        return rc;
+    }
+    if (err != CL_SUCCESS) {
+        clReleaseProgram(p);
+        return ocl_fail(dev, err, "clBuildProgram");
+    }
+    *out = p;
+    return 0;
+}
+
+static int check_fp(sb_dev *dev, ocl_impl *o, int *crdiv)
+{
+    cl_device_fp_config fp = 0;
+    if (o->type == STENCIL_DOUBLE) {
+        clGetDeviceInfo(o->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
+        if (!fp)
+            return sb_fail(dev, STENCIL_ENOFP64,
+                           "OpenCL: device '%s' has no double precision (cl_khr_fp64)", dev->name);
+    }
+    fp = 0;
+    clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+    /* Without the capability the option is not allowed; such a device's float division may then
+       differ from the host's in the last bit (double division is always correctly rounded). */
+    *crdiv = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+    return 0;
+}
+
+static int build_stencil(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char *opts)
+{
+    char head[160], what[96];
+    snprintf(head, sizeof head, "#pragma OPENCL FP_CONTRACT OFF\n%s",
+             o->type == STENCIL_DOUBLE ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "");
+    if (a->named) {
+        if (!a->named->opencl_source)
+            return sb_fail(dev, STENCIL_ENOKERNEL, "kernel '%s' has no OpenCL source",
+                           a->named->name);
+        snprintf(what, sizeof what, "kernel '%s'", a->named->name);
+        strcat(head, "#line 1\n");
+        return build(dev, o, head, a->named->opencl_source, opts, what, &o->prog);
+    }
+    char *pro = generic_prologue(a->st, a->local->nelems);
+    char *full = pro ? malloc(strlen(head) + strlen(pro) + 1) : NULL;
+    if (!full) {
+        free(pro);
+        return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the kernel source");
+    }
+    strcat(strcpy(full, head), pro);
+    free(pro);
+    int rc = build(dev, o, full, sb_ocl_src_generic, opts, "generic kernel", &o->prog);
+    free(full);
+    return rc;
+}
+
+static int make_kernel(sb_dev *dev, cl_program p, const char *name, cl_kernel *k)
+{
+    cl_int err;
+    *k = clCreateKernel(p, name, &err);
+    if (err == CL_INVALID_KERNEL_NAME)
+        return sb_fail(dev, STENCIL_EBUILD, "OpenCL: the source defines no kernel %s", name);
+    return err != CL_SUCCESS ? ocl_fail(dev, err, "clCreateKernel") : 0;
+}
+
+/* Work-group widths: STENCIL_OPENCL_WG (else 256) for updates, 256 for copies, within what the
+   device allows for each kernel. */
+static int pick_wg(sb_dev *dev, ocl_impl *o)
+{
+    size_t max = 0;
+    cl_int err = clGetKernelWorkGroupInfo(o->update, o->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof max, &max, NULL);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clGetKernelWorkGroupInfo");
+    const char *env = getenv("STENCIL_OPENCL_WG");
+    long w = env && *env ? strtol(env, NULL, 10) : 256;
+    if (w < 1)
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: STENCIL_OPENCL_WG=%s is not a size", env);
+    o->wg = (size_t)w < max ? (size_t)w : max;
+    err = clGetDeviceInfo(o->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof o->max_item, o->max_item,
+                          NULL);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clGetDeviceInfo");
+    o->copy_wg = 256;
+    cl_kernel ks[2] = {o->pack, o->unpack};
+    for (int i = 0; i < 2; i++) {
+        err = clGetKernelWorkGroupInfo(ks[i], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max,
+                                       &max, NULL);
+        if (err != CL_SUCCESS) return ocl_fail(dev, err, "clGetKernelWorkGroupInfo");
+        o->copy_wg = max < o->copy_wg ? max : o->copy_wg;
+    }
+    return 0;
+}
+
+int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a)
+{
+    int crdiv = 0;
+    int rc = check_fp(dev, o, &crdiv);
+    if (rc) return rc;
+    int dbl = o->type == STENCIL_DOUBLE;
+    char opts[160];
+    snprintf(opts, sizeof opts, "-Dreal_t=%s -DSTENCIL_DOUBLE=%d%s", dbl ? "double" : "float", dbl,
+             crdiv ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    rc = build_stencil(dev, o, a, opts);
+    if (!rc) rc = make_kernel(dev, o->prog, "stencil_update", &o->update);
+    if (!rc)
+        rc = build(dev, o, "", sb_ocl_src_copy, dbl ? "-Delem_t=ulong" : "-Delem_t=uint",
+                   "copy kernels", &o->copy_prog);
+    if (!rc) rc = make_kernel(dev, o->copy_prog, "sb_pack", &o->pack);
+    if (!rc) rc = make_kernel(dev, o->copy_prog, "sb_unpack", &o->unpack);
+    return rc ? rc : pick_wg(dev, o);
+}

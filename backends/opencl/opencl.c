@@ -1,0 +1,351 @@
+/*
+ * The OpenCL backend (OpenCL 1.2 API through the ICD loader; PoCL in CI, NVIDIA on the GPU host).
+ *
+ * NAMED KERNEL CONTRACT. stencil_kernel.opencl_source is OpenCL C defining
+ *
+ *   __kernel void stencil_update(__global const real_t *in, __global real_t *out,
+ *                                long lo0, long lo1, long lo2, long n0, long n1, long n2,
+ *                                long s0, long s1)
+ *
+ * It is compiled with -Dreal_t=float|double -DSTENCIL_DOUBLE=0|1 (and
+ * -cl-fp32-correctly-rounded-divide-sqrt where the device supports it) after a prologue of
+ * `#pragma OPENCL FP_CONTRACT OFF`, plus `#pragma OPENCL EXTENSION cl_khr_fp64 : enable` for
+ * double; `#line 1` precedes the source so build logs give its own line numbers. It is launched
+ * over an NDRange of global size (n2 rounded up to the work-group width, n1, n0): the work-item
+ * (gid0, gid1, gid2) updates cell (lo0 + gid2, lo1 + gid1, lo2 + gid0) of the local array, in
+ * local indices with dimension 0 slowest, at linear index i * s0 + j * s1 + k (the innermost
+ * stride is 1; unused dimensions have lo = 0, n = 1), reading `in` and writing `out`. It must
+ * return when gid0 >= n2, and must follow the arithmetic contract of backends/backend.h.
+ * Global sizes 1 and 2 are exact, so for a box whose n2 is smaller than the work-group width
+ * (every 1D and 2D box) the runtime picks the work-group shape. The generic kernel
+ * (kernels/generic.cl) has the same signature but also checks gid1 < n1 and gid2 < n0, which lets
+ * the backend put the work-group along the innermost dimension that has more than one cell.
+ *
+ * Queues: two in-order queues; join() puts a marker on each and a barrier waiting on the other's
+ * marker, so neither the host nor the device idles while they synchronise.
+ *
+ * Environment: STENCIL_OPENCL_PLATFORM, STENCIL_OPENCL_DEVICE (see ocl_device.c),
+ * STENCIL_OPENCL_WG (update work-group width, default 256), STENCIL_OPENCL_COPY=rect|pack (how
+ * non-contiguous boxes move; default rect on CPU devices, pack elsewhere; see ocl_copy.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl.h"
+
+cl_event *ocl_next_event(ocl_impl *o, int q)
+{
+    if (o->last[q]) clReleaseEvent(o->last[q]);
+    o->last[q] = NULL;
+    return &o->last[q];
+}
+
+static void release_all(ocl_impl *o)
+{
+    for (int i = 0; i < SB_NQUEUES; i++) {
+        if (o->q[i]) clFinish(o->q[i]);
+        if (o->last[i]) clReleaseEvent(o->last[i]);
+    }
+    while (o->pinned) {
+        ocl_pinned *p = o->pinned;
+        o->pinned = p->next;
+        clEnqueueUnmapMemObject(o->q[SB_QBORDER], p->mem, p->ptr, 0, NULL, NULL);
+        clFinish(o->q[SB_QBORDER]);
+        clReleaseMemObject(p->mem);
+        free(p);
+    }
+    for (int i = 0; i < SB_NQUEUES; i++)
+        if (o->scratch[i]) clReleaseMemObject(o->scratch[i]);
+    cl_kernel ks[3] = {o->update, o->pack, o->unpack};
+    for (int i = 0; i < 3; i++)
+        if (ks[i]) clReleaseKernel(ks[i]);
+    if (o->prog) clReleaseProgram(o->prog);
+    if (o->copy_prog) clReleaseProgram(o->copy_prog);
+    for (int i = 0; i < SB_NQUEUES; i++)
+        if (o->q[i]) clReleaseCommandQueue(o->q[i]);
+    if (o->ctx) clReleaseContext(o->ctx);
+}
+
+static void ocl_close(sb_dev *dev)
+{
+    if (dev->impl) {
+        release_all(dev->impl);
+        free(dev->impl);
+    }
+    dev->impl = NULL;
+}
+
+static int make_queues(sb_dev *dev, ocl_impl *o)
+{
+    cl_int err;
+    cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, (cl_context_properties)o->platform, 0};
+    o->ctx = clCreateContext(props, 1, &o->device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateContext");
+    for (int i = 0; i < SB_NQUEUES; i++) {
+        o->q[i] = clCreateCommandQueue(o->ctx, o->device, 0, &err);
+        if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateCommandQueue");
+    }
+    return 0;
+}
+
+/* STENCIL_OPENCL_COPY, else rect on CPU devices (a rectangle is a memcpy loop there; see
+   bench/RESULTS.md) and pack on the others (one kernel and one DMA instead of one per row). */
+static int pick_copy_mode(sb_dev *dev, ocl_impl *o)
+{
+    const char *env = getenv("STENCIL_OPENCL_COPY");
+    cl_device_type t = 0;
+    clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+    o->copy_mode = (t & CL_DEVICE_TYPE_CPU) ? OCL_COPY_RECT : OCL_COPY_PACK;
+    if (!env || !*env) return 0;
+    if (strcmp(env, "rect") == 0)
+        o->copy_mode = OCL_COPY_RECT;
+    else if (strcmp(env, "pack") == 0)
+        o->copy_mode = OCL_COPY_PACK;
+    else
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: STENCIL_OPENCL_COPY=%s is not rect or pack",
+                       env);
+    return 0;
+}
+
+static int ocl_open(sb_dev *dev, const sb_open_args *a)
+{
+    if (!a || !a->st || !a->local)
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: open needs a stencil and a local layout");
+    ocl_impl *o = calloc(1, sizeof *o);
+    if (!o) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory");
+    dev->impl = o;
+    o->type = a->st->type;
+    o->es = sb_elem_size(o->type);
+    o->bounds_all = a->named == NULL;
+    memcpy(o->stride, a->local->stride, sizeof o->stride);
+    int rc = ocl_pick_device(dev, o, a);
+    if (!rc) rc = make_queues(dev, o);
+    if (!rc) rc = ocl_build(dev, o, a);
+    if (!rc) rc = pick_copy_mode(dev, o);
+    if (!rc)
+        clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof o->max_alloc, &o->max_alloc,
+                        NULL);
+    if (rc) ocl_close(dev);
+    return rc;
+}
+
+static int ocl_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
+{
+    ocl_impl *o = dev->impl;
+    size_t n = bytes ? bytes : 1;
+    if (o->max_alloc && n > o->max_alloc)
+        return sb_fail(dev, STENCIL_EDEVMEM,
+                       "OpenCL: %zu bytes exceed the device's largest allocation (%llu)", n,
+                       (unsigned long long)o->max_alloc);
+    cl_int err;
+    cl_mem mem = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateBuffer");
+    *m = mem;
+    dev->device_bytes += n;
+    return 0;
+}
+
+static void ocl_mem_free(sb_dev *dev, sb_mem m)
+{
+    size_t n = 0;
+    if (!m) return;
+    if (clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof n, &n, NULL) == CL_SUCCESS &&
+        n <= dev->device_bytes)
+        dev->device_bytes -= n;
+    clReleaseMemObject(m);
+}
+
+/* Pinned host memory: a host-allocated buffer, mapped once for the host's whole use of it. */
+static int ocl_host_alloc(sb_dev *dev, size_t bytes, void **p)
+{
+    ocl_impl *o = dev->impl;
+    ocl_pinned *pin = calloc(1, sizeof *pin);
+    if (!pin) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory");
+    cl_int err;
+    size_t n = bytes ? bytes : 1;
+    pin->mem = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, NULL, &err);
+    if (err != CL_SUCCESS) {
+        free(pin);
+        return ocl_fail(dev, err, "clCreateBuffer (pinned)");
+    }
+    pin->ptr = clEnqueueMapBuffer(o->q[SB_QBORDER], pin->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                  0, n, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(pin->mem);
+        free(pin);
+        return ocl_fail(dev, err, "clEnqueueMapBuffer");
+    }
+    pin->next = o->pinned;
+    o->pinned = pin;
+    *p = pin->ptr;
+    return 0;
+}
+
+static void ocl_host_free(sb_dev *dev, void *p)
+{
+    ocl_impl *o = dev->impl;
+    for (ocl_pinned **pp = &o->pinned; *pp; pp = &(*pp)->next) {
+        ocl_pinned *pin = *pp;
+        if (pin->ptr != p) continue;
+        *pp = pin->next;
+        /* Copies from either queue may still read it: let them finish first. */
+        clFinish(o->q[SB_QINNER]);
+        clEnqueueUnmapMemObject(o->q[SB_QBORDER], pin->mem, pin->ptr, 0, NULL, NULL);
+        clFinish(o->q[SB_QBORDER]);
+        clReleaseMemObject(pin->mem);
+        free(pin);
+        return;
+    }
+}
+
+/* Whole-array transfers: blocking, and after everything already queued on both queues. */
+static int ocl_xfer(sb_dev *dev, sb_mem m, void *buf, size_t bytes, int out)
+{
+    ocl_impl *o = dev->impl;
+    cl_int err = clFinish(o->q[SB_QINNER]);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clFinish");
+    if (out)
+        err = clEnqueueReadBuffer(o->q[SB_QBORDER], m, CL_TRUE, 0, bytes, buf, 0, NULL, NULL);
+    else
+        err = clEnqueueWriteBuffer(o->q[SB_QBORDER], m, CL_TRUE, 0, bytes, buf, 0, NULL, NULL);
+    return err == CL_SUCCESS
+               ? 0
+               : ocl_fail(dev, err, out ? "clEnqueueReadBuffer" : "clEnqueueWriteBuffer");
+}
+
+static int ocl_write(sb_dev *dev, sb_mem m, const void *src, size_t bytes)
+{
+    return ocl_xfer(dev, m, (void *)src, bytes, 0);
+}
+
+static int ocl_read(sb_dev *dev, sb_mem m, void *dst, size_t bytes)
+{
+    return ocl_xfer(dev, m, dst, bytes, 1);
+}
+
+/* The launch shape: the contract's (n2 rounded up, n1, n0); for the generic kernel the
+   work-group lies along the innermost dimension with more than one cell, rounded up too. */
+static void launch_shape(const ocl_impl *o, const cl_long n[3], size_t g[3], size_t l[3],
+                         int *use_local)
+{
+    int d = 0; /* NDRange dimension d covers box dimension 2 - d */
+    if (o->bounds_all)
+        while (d < 2 && n[2 - d] == 1) d++;
+    for (int t = 0; t < 3; t++) {
+        g[t] = (size_t)n[2 - t];
+        l[t] = 1;
+    }
+    size_t w = o->wg < o->max_item[d] ? o->wg : o->max_item[d];
+    *use_local = g[d] >= w || o->bounds_all;
+    if (*use_local) {
+        l[d] = w;
+        g[d] = (g[d] + w - 1) / w * w;
+    }
+}
+
+static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
+{
+    ocl_impl *o = dev->impl;
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, "OpenCL: no queue %d", q);
+    if (sl_box_empty(b)) return 0;
+    cl_mem mi = in, mo = out;
+    cl_long a[8] = {b->lo[0],
+                    b->lo[1],
+                    b->lo[2],
+                    b->hi[0] - b->lo[0],
+                    b->hi[1] - b->lo[1],
+                    b->hi[2] - b->lo[2],
+                    o->stride[0],
+                    o->stride[1]};
+    cl_int err = clSetKernelArg(o->update, 0, sizeof mi, &mi);
+    err |= clSetKernelArg(o->update, 1, sizeof mo, &mo);
+    for (int i = 0; i < 8; i++)
+        err |= clSetKernelArg(o->update, (cl_uint)(2 + i), sizeof a[i], &a[i]);
+    if (err != CL_SUCCESS)
+        return sb_fail(
+            dev, STENCIL_EDEVICE,
+            "OpenCL: clSetKernelArg failed: stencil_update must take (in, out, 8 longs)");
+    size_t g[3], l[3];
+    int use_local;
+    launch_shape(o, a + 3, g, l, &use_local);
+    err = clEnqueueNDRangeKernel(o->q[q], o->update, 3, NULL, g, use_local ? l : NULL, 0, NULL,
+                                 ocl_next_event(o, q));
+    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, "clEnqueueNDRangeKernel (stencil_update)");
+}
+
+static int ocl_flush(sb_dev *dev, int q)
+{
+    ocl_impl *o = dev->impl;
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, "OpenCL: no queue %d", q);
+    cl_int err = clFlush(o->q[q]);
+    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, "clFlush");
+}
+
+static int ocl_wait(sb_dev *dev, int q)
+{
+    ocl_impl *o = dev->impl;
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, "OpenCL: no queue %d", q);
+    cl_int err = clFinish(o->q[q]);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clFinish");
+    ocl_next_event(o, q);
+    return 0;
+}
+
+/* A marker on each queue, then on each a barrier on the other's marker; both flushed, since a
+   queue waiting on another queue's event needs that event's commands submitted. */
+static int ocl_join(sb_dev *dev)
+{
+    ocl_impl *o = dev->impl;
+    cl_event m[2] = {NULL, NULL};
+    cl_int err = CL_SUCCESS;
+    const char *call = "clEnqueueMarkerWithWaitList";
+    for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
+        err = clEnqueueMarkerWithWaitList(o->q[i], 0, NULL, &m[i]);
+    for (int i = 0; i < 2 && err == CL_SUCCESS; i++) {
+        call = "clEnqueueBarrierWithWaitList";
+        err = clEnqueueBarrierWithWaitList(o->q[i], 1, &m[1 - i], ocl_next_event(o, i));
+    }
+    for (int i = 0; i < 2 && err == CL_SUCCESS; i++) {
+        call = "clFlush";
+        err = clFlush(o->q[i]);
+    }
+    for (int i = 0; i < 2; i++)
+        if (m[i]) clReleaseEvent(m[i]);
+    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, call);
+}
+
+/* Busy while the queue's latest command is not complete (in-order: then nothing before it is). */
+static int ocl_busy(sb_dev *dev, int q)
+{
+    ocl_impl *o = dev->impl;
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, "OpenCL: no queue %d", q);
+    if (!o->last[q]) return 0;
+    cl_int st = CL_COMPLETE;
+    cl_int err =
+        clGetEventInfo(o->last[q], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clGetEventInfo");
+    if (st < 0)
+        return sb_fail(dev, STENCIL_EDEVICE, "OpenCL: queue %d: a command failed: %s (%d)", q,
+                       ocl_errname(st), (int)st);
+    return st != CL_COMPLETE;
+}
+
+const sb_ops sb_opencl_ops = {
+    .name = "opencl",
+    .open = ocl_open,
+    .close = ocl_close,
+    .mem_alloc = ocl_mem_alloc,
+    .mem_free = ocl_mem_free,
+    .host_alloc = ocl_host_alloc,
+    .host_free = ocl_host_free,
+    .write = ocl_write,
+    .read = ocl_read,
+    .update = ocl_update,
+    .copy_out = ocl_copy_out,
+    .copy_in = ocl_copy_in,
+    .flush = ocl_flush,
+    .wait = ocl_wait,
+    .join = ocl_join,
+    .busy = ocl_busy,
+    .async = 1,
+};

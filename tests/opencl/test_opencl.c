@@ -1,0 +1,445 @@
+/*
+ * Backend-level tests of the OpenCL backend, one process, no MPI: every stencil of the set on a
+ * 1-rank partition (fixed and periodic), float and double, compared bitwise with a serial
+ * reference written here from the dense weights (the contract's operation order); box copies in
+ * both copy modes; join ordering; named kernels; device and build errors.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "layout.h"
+#include "ocl.h"
+#include "stencil_set.h"
+#include "testutil.h"
+
+/* Check records every passing ck_assert; hot loops assert only failures. */
+#define REQ(c)                                                                                     \
+    do {                                                                                           \
+        if (!(c)) ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #c);                               \
+    } while (0)
+#define OK(dev, call)                                                                              \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_) ck_abort_msg("%s:%d: %s = %d: %s", __FILE__, __LINE__, #call, rc_, (dev)->err);   \
+    } while (0)
+
+typedef struct fixture {
+    stencil_desc desc;
+    sl_stencil s;
+    sl_partition p;
+    sl_local l;
+    sb_dev dev;
+    sb_mem m[2];
+    size_t es, bytes;
+    char *h[2]; /* host mirrors of m */
+} fixture;
+
+static const long sizes[4][3] = {{0}, {97}, {37, 29}, {13, 11, 9}};
+
+/* Partition for one rank; 0, or the layout's error. */
+static int fx_layout(fixture *f, const stencil_desc *d, const long *gsize, int periodic)
+{
+    char msg[256];
+    int pgrid[SL_D] = {1, 1, 1}, minpart[SL_D];
+    long g[SL_D] = {1, 1, 1};
+    memset(f, 0, sizeof *f);
+    f->desc = *d;
+    memcpy(g, gsize, sizeof *g * (size_t)d->ndims);
+    int rc = sl_stencil_make(&f->s, d, msg, sizeof msg);
+    ck_assert_msg(rc == 0, "sl_stencil_make: %s", msg);
+    sl_min_part(&f->s, minpart);
+    rc = sl_partition_make(&f->p, d->ndims, g, pgrid, NULL, minpart, periodic, msg, sizeof msg);
+    ck_assert_msg(rc == 0, "sl_partition_make: %s", msg);
+    ck_assert_int_eq(sl_local_make(&f->l, &f->p, &f->s, 0), 0);
+    f->es = sb_elem_size(d->type);
+    f->bytes = f->l.nelems * f->es;
+    return 0;
+}
+
+static int fx_open(fixture *f, const stencil_kernel *named)
+{
+    sb_open_args a = {-1, 0, 1, &f->s, named, &f->l};
+    f->dev.ops = &sb_opencl_ops;
+    return sb_opencl_ops.open(&f->dev, &a);
+}
+
+static void fill(char *buf, size_t n, stencil_type t, unsigned long seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = tu_random(seed, (long)i);
+        if (t == STENCIL_DOUBLE)
+            ((double *)buf)[i] = v;
+        else
+            ((float *)buf)[i] = (float)v;
+    }
+}
+
+/* Opens the device and uploads random in/out arrays (mirrored in f->h). */
+static void fx_start(fixture *f, const stencil_kernel *named)
+{
+    OK(&f->dev, fx_open(f, named));
+    for (int i = 0; i < 2; i++) {
+        f->h[i] = malloc(f->bytes);
+        REQ(f->h[i]);
+        fill(f->h[i], f->l.nelems, f->desc.type, 17 + (unsigned long)i);
+        OK(&f->dev, sb_opencl_ops.mem_alloc(&f->dev, f->bytes, &f->m[i]));
+        OK(&f->dev, sb_opencl_ops.write(&f->dev, f->m[i], f->h[i], f->bytes));
+    }
+    ck_assert_uint_ge(f->dev.device_bytes, 2 * f->bytes);
+}
+
+static void fx_end(fixture *f)
+{
+    for (int i = 0; i < 2; i++) {
+        if (f->m[i]) sb_opencl_ops.mem_free(&f->dev, f->m[i]);
+        free(f->h[i]);
+    }
+    sb_opencl_ops.close(&f->dev);
+    sl_stencil_free(&f->s);
+    sl_partition_free(&f->p);
+}
+
+/* The serial reference over box b (local indices), from the dense weights. */
+#define REFERENCE(T)                                                                               \
+    static void ref_##T(const stencil_desc *st, const long *s, const sl_box *b, const T *in,       \
+                        T *out)                                                                    \
+    {                                                                                              \
+        long ext[3] = {1, 1, 1}, rl[3] = {0, 0, 0};                                                \
+        for (int d = 0; d < st->ndims; d++) {                                                      \
+            ext[d] = st->radius_lo[d] + 1 + st->radius_hi[d];                                      \
+            rl[d] = st->radius_lo[d];                                                              \
+        }                                                                                          \
+        for (long i = b->lo[0]; i < b->hi[0]; i++)                                                 \
+            for (long j = b->lo[1]; j < b->hi[1]; j++)                                             \
+                for (long k = b->lo[2]; k < b->hi[2]; k++) {                                       \
+                    T acc = 0;                                                                     \
+                    int first = 1;                                                                 \
+                    for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                          \
+                        if (st->weights[a] == 0) continue;                                         \
+                        long x = i + a / (ext[1] * ext[2]) - rl[0];                                \
+                        long y = j + a / ext[2] % ext[1] - rl[1], z = k + a % ext[2] - rl[2];      \
+                        T t = (T)st->weights[a] * in[x * s[0] + y * s[1] + z * s[2]];              \
+                        acc = first ? t : acc + t;                                                 \
+                        first = 0;                                                                 \
+                    }                                                                              \
+                    out[i * s[0] + j * s[1] + k * s[2]] = acc / (T)st->divisor;                    \
+                }                                                                                  \
+    }
+REFERENCE(float)
+REFERENCE(double)
+
+static void reference(fixture *f, int in, const sl_box *b)
+{
+    if (f->desc.type == STENCIL_DOUBLE)
+        ref_double(&f->desc, f->l.stride, b, (double *)f->h[in], (double *)f->h[1 - in]);
+    else
+        ref_float(&f->desc, f->l.stride, b, (float *)f->h[in], (float *)f->h[1 - in]);
+}
+
+/* Reads array i back and compares it bitwise with its mirror, every cell. */
+static void expect_equal(fixture *f, int i, const char *what)
+{
+    char *got = malloc(f->bytes);
+    REQ(got);
+    OK(&f->dev, sb_opencl_ops.read(&f->dev, f->m[i], got, f->bytes));
+    size_t bad = 0, first = 0;
+    for (size_t c = 0; c < f->l.nelems; c++)
+        if (memcmp(got + c * f->es, f->h[i] + c * f->es, f->es) != 0 && bad++ == 0) first = c;
+    free(got);
+    ck_assert_msg(bad == 0, "%s: %zu cells differ, first at %zu", what, bad, first);
+}
+
+/* One whole-box update, then iterations split into border (QBORDER) and inner (QINNER) parts
+   joined between steps, as the skeleton overlaps them. */
+static void run_updates(fixture *f, const char *name)
+{
+    const sb_ops *ops = &sb_opencl_ops;
+    sb_dev *dev = &f->dev;
+    sl_box ub = sl_local_box(&f->l, &f->l.update), ib = sl_local_box(&f->l, &f->l.inner);
+    OK(dev, ops->update(dev, SB_QINNER, f->m[0], f->m[1], &ub));
+    OK(dev, ops->wait(dev, SB_QINNER));
+    reference(f, 0, &ub);
+    expect_equal(f, 1, name);
+    int cur = 1;
+    for (int it = 0; it < 3; it++, cur = 1 - cur) {
+        for (int b = 0; b < f->l.nborder; b++) {
+            sl_box bb = sl_local_box(&f->l, &f->l.border[b]);
+            OK(dev, ops->update(dev, SB_QBORDER, f->m[cur], f->m[1 - cur], &bb));
+        }
+        OK(dev, ops->flush(dev, SB_QBORDER));
+        OK(dev, ops->update(dev, SB_QINNER, f->m[cur], f->m[1 - cur], &ib));
+        OK(dev, ops->join(dev));
+        reference(f, cur, &ub);
+    }
+    OK(dev, ops->wait(dev, SB_QBORDER));
+    OK(dev, ops->wait(dev, SB_QINNER));
+    ck_assert_int_eq(ops->busy(dev, SB_QINNER), 0);
+    expect_equal(f, 0, name);
+    expect_equal(f, 1, name);
+}
+
+/* Box b of a local array to/from a contiguous buffer, on the host. */
+static void host_box(const fixture *f, char *arr, const sl_box *b, char *buf, int out)
+{
+    const long *s = f->l.stride;
+    size_t row = (size_t)(b->hi[2] - b->lo[2]) * f->es;
+    for (long i = b->lo[0]; i < b->hi[0]; i++)
+        for (long j = b->lo[1]; j < b->hi[1]; j++, buf += row) {
+            char *a = arr + (size_t)(i * s[0] + j * s[1] + b->lo[2] * s[2]) * f->es;
+            memcpy(out ? buf : a, out ? a : buf, row);
+        }
+}
+
+/* Out of array 0 into pinned memory and compared; then random data in, mirrored on the host. */
+static void copy_box(fixture *f, const sl_box *b, unsigned long seed, const char *what)
+{
+    const sb_ops *ops = &sb_opencl_ops;
+    size_t n = (size_t)sl_box_volume(b), bytes = n * f->es;
+    if (!n) return;
+    char *pin, *want = malloc(bytes);
+    REQ(want);
+    OK(&f->dev, ops->host_alloc(&f->dev, bytes, (void **)&pin));
+    OK(&f->dev, ops->copy_out(&f->dev, SB_QBORDER, f->m[0], b, pin));
+    OK(&f->dev, ops->wait(&f->dev, SB_QBORDER));
+    host_box(f, f->h[0], b, want, 1);
+    ck_assert_msg(memcmp(want, pin, bytes) == 0, "%s: copy_out differs", what);
+    fill(pin, n, f->desc.type, seed);
+    OK(&f->dev, ops->copy_in(&f->dev, SB_QINNER, f->m[0], b, pin));
+    OK(&f->dev, ops->wait(&f->dev, SB_QINNER));
+    host_box(f, f->h[0], b, pin, 0);
+    ops->host_free(&f->dev, pin);
+    free(want);
+}
+
+/* The halo boxes of the pattern, the border boxes, the whole array, a column and a plane. */
+static int copy_boxes(const fixture *f, sl_box *out)
+{
+    int n = 0;
+    for (int d = 0; d < SL_NDIRS; d++) {
+        const sl_dir *dir = &f->l.dir[d];
+        if (dir->active && dir->has_send) out[n++] = sl_local_box(&f->l, &dir->send);
+        if (dir->active && dir->has_recv) out[n++] = sl_local_box(&f->l, &dir->recv);
+    }
+    for (int b = 0; b < f->l.nborder; b++) out[n++] = sl_local_box(&f->l, &f->l.border[b]);
+    sl_box all = sl_local_box(&f->l, &f->l.ext), u = sl_local_box(&f->l, &f->l.update);
+    out[n++] = all;
+    out[n] = u;
+    out[n++].hi[f->desc.ndims - 1] = u.lo[f->desc.ndims - 1] + 1;
+    out[n] = u;
+    out[n++].hi[0] = u.lo[0] + 1;
+    return n;
+}
+
+static void run_copies(fixture *f, const char *name)
+{
+    sl_box boxes[2 * SL_NDIRS + 2 * SL_D + 3];
+    int n = copy_boxes(f, boxes);
+    ocl_impl *o = f->dev.impl;
+    for (int mode = OCL_COPY_RECT; mode <= OCL_COPY_PACK; mode++) {
+        o->copy_mode = mode;
+        for (int i = 0; i < n; i++)
+            copy_box(f, &boxes[i], 100 + (unsigned long)(mode * n + i), name);
+        expect_equal(f, 0, name);
+    }
+}
+
+static void run_case(int si, stencil_type t, int periodic)
+{
+    fixture f;
+    stencil_desc d;
+    char name[64];
+    REQ(stencil_set_get(si, t, &d) == 0);
+    snprintf(name, sizeof name, "%s %s %s", stencil_set_name(si),
+             t == STENCIL_DOUBLE ? "double" : "float", periodic ? "periodic" : "fixed");
+    fx_layout(&f, &d, sizes[d.ndims], periodic);
+    fx_start(&f, NULL);
+    run_updates(&f, name);
+    run_copies(&f, name);
+    fx_end(&f);
+}
+
+START_TEST(stencils_float)
+{
+    run_case(_i / 2, STENCIL_FLOAT, _i % 2);
+}
+END_TEST
+
+/* Double on one stencil per shape family: each distinct kernel costs PoCL about a second to build
+   on a cold cache, and the double path differs from the float one only in its literals. */
+static const char *const double_set[] = {"1d-wide", "2d9nc", "2d5asym", "3d27", "3d-oct"};
+
+START_TEST(stencils_double)
+{
+    run_case(stencil_set_find(double_set[_i / 2]), STENCIL_DOUBLE, _i % 2);
+}
+END_TEST
+
+/* Update on one queue, join, then a copy on the other queue that waits only for its own queue:
+   the join must order them, both ways. */
+START_TEST(join_orders_queues)
+{
+    fixture f;
+    stencil_desc d;
+    long g[3] = {48, 40, 64};
+    REQ(stencil_set_get(stencil_set_find("3d27"), STENCIL_FLOAT, &d) == 0);
+    fx_layout(&f, &d, g, 0);
+    fx_start(&f, NULL);
+    const sb_ops *ops = &sb_opencl_ops;
+    sl_box ub = sl_local_box(&f.l, &f.l.update), last = ub;
+    last.lo[0] = ub.hi[0] - 1;
+    size_t n = (size_t)sl_box_volume(&ub);
+    char *pin, *want = malloc(n * f.es);
+    REQ(want);
+    OK(&f.dev, ops->host_alloc(&f.dev, n * f.es, (void **)&pin));
+    OK(&f.dev, ops->update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
+    OK(&f.dev, ops->join(&f.dev));
+    OK(&f.dev, ops->copy_out(&f.dev, SB_QBORDER, f.m[1], &last, pin));
+    OK(&f.dev, ops->wait(&f.dev, SB_QBORDER));
+    reference(&f, 0, &ub);
+    host_box(&f, f.h[1], &last, want, 1);
+    ck_assert_msg(memcmp(want, pin, (size_t)sl_box_volume(&last) * f.es) == 0, "update -> copy");
+    /* Now a copy on the border queue that the inner update must wait for. */
+    fill(pin, n, f.desc.type, 99);
+    OK(&f.dev, ops->copy_in(&f.dev, SB_QBORDER, f.m[0], &ub, pin));
+    OK(&f.dev, ops->join(&f.dev));
+    OK(&f.dev, ops->update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
+    OK(&f.dev, ops->wait(&f.dev, SB_QINNER));
+    host_box(&f, f.h[0], &ub, pin, 0);
+    reference(&f, 0, &ub);
+    OK(&f.dev, ops->wait(&f.dev, SB_QBORDER));
+    expect_equal(&f, 1, "copy -> update");
+    ops->host_free(&f.dev, pin);
+    free(want);
+    fx_end(&f);
+}
+END_TEST
+
+static const char src_2d4[] =
+    "__kernel void stencil_update(__global const real_t *in, __global real_t *out, long lo0,\n"
+    "    long lo1, long lo2, long n0, long n1, long n2, long s0, long s1)\n"
+    "{\n"
+    "    long k = get_global_id(0);\n"
+    "    if (k >= n2) return;\n"
+    "    long c = (lo0 + (long)get_global_id(2)) * s0 + (lo1 + (long)get_global_id(1)) * s1\n"
+    "             + lo2 + k;\n"
+    "    real_t acc = in[c - s0];\n"
+    "    acc = acc + in[c - s1];\n"
+    "    acc = acc + in[c + s1];\n"
+    "    acc = acc + in[c + s0];\n"
+    "    out[c] = acc / (real_t)4;\n"
+    "}\n";
+
+static const char src_3d7[] =
+    "__kernel void stencil_update(__global const real_t *in, __global real_t *out, long lo0,\n"
+    "    long lo1, long lo2, long n0, long n1, long n2, long s0, long s1)\n"
+    "{\n"
+    "    long k = get_global_id(0);\n"
+    "    if (k >= n2) return;\n"
+    "    long c = (lo0 + (long)get_global_id(2)) * s0 + (lo1 + (long)get_global_id(1)) * s1\n"
+    "             + lo2 + k;\n"
+    "    real_t acc = in[c - s0];\n"
+    "    acc = acc + in[c - s1];\n"
+    "    acc = acc + in[c - 1];\n"
+    "    acc = acc + in[c + 1];\n"
+    "    acc = acc + in[c + s1];\n"
+    "    acc = acc + in[c + s0];\n"
+    "    out[c] = acc / (real_t)6;\n"
+    "}\n";
+
+static void run_named(const char *set_name, const char *src, stencil_type t, const long *g)
+{
+    fixture f;
+    stencil_kernel k;
+    memset(&k, 0, sizeof k);
+    REQ(stencil_set_get(stencil_set_find(set_name), t, &k.stencil) == 0);
+    k.name = "test-named";
+    k.opencl_source = src;
+    fx_layout(&f, &k.stencil, g, 1);
+    fx_start(&f, &k);
+    sl_box ub = sl_local_box(&f.l, &f.l.update);
+    OK(&f.dev, sb_opencl_ops.update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
+    reference(&f, 0, &ub);
+    expect_equal(&f, 1, set_name);
+    fx_end(&f);
+}
+
+START_TEST(named_kernels)
+{
+    long g2[2] = {41, 33}, g3[3] = {5, 4, 300}; /* n2 = 300 exceeds the work-group width */
+    run_named("2d4", src_2d4, STENCIL_FLOAT, g2);
+    run_named("2d4", src_2d4, STENCIL_DOUBLE, g2);
+    run_named("3d7", src_3d7, STENCIL_FLOAT, g3);
+    run_named("3d7", src_3d7, STENCIL_DOUBLE, g3);
+}
+END_TEST
+
+/* open must fail with code, leave a message and release everything. */
+static void expect_open_error(const stencil_kernel *named, int device, int code, const char *text)
+{
+    fixture f;
+    stencil_desc d;
+    REQ(stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &d) == 0);
+    fx_layout(&f, &d, sizes[2], 0);
+    sb_open_args a = {device, 0, 1, &f.s, named, &f.l};
+    int rc = sb_opencl_ops.open(&f.dev, &a);
+    ck_assert_msg(rc == code, "open gave %d (%s), expected %d", rc, f.dev.err, code);
+    ck_assert_msg(strstr(f.dev.err, text) != NULL, "'%s' lacks '%s'", f.dev.err, text);
+    ck_assert_ptr_null(f.dev.impl);
+    fx_end(&f);
+}
+
+START_TEST(device_errors)
+{
+    expect_open_error(NULL, 99, STENCIL_EINVAL, "out of range");
+    setenv("STENCIL_OPENCL_DEVICE", "first", 1);
+    expect_open_error(NULL, -1, STENCIL_EINVAL, "STENCIL_OPENCL_DEVICE");
+    unsetenv("STENCIL_OPENCL_DEVICE");
+    setenv("STENCIL_OPENCL_PLATFORM", "no-such-platform", 1);
+    expect_open_error(NULL, -1, STENCIL_ENOBACKEND, "no-such-platform");
+    unsetenv("STENCIL_OPENCL_PLATFORM");
+    setenv("STENCIL_OPENCL_COPY", "fast", 1);
+    expect_open_error(NULL, -1, STENCIL_EINVAL, "STENCIL_OPENCL_COPY");
+    unsetenv("STENCIL_OPENCL_COPY");
+}
+END_TEST
+
+START_TEST(build_errors)
+{
+    stencil_kernel k;
+    memset(&k, 0, sizeof k);
+    REQ(stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &k.stencil) == 0);
+    k.name = "broken";
+    k.opencl_source = "__kernel void stencil_update(__global real_t *in) { in[0] = oops; }\n";
+    expect_open_error(&k, -1, STENCIL_EBUILD, "oops");
+    k.opencl_source = "__kernel void other(__global float *x) { x[0] = 1; }\n";
+    expect_open_error(&k, -1, STENCIL_EBUILD, "no kernel stencil_update");
+    k.opencl_source = NULL;
+    expect_open_error(&k, -1, STENCIL_ENOKERNEL, "no OpenCL source");
+}
+END_TEST
+
+int main(void)
+{
+    /* These tests pick devices themselves: the caller's choices must not interfere. */
+    unsetenv("STENCIL_OPENCL_DEVICE");
+    unsetenv("STENCIL_OPENCL_COPY");
+    Suite *s = suite_create("opencl");
+    TCase *tc = tcase_create("backend");
+    tcase_set_timeout(tc, 120);
+    int n = stencil_set_count();
+    tcase_add_loop_test(tc, stencils_float, 0, 2 * n);
+    tcase_add_loop_test(tc, stencils_double, 0, 2 * (int)(sizeof double_set / sizeof *double_set));
+    tcase_add_test(tc, join_orders_queues);
+    tcase_add_test(tc, named_kernels);
+    tcase_add_test(tc, device_errors);
+    tcase_add_test(tc, build_errors);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
