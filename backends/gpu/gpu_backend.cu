@@ -1,0 +1,849 @@
+/*
+ * The GPU backend: one source for CUDA (nvcc, exports sb_cuda_ops) and HIP (hipcc, exports
+ * sb_hip_ops). Everything vendor-specific goes through vendor.h.
+ *
+ * Queues are two non-blocking streams: SB_QBORDER at the highest priority (border updates and
+ * halo copies are on the critical path of the exchange), SB_QINNER at the lowest.
+ *
+ * Halo copies: a box that is one contiguous range is a single async memcpy. Other boxes are
+ * copied by one of three paths (STENCIL_GPU_COPY=dma|pack|zerocopy|auto, auto by default):
+ *   dma      strided 2D/3D async memcpy by the copy engines;
+ *   pack     pack kernel into a device staging buffer, then one async memcpy;
+ *   zerocopy pack kernel writing straight into the pinned (mapped) host staging buffer.
+ * bench/RESULTS.md has the measurements behind the auto choice.
+ */
+#define MPICH_SKIP_MPICXX 1
+#define OMPI_SKIP_MPICXX  1
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vendor.h"
+
+#include "stencil.h"
+extern "C" {
+#include "backend.h"
+}
+
+#include "kernels.cuh"
+
+namespace SB_GPU_NS
+{
+
+enum { COPY_AUTO = 0, COPY_DMA, COPY_PACK, COPY_ZC };
+
+struct alloc_rec {
+    char *p;      /* the allocation (host or device address) */
+    char *dp;     /* host allocations: the device's address of p */
+    size_t bytes; /* as requested */
+};
+
+struct alloc_list {
+    alloc_rec *r;
+    int n, cap;
+};
+
+/* Launch shape of the generic kernel (defaults per dimensionality; STENCIL_GPU_TUNE overrides). */
+struct tune {
+    int bx, by, chunk, u, spec;
+};
+
+struct impl {
+    int device;
+    gpuStream_t q[SB_NQUEUES];
+    gpuEvent_t ev[SB_NQUEUES];
+    stencil_type type;
+    size_t esz;
+    int ndims;
+    long stride[SL_D];
+    stencil_device_kernel_fn named; /* NULL: generic kernel */
+    const char *named_name;
+    int npts;
+    pts_param<float> pf; /* generic kernel's points, in the array's type */
+    pts_param<double> pd;
+    void *goff, *gw; /* points in device memory when npts > SB_GPU_MAXP */
+    tune tn;
+    int copy_mode;
+    void *stage[SB_NQUEUES]; /* device staging of the pack path */
+    size_t stage_bytes[SB_NQUEUES];
+    alloc_list dmem, hmem;
+};
+
+static impl *im_of(sb_dev *dev)
+{
+    return (impl *)dev->impl;
+}
+
+static int rt_fail(sb_dev *dev, int code, const char *what, gpuError_t e)
+{
+    return sb_fail(dev, code, SB_GPU_NAME ": %s failed: %s (%s)", what, gpuGetErrorString(e),
+                   gpuGetErrorName(e));
+}
+
+/* Returns the translated error from the enclosing int function when a runtime call fails. */
+#define GPU_TRY(dev, call)                                                                         \
+    do {                                                                                           \
+        gpuError_t e_ = (call);                                                                    \
+        if (e_ != gpuSuccess) return rt_fail((dev), STENCIL_EDEVICE, #call, e_);                   \
+    } while (0)
+
+/* Runtime state is per host thread: make this device current before touching its objects. */
+static int use_device(sb_dev *dev)
+{
+    GPU_TRY(dev, gpuSetDevice(im_of(dev)->device));
+    return 0;
+}
+
+static int list_add(alloc_list *l, char *p, char *dp, size_t bytes)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        alloc_rec *r = (alloc_rec *)realloc(l->r, cap * sizeof *r);
+        if (!r) return -1;
+        l->r = r;
+        l->cap = cap;
+    }
+    alloc_rec rec = {p, dp, bytes};
+    l->r[l->n++] = rec;
+    return 0;
+}
+
+/* Removes the record of p; returns its size, or 0 if p is not listed. */
+static size_t list_remove(alloc_list *l, const void *p)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->r[i].p == p) {
+            size_t b = l->r[i].bytes;
+            l->r[i] = l->r[--l->n];
+            return b;
+        }
+    return 0;
+}
+
+/* The listed host allocation holding [p, p + bytes), or NULL. */
+static const alloc_rec *list_find(const alloc_list *l, const void *p, size_t bytes)
+{
+    const char *c = (const char *)p;
+    for (int i = 0; i < l->n; i++)
+        if (c >= l->r[i].p && c + bytes <= l->r[i].p + l->r[i].bytes) return &l->r[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- device and queues */
+
+static int parse_index(const char *s, int *v)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || x < 0 || x > INT_MAX) return -1;
+    *v = (int)x;
+    return 0;
+}
+
+/* Explicit option first, then STENCIL_DEVICE, then the node-local rank modulo the count. */
+static int pick_device(sb_dev *dev, impl *im, const sb_open_args *a)
+{
+    int n = 0;
+    gpuError_t e = gpuGetDeviceCount(&n);
+    if (e != gpuSuccess || n <= 0)
+        return sb_fail(dev, STENCIL_ENOBACKEND, SB_GPU_NAME ": no usable device (%s)",
+                       e != gpuSuccess ? gpuGetErrorString(e) : "none found");
+    const char *env = getenv("STENCIL_DEVICE");
+    int d;
+    if (a->device >= 0)
+        d = a->device;
+    else if (env && *env) {
+        if (parse_index(env, &d))
+            return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": STENCIL_DEVICE='%s' is not an index",
+                           env);
+    } else
+        d = (a->local_rank > 0 ? a->local_rank : 0) % n;
+    if (d >= n)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": device %d requested, %d found", d, n);
+    im->device = d;
+    GPU_TRY(dev, gpuSetDevice(d));
+    gpuDeviceProp prop;
+    GPU_TRY(dev, gpuGetDeviceProperties(&prop, d));
+    snprintf(dev->name, sizeof dev->name, "%.50s #%d", prop.name, d);
+    return 0;
+}
+
+static int make_queues(sb_dev *dev, impl *im)
+{
+    int least = 0, greatest = 0;
+    GPU_TRY(dev, gpuDeviceGetStreamPriorityRange(&least, &greatest));
+    GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QBORDER], gpuStreamNonBlocking, greatest));
+    GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QINNER], gpuStreamNonBlocking, least));
+    for (int i = 0; i < SB_NQUEUES; i++)
+        GPU_TRY(dev, gpuEventCreateWithFlags(&im->ev[i], gpuEventDisableTiming));
+    return 0;
+}
+
+/* ---------------------------------------------------------------- generic kernel setup */
+
+/* 1 when d is a power of two whose reciprocal is exact in T (then x / d == x * (1 / d)). */
+template <typename T> static int exact_recip(T d)
+{
+    int ex;
+    if (!isfinite(d) || d == 0 || fabs(frexp((double)d, &ex)) != 0.5) return 0;
+    T r = T(1) / d;
+    return isfinite(r) && r != 0 && (double)r * (double)d == 1.0;
+}
+
+template <typename T> static void fill_points(pts_param<T> *P, const sl_stencil *st, const int *lin)
+{
+    P->n = st->npts;
+    T d = (T)st->divisor;
+    P->recip = exact_recip(d);
+    P->div = P->recip ? T(1) / d : d;
+    for (int p = 0; p < st->npts && p < SB_GPU_MAXP; p++) {
+        P->off[p] = lin[p];
+        P->w[p] = (T)st->w[p];
+    }
+}
+
+/* Points beyond a parameter block's room go to device memory. */
+static int upload_points(sb_dev *dev, impl *im, const sl_stencil *st, const int *lin)
+{
+    size_t n = (size_t)st->npts;
+    GPU_TRY(dev, gpuMalloc(&im->goff, n * sizeof(int)));
+    GPU_TRY(dev, gpuMalloc(&im->gw, n * im->esz));
+    GPU_TRY(dev, gpuMemcpy(im->goff, lin, n * sizeof(int), gpuMemcpyHostToDevice));
+    void *w = malloc(n * im->esz);
+    if (!w) return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    for (size_t p = 0; p < n; p++) {
+        if (im->type == STENCIL_DOUBLE)
+            ((double *)w)[p] = st->w[p];
+        else
+            ((float *)w)[p] = (float)st->w[p];
+    }
+    gpuError_t e = gpuMemcpy(im->gw, w, n * im->esz, gpuMemcpyHostToDevice);
+    free(w);
+    if (e != gpuSuccess) return rt_fail(dev, STENCIL_EDEVICE, "gpuMemcpy(weights)", e);
+    dev->device_bytes += n * (sizeof(int) + im->esz);
+    return 0;
+}
+
+static void default_tune(impl *im)
+{
+    static const tune by_dims[3] = {{256, 1, 1, 8, 1}, {256, 1, 64, 8, 1}, {128, 2, 64, 8, 1}};
+    im->tn = by_dims[im->ndims - 1];
+    const char *env = getenv("STENCIL_GPU_TUNE"); /* "bx,by,chunk,u,spec", for benchmarks */
+    tune t;
+    if (env && sscanf(env, "%d,%d,%d,%d,%d", &t.bx, &t.by, &t.chunk, &t.u, &t.spec) == 5 &&
+        t.bx > 0 && t.by > 0 && t.bx * t.by <= 256 && t.chunk > 0 &&
+        (t.u == 4 || t.u == 8 || t.u == 16))
+        im->tn = t;
+    if (im->ndims < 3) im->tn.by = 1;
+}
+
+static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st)
+{
+    if (st->npts < 1) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": stencil has no points");
+    int *lin = (int *)malloc((size_t)st->npts * sizeof(int));
+    if (!lin) return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    for (int p = 0; p < st->npts; p++) {
+        long long o = 0;
+        for (int d = 0; d < st->ndims; d++) o += (long long)st->off[p][d] * im->stride[d];
+        if (o > INT_MAX || o < -INT_MAX) {
+            free(lin);
+            return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": offset %lld too large", o);
+        }
+        lin[p] = (int)o;
+    }
+    im->npts = st->npts;
+    fill_points(&im->pf, st, lin);
+    fill_points(&im->pd, st, lin);
+    int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
+    free(lin);
+    default_tune(im);
+    return rc;
+}
+
+static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
+{
+    const sl_stencil *st = a->st;
+    if (!st || !a->local || st->ndims < 1 || st->ndims > SL_D)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": missing stencil or layout");
+    im->type = st->type;
+    im->esz = sb_elem_size(st->type);
+    im->ndims = st->ndims;
+    for (int d = 0; d < SL_D; d++) im->stride[d] = a->local->stride[d];
+    if (!a->named) return bind_generic(dev, im, st);
+    im->named = a->named->SB_GPU_LAUNCHER[st->type];
+    im->named_name = a->named->name;
+    if (!im->named)
+        return sb_fail(dev, STENCIL_ENOKERNEL,
+                       SB_GPU_NAME ": kernel '%s' has no %s launcher for %s",
+                       a->named->name ? a->named->name : "?", SB_GPU_NAME,
+                       st->type == STENCIL_DOUBLE ? "double" : "float");
+    return 0;
+}
+
+static void copy_mode_init(impl *im)
+{
+    const char *env = getenv("STENCIL_GPU_COPY");
+    im->copy_mode = COPY_AUTO;
+    if (!env) return;
+    if (!strcmp(env, "dma")) im->copy_mode = COPY_DMA;
+    if (!strcmp(env, "pack")) im->copy_mode = COPY_PACK;
+    if (!strcmp(env, "zerocopy")) im->copy_mode = COPY_ZC;
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+void gpu_close(sb_dev *dev);
+
+int gpu_open(sb_dev *dev, const sb_open_args *a)
+{
+    dev->device_bytes = 0;
+    impl *im = (impl *)calloc(1, sizeof *im);
+    dev->impl = im;
+    if (!im) return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    copy_mode_init(im);
+    int rc = pick_device(dev, im, a);
+    if (!rc) rc = make_queues(dev, im);
+    if (!rc) rc = bind_kernel(dev, im, a);
+    if (rc) {
+        char keep[sizeof dev->err];
+        memcpy(keep, dev->err, sizeof keep);
+        gpu_close(dev);
+        memcpy(dev->err, keep, sizeof keep);
+    }
+    return rc;
+}
+
+/* Best effort: a failed device may refuse some of these; nothing is left to report them to. */
+void gpu_close(sb_dev *dev)
+{
+    impl *im = im_of(dev);
+    if (!im) return;
+    (void)gpuSetDevice(im->device);
+    for (int i = 0; i < SB_NQUEUES; i++) {
+        if (im->q[i]) (void)gpuStreamSynchronize(im->q[i]);
+        if (im->stage[i]) (void)gpuFree(im->stage[i]);
+    }
+    if (im->goff) (void)gpuFree(im->goff);
+    if (im->gw) (void)gpuFree(im->gw);
+    for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
+    for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);
+    for (int i = 0; i < SB_NQUEUES; i++) {
+        if (im->ev[i]) (void)gpuEventDestroy(im->ev[i]);
+        if (im->q[i]) (void)gpuStreamDestroy(im->q[i]);
+    }
+    (void)gpuGetLastError(); /* leave no error behind for a later open */
+    free(im->dmem.r);
+    free(im->hmem.r);
+    free(im);
+    dev->impl = NULL;
+    dev->device_bytes = 0;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+int gpu_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
+{
+    impl *im = im_of(dev);
+    void *p = NULL;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    gpuError_t e = gpuMalloc(&p, bytes ? bytes : 1);
+    if (e != gpuSuccess) {
+        size_t fr = 0, tot = 0;
+        (void)gpuGetLastError();
+        (void)gpuMemGetInfo(&fr, &tot);
+        return sb_fail(dev, STENCIL_EDEVMEM,
+                       SB_GPU_NAME ": %zu bytes of device memory needed, %zu free of %zu on %s: %s",
+                       bytes, fr, tot, dev->name, gpuGetErrorString(e));
+    }
+    if (list_add(&im->dmem, (char *)p, NULL, bytes)) {
+        (void)gpuFree(p);
+        return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    }
+    dev->device_bytes += bytes;
+    *m = p;
+    return 0;
+}
+
+void gpu_mem_free(sb_dev *dev, sb_mem m)
+{
+    impl *im = im_of(dev);
+    if (!im || !m) return;
+    (void)gpuSetDevice(im->device);
+    dev->device_bytes -= list_remove(&im->dmem, m);
+    (void)gpuFree(m);
+}
+
+/* Mapped, so that the zero-copy path's kernels can read and write it directly. */
+int gpu_host_alloc(sb_dev *dev, size_t bytes, void **p)
+{
+    impl *im = im_of(dev);
+    void *h = NULL, *d = NULL;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    gpuError_t e = gpuHostAlloc(&h, bytes ? bytes : 1, gpuHostAllocPortable | gpuHostAllocMapped);
+    if (e != gpuSuccess) {
+        (void)gpuGetLastError();
+        return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": %zu bytes of pinned host memory: %s",
+                       bytes, gpuGetErrorString(e));
+    }
+    if (gpuHostGetDevicePointer(&d, h, 0) != gpuSuccess) {
+        (void)gpuGetLastError();
+        d = NULL; /* not mapped: the zero-copy path is skipped for it */
+    }
+    if (list_add(&im->hmem, (char *)h, (char *)d, bytes)) {
+        (void)gpuFreeHost(h);
+        return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    }
+    *p = h;
+    return 0;
+}
+
+void gpu_host_free(sb_dev *dev, void *p)
+{
+    impl *im = im_of(dev);
+    if (!im || !p) return;
+    (void)gpuSetDevice(im->device);
+    list_remove(&im->hmem, p);
+    (void)gpuFreeHost(p);
+}
+
+/* Whole-array transfers are rare (setup, output): drain both queues so they order with all. */
+static int drain(sb_dev *dev)
+{
+    impl *im = im_of(dev);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    for (int i = 0; i < SB_NQUEUES; i++) GPU_TRY(dev, gpuStreamSynchronize(im->q[i]));
+    return 0;
+}
+
+int gpu_write(sb_dev *dev, sb_mem m, const void *src, size_t bytes)
+{
+    int rc = drain(dev);
+    if (rc) return rc;
+    GPU_TRY(dev, gpuMemcpy(m, src, bytes, gpuMemcpyHostToDevice));
+    return 0;
+}
+
+int gpu_read(sb_dev *dev, sb_mem m, void *dst, size_t bytes)
+{
+    int rc = drain(dev);
+    if (rc) return rc;
+    GPU_TRY(dev, gpuMemcpy(dst, m, bytes, gpuMemcpyDeviceToHost));
+    return 0;
+}
+
+/* ---------------------------------------------------------------- update */
+
+/* Box b normalized to (walk, y, x): x is the last dimension, walk the first of a 2D/3D box. */
+struct nbox {
+    long long lo[3], n[3], s[3]; /* walk, y, x */
+};
+
+/* Returns 0 for an empty box. */
+static int norm_box(int ndims, const sl_box *b, const long *stride, nbox *nb)
+{
+    static const int map[3][3] = {{-1, -1, 0}, {0, -1, 1}, {0, 1, 2}};
+    for (int k = 0; k < 3; k++) {
+        int d = map[ndims - 1][k];
+        nb->lo[k] = d < 0 ? 0 : b->lo[d];
+        nb->n[k] = d < 0 ? 1 : b->hi[d] - b->lo[d];
+        nb->s[k] = d < 0 ? 0 : stride[d];
+        if (nb->n[k] <= 0) return 0;
+    }
+    return 1;
+}
+
+template <typename T, int U, class P>
+static void launch_u(const impl *im, const sb_mem in, sb_mem out, const geom &g, dim3 grid,
+                     dim3 block, gpuStream_t s, const P &pt)
+{
+    const T *i = (const T *)in;
+    T *o = (T *)out;
+    int np = im->tn.spec ? im->npts : 0;
+    if (np == 4)
+        k_stencil<T, U, 4, P><<<grid, block, 0, s>>>(i, o, g, pt);
+    else if (np == 5)
+        k_stencil<T, U, 5, P><<<grid, block, 0, s>>>(i, o, g, pt);
+    else if (np == 7)
+        k_stencil<T, U, 7, P><<<grid, block, 0, s>>>(i, o, g, pt);
+    else if (np == 9)
+        k_stencil<T, U, 9, P><<<grid, block, 0, s>>>(i, o, g, pt);
+    else
+        k_stencil<T, U, 0, P><<<grid, block, 0, s>>>(i, o, g, pt);
+}
+
+template <typename T>
+static void launch_t(const impl *im, const pts_param<T> &pp, const sb_mem in, sb_mem out,
+                     const geom &g, dim3 grid, dim3 block, gpuStream_t s)
+{
+    if (im->goff) {
+        pts_global<T> pg = {pp.n, pp.recip, pp.div, (const int *)im->goff, (const T *)im->gw};
+        k_stencil<T, 8, 0, pts_global<T>><<<grid, block, 0, s>>>((const T *)in, (T *)out, g, pg);
+    } else if (im->tn.u == 4)
+        launch_u<T, 4>(im, in, out, g, grid, block, s, pp);
+    else if (im->tn.u == 16)
+        launch_u<T, 16>(im, in, out, g, grid, block, s, pp);
+    else
+        launch_u<T, 8>(im, in, out, g, grid, block, s, pp);
+}
+
+/* Geometry and launch shape of the generic kernel for box nb; 0, or -1 if it cannot launch. */
+static int plan_generic(const impl *im, const nbox *nb, geom *g, dim3 *grid, dim3 *block)
+{
+    const tune &t = im->tn;
+    g->base = nb->lo[0] * nb->s[0] + nb->lo[1] * nb->s[1] + nb->lo[2] * nb->s[2];
+    g->sw = nb->s[0];
+    g->sy = nb->s[1];
+    g->nw = nb->n[0];
+    g->ny = (int)nb->n[1];
+    g->nx = nb->n[2];
+    /* Grid y and z are limited to 65535 blocks: lengthen the walk rather than fail. */
+    long long chunk = t.chunk, gz = (g->nw + chunk - 1) / chunk;
+    if (gz > 65535) {
+        chunk = (g->nw + 65534) / 65535;
+        gz = (g->nw + chunk - 1) / chunk;
+    }
+    long long gx = (g->nx + t.bx - 1) / t.bx, gy = (nb->n[1] + t.by - 1) / t.by;
+    if (gy > 65535 || gx > INT_MAX || chunk > INT_MAX) return -1;
+    g->chunk = (int)chunk;
+    *grid = dim3((unsigned)gx, (unsigned)gy, (unsigned)gz);
+    *block = dim3(t.bx, t.by, 1);
+    return 0;
+}
+
+static int launch_generic(sb_dev *dev, int q, sb_mem in, sb_mem out, const nbox *nb)
+{
+    impl *im = im_of(dev);
+    geom g;
+    dim3 grid, block;
+    if (plan_generic(im, nb, &g, &grid, &block))
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large for one launch");
+    if (im->type == STENCIL_DOUBLE)
+        launch_t<double>(im, im->pd, in, out, g, grid, block, im->q[q]);
+    else
+        launch_t<float>(im, im->pf, in, out, g, grid, block, im->q[q]);
+    GPU_TRY(dev, gpuGetLastError());
+    return 0;
+}
+
+static int launch_named(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
+{
+    impl *im = im_of(dev);
+    long lo[SL_D], hi[SL_D];
+    for (int d = 0; d < SL_D; d++) {
+        lo[d] = b->lo[d];
+        hi[d] = b->hi[d];
+    }
+    int r = im->named(in, out, lo, hi, im->stride, (void *)im->q[q]);
+    gpuError_t e = gpuGetLastError();
+    if (r || e != gpuSuccess)
+        return sb_fail(dev, STENCIL_EDEVICE, SB_GPU_NAME ": kernel '%s' launcher returned %d: %s",
+                       im->named_name ? im->named_name : "?", r, gpuGetErrorString(e));
+    return 0;
+}
+
+int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
+{
+    impl *im = im_of(dev);
+    nbox nb;
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
+    if (!norm_box(im->ndims, b, im->stride, &nb)) return 0;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    return im->named ? launch_named(dev, q, in, out, b) : launch_generic(dev, q, in, out, &nb);
+}
+
+/* ---------------------------------------------------------------- halo copies */
+
+/* One side of a copy: an array (device, host or mapped host) and a box in it, like nbox. */
+struct side {
+    char *p;
+    long long lo[3], s[3];
+};
+
+static side side_of(char *p, const nbox *nb)
+{
+    side x = {p, {nb->lo[0], nb->lo[1], nb->lo[2]}, {nb->s[0], nb->s[1], 1}};
+    return x;
+}
+
+/* A contiguous row-major buffer holding just the box. */
+static side side_flat(char *p, const nbox *nb)
+{
+    side x = {p, {0, 0, 0}, {nb->n[1] * nb->n[2], nb->n[2], 1}};
+    return x;
+}
+
+static char *side_at(const side &x, size_t esz)
+{
+    return x.p + (x.lo[0] * x.s[0] + x.lo[1] * x.s[1] + x.lo[2]) * (long long)esz;
+}
+
+static int side_contig(const side &x, const long long *n)
+{
+    return (n[1] == 1 || x.s[1] == n[2]) && (n[0] == 1 || x.s[0] == n[1] * n[2]);
+}
+
+/* By the copy engines: one memcpy when both sides are contiguous, else 2D, else 3D. */
+static int copy_dma(sb_dev *dev, int q, const side &d, const side &s, const long long *n,
+                    gpuMemcpyKind kind)
+{
+    impl *im = im_of(dev);
+    size_t esz = im->esz, wb = (size_t)n[2] * esz;
+    gpuStream_t st = im->q[q];
+    if (side_contig(d, n) && side_contig(s, n)) {
+        GPU_TRY(dev, gpuMemcpyAsync(side_at(d, esz), side_at(s, esz), (size_t)(n[0] * n[1]) * wb,
+                                    kind, st));
+        return 0;
+    }
+    if (n[0] == 1 || n[1] == 1) {
+        int k = n[0] == 1 ? 1 : 0; /* the dimension of the rows */
+        GPU_TRY(dev, gpuMemcpy2DAsync(side_at(d, esz), (size_t)d.s[k] * esz, side_at(s, esz),
+                                      (size_t)s.s[k] * esz, wb, (size_t)n[k], kind, st));
+        return 0;
+    }
+    gpuMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = make_gpuPitchedPtr(s.p, (size_t)s.s[1] * esz, (size_t)s.s[1] * esz,
+                                  (size_t)(s.s[0] / s.s[1]));
+    p.dstPtr = make_gpuPitchedPtr(d.p, (size_t)d.s[1] * esz, (size_t)d.s[1] * esz,
+                                  (size_t)(d.s[0] / d.s[1]));
+    p.srcPos = make_gpuPos((size_t)s.lo[2] * esz, (size_t)s.lo[1], (size_t)s.lo[0]);
+    p.dstPos = make_gpuPos((size_t)d.lo[2] * esz, (size_t)d.lo[1], (size_t)d.lo[0]);
+    p.extent = make_gpuExtent(wb, (size_t)n[1], (size_t)n[0]);
+    p.kind = kind;
+    GPU_TRY(dev, gpuMemcpy3DAsync(&p, st));
+    return 0;
+}
+
+static cbox cbox_of(const side &x, const long long *n)
+{
+    cbox b = {x.lo[0] * x.s[0] + x.lo[1] * x.s[1] + x.lo[2],
+              x.s[0],
+              x.s[1],
+              (unsigned)n[0],
+              (unsigned)n[1],
+              (unsigned)n[2]};
+    return b;
+}
+
+/* By a kernel on queue q; both sides must be addressable by this device. */
+static int copy_kernel(sb_dev *dev, int q, const side &d, const side &s, const long long *n)
+{
+    impl *im = im_of(dev);
+    cbox sb = cbox_of(s, n), db = cbox_of(d, n);
+    unsigned cnt = (unsigned)(n[0] * n[1] * n[2]), blocks = (cnt + 255) / 256;
+    gpuStream_t st = im->q[q];
+    if (im->esz == 8) {
+        typedef unsigned long long E;
+        k_copy<E><<<blocks, 256, 0, st>>>((const E *)s.p, (E *)d.p, sb, db, cnt);
+    } else {
+        typedef unsigned int E;
+        k_copy<E><<<blocks, 256, 0, st>>>((const E *)s.p, (E *)d.p, sb, db, cnt);
+    }
+    GPU_TRY(dev, gpuGetLastError());
+    return 0;
+}
+
+static int stage_reserve(sb_dev *dev, int q, size_t bytes)
+{
+    impl *im = im_of(dev);
+    if (im->stage_bytes[q] >= bytes) return 0;
+    if (im->stage[q]) {
+        GPU_TRY(dev, gpuStreamSynchronize(im->q[q])); /* the old buffer may still be in use */
+        (void)gpuFree(im->stage[q]);
+        dev->device_bytes -= im->stage_bytes[q];
+        im->stage[q] = NULL;
+        im->stage_bytes[q] = 0;
+    }
+    gpuError_t e = gpuMalloc(&im->stage[q], bytes);
+    if (e != gpuSuccess) {
+        (void)gpuGetLastError();
+        im->stage[q] = NULL;
+        return rt_fail(dev, STENCIL_EDEVMEM, "gpuMalloc(staging)", e);
+    }
+    im->stage_bytes[q] = bytes;
+    dev->device_bytes += bytes;
+    return 0;
+}
+
+/* Kernel into a device staging buffer plus one contiguous memcpy (or the reverse). */
+static int copy_staged(sb_dev *dev, int q, const side &dv, const side &hs, const long long *n,
+                       int out)
+{
+    impl *im = im_of(dev);
+    size_t bytes = (size_t)(n[0] * n[1] * n[2]) * im->esz;
+    int rc = stage_reserve(dev, q, bytes);
+    if (rc) return rc;
+    side st = hs;
+    st.p = (char *)im->stage[q];
+    if (out) {
+        rc = copy_kernel(dev, q, st, dv, n);
+        return rc ? rc : copy_dma(dev, q, hs, st, n, gpuMemcpyDeviceToHost);
+    }
+    rc = copy_dma(dev, q, st, hs, n, gpuMemcpyHostToDevice);
+    return rc ? rc : copy_kernel(dev, q, dv, st, n);
+}
+
+/*
+ * Path for a strided box. Rows of at least 512 bytes go to the copy engines; narrower ones
+ * (columns of 2D arrays, thin 3D faces) through a kernel, straight into mapped host staging
+ * when the buffer is ours.
+ */
+static int pick_copy(const impl *im, const long long *n, const alloc_rec *rec)
+{
+    int mode = im->copy_mode;
+    if (mode == COPY_AUTO) mode = (size_t)n[2] * im->esz >= 512 ? COPY_DMA : COPY_ZC;
+    if (mode == COPY_ZC && (!rec || !rec->dp)) mode = COPY_PACK;
+    if (n[0] * n[1] * n[2] > INT_MAX) mode = COPY_DMA; /* beyond the copy kernel's indices */
+    return mode;
+}
+
+static int gpu_copy(sb_dev *dev, int q, sb_mem mem, const sl_box *b, void *host, int out)
+{
+    impl *im = im_of(dev);
+    nbox nb;
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
+    if (!norm_box(im->ndims, b, im->stride, &nb)) return 0;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    side dv = side_of((char *)mem, &nb), hs = side_flat((char *)host, &nb);
+    gpuMemcpyKind kind = out ? gpuMemcpyDeviceToHost : gpuMemcpyHostToDevice;
+    if (side_contig(dv, nb.n)) return copy_dma(dev, q, out ? hs : dv, out ? dv : hs, nb.n, kind);
+    size_t bytes = (size_t)(nb.n[0] * nb.n[1] * nb.n[2]) * im->esz;
+    const alloc_rec *rec = list_find(&im->hmem, host, bytes);
+    int mode = pick_copy(im, nb.n, rec);
+    if (mode == COPY_DMA) return copy_dma(dev, q, out ? hs : dv, out ? dv : hs, nb.n, kind);
+    if (mode == COPY_PACK) return copy_staged(dev, q, dv, hs, nb.n, out);
+    side zc = side_flat(rec->dp + ((char *)host - rec->p), &nb);
+    return copy_kernel(dev, q, out ? zc : dv, out ? dv : zc, nb.n);
+}
+
+int gpu_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host)
+{
+    return gpu_copy(dev, q, m, b, host, 1);
+}
+
+int gpu_copy_in(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host)
+{
+    return gpu_copy(dev, q, m, b, (void *)host, 0);
+}
+
+/* ---------------------------------------------------------------- intra-node peers */
+
+int gpu_ipc_export(sb_dev *dev, sb_mem m, void *handle, size_t cap, size_t *len)
+{
+    gpuIpcMemHandle_t h;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    if (cap < sizeof h)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": handle buffer too small");
+    GPU_TRY(dev, gpuIpcGetMemHandle(&h, m));
+    memcpy(handle, &h, sizeof h);
+    *len = sizeof h;
+    return 0;
+}
+
+int gpu_ipc_open(sb_dev *dev, const void *handle, size_t len, sb_mem *m)
+{
+    gpuIpcMemHandle_t h;
+    void *p = NULL;
+    if (len != sizeof h) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": not a device handle");
+    int rc = use_device(dev);
+    if (rc) return rc;
+    memcpy(&h, handle, sizeof h);
+    /* Peer access lets copy kernels read and write the other device's buffer directly. */
+    GPU_TRY(dev, gpuIpcOpenMemHandle(&p, h, gpuIpcMemLazyEnablePeerAccess));
+    *m = p;
+    return 0;
+}
+
+void gpu_ipc_close(sb_dev *dev, sb_mem m)
+{
+    impl *im = im_of(dev);
+    if (!im || !m) return;
+    (void)gpuSetDevice(im->device);
+    (void)gpuIpcCloseMemHandle(m);
+}
+
+/* Either buffer may live on another device of the node (opened by ipc_open). */
+int gpu_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *ds, sb_mem src,
+                  const sl_box *sbx, const long *ss)
+{
+    impl *im = im_of(dev);
+    nbox nd, ns;
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
+    if (!norm_box(im->ndims, db, ds, &nd)) return 0;
+    if (!norm_box(im->ndims, sbx, ss, &ns) || memcmp(nd.n, ns.n, sizeof nd.n))
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": copy_peer boxes differ in shape");
+    int rc = use_device(dev);
+    if (rc) return rc;
+    side d = side_of((char *)dst, &nd), s = side_of((char *)src, &ns);
+    int mode = pick_copy(im, nd.n, NULL);
+    if (mode == COPY_DMA || (side_contig(d, nd.n) && side_contig(s, nd.n)))
+        return copy_dma(dev, q, d, s, nd.n, gpuMemcpyDefault);
+    return copy_kernel(dev, q, d, s, nd.n);
+}
+
+/* ---------------------------------------------------------------- queues */
+
+/* Kernels and copies start when issued; nothing to flush. */
+int gpu_flush(sb_dev *dev, int q)
+{
+    (void)dev;
+    (void)q;
+    return 0;
+}
+
+int gpu_wait(sb_dev *dev, int q)
+{
+    impl *im = im_of(dev);
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
+    int rc = use_device(dev);
+    if (rc) return rc;
+    GPU_TRY(dev, gpuStreamSynchronize(im->q[q]));
+    return 0;
+}
+
+/* Both events are recorded before either wait, so each queue waits only for the other's past. */
+int gpu_join(sb_dev *dev)
+{
+    impl *im = im_of(dev);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    for (int i = 0; i < SB_NQUEUES; i++) GPU_TRY(dev, gpuEventRecord(im->ev[i], im->q[i]));
+    GPU_TRY(dev, gpuStreamWaitEvent(im->q[SB_QBORDER], im->ev[SB_QINNER], 0));
+    GPU_TRY(dev, gpuStreamWaitEvent(im->q[SB_QINNER], im->ev[SB_QBORDER], 0));
+    return 0;
+}
+
+int gpu_busy(sb_dev *dev, int q)
+{
+    impl *im = im_of(dev);
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
+    int rc = use_device(dev);
+    if (rc) return rc;
+    gpuError_t e = gpuStreamQuery(im->q[q]);
+    if (e == gpuErrorNotReady) return 1;
+    if (e != gpuSuccess) return rt_fail(dev, STENCIL_EDEVICE, "gpuStreamQuery", e);
+    return 0;
+}
+
+} /* namespace SB_GPU_NS */
+
+using namespace SB_GPU_NS;
+
+#if !SB_GPU_DEVICE_PASS
+/* Asynchronous: every op but write/read/wait returns before the device work is done. */
+extern "C" const sb_ops SB_GPU_OPS = {
+    SB_GPU_NAME, gpu_open, gpu_close,  gpu_mem_alloc,  gpu_mem_free, gpu_host_alloc, gpu_host_free,
+    gpu_write,   gpu_read, gpu_update, gpu_copy_out,   gpu_copy_in,  gpu_flush,      gpu_wait,
+    gpu_join,    gpu_busy, 1,          gpu_ipc_export, gpu_ipc_open, gpu_ipc_close,  gpu_copy_peer,
+    1, /* device memory: neighbours on the node copy device to device */
+};
+#endif
