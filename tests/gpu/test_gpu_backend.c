@@ -347,7 +347,7 @@ START_TEST(named_kernel)
     stencil_desc d;
     fixture f;
     stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &d);
-    stencil_kernel k = {"test-2d4", d, {NULL, NULL}, NULL, {test_2d4_launch_f, NULL}, {NULL, NULL}};
+    stencil_kernel k = {.name = "test-2d4", .stencil = d, .cuda = {test_2d4_launch_f, NULL}};
     fx_layout(&f, &d, sizes_a[2], 0);
     fx_start(&f, &k);
     run_and_compare(&f, 3);
@@ -363,7 +363,7 @@ START_TEST(errors)
     stencil_set_get(stencil_set_find("2d4"), STENCIL_DOUBLE, &d);
     fx_layout(&f, &d, sizes_a[2], 0);
     /* A named kernel without a launcher for this backend and type. */
-    stencil_kernel k = {"no-gpu", d, {NULL, NULL}, NULL, {NULL, NULL}, {NULL, NULL}};
+    stencil_kernel k = {.name = "no-gpu", .stencil = d};
     ck_assert_int_eq(fx_open(&f, &k, -1), STENCIL_ENOKERNEL);
     ck_assert_ptr_null(f.dev.impl);
     ck_assert_ptr_nonnull(strstr(f.dev.err, "no-gpu"));
