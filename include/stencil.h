@@ -182,6 +182,36 @@ const stencil_kernel *stencil_find_kernel(const char *name);
 /* Writes the registered names, comma separated, into buf. */
 void stencil_kernel_names(char *buf, size_t len);
 
+/* Parallel output, restart and pictures. */
+
+/*
+ * Writes the distributed array to one file, collectively over comm (every rank passes its tile,
+ * as the output callback sees it): a 128-byte little-endian header (magic, version, ndims,
+ * global sizes, element type, tile->iteration) and the elements row-major, written by all ranks
+ * at once through MPI-IO. An existing file is replaced. Errors: STENCIL_EINVAL (tiles disagree),
+ * STENCIL_EIO (the file cannot be created or written).
+ */
+int stencil_write(MPI_Comm comm, const char *path, const stencil_tile *tile);
+/*
+ * Reads a file of stencil_write() into the tiles, collectively; any partition and rank count
+ * may read what another wrote. Call it from the init callback to restart; *iteration (may be
+ * NULL) and tile->iteration receive the file's iteration. STENCIL_EFORMAT when the file is not
+ * such a file or its sizes or element type differ from the tile's; STENCIL_EIO when it cannot
+ * be opened or read. On error, rank 0 prints the reason on stderr.
+ */
+int stencil_read(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration);
+/* Reads the header alone, collectively: dimensions, sizes (ndims entries), type, iteration. */
+int stencil_read_info(MPI_Comm comm, const char *path, int *ndims, long *sizes, stencil_type *type,
+                      long *iteration);
+/*
+ * A colour-mapped PNG of a 2D array, or of the slice slice_index of dimension slice_dim of a 3D
+ * array (both ignored in 2D), with a colour bar and the value range. Values map over
+ * [vmin, vmax]; vmin == vmax takes the global finite range. Grids over 2048 cells a side are
+ * sampled down. Collective; rank 0 writes. STENCIL_ENOSYS when built without libpng.
+ */
+int stencil_write_png(MPI_Comm comm, const char *path, const stencil_tile *tile, int slice_dim,
+                      long slice_index, double vmin, double vmax);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,311 @@
+/*
+ * stencil_write(), stencil_read(), stencil_read_info(): the distributed array in one file through
+ * collective MPI-IO. Each rank writes its tile straight from its strided memory into its place in
+ * the file (subarray datatypes for both), so nothing is gathered on one rank.
+ *
+ * File layout (all little-endian):
+ *   offset size
+ *      0    8  magic "STENCIL\0"
+ *      8    4  u32 format version (1)
+ *     12    4  u32 header size = data offset (128)
+ *     16    4  u32 ndims (1..3)
+ *     20    4  u32 element type (0 = IEEE 754 binary32, 1 = binary64)
+ *     24    4  u32 element size in bytes (4 or 8)
+ *     28    4  u32 reserved (0)
+ *     32   24  i64 global size of dimensions 0, 1, 2 (1 past ndims)
+ *     56    8  i64 iteration (tile->iteration when written)
+ *     64   64  reserved (0)
+ *    128       the elements, row-major (dimension 0 slowest)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sio.h"
+
+#define SI_MAGIC   "STENCIL"
+#define SI_VERSION 1
+#define SI_HEADER  128
+
+typedef struct si_header {
+    unsigned version, header_size, ndims, type, esize;
+    long long gsize[3], iteration;
+} si_header;
+
+static void put_u32(unsigned char *p, unsigned long long v, int bytes)
+{
+    for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static unsigned long long get_u(const unsigned char *p, int bytes)
+{
+    unsigned long long v = 0;
+    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+static void si_encode(const stencil_tile *t, unsigned char h[SI_HEADER])
+{
+    memset(h, 0, SI_HEADER);
+    memcpy(h, SI_MAGIC, 8);
+    put_u32(h + 8, SI_VERSION, 4);
+    put_u32(h + 12, SI_HEADER, 4);
+    put_u32(h + 16, (unsigned)t->ndims, 4);
+    put_u32(h + 20, (unsigned)t->type, 4);
+    put_u32(h + 24, t->type == STENCIL_DOUBLE ? 8 : 4, 4);
+    for (int d = 0; d < 3; d++)
+        put_u32(h + 32 + 8 * d, (unsigned long long)(d < t->ndims ? t->global_size[d] : 1), 8);
+    put_u32(h + 56, (unsigned long long)t->iteration, 8);
+}
+
+static int si_decode(si_ctx *c, const unsigned char h[SI_HEADER], si_header *out)
+{
+    if (memcmp(h, SI_MAGIC, 8) != 0)
+        return si_fail(c, STENCIL_EFORMAT, "not a libstencil array file (bad magic)");
+    out->version = (unsigned)get_u(h + 8, 4);
+    out->header_size = (unsigned)get_u(h + 12, 4);
+    out->ndims = (unsigned)get_u(h + 16, 4);
+    out->type = (unsigned)get_u(h + 20, 4);
+    out->esize = (unsigned)get_u(h + 24, 4);
+    for (int d = 0; d < 3; d++) out->gsize[d] = (long long)get_u(h + 32 + 8 * d, 8);
+    out->iteration = (long long)get_u(h + 56, 8);
+    if (out->version != SI_VERSION || out->header_size != SI_HEADER)
+        return si_fail(c, STENCIL_EFORMAT, "unsupported file format version %u (header %u bytes)",
+                       out->version, out->header_size);
+    if (out->ndims < 1 || out->ndims > 3 || out->type > 1 || out->esize != 4u + 4u * out->type)
+        return si_fail(c, STENCIL_EFORMAT, "corrupt header: %u dimensions, type %u, size %u",
+                       out->ndims, out->type, out->esize);
+    for (int d = 0; d < 3; d++)
+        if (out->gsize[d] <= 0 || (d >= (int)out->ndims && out->gsize[d] != 1))
+            return si_fail(c, STENCIL_EFORMAT, "corrupt header: size %lld in dimension %d",
+                           out->gsize[d], d);
+    return 0;
+}
+
+/* The data is written in the native representation; the format promises little-endian. */
+static int si_check_host(si_ctx *c)
+{
+    const unsigned one = 1;
+    if (*(const unsigned char *)&one != 1)
+        return si_fail(c, STENCIL_ENOSYS, "array files are little-endian; this host is not");
+    return 0;
+}
+
+static const char *type_name(unsigned type)
+{
+    return type == STENCIL_DOUBLE ? "double" : "float";
+}
+
+static void sizes_str(char *buf, size_t len, int ndims, const long long *g)
+{
+    int n = snprintf(buf, len, "%lld", g[0]);
+    for (int d = 1; d < ndims && n > 0 && (size_t)n < len; d++)
+        n += snprintf(buf + n, len - (size_t)n, " x %lld", g[d]);
+}
+
+/* The header must describe the array the tile belongs to. */
+static int si_match(si_ctx *c, const si_header *h, const stencil_tile *t, long long fsize)
+{
+    long long g[3] = {1, 1, 1}, cells = 1;
+    for (int d = 0; d < t->ndims; d++) g[d] = t->global_size[d];
+    for (int d = 0; d < 3; d++) cells *= h->gsize[d];
+    char fs[80], ts[80];
+    sizes_str(fs, sizeof fs, (int)h->ndims, h->gsize);
+    sizes_str(ts, sizeof ts, t->ndims, g);
+    if ((int)h->ndims != t->ndims || memcmp(h->gsize, g, sizeof g) != 0)
+        return si_fail(c, STENCIL_EFORMAT, "the file holds a %uD %s array, the run a %dD %s array",
+                       h->ndims, fs, t->ndims, ts);
+    if (h->type != (unsigned)t->type)
+        return si_fail(c, STENCIL_EFORMAT, "the file holds %s elements, the run uses %s",
+                       type_name(h->type), type_name((unsigned)t->type));
+    if (fsize < SI_HEADER + cells * h->esize)
+        return si_fail(c, STENCIL_EFORMAT, "the file is truncated: %lld bytes, %lld expected",
+                       fsize, SI_HEADER + cells * h->esize);
+    return 0;
+}
+
+/* The tile's place in the file, and its layout in memory; an empty tile moves nothing. */
+static int si_types(si_ctx *c, const stencil_tile *t, MPI_Datatype *file, MPI_Datatype *mem)
+{
+    MPI_Datatype e = si_mpi_type(t->type);
+    int n = t->ndims, gs[3], sub[3], start[3], msz[3], zero[3] = {0, 0, 0}, rc;
+    if (si_tile_cells(t) == 0) {
+        rc = MPI_Type_contiguous(1, e, file);
+        if (rc == MPI_SUCCESS) rc = MPI_Type_contiguous(1, e, mem);
+    } else {
+        for (int d = 0; d < n; d++) {
+            gs[d] = (int)t->global_size[d];
+            sub[d] = (int)t->size[d];
+            start[d] = (int)t->offset[d];
+            msz[d] = d == 0 ? sub[0] : (int)(t->stride[d - 1] / t->stride[d]);
+        }
+        rc = MPI_Type_create_subarray(n, gs, sub, start, MPI_ORDER_C, e, file);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Type_create_subarray(n, msz, sub, zero, MPI_ORDER_C, e, mem);
+    }
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(file);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(mem);
+    return rc == MPI_SUCCESS ? 0 : si_mpi_fail(c, rc, "building the subarray datatypes");
+}
+
+/* Rank 0 alone (re)creates the file and writes the header, so open errors are its own. */
+static int si_create(si_ctx *c, const char *path, const stencil_tile *t)
+{
+    unsigned char h[SI_HEADER];
+    MPI_File fh;
+    MPI_Status st;
+    si_encode(t, h);
+    MPI_File_delete(path, MPI_INFO_NULL); /* a longer old file would keep its tail */
+    int rc =
+        MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS) return si_mpi_fail(c, rc, path);
+    rc = MPI_File_write_at(fh, 0, h, SI_HEADER, MPI_BYTE, &st);
+    int rc2 = MPI_File_close(&fh);
+    if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
+        return si_mpi_fail(c, rc != MPI_SUCCESS ? rc : rc2, path);
+    return 0;
+}
+
+typedef struct si_xfer {
+    MPI_File fh;
+    MPI_Datatype file, mem;
+} si_xfer;
+
+/* Collective open, view and transfer; every MPI call is its own agreed phase. */
+static void si_transfer(si_ctx *c, si_xfer *x, const char *path, const stencil_tile *t, int write)
+{
+    MPI_Status st;
+    int rc;
+    x->fh = MPI_FILE_NULL;
+    x->file = x->mem = MPI_DATATYPE_NULL;
+    si_phase(c, si_types(c, t, &x->file, &x->mem));
+    if (!c->rc) {
+        rc = MPI_File_open(c->comm, path, write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY, MPI_INFO_NULL,
+                           &x->fh);
+        si_phase(c, rc == MPI_SUCCESS ? 0 : si_mpi_fail(c, rc, path));
+    }
+    if (!c->rc) {
+        rc = MPI_File_set_view(x->fh, SI_HEADER, si_mpi_type(t->type), x->file, "native",
+                               MPI_INFO_NULL);
+        si_phase(c, rc == MPI_SUCCESS ? 0 : si_mpi_fail(c, rc, "MPI_File_set_view"));
+    }
+    if (!c->rc) {
+        int n = si_tile_cells(t) > 0, got = 0;
+        rc = write ? MPI_File_write_all(x->fh, t->data, n, x->mem, &st)
+                   : MPI_File_read_all(x->fh, t->data, n, x->mem, &st);
+        if (rc == MPI_SUCCESS) MPI_Get_count(&st, x->mem, &got);
+        si_phase(c, rc != MPI_SUCCESS ? si_mpi_fail(c, rc, path)
+                    : got != n        ? si_fail(c, STENCIL_EIO, "%s: short transfer", path)
+                                      : 0);
+    }
+}
+
+static void si_transfer_end(si_ctx *c, si_xfer *x, const char *path)
+{
+    if (x->fh != MPI_FILE_NULL) {
+        int rc = MPI_File_close(&x->fh);
+        si_phase(c, rc == MPI_SUCCESS ? 0 : si_mpi_fail(c, rc, path));
+    }
+    if (x->file != MPI_DATATYPE_NULL) MPI_Type_free(&x->file);
+    if (x->mem != MPI_DATATYPE_NULL) MPI_Type_free(&x->mem);
+}
+
+static int si_args(si_ctx *c, const char *path, const stencil_tile *t)
+{
+    if (!path) return si_fail(c, STENCIL_EINVAL, "path is NULL");
+    int rc = si_check_host(c);
+    return rc ? rc : si_check_tile(c, t);
+}
+
+int stencil_write(MPI_Comm comm, const char *path, const stencil_tile *tile)
+{
+    si_ctx c;
+    si_xfer x;
+    if (si_begin(&c, comm, "stencil_write")) return si_end(&c);
+    si_phase(&c, si_args(&c, path, tile));
+    if (!c.rc) {
+        long it = tile->iteration;
+        si_phase(&c, si_check_same(&c, tile, &it, 1));
+    }
+    if (!c.rc) si_phase(&c, c.rank == 0 ? si_create(&c, path, tile) : 0);
+    if (!c.rc) {
+        si_transfer(&c, &x, path, tile, 1);
+        si_transfer_end(&c, &x, path);
+    }
+    return si_end(&c);
+}
+
+/* Rank 0 reads the header and the file size alone and broadcasts them: one open, not P. */
+static int si_read_header(si_ctx *c, const char *path, unsigned char h[SI_HEADER], long long *fsize)
+{
+    MPI_File fh;
+    MPI_Status st;
+    MPI_Offset size = 0;
+    int got = 0;
+    int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS) return si_mpi_fail(c, rc, path);
+    rc = MPI_File_get_size(fh, &size);
+    if (rc == MPI_SUCCESS) rc = MPI_File_read_at(fh, 0, h, SI_HEADER, MPI_BYTE, &st);
+    if (rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &got);
+    MPI_File_close(&fh);
+    if (rc != MPI_SUCCESS) return si_mpi_fail(c, rc, path);
+    *fsize = (long long)size;
+    if (got < SI_HEADER)
+        return si_fail(c, STENCIL_EFORMAT, "%s: %lld bytes, too short for a header", path, *fsize);
+    return 0;
+}
+
+/* Agreed header of `path` on every rank, decoded. */
+static void si_header_all(si_ctx *c, const char *path, si_header *h, long long *fsize)
+{
+    unsigned char raw[SI_HEADER];
+    memset(raw, 0, sizeof raw);
+    *fsize = 0;
+    si_phase(c, c->rank == 0 ? si_read_header(c, path, raw, fsize) : 0);
+    if (c->rc) return;
+    if (MPI_Bcast(raw, SI_HEADER, MPI_BYTE, 0, c->comm) != MPI_SUCCESS ||
+        MPI_Bcast(fsize, 1, MPI_LONG_LONG, 0, c->comm) != MPI_SUCCESS) {
+        si_phase(c, si_fail(c, STENCIL_EMPI, "MPI_Bcast of the header failed"));
+        return;
+    }
+    si_phase(c, si_decode(c, raw, h));
+}
+
+int stencil_read(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration)
+{
+    si_ctx c;
+    si_xfer x;
+    si_header h;
+    long long fsize;
+    if (si_begin(&c, comm, "stencil_read")) return si_end(&c);
+    si_phase(&c, si_args(&c, path, tile));
+    if (!c.rc) si_phase(&c, si_check_same(&c, tile, NULL, 0));
+    if (!c.rc) si_header_all(&c, path, &h, &fsize);
+    if (!c.rc) si_phase(&c, si_match(&c, &h, tile, fsize));
+    if (!c.rc) {
+        si_transfer(&c, &x, path, tile, 0);
+        si_transfer_end(&c, &x, path);
+    }
+    if (!c.rc) {
+        tile->iteration = (long)h.iteration;
+        if (iteration) *iteration = (long)h.iteration;
+    }
+    return si_end(&c);
+}
+
+int stencil_read_info(MPI_Comm comm, const char *path, int *ndims, long *sizes, stencil_type *type,
+                      long *iteration)
+{
+    si_ctx c;
+    si_header h;
+    long long fsize;
+    if (si_begin(&c, comm, "stencil_read_info")) return si_end(&c);
+    si_phase(&c, path ? 0 : si_fail(&c, STENCIL_EINVAL, "path is NULL"));
+    if (!c.rc) si_header_all(&c, path, &h, &fsize);
+    if (!c.rc) {
+        if (ndims) *ndims = (int)h.ndims;
+        for (int d = 0; sizes && d < (int)h.ndims; d++) sizes[d] = (long)h.gsize[d];
+        if (type) *type = (stencil_type)h.type;
+        if (iteration) *iteration = (long)h.iteration;
+    }
+    return si_end(&c);
+}
