@@ -38,6 +38,7 @@ typedef struct sb_open_args {
     const sl_stencil *st;
     const stencil_kernel *named; /* specialized kernel, or NULL for the generic one */
     const sl_local *local;       /* strides and sizes of the local arrays */
+    int peer;                    /* 1: buffers may be exported with ipc_export */
 } sb_open_args;
 
 struct sb_ops;
@@ -81,6 +82,19 @@ typedef struct sb_ops {
      * first and computes the inner update while the messages travel.
      */
     int async;
+    /*
+     * Intra-node device-to-device halos (each may be a STENCIL_ENOSYS stub). ipc_export writes
+     * into handle (cap bytes) a handle of a buffer from mem_alloc that another process of the
+     * node can ipc_open. copy_peer copies box sb of src (element strides ss) into box db of dst
+     * (strides ds) on queue q; either buffer may be local or opened; both boxes have one shape.
+     */
+    int (*ipc_export)(sb_dev *dev, sb_mem m, void *handle, size_t cap, size_t *len);
+    int (*ipc_open)(sb_dev *dev, const void *handle, size_t len, sb_mem *m);
+    void (*ipc_close)(sb_dev *dev, sb_mem m);
+    int (*copy_peer)(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *ds, sb_mem src,
+                     const sl_box *sb, const long *ss);
+    /* 1: neighbours on the node exchange device-to-device unless told not to (GPU memory). */
+    int peer_default;
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

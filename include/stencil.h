@@ -108,6 +108,8 @@ typedef struct stencil_stats {
     long long cells;        /* global updated cells per iteration */
     long long bytes_sent;   /* halo bytes this rank sent */
     long long messages;     /* halo messages this rank sent */
+    int peer_links;         /* of those, links whose halos arrive device to device */
+    int links;              /* neighbour links this rank receives halos on */
     size_t device_bytes;    /* device memory this rank allocated */
     size_t local_bytes;     /* bytes of this rank's owned cells */
     int nranks;
@@ -126,12 +128,13 @@ typedef struct stencil_options {
     const double *rank_weights;      /* weighted partition: one positive weight per rank, or NULL */
     int weights_auto;                /* 1: calibrate weights by a short timed run first */
     stencil_boundary boundary;
-    const char *backend;  /* "host", "opencl", "cuda", "hip", or NULL/"auto" */
-    const char *config;   /* per-rank configuration file (README); NULL = $STENCIL_CONFIG */
-    int device;           /* device index; -1 = node-local rank modulo device count */
-    int serialize;        /* 1: no overlap (phases one after another), for measuring */
-    int progress;         /* rank 0 prints a progress line every this many iterations; 0 = off */
-    stencil_stats *stats; /* optional, filled on return */
+    const char *backend; /* "host", "opencl", "cuda", "hip", or NULL/"auto" */
+    const char *config;  /* per-rank configuration file (README); NULL = $STENCIL_CONFIG */
+    int device;          /* device index; -1 = node-local rank modulo device count */
+    int serialize;       /* 1: no overlap (phases one after another), for measuring */
+    int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
+    int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
+    stencil_stats *stats;      /* optional, filled on return */
     stencil_error_fn on_error; /* optional, called on every rank with the agreed error */
     void *user;                /* passed to every callback */
 } stencil_options;

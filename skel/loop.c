@@ -35,7 +35,7 @@ static void update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *
 }
 
 /* Border ready on the host -> messages -> halos back on the device (queued). */
-static void exchange(sk_run *r, sb_mem out, int sent)
+static void exchange(sk_run *r, int out, int sent)
 {
     const sb_ops *o = r->dev.ops;
     double t = MPI_Wtime();
@@ -44,7 +44,7 @@ static void exchange(sk_run *r, sb_mem out, int sent)
     if (!sent) NET(r, sk_exchange_send(&r->x, r->comm));
     NET(r, sk_exchange_wait(&r->x));
     double t2 = MPI_Wtime();
-    DEV(r, sk_exchange_unpack(&r->x, &r->dev, out));
+    DEV(r, sk_exchange_unpack(&r->x, &r->dev, r->buf, out, r->loc.stride));
     double t3 = MPI_Wtime();
     int inner_running = !r->rc && o->busy(&r->dev, SB_QINNER) == 1;
     r->stats.t_border += t1 - t;
@@ -66,7 +66,7 @@ static void iteration(sk_run *r, long t)
     }
     NET(r, sk_exchange_post(&r->x, r->comm));
     update_boxes(r, SB_QBORDER, in, out, r->loc.border, r->loc.nborder);
-    DEV(r, sk_exchange_pack(&r->x, &r->dev, out));
+    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, (int)((t + 1) & 1)));
     if (o->async || r->opt.serialize) update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
     if (r->opt.serialize) DEV(r, o->wait(&r->dev, SB_QINNER));
     int sync = !o->async && !r->opt.serialize;
@@ -75,7 +75,7 @@ static void iteration(sk_run *r, long t)
         NET(r, sk_exchange_send(&r->x, r->comm));
         update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
     }
-    exchange(r, out, sync);
+    exchange(r, (int)((t + 1) & 1), sync);
     if (r->opt.serialize) DEV(r, o->wait(&r->dev, SB_QBORDER));
     DEV(r, o->join(&r->dev));
 }
@@ -94,8 +94,8 @@ static void progress(sk_run *r, long t, double t0)
 static void first_exchange(sk_run *r)
 {
     NET(r, sk_exchange_post(&r->x, r->comm));
-    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf[0]));
-    exchange(r, r->buf[0], 0);
+    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, 0));
+    exchange(r, 0, 0);
     DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
 }
 
@@ -137,6 +137,9 @@ void sk_stats(sk_run *r, double t0, double t_setup)
     s->exchange_hidden = r->xtime > 0 ? r->hidden / r->xtime : 0;
     s->bytes_sent = r->x.bytes_sent;
     s->messages = r->x.messages;
+    s->peer_links = r->x.npull;
+    s->links = 0;
+    for (int i = 0; i < r->x.n; i++) s->links += r->x.link[i].rbytes > 0;
     s->device_bytes = r->dev.device_bytes;
     s->local_bytes = (size_t)sl_box_volume(&r->loc.owned) * sb_elem_size(r->st.type);
     s->nranks = r->size;

@@ -9,4 +9,5 @@ void stencil_options_init(stencil_options *opt)
     opt->partition = STENCIL_PART_BANDS;
     opt->boundary = STENCIL_BOUNDARY_FIXED;
     opt->device = -1;
+    opt->peer = -1;
 }

@@ -10,11 +10,19 @@
 
 /* One neighbour link of the halo exchange. */
 typedef struct sk_link {
+    int dir; /* sl_dir_index of the direction */
     int peer, send_tag, recv_tag;
     sl_box send, recv; /* local indices */
     size_t sbytes, rbytes;
     void *sbuf;
     void *rbuf[2]; /* alternate, so a receive never lands on a pending host->device copy */
+    /* Peer path: halos pulled straight from the neighbour's device buffer, messages are tokens. */
+    int pull;       /* we copy our recv box from the peer's buffers */
+    int peer_pulls; /* the peer copies our send box: send a token, not data */
+    int opened;     /* pbuf were opened with ipc_open (not our own buffers) */
+    sb_mem pbuf[2]; /* the peer's two buffers */
+    sl_box psend;   /* the peer's send box, in the peer's local indices */
+    long pstride[SL_D];
 } sk_link;
 
 typedef struct sk_exchange {
@@ -25,6 +33,7 @@ typedef struct sk_exchange {
     int nreq;
     int parity;
     long long bytes_sent, messages;
+    int npull; /* links using the peer path */
 } sk_exchange;
 
 /* What this rank runs on, after options, environment and configuration file. */
@@ -70,11 +79,16 @@ int sk_mpi_fail(char *msg, size_t len, int mpirc, const char *what);
 
 int sk_exchange_init(sk_exchange *x, const sl_local *l, sb_dev *dev, size_t esize);
 void sk_exchange_free(sk_exchange *x, sb_dev *dev);
+/* Each phase works on buffer buf[idx] (the one just computed). */
 int sk_exchange_post(sk_exchange *x, MPI_Comm comm);
-int sk_exchange_pack(sk_exchange *x, sb_dev *dev, sb_mem m);
+int sk_exchange_pack(sk_exchange *x, sb_dev *dev, sb_mem *buf, int idx);
 int sk_exchange_send(sk_exchange *x, MPI_Comm comm);
 int sk_exchange_wait(sk_exchange *x);
-int sk_exchange_unpack(sk_exchange *x, sb_dev *dev, sb_mem m);
+int sk_exchange_unpack(sk_exchange *x, sb_dev *dev, sb_mem *buf, int idx, const long *stride);
+
+/* The peer path (peer.c): set up after the buffers exist, torn down before they are freed. */
+int sk_peer_setup(sk_run *r);
+void sk_peer_close(sk_run *r);
 
 /* Checks the stencil of a named kernel against the call's; 0 when equal. */
 int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, size_t len);

@@ -105,7 +105,8 @@ static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
 static int sk_open_backend(sk_run *r, const stencil_kernel *named)
 {
     const char *name = r->cfg.backend;
-    sb_open_args a = {.device = r->cfg.device,
+    sb_open_args a = {.peer = r->opt.peer != 0,
+                      .device = r->cfg.device,
                       .local_rank = r->local_rank,
                       .local_size = r->local_size,
                       .st = &r->st,
@@ -202,6 +203,7 @@ static int sk_output(sk_run *r, stencil_output_fn output)
 void sk_release(sk_run *r)
 {
     if (r->dev_open) {
+        sk_peer_close(r);
         sk_exchange_free(&r->x, &r->dev);
         for (int i = 0; i < 2; i++)
             if (r->buf[i]) r->dev.ops->mem_free(&r->dev, r->buf[i]);
@@ -244,6 +246,7 @@ static int sk_run_all(sk_run *r, const long *sizes, const stencil_desc *st, long
     SK_PHASE(r, rc, sk_find_named(r, kernel, &named));
     if (!rc) rc = sk_weights(r, sizes, named);
     if (!rc) rc = sk_prepare(r, sizes, named);
+    SK_PHASE(r, rc, sk_peer_setup(r));
     SK_PHASE(r, rc, sk_init_data(r, init));
     t_setup = MPI_Wtime() - t0;
     SK_PHASE(r, rc, sk_loop(r));

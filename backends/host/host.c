@@ -3,10 +3,22 @@
  * It is the reference semantics every other backend matches, and the fallback where no GPU is.
  * All ops complete before returning, so queues, flush, wait and join have nothing to do.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "backend.h"
+
+/* A buffer in POSIX shared memory, so a neighbour process on the node can map it (peer path). */
+typedef struct host_shm {
+    void *p;
+    size_t bytes;
+    char name[48]; /* empty for a mapping opened from a neighbour */
+    struct host_shm *next;
+} host_shm;
 
 typedef struct host_impl {
     stencil_type type;
@@ -17,6 +29,8 @@ typedef struct host_impl {
     double div;
     long stride[SL_D];
     stencil_host_kernel_fn named;
+    int peer;      /* allocate in shared memory */
+    host_shm *shm; /* shared mappings, own and opened */
     long repeat; /* STENCIL_HOST_REPEAT: run each update this many times (a slow device, for tests)
                   */
 } host_impl;
@@ -48,10 +62,13 @@ typedef struct host_impl {
 HOST_UPDATE(float, wf)
 HOST_UPDATE(double, wd)
 
+static int host_shm_drop(host_impl *h, void *p);
+
 static void host_close(sb_dev *dev)
 {
     host_impl *h = dev->impl;
     if (h) {
+        while (h->shm) host_shm_drop(h, h->shm->p);
         free(h->doff);
         free(h->wd);
         free(h->wf);
@@ -84,6 +101,7 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
         return sb_fail(dev, STENCIL_ENOMEM, "host backend: out of memory");
     }
     h->type = s->type;
+    h->peer = a->peer;
     h->npts = s->npts;
     h->div = s->divisor;
     memcpy(h->stride, a->local->stride, sizeof h->stride);
@@ -101,11 +119,70 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     return rc;
 }
 
+static int host_shm_map(sb_dev *dev, const char *name, size_t bytes, int create, void **p)
+{
+    int fd = shm_open(name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
+    if (fd < 0) return sb_fail(dev, STENCIL_EDEVMEM, "shm_open %s failed", name);
+    if (create && ftruncate(fd, (off_t)bytes) != 0) {
+        close(fd);
+        shm_unlink(name);
+        return sb_fail(dev, STENCIL_EDEVMEM, "cannot size shared memory to %zu bytes", bytes);
+    }
+    *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (*p == MAP_FAILED) {
+        if (create) shm_unlink(name);
+        return sb_fail(dev, STENCIL_EDEVMEM, "mmap of %zu shared bytes failed", bytes);
+    }
+    return 0;
+}
+
+static int host_shm_add(sb_dev *dev, const char *name, size_t bytes, int create, void **p)
+{
+    host_impl *h = dev->impl;
+    host_shm *m = calloc(1, sizeof *m);
+    if (!m) return sb_fail(dev, STENCIL_ENOMEM, "host backend: out of memory");
+    int rc = host_shm_map(dev, name, bytes, create, p);
+    if (rc) {
+        free(m);
+        return rc;
+    }
+    m->p = *p;
+    m->bytes = bytes;
+    if (create) snprintf(m->name, sizeof m->name, "%s", name);
+    m->next = h->shm;
+    h->shm = m;
+    return 0;
+}
+
+/* Unmaps p if it is a shared mapping (and removes its name if we created it); 1 if it was. */
+static int host_shm_drop(host_impl *h, void *p)
+{
+    for (host_shm **pp = &h->shm; *pp; pp = &(*pp)->next) {
+        host_shm *m = *pp;
+        if (m->p != p) continue;
+        munmap(m->p, m->bytes ? m->bytes : 1);
+        if (m->name[0]) shm_unlink(m->name);
+        *pp = m->next;
+        free(m);
+        return 1;
+    }
+    return 0;
+}
+
 static int host_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
 {
+    host_impl *h = dev->impl;
     void *p = NULL;
-    if (posix_memalign(&p, 64, bytes ? bytes : 1))
+    static unsigned serial;
+    if (h->peer) {
+        char name[48];
+        snprintf(name, sizeof name, "/stencil-%ld-%u", (long)getpid(), serial++);
+        int rc = host_shm_add(dev, name, bytes, 1, &p);
+        if (rc) return rc;
+    } else if (posix_memalign(&p, 64, bytes ? bytes : 1)) {
         return sb_fail(dev, STENCIL_ENOMEM, "host backend: cannot allocate %zu bytes", bytes);
+    }
     *m = p;
     dev->device_bytes += bytes;
     return 0;
@@ -113,8 +190,43 @@ static int host_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
 
 static void host_mem_free(sb_dev *dev, sb_mem m)
 {
-    (void)dev;
-    free(m);
+    if (!host_shm_drop(dev->impl, m)) free(m);
+}
+
+typedef struct host_handle {
+    size_t bytes;
+    char name[48];
+} host_handle;
+
+static int host_ipc_export(sb_dev *dev, sb_mem m, void *handle, size_t cap, size_t *len)
+{
+    host_impl *h = dev->impl;
+    host_handle hh;
+    for (host_shm *s = h->shm; s; s = s->next) {
+        if (s->p != m || !s->name[0]) continue;
+        if (cap < sizeof hh) return sb_fail(dev, STENCIL_EINVAL, "handle buffer too small");
+        memset(&hh, 0, sizeof hh);
+        hh.bytes = s->bytes;
+        memcpy(hh.name, s->name, sizeof hh.name);
+        memcpy(handle, &hh, sizeof hh);
+        *len = sizeof hh;
+        return 0;
+    }
+    return sb_fail(dev, STENCIL_ENOSYS, "buffer is not in shared memory");
+}
+
+static int host_ipc_open(sb_dev *dev, const void *handle, size_t len, sb_mem *m)
+{
+    host_handle hh;
+    if (len != sizeof hh) return sb_fail(dev, STENCIL_EINVAL, "not a host handle");
+    memcpy(&hh, handle, sizeof hh);
+    hh.name[sizeof hh.name - 1] = '\0';
+    return host_shm_add(dev, hh.name, hh.bytes, 0, m);
+}
+
+static void host_ipc_close(sb_dev *dev, sb_mem m)
+{
+    host_shm_drop(dev->impl, m);
 }
 
 static int host_host_alloc(sb_dev *dev, size_t bytes, void **p)
@@ -176,6 +288,22 @@ static void host_box_copy(const host_impl *h, char *arr, const sl_box *b, char *
     }
 }
 
+static int host_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *ds,
+                          sb_mem src, const sl_box *sbx, const long *ss)
+{
+    size_t es = sb_elem_size(((host_impl *)dev->impl)->type);
+    size_t row = (size_t)(db->hi[2] - db->lo[2]) * es;
+    (void)q;
+    if (sl_box_empty(db)) return 0;
+    for (long i = 0; i < db->hi[0] - db->lo[0]; i++)
+        for (long j = 0; j < db->hi[1] - db->lo[1]; j++) {
+            long d = (db->lo[0] + i) * ds[0] + (db->lo[1] + j) * ds[1] + db->lo[2];
+            long s = (sbx->lo[0] + i) * ss[0] + (sbx->lo[1] + j) * ss[1] + sbx->lo[2];
+            memmove((char *)dst + (size_t)d * es, (const char *)src + (size_t)s * es, row);
+        }
+    return 0;
+}
+
 static int host_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host)
 {
     (void)q;
@@ -221,4 +349,9 @@ const sb_ops sb_host_ops = {
     .join = host_join,
     .busy = host_nothing_q,
     .async = 0,
+    .ipc_export = host_ipc_export,
+    .ipc_open = host_ipc_open,
+    .ipc_close = host_ipc_close,
+    .copy_peer = host_copy_peer,
+    .peer_default = 0,
 };

@@ -41,6 +41,9 @@ static const char *backend(void)
 }
 
 /* One configuration; returns the number of wrong cells over all ranks. */
+static int use_peer = -1;  /* options.peer for the runs below */
+static stencil_stats last; /* stats of the last run */
+
 static long run_one(int si, stencil_type type, stencil_boundary bnd, stencil_partition part,
                     long iters, int *rc_out)
 {
@@ -57,6 +60,8 @@ static long run_one(int si, stencil_type type, stencil_boundary bnd, stencil_par
     opt.boundary = bnd;
     opt.partition = part;
     opt.backend = backend();
+    opt.peer = use_peer;
+    opt.stats = &last;
     opt.user = &c;
     *rc_out = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, iters, NULL, init_cb, output_cb, &opt);
     free(g);
@@ -68,6 +73,11 @@ static void check_all(stencil_type type, stencil_boundary bnd, stencil_partition
     for (int si = 0; si < stencil_set_count(); si++) {
         int rc;
         long bad = run_one(si, type, bnd, part, 7, &rc);
+        /* All ranks share this node, so every link must have taken the peer path. */
+        long off_path = tu_allsum(MPI_COMM_WORLD, rc == 0 ? last.links - last.peer_links : 0);
+        if (use_peer == 1)
+            ck_assert_msg(off_path == 0, "%s: %ld receiving links not on the peer path",
+                          stencil_set_name(si), off_path);
         ck_assert_msg(rc == 0, "%s: stencil_skeleton returned %d (%s)", stencil_set_name(si), rc,
                       stencil_strerror(rc));
         ck_assert_msg(bad == 0, "%s %s %s %s: %ld cells differ from the reference",
@@ -118,6 +128,28 @@ START_TEST(double_periodic_blocks)
 }
 END_TEST
 
+/*
+ * The peer path: halos pulled from the neighbour's buffer (shared memory for the host backend)
+ * with token messages. Periodic runs include ranks that are their own neighbours.
+ */
+static void check_peer(stencil_boundary bnd, stencil_partition part)
+{
+    use_peer = 1;
+    check_all(STENCIL_FLOAT, bnd, part);
+    use_peer = -1;
+}
+
+START_TEST(peer_fixed_bands)
+{
+    check_peer(STENCIL_BOUNDARY_FIXED, STENCIL_PART_BANDS);
+}
+END_TEST
+START_TEST(peer_periodic_blocks)
+{
+    check_peer(STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS);
+}
+END_TEST
+
 /* Zero and one iteration are edge cases of the loop (no exchange at all / only the last). */
 START_TEST(few_iterations)
 {
@@ -161,12 +193,18 @@ START_TEST(serialized_same_result)
 }
 END_TEST
 
+static void reset_peer(void)
+{
+    use_peer = -1; /* a failed peer test must not leave the others on the peer path */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     Suite *s = suite_create("skeleton");
     TCase *tc = tcase_create("bitwise-vs-reference");
     tcase_set_timeout(tc, 300);
+    tcase_add_checked_fixture(tc, reset_peer, NULL);
     tcase_add_test(tc, float_fixed_bands);
     tcase_add_test(tc, float_periodic_bands);
     tcase_add_test(tc, float_fixed_blocks);
@@ -175,6 +213,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, double_periodic_bands);
     tcase_add_test(tc, double_fixed_blocks);
     tcase_add_test(tc, double_periodic_blocks);
+    tcase_add_test(tc, peer_fixed_bands);
+    tcase_add_test(tc, peer_periodic_blocks);
     tcase_add_test(tc, few_iterations);
     tcase_add_test(tc, serialized_same_result);
     suite_add_tcase(s, tc);
