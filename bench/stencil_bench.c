@@ -4,6 +4,7 @@
  *
  *   mpiexec -n N stencil_bench -S 2d4 -n 20480x20480 -i 1000 [-t float|double] [-b backend]
  *       [-p bands|blocks] [-k kernel] [--serialize] [--weak] [--repeat R] [--periodic]
+ *       [--peer -1|0|1] [--label TEXT]
  *
  * --weak multiplies dimension 0 by the rank count (same cells per rank). --repeat runs the
  * whole call R times and reports the best and the median.
@@ -24,7 +25,7 @@ typedef struct bench {
     stencil_type type;
     stencil_partition part;
     stencil_boundary bnd;
-    int serialize, weak, repeat;
+    int serialize, weak, repeat, peer;
 } bench;
 
 /* Cheap non-zero data: a few ALU ops per cell so 10^9-cell grids initialise quickly. */
@@ -85,6 +86,8 @@ static int parse_args(bench *b, int argc, char **argv)
             b->kernel = argv[++i];
         else if (!strcmp(a, "-p"))
             b->part = !strcmp(argv[++i], "blocks") ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
+        else if (!strcmp(a, "--peer"))
+            b->peer = atoi(argv[++i]);
         else if (!strcmp(a, "--repeat"))
             b->repeat = atoi(argv[++i]);
         else if (!strcmp(a, "--label"))
@@ -109,11 +112,12 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
            st->type == STENCIL_DOUBLE ? "double" : "float");
     for (int d = 0; d < st->ndims; d++) printf("%s%ld", d ? "," : "", b->sizes[d]);
     printf("],\"ranks\":%d,\"grid\":[%d,%d,%d],\"partition\":\"%s\",\"boundary\":\"%s\","
-           "\"backend\":\"%s\",\"device\":\"%s\",\"iters\":%ld,\"serialize\":%d,\"weak\":%d,",
+           "\"backend\":\"%s\",\"device\":\"%s\",\"iters\":%ld,\"serialize\":%d,\"weak\":%d,\"peer_"
+           "links\":%d,\"links\":%d,",
            s->nranks, s->proc_grid[0], s->proc_grid[1], s->proc_grid[2],
            b->part == STENCIL_PART_BLOCKS ? "blocks" : "bands",
            b->bnd == STENCIL_BOUNDARY_PERIODIC ? "periodic" : "fixed", s->backend, s->device,
-           b->iters, b->serialize, b->weak);
+           b->iters, b->serialize, b->weak, s->peer_links, s->links);
     printf("\"gcells_best\":%.3f,\"gcells_median\":%.3f,\"repeats\":%d,\"t_loop\":%.6f,"
            "\"t_setup\":%.4f,\"t_border\":%.6f,\"t_mpi\":%.6f,\"t_halo_in\":%.6f,"
            "\"exchange_hidden\":%.4f,\"bytes_sent\":%lld,\"messages\":%lld,"
@@ -124,8 +128,12 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
 
 int main(int argc, char **argv)
 {
-    bench b = {
-        .stencil = "2d4", .sizes = {4096, 4096, 1}, .ndims_given = 2, .iters = 100, .repeat = 1};
+    bench b = {.stencil = "2d4",
+               .sizes = {4096, 4096, 1},
+               .ndims_given = 2,
+               .iters = 100,
+               .repeat = 1,
+               .peer = -1};
     int rank, size, rc = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -147,6 +155,7 @@ int main(int argc, char **argv)
     opt.partition = b.part;
     opt.boundary = b.bnd;
     opt.serialize = b.serialize;
+    opt.peer = b.peer;
     opt.stats = &s;
     for (int r = 0; r < reps && !rc; r++) {
         rc = stencil_skeleton(MPI_COMM_WORLD, b.sizes, &st, b.iters, b.kernel, init_fast, NULL,
