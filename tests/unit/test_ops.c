@@ -1,0 +1,43 @@
+/*
+ * Every backend built in fills every op: unsupported ones are STENCIL_ENOSYS stubs, never NULL
+ * holes (the skeleton calls ops without checking).
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "backend.h"
+
+START_TEST(no_null_ops)
+{
+    for (int i = 0; sb_backends[i]; i++) {
+        const sb_ops *o = sb_backends[i];
+        ck_assert_ptr_nonnull(o->name);
+        const void *ops[] = {
+            (const void *)o->open,       (const void *)o->close,      (const void *)o->mem_alloc,
+            (const void *)o->mem_free,   (const void *)o->host_alloc, (const void *)o->host_free,
+            (const void *)o->write,      (const void *)o->read,       (const void *)o->update,
+            (const void *)o->copy_out,   (const void *)o->copy_in,    (const void *)o->flush,
+            (const void *)o->wait,       (const void *)o->join,       (const void *)o->busy,
+            (const void *)o->ipc_export, (const void *)o->ipc_open,   (const void *)o->ipc_close,
+            (const void *)o->copy_peer,
+        };
+        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+            ck_assert_msg(ops[k] != NULL, "backend %s: op %zu is NULL", o->name, k);
+        ck_assert_ptr_eq(sb_find(o->name), o);
+    }
+    ck_assert_ptr_null(sb_find("no-such-backend"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ops");
+    TCase *tc = tcase_create("tables");
+    tcase_add_test(tc, no_null_ops);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
