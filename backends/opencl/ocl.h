@@ -24,10 +24,9 @@ typedef struct ocl_impl {
     cl_device_id device;
     cl_context ctx;
     cl_command_queue q[SB_NQUEUES];
-    cl_program prog;                /* generic or named stencil kernel */
-    cl_program copy_prog;           /* pack / unpack */
-    cl_kernel update, pack, unpack; /* arguments are set and enqueued by one host thread */
-    cl_mem scratch[SB_NQUEUES];     /* contiguous device staging of the pack path, one per queue */
+    cl_program prog;                         /* copy kernels and the stencil kernel */
+    cl_kernel update, pack, unpack, copybox; /* arguments are set and enqueued by one thread */
+    cl_mem scratch[SB_NQUEUES]; /* contiguous device staging of the pack path, one per queue */
     size_t scratch_bytes[SB_NQUEUES];
     cl_event last[SB_NQUEUES]; /* the latest command on each queue, for busy() */
     ocl_pinned *pinned;
@@ -56,8 +55,23 @@ int ocl_pick_device(sb_dev *dev, ocl_impl *o, const sb_open_args *a);
 /* Builds the stencil program (generic or named) and the copy program, creates the kernels. */
 int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a);
 
+/*
+ * Enqueues kernel k (arguments set) on queue q over n[0] x n[1] x n[2] work-items, n[0] fastest.
+ * any_dim: the kernel checks every id, so the work-group (width wg) goes along the first
+ * dimension with more than one item, rounded up; else only n[0] is rounded, as the named-kernel
+ * contract says, and the runtime shapes work-groups when n[0] < wg.
+ */
+int ocl_launch(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, int any_dim,
+               const char *what);
 /* Releases queue q's latest event and returns the slot for the next command's event. */
 cl_event *ocl_next_event(ocl_impl *o, int q);
+
+/* Device-to-device halos within one process and context (see ocl_peer.c). */
+int ocl_ipc_export(sb_dev *dev, sb_mem m, void *handle, size_t cap, size_t *len);
+int ocl_ipc_open(sb_dev *dev, const void *handle, size_t len, sb_mem *m);
+void ocl_ipc_close(sb_dev *dev, sb_mem m);
+int ocl_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *ds, sb_mem src,
+                  const sl_box *sb, const long *ss);
 
 int ocl_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
 int ocl_copy_in(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);

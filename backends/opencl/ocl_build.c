@@ -132,13 +132,12 @@ static int build_log(sb_dev *dev, ocl_impl *o, cl_program prog, const char *what
     return rc;
 }
 
-/* Builds head + body with options; on success *out holds the program. */
-static int build(sb_dev *dev, ocl_impl *o, const char *head, const char *body, const char *opts,
+/* Builds the n sources as one program; on success *out holds it. */
+static int build(sb_dev *dev, ocl_impl *o, const char **srcs, cl_uint n, const char *opts,
                  const char *what, cl_program *out)
 {
-    const char *srcs[2] = {head, body};
     cl_int err;
-    cl_program p = clCreateProgramWithSource(o->ctx, 2, srcs, NULL, &err);
+    cl_program p = clCreateProgramWithSource(o->ctx, n, srcs, NULL, &err);
     if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateProgramWithSource");
     err = clBuildProgram(p, 1, &o->device, opts, NULL, NULL);
     if (err == CL_BUILD_PROGRAM_FAILURE) {
@@ -171,29 +170,29 @@ static int check_fp(sb_dev *dev, ocl_impl *o, int *crdiv)
     return 0;
 }
 
-static int build_stencil(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char *opts)
+/* One program per open (each build costs PoCL a quarter second even from its cache): the
+   pragmas, the copy kernels, then the generic kernel's prologue and body or the named source. */
+static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char *opts)
 {
-    char head[160], what[96];
-    snprintf(head, sizeof head, "#pragma OPENCL FP_CONTRACT OFF\n%s",
-             o->type == STENCIL_DOUBLE ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "");
+    const char *head = o->type == STENCIL_DOUBLE ? "#pragma OPENCL FP_CONTRACT OFF\n"
+                                                   "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                                                 : "#pragma OPENCL FP_CONTRACT OFF\n";
+    const char *srcs[4] = {head, sb_ocl_src_copy, "#line 1\n", NULL};
+    char what[96];
     if (a->named) {
         if (!a->named->opencl_source)
             return sb_fail(dev, STENCIL_ENOKERNEL, "kernel '%s' has no OpenCL source",
                            a->named->name);
         snprintf(what, sizeof what, "kernel '%s'", a->named->name);
-        strcat(head, "#line 1\n");
-        return build(dev, o, head, a->named->opencl_source, opts, what, &o->prog);
+        srcs[3] = a->named->opencl_source;
+        return build(dev, o, srcs, 4, opts, what, &o->prog);
     }
     char *pro = generic_prologue(a->st, a->local->nelems);
-    char *full = pro ? malloc(strlen(head) + strlen(pro) + 1) : NULL;
-    if (!full) {
-        free(pro);
-        return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the kernel source");
-    }
-    strcat(strcpy(full, head), pro);
+    if (!pro) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the kernel source");
+    srcs[2] = pro;
+    srcs[3] = sb_ocl_src_generic;
+    int rc = build(dev, o, srcs, 4, opts, "generic kernel", &o->prog);
     free(pro);
-    int rc = build(dev, o, full, sb_ocl_src_generic, opts, "generic kernel", &o->prog);
-    free(full);
     return rc;
 }
 
@@ -223,8 +222,8 @@ static int pick_wg(sb_dev *dev, ocl_impl *o)
                           NULL);
     if (err != CL_SUCCESS) return ocl_fail(dev, err, "clGetDeviceInfo");
     o->copy_wg = 256;
-    cl_kernel ks[2] = {o->pack, o->unpack};
-    for (int i = 0; i < 2; i++) {
+    cl_kernel ks[3] = {o->pack, o->unpack, o->copybox};
+    for (int i = 0; i < 3; i++) {
         err = clGetKernelWorkGroupInfo(ks[i], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max,
                                        &max, NULL);
         if (err != CL_SUCCESS) return ocl_fail(dev, err, "clGetKernelWorkGroupInfo");
@@ -239,15 +238,14 @@ int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a)
     int rc = check_fp(dev, o, &crdiv);
     if (rc) return rc;
     int dbl = o->type == STENCIL_DOUBLE;
-    char opts[160];
-    snprintf(opts, sizeof opts, "-Dreal_t=%s -DSTENCIL_DOUBLE=%d%s", dbl ? "double" : "float", dbl,
+    char opts[192];
+    snprintf(opts, sizeof opts, "-Dreal_t=%s -DSTENCIL_DOUBLE=%d -Delem_t=%s%s",
+             dbl ? "double" : "float", dbl, dbl ? "ulong" : "uint",
              crdiv ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
-    rc = build_stencil(dev, o, a, opts);
+    rc = build_all(dev, o, a, opts);
     if (!rc) rc = make_kernel(dev, o->prog, "stencil_update", &o->update);
-    if (!rc)
-        rc = build(dev, o, "", sb_ocl_src_copy, dbl ? "-Delem_t=ulong" : "-Delem_t=uint",
-                   "copy kernels", &o->copy_prog);
-    if (!rc) rc = make_kernel(dev, o->copy_prog, "sb_pack", &o->pack);
-    if (!rc) rc = make_kernel(dev, o->copy_prog, "sb_unpack", &o->unpack);
+    if (!rc) rc = make_kernel(dev, o->prog, "sb_pack", &o->pack);
+    if (!rc) rc = make_kernel(dev, o->prog, "sb_unpack", &o->unpack);
+    if (!rc) rc = make_kernel(dev, o->prog, "sb_copy_box", &o->copybox);
     return rc ? rc : pick_wg(dev, o);
 }

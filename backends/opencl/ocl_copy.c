@@ -112,17 +112,14 @@ static int scratch(sb_dev *dev, int qi, size_t bytes)
 static int pack_kernel(sb_dev *dev, int qi, cl_kernel k, cl_mem m, const ocl_span *sp)
 {
     ocl_impl *o = dev->impl;
-    cl_long a[6] = {(cl_long)sp->start,      (cl_long)sp->c[0], (cl_long)sp->c[1],
-                    (cl_long)span_elems(sp), (cl_long)sp->p[1], (cl_long)sp->p[2]};
+    cl_long a[6] = {(cl_long)sp->start, (cl_long)sp->c[0], (cl_long)sp->c[1],
+                    (cl_long)sp->c[2],  (cl_long)sp->p[1], (cl_long)sp->p[2]};
     cl_int err = clSetKernelArg(k, 0, sizeof m, &m);
     err |= clSetKernelArg(k, 1, sizeof o->scratch[qi], &o->scratch[qi]);
     for (int i = 0; i < 6; i++) err |= clSetKernelArg(k, (cl_uint)(2 + i), sizeof a[i], &a[i]);
     if (err != CL_SUCCESS)
         return sb_fail(dev, STENCIL_EDEVICE, "OpenCL: clSetKernelArg failed for a copy kernel");
-    size_t local = o->copy_wg, global = (span_elems(sp) + local - 1) / local * local;
-    err = clEnqueueNDRangeKernel(o->q[qi], k, 1, NULL, &global, &local, 0, NULL,
-                                 ocl_next_event(o, qi));
-    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, "clEnqueueNDRangeKernel (copy)");
+    return ocl_launch(dev, qi, k, sp->c, o->copy_wg, 1, "a copy kernel");
 }
 
 static int box_copy(sb_dev *dev, int qi, sb_mem mem, const sl_box *b, void *host, int out)

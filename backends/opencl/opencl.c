@@ -56,11 +56,10 @@ static void release_all(ocl_impl *o)
     }
     for (int i = 0; i < SB_NQUEUES; i++)
         if (o->scratch[i]) clReleaseMemObject(o->scratch[i]);
-    cl_kernel ks[3] = {o->update, o->pack, o->unpack};
-    for (int i = 0; i < 3; i++)
+    cl_kernel ks[4] = {o->update, o->pack, o->unpack, o->copybox};
+    for (int i = 0; i < 4; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
     if (o->prog) clReleaseProgram(o->prog);
-    if (o->copy_prog) clReleaseProgram(o->copy_prog);
     for (int i = 0; i < SB_NQUEUES; i++)
         if (o->q[i]) clReleaseCommandQueue(o->q[i]);
     if (o->ctx) clReleaseContext(o->ctx);
@@ -223,24 +222,25 @@ static int ocl_read(sb_dev *dev, sb_mem m, void *dst, size_t bytes)
     return ocl_xfer(dev, m, dst, bytes, 1);
 }
 
-/* The launch shape: the contract's (n2 rounded up, n1, n0); for the generic kernel the
-   work-group lies along the innermost dimension with more than one cell, rounded up too. */
-static void launch_shape(const ocl_impl *o, const cl_long n[3], size_t g[3], size_t l[3],
-                         int *use_local)
+int ocl_launch(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, int any_dim,
+               const char *what)
 {
-    int d = 0; /* NDRange dimension d covers box dimension 2 - d */
-    if (o->bounds_all)
-        while (d < 2 && n[2 - d] == 1) d++;
-    for (int t = 0; t < 3; t++) {
-        g[t] = (size_t)n[2 - t];
-        l[t] = 1;
-    }
-    size_t w = o->wg < o->max_item[d] ? o->wg : o->max_item[d];
-    *use_local = g[d] >= w || o->bounds_all;
-    if (*use_local) {
+    ocl_impl *o = dev->impl;
+    int d = 0;
+    if (any_dim)
+        while (d < 2 && n[d] == 1) d++;
+    size_t g[3] = {n[0], n[1], n[2]}, l[3] = {1, 1, 1};
+    size_t w = wg < o->max_item[d] ? wg : o->max_item[d];
+    int use_local = any_dim || g[d] >= w;
+    if (use_local) {
         l[d] = w;
         g[d] = (g[d] + w - 1) / w * w;
     }
+    cl_int err = clEnqueueNDRangeKernel(o->q[q], k, 3, NULL, g, use_local ? l : NULL, 0, NULL,
+                                        ocl_next_event(o, q));
+    return err == CL_SUCCESS ? 0
+                             : sb_fail(dev, ocl_code(err), "OpenCL: launching %s failed: %s", what,
+                                       ocl_errname(err));
 }
 
 static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
@@ -265,12 +265,8 @@ static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
         return sb_fail(
             dev, STENCIL_EDEVICE,
             "OpenCL: clSetKernelArg failed: stencil_update must take (in, out, 8 longs)");
-    size_t g[3], l[3];
-    int use_local;
-    launch_shape(o, a + 3, g, l, &use_local);
-    err = clEnqueueNDRangeKernel(o->q[q], o->update, 3, NULL, g, use_local ? l : NULL, 0, NULL,
-                                 ocl_next_event(o, q));
-    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, "clEnqueueNDRangeKernel (stencil_update)");
+    size_t n[3] = {(size_t)a[5], (size_t)a[4], (size_t)a[3]};
+    return ocl_launch(dev, q, o->update, n, o->wg, o->bounds_all, "stencil_update");
 }
 
 static int ocl_flush(sb_dev *dev, int q)
@@ -348,4 +344,9 @@ const sb_ops sb_opencl_ops = {
     .join = ocl_join,
     .busy = ocl_busy,
     .async = 1,
+    .ipc_export = ocl_ipc_export,
+    .ipc_open = ocl_ipc_open,
+    .ipc_close = ocl_ipc_close,
+    .copy_peer = ocl_copy_peer,
+    .peer_default = 1,
 };

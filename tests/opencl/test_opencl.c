@@ -61,7 +61,7 @@ static int fx_layout(fixture *f, const stencil_desc *d, const long *gsize, int p
 
 static int fx_open(fixture *f, const stencil_kernel *named)
 {
-    sb_open_args a = {-1, 0, 1, &f->s, named, &f->l};
+    sb_open_args a = {.device = -1, .local_size = 1, .st = &f->s, .named = named, .local = &f->l};
     f->dev.ops = &sb_opencl_ops;
     return sb_opencl_ops.open(&f->dev, &a);
 }
@@ -246,6 +246,36 @@ static void run_copies(fixture *f, const char *name)
     }
 }
 
+/* Self links of a periodic rank, device to device: each receive box of array 1 from the
+   matching send box of array 0, opened through a handle as the skeleton does. */
+static void run_peer(fixture *f, const char *name)
+{
+    const sb_ops *ops = &sb_opencl_ops;
+    char handle[128];
+    size_t len = 0;
+    sb_mem src;
+    OK(&f->dev, ops->ipc_export(&f->dev, f->m[0], handle, sizeof handle, &len));
+    OK(&f->dev, ops->ipc_open(&f->dev, handle, len, &src));
+    for (int d = 0; d < SL_NDIRS; d++) {
+        const sl_dir *r = &f->l.dir[d], *s = &f->l.dir[SL_NDIRS - 1 - d];
+        if (!r->active || !r->has_recv) continue;
+        sl_box db = sl_local_box(&f->l, &r->recv), sb = sl_local_box(&f->l, &s->send);
+        size_t n = (size_t)sl_box_volume(&db);
+        char *tmp = malloc(n * f->es);
+        REQ(tmp && n == (size_t)sl_box_volume(&sb));
+        OK(&f->dev,
+           ops->copy_peer(&f->dev, SB_QBORDER, f->m[1], &db, f->l.stride, src, &sb, f->l.stride));
+        host_box(f, f->h[0], &sb, tmp, 1);
+        host_box(f, f->h[1], &db, tmp, 0);
+        free(tmp);
+    }
+    OK(&f->dev, ops->wait(&f->dev, SB_QBORDER));
+    ops->ipc_close(&f->dev, src);
+    expect_equal(f, 1, name);
+    handle[0] ^= 1; /* another process's handle */
+    ck_assert_int_eq(ops->ipc_open(&f->dev, handle, len, &src), STENCIL_ENOSYS);
+}
+
 static void run_case(int si, stencil_type t, int periodic)
 {
     fixture f;
@@ -258,6 +288,7 @@ static void run_case(int si, stencil_type t, int periodic)
     fx_start(&f, NULL);
     run_updates(&f, name);
     run_copies(&f, name);
+    if (periodic) run_peer(&f, name);
     fx_end(&f);
 }
 
@@ -383,7 +414,7 @@ static void expect_open_error(const stencil_kernel *named, int device, int code,
     stencil_desc d;
     REQ(stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &d) == 0);
     fx_layout(&f, &d, sizes[2], 0);
-    sb_open_args a = {device, 0, 1, &f.s, named, &f.l};
+    sb_open_args a = {.device = device, .local_size = 1, .st = &f.s, .named = named, .local = &f.l};
     int rc = sb_opencl_ops.open(&f.dev, &a);
     ck_assert_msg(rc == code, "open gave %d (%s), expected %d", rc, f.dev.err, code);
     ck_assert_msg(strstr(f.dev.err, text) != NULL, "'%s' lacks '%s'", f.dev.err, text);
