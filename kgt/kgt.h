@@ -1,0 +1,105 @@
+/*
+ * kgt - the kernel generation tool: internal model shared by the parser and the emitters.
+ * Plain C99 and libc only, so the tool builds before (and without) the library it generates for.
+ */
+#ifndef KGT_H
+#define KGT_H
+
+#include <stdio.h>
+
+#define KGT_MAX_DIMS   3
+#define KGT_MAX_RADIUS 8 /* STENCIL_MAX_RADIUS; kgt must not include stencil.h (it pulls mpi.h) */
+#define KGT_VERSION    "0.1.0"
+
+/* One weight at one offset, with where it was written (for duplicate-offset messages). */
+typedef struct kgt_point {
+    int off[KGT_MAX_DIMS];
+    double w;
+    int line, col;
+} kgt_point;
+
+typedef struct kgt_stencil {
+    char *name;    /* the registered name: letters, digits, '_' and '-' */
+    char *stem;    /* name with '-' made '_': the part of the generated symbols */
+    int line, col; /* of the name */
+    int ndims;
+    int has_radius;
+    int rlo[KGT_MAX_DIMS], rhi[KGT_MAX_DIMS];
+    kgt_point *pts; /* every point written, zero weights included, in row-major order after
+                       kgt_parse() */
+    int npts, cap;
+    int has_divisor;
+    double divisor;
+    int mode; /* KGT_MODE_* */
+} kgt_stencil;
+
+enum { KGT_MODE_NONE = 0, KGT_MODE_POINTS = 1, KGT_MODE_PATTERN = 2 };
+
+typedef struct kgt_file {
+    const char *path;
+    kgt_stencil *st;
+    int nst, cap;
+} kgt_file;
+
+/* Parses and validates path; on error prints "path:line:col: message" to stderr, returns -1. */
+int kgt_parse(const char *path, kgt_file *out);
+void kgt_file_free(kgt_file *f);
+
+/* Number of entries of the dense weight box, and the dense weights (caller frees). */
+long kgt_dense_size(const kgt_stencil *s);
+double *kgt_dense(const kgt_stencil *s);
+
+/* Emission targets. */
+enum { KGT_T_HOST = 1, KGT_T_OPENCL = 2, KGT_T_CUDA = 4, KGT_T_HIP = 8 };
+
+typedef struct kgt_gen {
+    const kgt_file *file;
+    const char *prefix; /* C identifier that prefixes every generated symbol */
+    const char *source; /* input file name as shown in the generated comments */
+    int targets;        /* KGT_T_* bits */
+} kgt_gen;
+
+/* A growing string: every emitter writes into one, so a failed run leaves no half-written file. */
+typedef struct kgt_buf {
+    char *s;
+    size_t len, cap;
+    int oom; /* set when an append failed; the text is then incomplete */
+} kgt_buf;
+
+void kgt_printf(kgt_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/*
+ * How a target spells a cell index: base + o0 * s0 + o1 * s1 + o2 * s2. A NULL stride name
+ * means a unit stride (the offset is written as a literal).
+ */
+typedef struct kgt_index {
+    const char *in;   /* name of the input array */
+    const char *base; /* index of the cell being updated */
+    const char *stride[KGT_MAX_DIMS];
+    const char *wrap; /* written before every fourth term, to keep lines readable */
+} kgt_index;
+
+/*
+ * Writes the value of the updated cell for element type dbl ? double : float, following the
+ * arithmetic contract of backends/backend.h.
+ */
+void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
+/* "\n" and n - 1 spaces: the " + " that follows puts the operator at column n. Room: 40. */
+const char *kgt_wrap(char *buf, int n);
+/* Writes x as an exact C literal of the element type (hex float, 'f' suffix for float). */
+void kgt_emit_literal(kgt_buf *b, double x, int dbl);
+/* A comment block describing s, each line starting with lead. */
+void kgt_emit_summary(kgt_buf *b, const kgt_stencil *s, const char *lead);
+
+/* The generated files: <prefix>.h, <prefix>.c, and the CUDA/HIP source. */
+void kgt_emit_header(kgt_buf *b, const kgt_gen *g);
+void kgt_emit_c(kgt_buf *b, const kgt_gen *g);
+void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g);
+/* The OpenCL C source of one stencil (a program defining stencil_update). */
+void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s);
+
+#endif /* KGT_H */

@@ -1,0 +1,203 @@
+/*
+ * Test driver for the kgt command: runs it as a child process and checks exit status, stderr and
+ * output files. A C program rather than a script so that the suite needs nothing but the compiler.
+ *
+ *   kgt_run golden KGT INPUT PREFIX TARGETS OUTDIR GOLDENDIR   outputs equal the golden files
+ *   kgt_run error KGT FILE          FILE's first line is "# expect: L:C: message"; kgt --check
+ *                                   must fail with exactly "FILE:L:C: message\n" on stderr
+ *   kgt_run help KGT OUTDIR         --help shows the example; the example checks and generates
+ *   kgt_run cli KGT INPUT OUTDIR    usage errors exit 2 with a message
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs argv with stdout and stderr sent to files; returns the exit status, or -1. */
+static int run(char *const argv[], const char *out, const char *err)
+{
+    int st;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st);
+}
+
+/* Whole file as a NUL-terminated string; NULL if unreadable. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *s = NULL;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (s = malloc((size_t)n + 1)) != NULL) {
+        *len = fread(s, 1, (size_t)n, f);
+        s[*len] = '\0';
+    }
+    fclose(f);
+    return s;
+}
+
+/* Byte-exact comparison; on a difference names the first differing line. */
+static int same_file(const char *got, const char *want)
+{
+    size_t ng = 0, nw = 0, i, line = 1;
+    char *g = slurp(got, &ng), *w = slurp(want, &nw);
+    int ok = g && w && ng == nw && memcmp(g, w, ng) == 0;
+    if (!g || !w) fprintf(stderr, "cannot read %s or %s\n", got, want);
+    if (g && w && !ok) {
+        for (i = 0; i < ng && i < nw && g[i] == w[i]; i++) line += g[i] == '\n';
+        fprintf(stderr, "%s differs from %s from line %zu\n", got, want, line);
+    }
+    free(g);
+    free(w);
+    return ok;
+}
+
+static char *path_join(const char *dir, const char *a, const char *b)
+{
+    size_t n = strlen(dir) + strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s%s", dir, a, b);
+    return p;
+}
+
+static int golden(char **av)
+{
+    /* av: KGT INPUT PREFIX TARGETS OUTDIR GOLDENDIR */
+    static const char *const suffixes[] = {".h", ".c", ".cu", "_hip.cpp"};
+    char *argv[] = {av[0],          "--target", av[3], "--prefix", av[2],
+                    "--output-dir", av[4],      av[1], NULL};
+    char *out = path_join(av[4], "stdout", ".txt"), *err = path_join(av[4], "stderr", ".txt");
+    int ok = 1;
+    mkdir(av[4], 0755);
+    if (run(argv, out, err) != 0) {
+        fprintf(stderr, "kgt failed on %s\n", av[1]);
+        ok = 0;
+    }
+    for (int i = 0; ok && i < 4; i++) {
+        char *got = path_join(av[4], av[2], suffixes[i]);
+        char *want = path_join(av[5], av[2], suffixes[i]);
+        if (i < 2 || strstr(av[3], i == 2 ? "cuda" : "hip")) ok = same_file(got, want) && ok;
+        free(got);
+        free(want);
+    }
+    free(out);
+    free(err);
+    return ok ? 0 : 1;
+}
+
+static int error_case(char **av)
+{
+    /* av: KGT FILE OUTDIR */
+    char *argv[] = {av[0], "--check", av[1], NULL};
+    char *out = path_join(av[2], "stdout", ".txt"), *err = path_join(av[2], "stderr", ".txt");
+    size_t n = 0, ne = 0;
+    char *src = slurp(av[1], &n), *got = NULL, *want = NULL, *nl;
+    int rc, ok = 0;
+    mkdir(av[2], 0755);
+    if (!src || strncmp(src, "# expect: ", 10) != 0 || !(nl = strchr(src, '\n'))) {
+        fprintf(stderr, "%s: first line must be '# expect: L:C: message'\n", av[1]);
+        goto done;
+    }
+    *nl = '\0';
+    if (!(want = malloc(strlen(av[1]) + strlen(src) + 4))) goto done;
+    sprintf(want, "%s:%s\n", av[1], src + 10);
+    rc = run(argv, out, err);
+    got = slurp(err, &ne);
+    ok = rc > 0 && got && strcmp(got, want) == 0;
+    if (!ok) fprintf(stderr, "exit %d\nwant: %sgot:  %s", rc, want, got ? got : "(nothing)\n");
+done:
+    free(src);
+    free(got);
+    free(want);
+    free(out);
+    free(err);
+    return ok ? 0 : 1;
+}
+
+static int expect_status(char *const argv[], const char *dir, int want, const char *needle)
+{
+    char *out = path_join(dir, "stdout", ".txt"), *err = path_join(dir, "stderr", ".txt");
+    size_t n = 0;
+    int rc = run(argv, out, err);
+    char *text = slurp(want == 0 ? out : err, &n);
+    int ok = rc == want && text && strstr(text, needle);
+    if (!ok)
+        fprintf(stderr, "%s %s: exit %d (want %d), output lacks '%s'\n", argv[0], argv[1], rc, want,
+                needle);
+    free(text);
+    free(out);
+    free(err);
+    return ok;
+}
+
+static int help(char **av)
+{
+    /* av: KGT OUTDIR */
+    char *h[] = {av[0], "--help", NULL}, *e[] = {av[0], "--example", NULL};
+    char *ex = path_join(av[1], "stdout", ".txt"), *file = path_join(av[1], "example", ".stencil");
+    char *chk[] = {av[0], "--check", file, NULL};
+    char *gen[] = {av[0], "-t", "host,opencl,cuda,hip", "-o", av[1], file, NULL};
+    size_t n = 0;
+    char *text;
+    int ok;
+    mkdir(av[1], 0755);
+    ok =
+        expect_status(h, av[1], 0, "Usage: kgt") && expect_status(h, av[1], 0, "divisor 20\nend\n");
+    /* The example printed by --help must itself be a valid description. */
+    ok = ok && expect_status(e, av[1], 0, "stencil jacobi2d");
+    text = ok ? slurp(ex, &n) : NULL;
+    if (text) {
+        FILE *f = fopen(file, "w");
+        ok = f && fputs(text, f) >= 0;
+        if (f) fclose(f);
+    }
+    ok = ok && text && expect_status(chk, av[1], 0, "") && expect_status(gen, av[1], 0, "");
+    free(text);
+    free(ex);
+    free(file);
+    return ok ? 0 : 1;
+}
+
+static int cli(char **av)
+{
+    /* av: KGT INPUT OUTDIR */
+    char *a[] = {av[0], "--target", "fortran", av[1], NULL};
+    char *b[] = {av[0], "--bogus", av[1], NULL};
+    char *c[] = {av[0], "--prefix", "1x", av[1], NULL};
+    char *d[] = {av[0], NULL};
+    char *e[] = {av[0], "--version", NULL};
+    char *f[] = {av[0], "--check", "/nonexistent/file.stencil", NULL};
+    int ok = 1;
+    mkdir(av[2], 0755);
+    ok = expect_status(a, av[2], 2, "unknown target 'fortran'") && ok;
+    ok = expect_status(b, av[2], 2, "unknown option '--bogus'") && ok;
+    ok = expect_status(c, av[2], 2, "invalid prefix '1x'") && ok;
+    ok = expect_status(d, av[2], 2, "no input file") && ok;
+    ok = expect_status(e, av[2], 0, "kgt ") && ok;
+    ok = expect_status(f, av[2], 1, "/nonexistent/file.stencil: cannot open") && ok;
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 8 && strcmp(argv[1], "golden") == 0) return golden(argv + 2);
+    if (argc == 5 && strcmp(argv[1], "error") == 0) return error_case(argv + 2);
+    if (argc == 4 && strcmp(argv[1], "help") == 0) return help(argv + 2);
+    if (argc == 5 && strcmp(argv[1], "cli") == 0) return cli(argv + 2);
+    fprintf(stderr, "usage: kgt_run golden|error|help|cli KGT ARGS... (see the source)\n");
+    return 2;
+}
