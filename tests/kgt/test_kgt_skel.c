@@ -4,8 +4,9 @@
  * and the kgt name, whose tiles must be BITWISE equal, and equal to the serial reference of
  * tests/common. With KGT_TEST_OPENCL the kgt kernel also runs on the OpenCL backend (float,
  * fixed: each OpenCL run costs PoCL about a second; test_kgt_opencl covers double) and must
- * equal the host tiles bitwise. Run under mpiexec -n 1 and -n 2; pass/fail is agreed over the
- * ranks before asserting.
+ * equal the host tiles bitwise. With KGT_TEST_DEVICE ("cuda", "hip": GPU host only) every case
+ * also runs generic and named on that backend, and both must equal the host tiles bitwise.
+ * Run under mpiexec -n 1 and -n 2; pass/fail is agreed over the ranks before asserting.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@
 
 #ifndef KGT_TEST_OPENCL
 #define KGT_TEST_OPENCL 0
+#endif
+#ifndef KGT_TEST_DEVICE
+#define KGT_TEST_DEVICE NULL
 #endif
 
 /* What a run leaves: a copy of this rank's owned tile, packed. */
@@ -93,6 +97,8 @@ static long check_case(int si, stencil_type type, stencil_boundary bnd)
     stencil_desc st;
     const char *name = stencil_set_name(si);
     result host = {.seed = 500u + (unsigned long)si}, ocl = {.seed = host.seed};
+    result dev = {.seed = host.seed};
+    const char *device = KGT_TEST_DEVICE;
     double *ref;
     long fails;
     stencil_set_get(si, type, &st);
@@ -104,9 +110,14 @@ static long check_case(int si, stencil_type type, stencil_boundary bnd)
         fails += run(&st, "opencl", name, bnd, &ocl) != 0;
         fails += !same(&host, &ocl);
     }
+    if (device) {
+        fails += compare_on(&st, device, name, bnd, NULL, &dev);
+        fails += !same(&host, &dev);
+    }
     free(ref);
     free(host.data);
     free(ocl.data);
+    free(dev.data);
     return fails;
 }
 
