@@ -36,13 +36,15 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
     b->len = n < 0 ? b->cap : b->len + (size_t)n;
 }
 
-/* The exact hex literal of w rounded to the element type. */
+/* The exact hex literal of w rounded to the element type (a double too large for float becomes
+   an infinity, as the host's conversion makes it). */
 static void weight_literal(char *buf, size_t len, double w, stencil_type t)
 {
-    if (t == STENCIL_DOUBLE)
-        snprintf(buf, len, "(%a)", w);
+    double v = t == STENCIL_DOUBLE ? w : (double)(float)w;
+    if (isinf(v))
+        snprintf(buf, len, "(%sINFINITY)", v < 0 ? "-" : "");
     else
-        snprintf(buf, len, "(%af)", (double)(float)w);
+        snprintf(buf, len, t == STENCIL_DOUBLE ? "(%a)" : "(%af)", v);
 }
 
 /* c + o0 * S0 + o1 * S1 + o2, zero terms left out. */

@@ -276,21 +276,38 @@ static void run_peer(fixture *f, const char *name)
     ck_assert_int_eq(ops->ipc_open(&f->dev, handle, len, &src), STENCIL_ENOSYS);
 }
 
-static void run_case(int si, stencil_type t, int periodic)
+static void run_desc(const stencil_desc *d, const char *sname, int periodic)
 {
     fixture f;
-    stencil_desc d;
     char name[64];
-    REQ(stencil_set_get(si, t, &d) == 0);
-    snprintf(name, sizeof name, "%s %s %s", stencil_set_name(si),
-             t == STENCIL_DOUBLE ? "double" : "float", periodic ? "periodic" : "fixed");
-    fx_layout(&f, &d, sizes[d.ndims], periodic);
+    snprintf(name, sizeof name, "%s %s %s", sname, d->type == STENCIL_DOUBLE ? "double" : "float",
+             periodic ? "periodic" : "fixed");
+    fx_layout(&f, d, sizes[d->ndims], periodic);
     fx_start(&f, NULL);
     run_updates(&f, name);
     run_copies(&f, name);
     if (periodic) run_peer(&f, name);
     fx_end(&f);
 }
+
+static void run_case(int si, stencil_type t, int periodic)
+{
+    stencil_desc d;
+    REQ(stencil_set_get(si, t, &d) == 0);
+    run_desc(&d, stencil_set_name(si), periodic);
+}
+
+/* Weights that no decimal literal or float conversion gets exactly right by accident, +-1
+   (folded by the generic kernel), and divisors with and without an exact reciprocal. */
+START_TEST(odd_weights)
+{
+    static const double w[9] = {0.1, -1, 1.0 / 3, -0.7, 1, 2.5e-3, 12345.678, -1, 0.3};
+    static const double divisors[3] = {0.7, 0.25, 1};
+    stencil_desc d = {2, {1, 1, 0}, {1, 1, 0}, w, divisors[_i % 3], STENCIL_FLOAT};
+    d.type = _i / 3 % 2 ? STENCIL_DOUBLE : STENCIL_FLOAT;
+    run_desc(&d, "odd", _i / 6);
+}
+END_TEST
 
 START_TEST(stencils_float)
 {
@@ -463,6 +480,7 @@ int main(void)
     int n = stencil_set_count();
     tcase_add_loop_test(tc, stencils_float, 0, 2 * n);
     tcase_add_loop_test(tc, stencils_double, 0, 2 * (int)(sizeof double_set / sizeof *double_set));
+    tcase_add_loop_test(tc, odd_weights, 0, 12);
     tcase_add_test(tc, join_orders_queues);
     tcase_add_test(tc, named_kernels);
     tcase_add_test(tc, device_errors);
