@@ -38,7 +38,7 @@ typedef struct ocl_impl {
     cl_ulong max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     long stride[SL_D];  /* strides of the local arrays */
     int copy_mode;      /* OCL_COPY_RECT or OCL_COPY_PACK */
-    int bounds_all;     /* the update kernel checks all three ids (the generic one does) */
+    int bounds_all;     /* the update kernel checks all three ids (generic; opted-in named) */
 } ocl_impl;
 
 extern const sb_ops sb_opencl_ops;

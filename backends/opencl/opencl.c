@@ -17,9 +17,12 @@
  * stride is 1; unused dimensions have lo = 0, n = 1), reading `in` and writing `out`. It must
  * return when gid0 >= n2, and must follow the arithmetic contract of backends/backend.h.
  * Global sizes 1 and 2 are exact, so for a box whose n2 is smaller than the work-group width
- * (every 1D and 2D box) the runtime picks the work-group shape. The generic kernel
- * (kernels/generic.cl) has the same signature but also checks gid1 < n1 and gid2 < n0, which lets
- * the backend put the work-group along the innermost dimension that has more than one cell.
+ * (every 1D and 2D box) the runtime picks the work-group shape, which can be slow on GPUs.
+ * A source that also returns when gid1 >= n1 or gid2 >= n0 says so by containing the word
+ * STENCIL_ALL_IDS_CHECKED (e.g. `#define STENCIL_ALL_IDS_CHECKED 1`); it is then launched like the
+ * generic kernel (kernels/generic.cl, same signature, all ids checked): the work-group lies along
+ * the innermost dimension with more than one cell (dimension 1 of a 2D box) and that global size
+ * is rounded up to it, while the others stay exact.
  *
  * Queues: two in-order queues; join() puts a marker on each and a barrier waiting on the other's
  * marker, so neither the host nor the device idles while they synchronise.
@@ -115,7 +118,8 @@ static int ocl_open(sb_dev *dev, const sb_open_args *a)
     dev->impl = o;
     o->type = a->st->type;
     o->es = sb_elem_size(o->type);
-    o->bounds_all = a->named == NULL;
+    o->bounds_all = !a->named || (a->named->opencl_source &&
+                                  strstr(a->named->opencl_source, "STENCIL_ALL_IDS_CHECKED"));
     memcpy(o->stride, a->local->stride, sizeof o->stride);
     int rc = ocl_pick_device(dev, o, a);
     if (!rc) rc = make_queues(dev, o);

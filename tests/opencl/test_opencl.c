@@ -397,6 +397,22 @@ static const char src_3d7[] =
     "    out[c] = acc / (real_t)6;\n"
     "}\n";
 
+/* Opted in to the rounded launch: every id checked (a 2D box rounds dimension 1 up). */
+static const char src_2d4_all[] =
+    "#define STENCIL_ALL_IDS_CHECKED 1\n"
+    "__kernel void stencil_update(__global const real_t *in, __global real_t *out, long lo0,\n"
+    "    long lo1, long lo2, long n0, long n1, long n2, long s0, long s1)\n"
+    "{\n"
+    "    long k = get_global_id(0), j = get_global_id(1), i = get_global_id(2);\n"
+    "    if (k >= n2 || j >= n1 || i >= n0) return;\n"
+    "    long c = (lo0 + i) * s0 + (lo1 + j) * s1 + lo2 + k;\n"
+    "    real_t acc = in[c - s0];\n"
+    "    acc = acc + in[c - s1];\n"
+    "    acc = acc + in[c + s1];\n"
+    "    acc = acc + in[c + s0];\n"
+    "    out[c] = acc / (real_t)4;\n"
+    "}\n";
+
 static void run_named(const char *set_name, const char *src, stencil_type t, const long *g)
 {
     fixture f;
@@ -407,6 +423,8 @@ static void run_named(const char *set_name, const char *src, stencil_type t, con
     k.opencl_source = src;
     fx_layout(&f, &k.stencil, g, 1);
     fx_start(&f, &k);
+    ck_assert_int_eq(((ocl_impl *)f.dev.impl)->bounds_all,
+                     strstr(src, "STENCIL_ALL_IDS_CHECKED") != NULL);
     sl_box ub = sl_local_box(&f.l, &f.l.update);
     OK(&f.dev, sb_opencl_ops.update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
     reference(&f, 0, &ub);
@@ -419,6 +437,7 @@ START_TEST(named_kernels)
     long g2[2] = {41, 33}, g3[3] = {5, 4, 300}; /* n2 = 300 exceeds the work-group width */
     run_named("2d4", src_2d4, STENCIL_FLOAT, g2);
     run_named("2d4", src_2d4, STENCIL_DOUBLE, g2);
+    run_named("2d4", src_2d4_all, STENCIL_FLOAT, g2);
     run_named("3d7", src_3d7, STENCIL_FLOAT, g3);
     run_named("3d7", src_3d7, STENCIL_DOUBLE, g3);
 }
