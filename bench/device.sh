@@ -77,18 +77,21 @@ step_mpi() {
 }
 
 step_sanitize() {
-    # Check forks per test by default: keep it in one process under the sanitizer.
-    CK_FORK=no timeout 900 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
-        $B/tests/gpu/test_gpu_backend cuda >"$OUT/memcheck-gpu.log" 2>&1
-    local rc=$?
-    tail -4 "$OUT/memcheck-gpu.log"
-    [ $rc = 0 ] && note "memcheck gpu suite: clean" || note "memcheck gpu suite: rc $rc (see log)"
-    STENCIL_BACKEND=cuda timeout 600 mpiexec --allow-run-as-root --oversubscribe -n 2 \
+    # A subset of the gpu suite ("quick"), in one process (Check forks per test by default).
+    local rc
+    for tool in memcheck racecheck; do
+        CK_FORK=no timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 \
+            $B/tests/gpu/test_gpu_backend cuda quick >"$OUT/$tool-gpu.log" 2>&1
+        rc=$?
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Checks" "$OUT/$tool-gpu.log" | tail -3
+        [ $rc = 0 ] && note "$tool gpu suite (quick): clean" || note "$tool gpu suite: rc $rc"
+    done
+    STENCIL_BACKEND=cuda timeout 400 mpiexec --allow-run-as-root --oversubscribe -n 2 \
         compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/mpi/test_skeleton \
         >"$OUT/memcheck-mpi.log" 2>&1
     rc=$?
     grep -E "ERROR SUMMARY|Checks" "$OUT/memcheck-mpi.log" | tail -4
-    [ $rc = 0 ] && note "memcheck 2-rank skeleton: clean" || note "memcheck 2-rank: rc $rc"
+    [ $rc = 0 ] && note "memcheck 2-rank skeleton (cuda): clean" || note "memcheck 2-rank: rc $rc"
 }
 
 step_tune() {
@@ -101,9 +104,19 @@ step_copy() {
     note "copy: see copy.log"
 }
 
+# Each case once with the built-in defaults and, when tune.log exists, once with its best shape.
 step_skel() {
-    timeout 300 $B/bench/gpu/bench_gpu skel 1000 2>&1 | tee "$OUT/skel.log" | grep -E "RESULT|COPY"
-    while read -r l; do note "$l"; done < <(grep -E "RESULT|COPY" "$OUT/skel.log")
+    local c best
+    for c in 2d4-f32 2d4-f64 3d7-f32 2d9nc-f32; do
+        timeout 120 $B/bench/gpu/bench_gpu skel 1000 $c 2>&1 | tee -a "$OUT/skel.log" |
+            grep -E "RESULT|error"
+        best=$(grep "^TUNE $c " "$OUT/tune.log" 2>/dev/null | sort -g -k4 | tail -1 | awk '{print $3}')
+        [ -n "$best" ] || continue
+        echo "   $c with STENCIL_GPU_TUNE=$best:" | tee -a "$OUT/skel.log"
+        STENCIL_GPU_TUNE=$best timeout 120 $B/bench/gpu/bench_gpu skel 1000 $c 2>&1 |
+            tee -a "$OUT/skel.log" | grep -E "RESULT|error"
+    done
+    while read -r l; do note "$l"; done < <(grep -E "RESULT|COPY|with STENCIL" "$OUT/skel.log")
 }
 
 for s in $steps; do

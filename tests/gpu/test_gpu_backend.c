@@ -209,17 +209,19 @@ START_TEST(update_set)
 }
 END_TEST
 
-/* Launch shapes: unroll depth, block shape, short walks, with and without NP specialization. */
-static const char *const tunes[] = {"32,4,7,4,0",   "64,2,5,16,1", "16,16,3,8,1",
-                                    "256,1,64,8,0", "128,2,1,4,1", "96,1,200,16,0"};
+/* Launch shapes of both kernels: unroll depth, block shape, short walks, NP specialization,
+ * prefetching, the window kernel's load depth. "bx,by,chunk,u,spec,pf,win,d" */
+static const char *const tunes[] = {
+    "32,4,7,4,0,0,0,2",  "64,2,5,16,1,0,0,2",   "16,16,3,8,1,1,0,2", "256,1,64,8,0,1,0,2",
+    "128,2,1,4,1,0,1,2", "96,1,200,16,0,0,1,4", "32,8,9,8,1,0,1,4",  "64,4,3,4,0,0,1,2"};
 static const char *const tune_set[] = {"1d-wide", "2d4", "2d9nc", "2d5asym", "3d7", "3d-oct"};
 
 START_TEST(update_tunes)
 {
     fixture f;
     stencil_desc d;
-    int ti = _i % 6, si = stencil_set_find(tune_set[(_i / 6) % 6]);
-    stencil_set_get(si, _i >= 36 ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
+    int ti = _i % 8, si = stencil_set_find(tune_set[(_i / 8) % 6]);
+    stencil_set_get(si, _i >= 48 ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
     setenv("STENCIL_GPU_TUNE", tunes[ti], 1);
     fx_layout(&f, &d, sizes_a[d.ndims], 0);
     fx_start(&f, NULL);
@@ -390,15 +392,24 @@ START_TEST(errors)
 }
 END_TEST
 
-static Suite *gpu_suite(void)
+/* quick: a subset for compute-sanitizer (2d4 and 3d7 in both kernels, copies, errors). */
+static Suite *gpu_suite(int quick)
 {
     Suite *s = suite_create(ops->name);
     TCase *tc = tcase_create("backend");
-    tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, update_set, 0, 8 * stencil_set_count());
-    tcase_add_loop_test(tc, update_tunes, 0, 72);
-    tcase_add_loop_test(tc, update_big, 0, 2);
-    tcase_add_loop_test(tc, copies, 0, 24);
+    tcase_set_timeout(tc, quick ? 900 : 120);
+    if (quick) {
+        tcase_add_loop_test(tc, update_set, 16, 20);
+        tcase_add_loop_test(tc, update_set, 56, 60);
+        tcase_add_loop_test(tc, update_tunes, 12, 16);
+        tcase_add_loop_test(tc, update_tunes, 36, 40);
+        tcase_add_loop_test(tc, copies, 4, 12);
+    } else {
+        tcase_add_loop_test(tc, update_set, 0, 8 * stencil_set_count());
+        tcase_add_loop_test(tc, update_tunes, 0, 96);
+        tcase_add_loop_test(tc, update_big, 0, 2);
+        tcase_add_loop_test(tc, copies, 0, 24);
+    }
 #if TEST_NAMED_CUDA
     if (strcmp(ops->name, "cuda") == 0) tcase_add_test(tc, named_kernel);
 #endif
@@ -407,15 +418,16 @@ static Suite *gpu_suite(void)
     return s;
 }
 
+/* test_gpu_backend [cuda|hip] [quick] */
 int main(int argc, char **argv)
 {
-    ops = sb_find(argc > 1 ? argv[1] : "cuda");
+    const char *name = argc > 1 ? argv[1] : "cuda";
+    ops = sb_find(name);
     if (!ops) {
-        fprintf(stderr, "backend '%s' is not built in (built: %s)\n", argc > 1 ? argv[1] : "cuda",
-                sb_names());
+        fprintf(stderr, "backend '%s' is not built in (built: %s)\n", name, sb_names());
         return 1;
     }
-    SRunner *sr = srunner_create(gpu_suite());
+    SRunner *sr = srunner_create(gpu_suite(argc > 2 && strcmp(argv[2], "quick") == 0));
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
