@@ -170,9 +170,9 @@ typedef int (*stencil_device_kernel_fn)(const void *in, void *out, const long *l
 
 struct stencil_kernel {
     const char *name;
-    stencil_desc stencil;             /* what it computes; a call must pass an equal stencil */
-    stencil_host_kernel_fn host[2];   /* indexed by stencil_type; NULL = none */
-    const char *opencl_source;        /* OpenCL C defining stencil_update_f / _d; NULL = none */
+    stencil_desc stencil;           /* what it computes; a call must pass an equal stencil */
+    stencil_host_kernel_fn host[2]; /* indexed by stencil_type; NULL = none */
+    const char *opencl_source; /* OpenCL C defining stencil_update (backends/opencl); NULL = none */
     stencil_device_kernel_fn cuda[2]; /* NULL = none */
     stencil_device_kernel_fn hip[2];  /* NULL = none */
 };

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stencil_set.h"
 #include "testutil.h"
@@ -75,7 +76,8 @@ static void check_all(stencil_type type, stencil_boundary bnd, stencil_partition
         long bad = run_one(si, type, bnd, part, 7, &rc);
         /* All ranks share this node, so every link must have taken the peer path. */
         long off_path = tu_allsum(MPI_COMM_WORLD, rc == 0 ? last.links - last.peer_links : 0);
-        if (use_peer == 1)
+        /* OpenCL has no inter-process memory handles: there the links fall back to staging. */
+        if (use_peer == 1 && strcmp(backend(), "opencl") != 0)
             ck_assert_msg(off_path == 0, "%s: %ld receiving links not on the peer path",
                           stencil_set_name(si), off_path);
         ck_assert_msg(rc == 0, "%s: stencil_skeleton returned %d (%s)", stencil_set_name(si), rc,
