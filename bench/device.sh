@@ -6,12 +6,13 @@
 #
 # Steps (default: all, in this order):
 #   build     meson + ninja in build-dev (CUDA on, HIP/OpenCL off, werror off: other compilers)
-#   test      suite 'gpu' (backend-level, bitwise against a serial reference)
-#   mpi       suite 'mpi' with STENCIL_BACKEND=cuda (ranks share the GPUs there are)
-#   sanitize  compute-sanitizer memcheck: the gpu suite's copy and error tests, a 2-rank skeleton run
+#   test      gpu-backend-cuda (backend-level, bitwise against a serial reference)
 #   tune      launch shapes of the generic kernel (bench_gpu tune)
-#   copy      halo copy paths (bench_gpu copy)
-#   skel      the RESULTS.md figures: 1000 iterations through stencil_skeleton (bench_gpu skel)
+#   skel      the RESULTS.md figures: 1000 iterations through stencil_skeleton (bench_gpu skel),
+#             each case with its best shape from tune.log
+#   sanitize  compute-sanitizer memcheck: the gpu test's quick subset, heat2d on 2 ranks
+#   mpi       tests/mpi/test_skeleton on 2 ranks with STENCIL_BACKEND=cuda
+#   ncu       Nsight Compute sections of the generic kernel (2d4-f32, 3d7-f32)
 # Logs go to $OUT (or ./device-out); a summary is printed last.
 set -u
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 [ -f .devkit/env.sh ] && . .devkit/env.sh
 B=build-dev
-steps=${*:-build test mpi sanitize tune copy skel}
+steps=${*:-build test tune skel sanitize mpi ncu copy}
 summary=()
 
 note() { summary+=("$*"); echo "== $*"; }
@@ -49,11 +50,12 @@ step_build() {
                 -L/usr/local/cuda/lib64 -lcudart -lm >>"$OUT/build.log" 2>&1 ||
             { tail -20 "$OUT/build.log"; note "build: bench_gpu FAILED"; return 1; }
     fi
+    ninja -C $B examples/heat2d >>"$OUT/build.log" 2>&1 || echo "   (examples/heat2d not built)"
     note "build: ok"
 }
 
 step_test() {
-    timeout 240 meson test -C $B --no-rebuild --suite gpu --print-errorlogs >"$OUT/test-gpu.log" 2>&1
+    timeout 200 meson test -C $B --no-rebuild --print-errorlogs gpu-backend-cuda >"$OUT/test-gpu.log" 2>&1
     local rc=$?
     grep -E "^ *[0-9]+/[0-9]+ |Checks|Ok:|Fail:" "$OUT/test-gpu.log" | tail -8
     grep -E "Checks:" $B/meson-logs/testlog.txt | tail -3
@@ -61,41 +63,40 @@ step_test() {
 }
 
 step_mpi() {
-    # tests/mpi's meson entries pin STENCIL_BACKEND=host: run the executables directly.
+    # tests/mpi's meson entries pin STENCIL_BACKEND=host: run the executable directly.
     local rc=0 r
-    for exe in test_skeleton test_errors; do
-        for n in 1 2 4; do
-            STENCIL_BACKEND=cuda timeout 600 mpiexec --allow-run-as-root --oversubscribe -n $n \
-                $B/tests/mpi/$exe >"$OUT/mpi-$exe-n$n.log" 2>&1
-            r=$?
-            echo "   $exe -n $n (cuda): rc $r $(grep -E 'Checks' "$OUT/mpi-$exe-n$n.log" | head -1)"
-            [ $r = 0 ] || { rc=$r; tail -15 "$OUT/mpi-$exe-n$n.log"; }
-        done
+    for n in 2; do
+        STENCIL_BACKEND=cuda timeout 200 mpiexec --allow-run-as-root --oversubscribe -n $n \
+            $B/tests/mpi/test_skeleton >"$OUT/mpi-n$n.log" 2>&1
+        r=$?
+        echo "   test_skeleton -n $n (cuda): rc $r $(grep -E 'Checks' "$OUT/mpi-n$n.log" | head -1)"
+        [ $r = 0 ] || { rc=$r; tail -15 "$OUT/mpi-n$n.log"; }
     done
-    [ $rc = 0 ] && note "test mpi (cuda, 1/2/4 ranks on the GPUs there are): ok" ||
-        note "test mpi (cuda): FAILED"
+    [ $rc = 0 ] && note "test_skeleton (cuda, 2 ranks on one GPU): ok" ||
+        note "test_skeleton (cuda): FAILED"
 }
 
 step_sanitize() {
     # A subset of the gpu suite ("quick"), in one process (Check forks per test by default).
     local rc
-    for tool in memcheck racecheck; do
-        CK_FORK=no timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 \
-            $B/tests/gpu/test_gpu_backend cuda quick >"$OUT/$tool-gpu.log" 2>&1
-        rc=$?
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Checks" "$OUT/$tool-gpu.log" | tail -3
-        [ $rc = 0 ] && note "$tool gpu suite (quick): clean" || note "$tool gpu suite: rc $rc"
-    done
-    STENCIL_BACKEND=cuda timeout 400 mpiexec --allow-run-as-root --oversubscribe -n 2 \
-        compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/mpi/test_skeleton \
-        >"$OUT/memcheck-mpi.log" 2>&1
+    CK_FORK=no timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $B/tests/gpu/test_gpu_backend cuda quick >"$OUT/memcheck-gpu.log" 2>&1
     rc=$?
-    grep -E "ERROR SUMMARY|Checks" "$OUT/memcheck-mpi.log" | tail -4
-    [ $rc = 0 ] && note "memcheck 2-rank skeleton (cuda): clean" || note "memcheck 2-rank: rc $rc"
+    grep -E "ERROR SUMMARY|Checks" "$OUT/memcheck-gpu.log" | tail -3
+    [ $rc = 0 ] && note "memcheck gpu suite (quick): clean" || note "memcheck gpu suite: rc $rc"
+    # A small multi-rank run: 2 ranks (one GPU here), halos through host staging and peers.
+    if [ -x $B/examples/heat2d ]; then
+        STENCIL_BACKEND=cuda timeout 200 mpiexec --allow-run-as-root --oversubscribe -n 2 \
+            compute-sanitizer --tool memcheck --error-exitcode 9 \
+            $B/examples/heat2d -n 300 -i 20 -b cuda >"$OUT/memcheck-heat2d.log" 2>&1
+        rc=$?
+        grep -E "ERROR SUMMARY|Gcells|diff|bad" "$OUT/memcheck-heat2d.log" | tail -4
+        [ $rc = 0 ] && note "memcheck heat2d 2 ranks (cuda): clean" || note "memcheck heat2d: rc $rc"
+    fi
 }
 
 step_tune() {
-    timeout 200 $B/bench/gpu/bench_gpu tune 100 2>&1 | tee "$OUT/tune.log" | grep TUNE
+    timeout 150 $B/bench/gpu/bench_gpu tune 60 2>&1 | tee "$OUT/tune.log" | grep TUNE
     note "tune: see tune.log"
 }
 
@@ -104,19 +105,31 @@ step_copy() {
     note "copy: see copy.log"
 }
 
-# Each case once with the built-in defaults and, when tune.log exists, once with its best shape.
+# Each case with the best shape of tune.log (the built-in defaults when there is none).
 step_skel() {
     local c best
     for c in 2d4-f32 2d4-f64 3d7-f32 2d9nc-f32; do
-        timeout 120 $B/bench/gpu/bench_gpu skel 1000 $c 2>&1 | tee -a "$OUT/skel.log" |
-            grep -E "RESULT|error"
         best=$(grep "^TUNE $c " "$OUT/tune.log" 2>/dev/null | sort -g -k4 | tail -1 | awk '{print $3}')
-        [ -n "$best" ] || continue
-        echo "   $c with STENCIL_GPU_TUNE=$best:" | tee -a "$OUT/skel.log"
-        STENCIL_GPU_TUNE=$best timeout 120 $B/bench/gpu/bench_gpu skel 1000 $c 2>&1 |
+        echo "   $c with STENCIL_GPU_TUNE=${best:-(defaults)}:" | tee -a "$OUT/skel.log"
+        STENCIL_GPU_TUNE=$best timeout 100 $B/bench/gpu/bench_gpu skel 1000 $c 2>&1 |
             tee -a "$OUT/skel.log" | grep -E "RESULT|error"
     done
-    while read -r l; do note "$l"; done < <(grep -E "RESULT|COPY|with STENCIL" "$OUT/skel.log")
+    while read -r l; do note "$l"; done < <(grep -E "RESULT|with STENCIL" "$OUT/skel.log")
+    note "$(grep COPY "$OUT/skel.log" | head -1)"
+}
+
+# Nsight Compute speed-of-light of the generic kernel on 2d4-f32 and 3d7-f32 (best shapes).
+step_ncu() {
+    local c best
+    for c in 2d4-f32 3d7-f32; do
+        best=$(grep "^TUNE $c " "$OUT/tune.log" 2>/dev/null | sort -g -k4 | tail -1 | awk '{print $3}')
+        STENCIL_GPU_TUNE=$best timeout 120 ncu --clock-control none --launch-skip 4 \
+            --launch-count 1 -k regex:k_stencil --section SpeedOfLight --section Occupancy \
+            --section MemoryWorkloadAnalysis $B/bench/gpu/bench_gpu one $c 6 >"$OUT/ncu-$c.log" 2>&1
+        grep -E "DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Duration|Mem Busy|Max Bandwidth|L2 Cache Throughput|L1/TEX Cache Throughput" \
+            "$OUT/ncu-$c.log" | sed "s/^/   $c /"
+    done
+    note "ncu: see ncu-*.log"
 }
 
 for s in $steps; do

@@ -49,9 +49,9 @@ struct alloc_list {
 /* Launch shape of the generic kernel (defaults per dimensionality; STENCIL_GPU_TUNE overrides). */
 struct tune {
     int bx, by, chunk, u, spec; /* block, walk per thread, cells per group, compile-time NP */
-    int pf;                     /* L1 kernel: prefetch the next group's rows into L2 */
-    int win;                    /* 1: window kernel where it applies */
-    int d;                      /* window kernel: planes loaded ahead (2 or 4) */
+    int cs;                     /* streaming (evict-first) stores */
+    int al;                     /* start rows at 128-byte boundaries (idle lanes before lo) */
+    int l2;                     /* raise the L2 fetch granularity to 128 bytes (whole process) */
 };
 
 struct impl {
@@ -69,10 +69,6 @@ struct impl {
     pts_param<double> pd;
     void *goff, *gw; /* points in device memory when npts > SB_GPU_MAXP */
     tune tn;
-    int win_ok;      /* the window kernel applies to this stencil and block shape */
-    int reach[3][2]; /* the stencil's reach (low, high) along walk, y, x */
-    wpts<float> wf;  /* window kernel's points */
-    wpts<double> wd;
     int copy_mode;
     void *stage[SB_NQUEUES]; /* device staging of the pack path */
     size_t stage_bytes[SB_NQUEUES];
@@ -238,45 +234,17 @@ static int upload_points(sb_dev *dev, impl *im, const sl_stencil *st, const int 
 static void default_tune(impl *im)
 {
     static const tune by_dims[3] = {
-        {256, 1, 1, 8, 1, 0, 0, 2}, {256, 1, 16, 8, 1, 0, 1, 2}, {128, 2, 64, 4, 1, 0, 1, 2}};
+        {256, 1, 1, 8, 1, 0, 0, 0}, {256, 1, 8, 8, 1, 0, 0, 0}, {128, 2, 64, 4, 1, 0, 0, 0}};
     im->tn = by_dims[im->ndims - 1];
-    const char *env = getenv("STENCIL_GPU_TUNE"); /* "bx,by,chunk,u,spec[,pf,win,d]" */
+    const char *env = getenv("STENCIL_GPU_TUNE"); /* "bx,by,chunk,u,spec[,cs,al,l2]" */
     tune t = im->tn;
     if (env &&
-        sscanf(env, "%d,%d,%d,%d,%d,%d,%d,%d", &t.bx, &t.by, &t.chunk, &t.u, &t.spec, &t.pf, &t.win,
-               &t.d) >= 5 &&
+        sscanf(env, "%d,%d,%d,%d,%d,%d,%d,%d", &t.bx, &t.by, &t.chunk, &t.u, &t.spec, &t.cs, &t.al,
+               &t.l2) >= 5 &&
         t.bx > 0 && t.by > 0 && t.bx * t.by <= 256 && t.chunk > 0 &&
-        (t.u == 4 || t.u == 8 || t.u == 16) && (t.d == 2 || t.d == 4))
+        (t.u == 4 || t.u == 8 || t.u == 16))
         im->tn = t;
     if (im->ndims < 3) im->tn.by = 1;
-}
-
-/* Points of the window kernel (offsets inside a tile plane) and whether it applies. */
-template <typename T> static void window_points(impl *im, const sl_stencil *st, wpts<T> *P)
-{
-    static const int map[3][3] = {{-1, -1, 0}, {0, -1, 1}, {0, 1, 2}}; /* walk, y, x */
-    const int *m = map[st->ndims - 1];
-    for (int k = 0; k < 3; k++) {
-        im->reach[k][0] = m[k] < 0 ? 0 : st->rlo[m[k]];
-        im->reach[k][1] = m[k] < 0 ? 0 : st->rhi[m[k]];
-    }
-    int tw = im->tn.bx + im->reach[2][0] + im->reach[2][1];
-    int th = im->tn.by + im->reach[1][0] + im->reach[1][1];
-    int slots = 1;
-    while (slots < im->reach[0][0] + im->reach[0][1] + 2) slots *= 2;
-    im->win_ok = im->tn.win && st->ndims >= 2 && st->npts <= SB_GPU_WMAXP &&
-                 tw * th <= SB_GPU_WK * im->tn.bx * im->tn.by &&
-                 (size_t)slots * tw * th * sizeof(T) <= 48 * 1024;
-    P->n = st->npts;
-    T d = (T)st->divisor;
-    P->recip = exact_recip(d);
-    P->div = P->recip ? T(1) / d : d;
-    for (int p = 0; p < st->npts && p < SB_GPU_WMAXP; p++) {
-        const int *o = st->off[p];
-        P->pw[p] = m[0] < 0 ? 0 : o[m[0]];
-        P->ps[p] = (m[1] < 0 ? 0 : o[m[1]]) * tw + o[m[2]];
-        P->w[p] = (T)st->w[p];
-    }
 }
 
 static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st)
@@ -299,10 +267,7 @@ static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st)
     int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
     free(lin);
     default_tune(im);
-    if (st->type == STENCIL_DOUBLE)
-        window_points(im, st, &im->wd);
-    else
-        window_points(im, st, &im->wf);
+    if (!rc && im->tn.l2) GPU_TRY(dev, gpuSetL2FetchGranularity(128));
     return rc;
 }
 
@@ -501,7 +466,7 @@ static int norm_box(int ndims, const sl_box *b, const long *stride, nbox *nb)
     return 1;
 }
 
-template <typename T, int U, bool PF, class P>
+template <typename T, int U, bool CS, class P>
 static void launch_u(const impl *im, const sb_mem in, sb_mem out, const geom &g, dim3 grid,
                      dim3 block, gpuStream_t s, const P &pt)
 {
@@ -509,62 +474,36 @@ static void launch_u(const impl *im, const sb_mem in, sb_mem out, const geom &g,
     T *o = (T *)out;
     int np = im->tn.spec ? im->npts : 0;
     if (np == 4)
-        k_stencil<T, U, 4, PF, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 4, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else if (np == 5)
-        k_stencil<T, U, 5, PF, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 5, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else if (np == 7)
-        k_stencil<T, U, 7, PF, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 7, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else if (np == 9)
-        k_stencil<T, U, 9, PF, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 9, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else
-        k_stencil<T, U, 0, PF, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 0, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
 }
 
 template <typename T>
 static void launch_t(const impl *im, const pts_param<T> &pp, const sb_mem in, sb_mem out,
                      const geom &g, dim3 grid, dim3 block, gpuStream_t s)
 {
+    const int u = im->tn.u;
     if (im->goff) {
         pts_global<T> pg = {pp.n, pp.recip, pp.div, (const int *)im->goff, (const T *)im->gw};
         k_stencil<T, 8, 0, false, pts_global<T>>
             <<<grid, block, 0, s>>>((const T *)in, (T *)out, g, pg);
-    } else if (im->tn.pf)
+    } else if (im->tn.cs && u == 4)
+        launch_u<T, 4, true>(im, in, out, g, grid, block, s, pp);
+    else if (im->tn.cs)
         launch_u<T, 8, true>(im, in, out, g, grid, block, s, pp);
-    else if (im->tn.u == 4)
+    else if (u == 4)
         launch_u<T, 4, false>(im, in, out, g, grid, block, s, pp);
-    else if (im->tn.u == 16)
+    else if (u == 16)
         launch_u<T, 16, false>(im, in, out, g, grid, block, s, pp);
     else
         launch_u<T, 8, false>(im, in, out, g, grid, block, s, pp);
-}
-
-template <typename T, int D>
-static void launch_wd(const impl *im, const wpts<T> &P, const sb_mem in, sb_mem out, const wgeom &g,
-                      dim3 grid, dim3 block, size_t shm, gpuStream_t s)
-{
-    const T *i = (const T *)in;
-    T *o = (T *)out;
-    int np = im->tn.spec ? P.n : 0;
-    if (np == 4)
-        k_window<T, 4, D><<<grid, block, shm, s>>>(i, o, g, P);
-    else if (np == 5)
-        k_window<T, 5, D><<<grid, block, shm, s>>>(i, o, g, P);
-    else if (np == 7)
-        k_window<T, 7, D><<<grid, block, shm, s>>>(i, o, g, P);
-    else if (np == 9)
-        k_window<T, 9, D><<<grid, block, shm, s>>>(i, o, g, P);
-    else
-        k_window<T, 0, D><<<grid, block, shm, s>>>(i, o, g, P);
-}
-
-template <typename T>
-static void launch_w(const impl *im, const wpts<T> &P, const sb_mem in, sb_mem out, const wgeom &g,
-                     dim3 grid, dim3 block, size_t shm, gpuStream_t s)
-{
-    if (im->tn.d == 4)
-        launch_wd<T, 4>(im, P, in, out, g, grid, block, shm, s);
-    else
-        launch_wd<T, 2>(im, P, in, out, g, grid, block, shm, s);
 }
 
 /* Walk chunk and grid z for nw cells; grid y and z hold at most 65535 blocks. */
@@ -578,38 +517,6 @@ static long long walk_chunk(long long nw, long long chunk, long long *gz)
     return chunk;
 }
 
-/* Geometry, launch shape and shared memory of the window kernel for box nb; 0 or -1. */
-static int plan_window(const impl *im, const nbox *nb, wgeom *g, dim3 *grid, dim3 *block,
-                       size_t *shm)
-{
-    const tune &t = im->tn;
-    g->base = nb->lo[0] * nb->s[0] + nb->lo[1] * nb->s[1] + nb->lo[2] * nb->s[2];
-    g->sw = nb->s[0];
-    g->sy = nb->s[1];
-    g->nw = nb->n[0];
-    g->ny = (int)nb->n[1];
-    g->nx = (int)nb->n[2];
-    g->r0l = im->reach[0][0];
-    g->r0h = im->reach[0][1];
-    g->hyl = im->reach[1][0];
-    g->hyh = im->reach[1][1];
-    g->hxl = im->reach[2][0];
-    g->hxh = im->reach[2][1];
-    g->tw = t.bx + g->hxl + g->hxh;
-    g->th = t.by + g->hyl + g->hyh;
-    int slots = 1;
-    while (slots < g->r0l + g->r0h + 2) slots *= 2;
-    g->mask = slots - 1;
-    long long gz, chunk = walk_chunk(g->nw, t.chunk, &gz);
-    long long gx = (nb->n[2] + t.bx - 1) / t.bx, gy = (nb->n[1] + t.by - 1) / t.by;
-    if (gy > 65535 || nb->n[2] > INT_MAX || chunk > INT_MAX / 2) return -1;
-    g->chunk = (int)chunk;
-    *grid = dim3((unsigned)gx, (unsigned)gy, (unsigned)gz);
-    *block = dim3(t.bx, t.by, 1);
-    *shm = (size_t)slots * g->tw * g->th * im->esz;
-    return 0;
-}
-
 /* Geometry and launch shape of the generic kernel for box nb; 0, or -1 if it cannot launch. */
 static int plan_generic(const impl *im, const nbox *nb, geom *g, dim3 *grid, dim3 *block)
 {
@@ -620,7 +527,15 @@ static int plan_generic(const impl *im, const nbox *nb, geom *g, dim3 *grid, dim
     g->nw = nb->n[0];
     g->ny = (int)nb->n[1];
     g->nx = nb->n[2];
-    g->rhi = im->reach[0][1];
+    g->xs = 0;
+    /* Alignment: when every row starts at the same offset modulo 128 bytes, start the x range
+       that much earlier and leave those lanes idle, so warps read and write whole lines. */
+    const long long a = 128 / (long long)im->esz;
+    if (t.al && g->sw % a == 0 && g->sy % a == 0) {
+        g->xs = (int)(g->base % a);
+        g->base -= g->xs;
+        g->nx += g->xs;
+    }
     long long gz, chunk = walk_chunk(g->nw, t.chunk, &gz);
     long long gx = (g->nx + t.bx - 1) / t.bx, gy = (nb->n[1] + t.by - 1) / t.by;
     if (gy > 65535 || gx > INT_MAX || chunk > INT_MAX) return -1;
@@ -633,25 +548,14 @@ static int plan_generic(const impl *im, const nbox *nb, geom *g, dim3 *grid, dim
 static int launch_generic(sb_dev *dev, int q, sb_mem in, sb_mem out, const nbox *nb)
 {
     impl *im = im_of(dev);
+    geom g;
     dim3 grid, block;
-    int bad;
-    if (im->win_ok && nb->n[0] > 1) { /* a one-plane box gains nothing from the ring */
-        wgeom g;
-        size_t shm;
-        bad = plan_window(im, nb, &g, &grid, &block, &shm);
-        if (!bad && im->type == STENCIL_DOUBLE)
-            launch_w<double>(im, im->wd, in, out, g, grid, block, shm, im->q[q]);
-        else if (!bad)
-            launch_w<float>(im, im->wf, in, out, g, grid, block, shm, im->q[q]);
-    } else {
-        geom g;
-        bad = plan_generic(im, nb, &g, &grid, &block);
-        if (!bad && im->type == STENCIL_DOUBLE)
-            launch_t<double>(im, im->pd, in, out, g, grid, block, im->q[q]);
-        else if (!bad)
-            launch_t<float>(im, im->pf, in, out, g, grid, block, im->q[q]);
-    }
-    if (bad) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large for one launch");
+    if (plan_generic(im, nb, &g, &grid, &block))
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large for one launch");
+    if (im->type == STENCIL_DOUBLE)
+        launch_t<double>(im, im->pd, in, out, g, grid, block, im->q[q]);
+    else
+        launch_t<float>(im, im->pf, in, out, g, grid, block, im->q[q]);
     GPU_TRY(dev, gpuGetLastError());
     return 0;
 }

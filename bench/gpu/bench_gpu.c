@@ -7,6 +7,7 @@
  *       measured in the same run. Cases: 2d4-f32 2d4-f64 3d7-f32 2d9nc-f32 (default: all).
  *   bench_gpu tune [iters]   the generic kernel's launch shapes, through the backend ops.
  *   bench_gpu copy           the halo copy paths (dma, pack, zerocopy) on typical faces.
+ *   bench_gpu one CASE [iters]   one case through the ops (for profilers).
  *
  * Sizes: 2D 32768^2, 3D 1024^3 (STENCILS.md). Gcells/s counts interior cells.
  */
@@ -181,22 +182,18 @@ static double ops_time(opsrun *r, const bcase *c, int iters)
     return interior(c) * iters / (now() - t0) / 1e9;
 }
 
-/* "bx,by,chunk,u,spec,pf,win,d": L1 kernel (win 0) and window kernel (win 1) candidates. */
+/* "bx,by,chunk,u,spec,cs,al,l2": block, walk, group, NP specialization, streaming stores,
+ * 128-byte aligned rows, L2 fetch granularity 128 B. The first of each list is the default. */
 static const char *const tune2d[] = {
-    "256,1,16,8,1,0,0,2", "256,1,8,8,1,0,0,2",   "256,1,16,4,1,0,0,2",
-    "256,1,8,4,1,0,0,2",  "256,1,32,8,1,1,0,2",  "256,1,16,8,1,1,0,2",
-    "128,1,8,8,1,0,0,2",  "256,1,16,8,0,0,0,2",  "256,1,16,8,1,0,1,2",
-    "256,1,32,8,1,0,1,2", "256,1,64,8,1,0,1,2",  "256,1,128,8,1,0,1,2",
-    "256,1,32,8,1,0,1,4", "256,1,64,8,1,0,1,4",  "256,1,128,8,1,0,1,4",
-    "128,1,32,8,1,0,1,2", "128,1,64,8,1,0,1,4",  "256,1,64,8,0,0,1,2",
-    "256,1,64,8,0,0,1,4", "128,1,128,8,1,0,1,4", NULL};
+    "256,1,8,8,1,0,0,0",  "256,1,8,8,1,1,0,0",  "256,1,8,8,1,0,1,0",  "256,1,8,8,1,1,1,0",
+    "256,1,8,8,1,0,0,1",  "256,1,8,8,1,1,1,1",  "256,1,16,8,1,1,1,0", "256,1,16,8,1,0,1,0",
+    "128,1,8,8,1,1,1,0",  "128,1,8,8,1,0,1,0",  "256,1,8,4,1,1,1,0",  "256,1,16,16,1,0,1,0",
+    "256,1,32,8,1,1,1,0", "128,1,16,8,1,1,1,0", "64,1,8,8,1,1,1,0",   NULL};
 static const char *const tune3d[] = {
-    "128,2,64,4,1,0,0,2", "128,2,16,4,1,0,0,2", "128,2,16,8,1,1,0,2",
-    "32,8,32,8,1,0,1,2",  "32,8,64,8,1,0,1,2",  "32,8,128,8,1,0,1,2",
-    "32,8,64,8,1,0,1,4",  "32,8,128,8,1,0,1,4", "64,4,64,8,1,0,1,2",
-    "64,4,128,8,1,0,1,4", "128,2,64,8,1,0,1,2", "128,2,128,8,1,0,1,4",
-    "32,4,64,8,1,0,1,2",  "64,2,64,8,1,0,1,4",  "32,8,256,8,1,0,1,4",
-    "64,4,256,8,1,0,1,4", "32,8,64,8,0,0,1,4",  NULL};
+    "128,2,64,4,1,0,0,0", "128,2,64,4,1,1,0,0", "128,2,64,4,1,0,1,0", "128,2,64,4,1,1,1,0",
+    "128,2,64,4,1,1,1,1", "128,2,32,4,1,1,1,0", "128,2,16,4,1,1,1,0", "128,2,128,4,1,1,1,0",
+    "64,4,64,4,1,1,1,0",  "256,1,64,4,1,1,1,0", "128,2,64,8,1,1,1,0", "32,8,64,4,1,1,1,0",
+    "128,1,64,4,1,1,1,0", "64,2,64,4,1,1,1,0",  "128,2,8,8,1,1,1,0",  NULL};
 
 static int mode_tune(int argc, char **argv)
 {
@@ -274,12 +271,28 @@ static int mode_copy(void)
     return 0;
 }
 
+/* bench_gpu one CASE [iters]: the backend ops with the current STENCIL_GPU_TUNE (for ncu). */
+static int mode_one(int argc, char **argv)
+{
+    for (int i = 0; argc > 2 && i < NCASES; i++) {
+        opsrun r;
+        if (strcmp(argv[2], cases[i].name) || ops_open(&r, &cases[i])) continue;
+        printf("ONE %s %.1f Gcells/s\n", cases[i].name,
+               ops_time(&r, &cases[i], argc > 3 ? atoi(argv[3]) : 10));
+        ops_close(&r);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "skel";
     int rc;
-    if (strcmp(mode, "tune") == 0)
+    if (strcmp(mode, "one") == 0)
+        rc = mode_one(argc, argv);
+    else if (strcmp(mode, "tune") == 0)
         rc = mode_tune(argc, argv);
     else if (strcmp(mode, "copy") == 0)
         rc = mode_copy();

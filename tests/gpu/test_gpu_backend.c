@@ -209,11 +209,12 @@ START_TEST(update_set)
 }
 END_TEST
 
-/* Launch shapes of both kernels: unroll depth, block shape, short walks, NP specialization,
- * prefetching, the window kernel's load depth. "bx,by,chunk,u,spec,pf,win,d" */
+/* Launch shapes: unroll depth, block shape, short walks, NP specialization, streaming stores,
+ * rows aligned to 128 bytes (the sizes below have aligned rows). "bx,by,chunk,u,spec,cs,al,l2" */
 static const char *const tunes[] = {
-    "32,4,7,4,0,0,0,2",  "64,2,5,16,1,0,0,2",   "16,16,3,8,1,1,0,2", "256,1,64,8,0,1,0,2",
-    "128,2,1,4,1,0,1,2", "96,1,200,16,0,0,1,4", "32,8,9,8,1,0,1,4",  "64,4,3,4,0,0,1,2"};
+    "32,4,7,4,0,0,1,0",  "64,2,5,16,1,0,1,0",   "16,16,3,8,1,1,0,0", "256,1,64,8,0,1,1,0",
+    "128,2,1,4,1,0,0,0", "96,1,200,16,0,0,1,0", "32,8,9,8,1,1,1,0",  "64,4,3,4,0,1,0,0"};
+static const long sizes_t[4][3] = {{0}, {4096}, {61, 128}, {13, 17, 64}};
 static const char *const tune_set[] = {"1d-wide", "2d4", "2d9nc", "2d5asym", "3d7", "3d-oct"};
 
 START_TEST(update_tunes)
@@ -223,7 +224,7 @@ START_TEST(update_tunes)
     int ti = _i % 8, si = stencil_set_find(tune_set[(_i / 8) % 6]);
     stencil_set_get(si, _i >= 48 ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
     setenv("STENCIL_GPU_TUNE", tunes[ti], 1);
-    fx_layout(&f, &d, sizes_a[d.ndims], 0);
+    fx_layout(&f, &d, sizes_t[d.ndims], 0);
     fx_start(&f, NULL);
     unsetenv("STENCIL_GPU_TUNE");
     run_and_compare(&f, 2);
