@@ -43,6 +43,8 @@ typedef struct kgt_file {
 
 /* Parses and validates path; on error prints "path:line:col: message" to stderr, returns -1. */
 int kgt_parse(const char *path, kgt_file *out);
+/* The same from an open stream; path only names it in messages (the fuzzer parses memory). */
+int kgt_parse_stream(const char *path, FILE *fp, kgt_file *out);
 void kgt_file_free(kgt_file *f);
 
 /* Number of entries of the dense weight box, and the dense weights (caller frees). */

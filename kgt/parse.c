@@ -440,6 +440,12 @@ static int kw_end(parser *p)
     if (!nonzero) return perr(p, p->t[0].col, "stencil '%s' has only zero weights", s->name);
     qsort(s->pts, (size_t)s->npts, sizeof *s->pts, cmp_point);
     if (!s->has_radius) {
+        /* The radius follows the non-zero weights; a zero point beyond it would index outside
+         * the dense box (found by the fuzzer), and a zero weight means nothing anyway. */
+        int n = 0;
+        for (int i = 0; i < s->npts; i++)
+            if (s->pts[i].w != 0.0) s->pts[n++] = s->pts[i];
+        s->npts = n;
         for (int i = 0; i < s->npts; i++)
             for (int d = 0; d < s->ndims && s->pts[i].w != 0.0; d++) {
                 if (-s->pts[i].off[d] > s->rlo[d]) s->rlo[d] = -s->pts[i].off[d];
@@ -499,6 +505,19 @@ static int parse_stream(parser *p)
 
 int kgt_parse(const char *path, kgt_file *out)
 {
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        memset(out, 0, sizeof *out);
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int rc = kgt_parse_stream(path, fp, out);
+    fclose(fp);
+    return rc;
+}
+
+int kgt_parse_stream(const char *path, FILE *fp, kgt_file *out)
+{
     parser p;
     int rc;
     memset(&p, 0, sizeof p);
@@ -506,12 +525,8 @@ int kgt_parse(const char *path, kgt_file *out)
     out->path = path;
     p.path = path;
     p.file = out;
-    if (!(p.fp = fopen(path, "r"))) {
-        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
-        return -1;
-    }
+    p.fp = fp;
     rc = parse_stream(&p);
-    fclose(p.fp);
     free(p.buf);
     free(p.tb);
     free(p.t);
