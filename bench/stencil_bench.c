@@ -16,6 +16,9 @@
 
 #include "stencil.h"
 #include "stencil_set.h"
+#ifdef BENCH_KGT
+#include "kgt_set.h" /* kgt kernels of the whole stencil set, named as in STENCILS.md */
+#endif
 
 typedef struct bench {
     const char *stencil, *backend, *kernel, *label;
@@ -138,6 +141,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+#ifdef BENCH_KGT
+    if (kgt_set_register() != 0 && rank == 0)
+        fprintf(stderr, "stencil_bench: kgt registration failed\n");
+#endif
     int si = parse_args(&b, argc, argv) ? -1 : stencil_set_find(b.stencil);
     stencil_desc st;
     if (si < 0 || stencil_set_get(si, b.type, &st) || st.ndims != b.ndims_given) {
