@@ -6,11 +6,11 @@
  * halo copies are on the critical path of the exchange), SB_QINNER at the lowest.
  *
  * Halo copies: a box that is one contiguous range is a single async memcpy. Other boxes are
- * copied by one of three paths (STENCIL_GPU_COPY=dma|pack|zerocopy|auto, auto by default):
+ * copied by one of three paths (STENCIL_GPU_COPY=dma|pack|zerocopy, zerocopy by default):
  *   dma      strided 2D/3D async memcpy by the copy engines;
  *   pack     pack kernel into a device staging buffer, then one async memcpy;
  *   zerocopy pack kernel writing straight into the pinned (mapped) host staging buffer.
- * bench/RESULTS.md has the measurements behind the auto choice.
+ * bench/RESULTS.md has the measurements behind the default.
  */
 #define MPICH_SKIP_MPICXX 1
 #define OMPI_SKIP_MPICXX  1
@@ -49,9 +49,7 @@ struct alloc_list {
 /* Launch shape of the generic kernel (defaults per dimensionality; STENCIL_GPU_TUNE overrides). */
 struct tune {
     int bx, by, chunk, u, spec; /* block, walk per thread, cells per group, compile-time NP */
-    int cs;                     /* streaming (evict-first) stores */
     int al;                     /* start rows at 128-byte boundaries (idle lanes before lo) */
-    int l2;                     /* raise the L2 fetch granularity to 128 bytes (whole process) */
 };
 
 struct impl {
@@ -230,19 +228,20 @@ static int upload_points(sb_dev *dev, impl *im, const sl_stencil *st, const int 
     return 0;
 }
 
-/* Defaults per dimensionality (bench/RESULTS.md); STENCIL_GPU_TUNE overrides, for benchmarks. */
+/*
+ * Defaults per dimensionality: the best shapes measured on an H200 (bench/RESULTS.md, CUDA).
+ * STENCIL_GPU_TUNE="bx,by,chunk,u,spec[,al]" overrides them, for benchmarks and tests.
+ */
 static void default_tune(impl *im)
 {
     static const tune by_dims[3] = {
-        {256, 1, 1, 8, 1, 0, 0, 0}, {256, 1, 8, 8, 1, 0, 0, 0}, {128, 2, 64, 4, 1, 0, 0, 0}};
+        {256, 1, 1, 8, 1, 1}, {256, 1, 16, 8, 1, 1}, {128, 2, 64, 4, 1, 1}};
     im->tn = by_dims[im->ndims - 1];
-    const char *env = getenv("STENCIL_GPU_TUNE"); /* "bx,by,chunk,u,spec[,cs,al,l2]" */
+    const char *env = getenv("STENCIL_GPU_TUNE");
     tune t = im->tn;
     if (env &&
-        sscanf(env, "%d,%d,%d,%d,%d,%d,%d,%d", &t.bx, &t.by, &t.chunk, &t.u, &t.spec, &t.cs, &t.al,
-               &t.l2) >= 5 &&
-        t.bx > 0 && t.by > 0 && t.bx * t.by <= 256 && t.chunk > 0 &&
-        (t.u == 4 || t.u == 8 || t.u == 16))
+        sscanf(env, "%d,%d,%d,%d,%d,%d", &t.bx, &t.by, &t.chunk, &t.u, &t.spec, &t.al) >= 5 &&
+        t.bx > 0 && t.by > 0 && t.bx * t.by <= 256 && t.chunk > 0 && (t.u == 4 || t.u == 8))
         im->tn = t;
     if (im->ndims < 3) im->tn.by = 1;
 }
@@ -267,7 +266,6 @@ static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st)
     int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
     free(lin);
     default_tune(im);
-    if (!rc && im->tn.l2) GPU_TRY(dev, gpuSetL2FetchGranularity(128));
     return rc;
 }
 
@@ -466,7 +464,8 @@ static int norm_box(int ndims, const sl_box *b, const long *stride, nbox *nb)
     return 1;
 }
 
-template <typename T, int U, bool CS, class P>
+/* NP: the point count as a template argument for the common ones (all loads issued at once). */
+template <typename T, int U, class P>
 static void launch_u(const impl *im, const sb_mem in, sb_mem out, const geom &g, dim3 grid,
                      dim3 block, gpuStream_t s, const P &pt)
 {
@@ -474,36 +473,28 @@ static void launch_u(const impl *im, const sb_mem in, sb_mem out, const geom &g,
     T *o = (T *)out;
     int np = im->tn.spec ? im->npts : 0;
     if (np == 4)
-        k_stencil<T, U, 4, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 4, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else if (np == 5)
-        k_stencil<T, U, 5, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 5, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else if (np == 7)
-        k_stencil<T, U, 7, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 7, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else if (np == 9)
-        k_stencil<T, U, 9, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 9, P><<<grid, block, 0, s>>>(i, o, g, pt);
     else
-        k_stencil<T, U, 0, CS, P><<<grid, block, 0, s>>>(i, o, g, pt);
+        k_stencil<T, U, 0, P><<<grid, block, 0, s>>>(i, o, g, pt);
 }
 
 template <typename T>
 static void launch_t(const impl *im, const pts_param<T> &pp, const sb_mem in, sb_mem out,
                      const geom &g, dim3 grid, dim3 block, gpuStream_t s)
 {
-    const int u = im->tn.u;
     if (im->goff) {
         pts_global<T> pg = {pp.n, pp.recip, pp.div, (const int *)im->goff, (const T *)im->gw};
-        k_stencil<T, 8, 0, false, pts_global<T>>
-            <<<grid, block, 0, s>>>((const T *)in, (T *)out, g, pg);
-    } else if (im->tn.cs && u == 4)
-        launch_u<T, 4, true>(im, in, out, g, grid, block, s, pp);
-    else if (im->tn.cs)
-        launch_u<T, 8, true>(im, in, out, g, grid, block, s, pp);
-    else if (u == 4)
-        launch_u<T, 4, false>(im, in, out, g, grid, block, s, pp);
-    else if (u == 16)
-        launch_u<T, 16, false>(im, in, out, g, grid, block, s, pp);
+        k_stencil<T, 8, 0, pts_global<T>><<<grid, block, 0, s>>>((const T *)in, (T *)out, g, pg);
+    } else if (im->tn.u == 4)
+        launch_u<T, 4>(im, in, out, g, grid, block, s, pp);
     else
-        launch_u<T, 8, false>(im, in, out, g, grid, block, s, pp);
+        launch_u<T, 8>(im, in, out, g, grid, block, s, pp);
 }
 
 /* Walk chunk and grid z for nw cells; grid y and z hold at most 65535 blocks. */
@@ -720,14 +711,14 @@ static int copy_staged(sb_dev *dev, int q, const side &dv, const side &hs, const
 }
 
 /*
- * Path for a strided box. Rows of at least 512 bytes go to the copy engines; narrower ones
- * (columns of 2D arrays, thin 3D faces) through a kernel, straight into mapped host staging
- * when the buffer is ours.
+ * Path for a strided box: a kernel writing straight into the mapped host staging buffer when
+ * the buffer is ours (else through device staging). On an H200 it was never far from the best
+ * path and had none of the copy engines' slow cases: 1-element rows (a 2D column halo) at 1.5
+ * GB/s, some host-to-device 2D copies near 1 ms (bench/RESULTS.md, CUDA).
  */
 static int pick_copy(const impl *im, const long long *n, const alloc_rec *rec)
 {
-    int mode = im->copy_mode;
-    if (mode == COPY_AUTO) mode = (size_t)n[2] * im->esz >= 512 ? COPY_DMA : COPY_ZC;
+    int mode = im->copy_mode == COPY_AUTO ? COPY_ZC : im->copy_mode;
     if (mode == COPY_ZC && (!rec || !rec->dp)) mode = COPY_PACK;
     if (n[0] * n[1] * n[2] > INT_MAX) mode = COPY_DMA; /* beyond the copy kernel's indices */
     return mode;
@@ -813,7 +804,10 @@ int gpu_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *
     int rc = use_device(dev);
     if (rc) return rc;
     side d = side_of((char *)dst, &nd), s = side_of((char *)src, &ns);
-    int mode = pick_copy(im, nd.n, NULL);
+    /* Not measured between devices yet: wide rows to the copy engines, narrow ones by kernel. */
+    int mode = im->copy_mode;
+    if (mode == COPY_AUTO) mode = (size_t)nd.n[2] * im->esz >= 512 ? COPY_DMA : COPY_PACK;
+    if (nd.n[0] * nd.n[1] * nd.n[2] > INT_MAX) mode = COPY_DMA;
     if (mode == COPY_DMA || (side_contig(d, nd.n) && side_contig(s, nd.n)))
         return copy_dma(dev, q, d, s, nd.n, gpuMemcpyDefault);
     return copy_kernel(dev, q, d, s, nd.n);

@@ -9,7 +9,9 @@
  * dimension, U cells at a time. The U cells of a group are independent, so each point issues U
  * loads before any of them is consumed: that keeps enough bytes in flight to saturate HBM.
  * Neighbouring values are re-read through the read-only cache instead of being kept in registers,
- * which works for any point list given at run time.
+ * which works for any point list given at run time; the price is L2 traffic: on an H200 the
+ * kernel is L2-bound (bench/RESULTS.md), not HBM-bound. Rows can start on 128-byte boundaries
+ * (idle lanes before the box) so that every warp access covers whole lines.
  *
  * Arithmetic follows backends/backend.h exactly: acc = w0*v0, then acc = acc + wp*vp in the
  * points' order, then acc / divisor (or * its exact reciprocal when the divisor is a power of
@@ -94,24 +96,6 @@ template <typename T> __host__ __device__ __forceinline__ T ld(const T *p)
 #endif
 }
 
-/* CS: a streaming store (evict first), so the lines still to be read keep their place in L2. */
-template <bool CS, typename T> __host__ __device__ __forceinline__ void store(T *p, T v)
-{
-#if defined(__CUDA_ARCH__)
-    if (CS)
-        __stcs(p, v);
-    else
-        *p = v;
-#elif defined(__HIP_DEVICE_COMPILE__)
-    if (CS)
-        __builtin_nontemporal_store(v, p);
-    else
-        *p = v;
-#else
-    *p = v;
-#endif
-}
-
 /* acc[u] = acc[u] + wp * in[u * sw + o] for the first rem (FULL: all U) cells of a group. */
 template <typename T, int U, bool FULL>
 __host__ __device__ __forceinline__ void add_point(T *acc, const T *ip, long long sw, T wp, int o,
@@ -123,7 +107,7 @@ __host__ __device__ __forceinline__ void add_point(T *acc, const T *ip, long lon
 }
 
 /* One group of U cells along walk, sw apart. FULL: all U cells exist, else only the first rem. */
-template <typename T, int U, int NP, bool CS, bool FULL, class P>
+template <typename T, int U, int NP, bool FULL, class P>
 __host__ __device__ __forceinline__ void group(const T *ip, T *op, long long sw, const P &pt,
                                                int rem)
 {
@@ -142,10 +126,10 @@ __host__ __device__ __forceinline__ void group(const T *ip, T *op, long long sw,
     }
     SB_UNROLL
     for (int u = 0; u < U; u++)
-        if (FULL || u < rem) store<CS>(op + u * sw, pt.recip ? acc[u] * pt.div : acc[u] / pt.div);
+        if (FULL || u < rem) op[u * sw] = pt.recip ? acc[u] * pt.div : acc[u] / pt.div;
 }
 
-template <typename T, int U, int NP, bool CS, class P>
+template <typename T, int U, int NP, class P>
 __host__ __device__ __forceinline__ void stencil_body(const T *__restrict__ in, T *__restrict__ out,
                                                       const geom &g, const P &pt, const thr &t)
 {
@@ -158,8 +142,8 @@ __host__ __device__ __forceinline__ void stencil_body(const T *__restrict__ in, 
     const T *ip = in + c;
     T *op = out + c;
     for (; w + U <= wend; w += U, ip += U * g.sw, op += U * g.sw)
-        group<T, U, NP, CS, true>(ip, op, g.sw, pt, U);
-    if (w < wend) group<T, U, NP, CS, false>(ip, op, g.sw, pt, (int)(wend - w));
+        group<T, U, NP, true>(ip, op, g.sw, pt, U);
+    if (w < wend) group<T, U, NP, false>(ip, op, g.sw, pt, (int)(wend - w));
 }
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
@@ -170,11 +154,11 @@ __device__ __forceinline__ thr thr_here()
     return t;
 }
 
-template <typename T, int U, int NP, bool CS, class P>
+template <typename T, int U, int NP, class P>
 __global__ void __launch_bounds__(256)
     k_stencil(const T *__restrict__ in, T *__restrict__ out, const geom g, const P pt)
 {
-    stencil_body<T, U, NP, CS>(in, out, g, pt, thr_here());
+    stencil_body<T, U, NP>(in, out, g, pt, thr_here());
 }
 #endif
 

@@ -63,16 +63,14 @@ typedef hipIpcMemHandle_t gpuIpcMemHandle_t;
 #define gpuStreamQuery                  hipStreamQuery
 #define gpuErrorNotReady                hipErrorNotReady
 #define gpuMemcpyDefault                hipMemcpyDefault
-/* No such limit in HIP. */
-#define gpuSetL2FetchGranularity(b)   hipSuccess
-#define gpuIpcGetMemHandle            hipIpcGetMemHandle
-#define gpuIpcOpenMemHandle           hipIpcOpenMemHandle
-#define gpuIpcCloseMemHandle          hipIpcCloseMemHandle
-#define gpuIpcMemLazyEnablePeerAccess hipIpcMemLazyEnablePeerAccess
-#define gpuEventCreateWithFlags       hipEventCreateWithFlags
-#define gpuEventDisableTiming         hipEventDisableTiming
-#define gpuEventRecord                hipEventRecord
-#define gpuEventDestroy               hipEventDestroy
+#define gpuIpcGetMemHandle              hipIpcGetMemHandle
+#define gpuIpcOpenMemHandle             hipIpcOpenMemHandle
+#define gpuIpcCloseMemHandle            hipIpcCloseMemHandle
+#define gpuIpcMemLazyEnablePeerAccess   hipIpcMemLazyEnablePeerAccess
+#define gpuEventCreateWithFlags         hipEventCreateWithFlags
+#define gpuEventDisableTiming           hipEventDisableTiming
+#define gpuEventRecord                  hipEventRecord
+#define gpuEventDestroy                 hipEventDestroy
 
 #else /* CUDA */
 #include <cuda_runtime.h>
@@ -125,7 +123,6 @@ typedef cudaIpcMemHandle_t gpuIpcMemHandle_t;
 #define gpuStreamQuery                  cudaStreamQuery
 #define gpuErrorNotReady                cudaErrorNotReady
 #define gpuMemcpyDefault                cudaMemcpyDefault
-#define gpuSetL2FetchGranularity(b)     cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, (b))
 #define gpuIpcGetMemHandle              cudaIpcGetMemHandle
 #define gpuIpcOpenMemHandle             cudaIpcOpenMemHandle
 #define gpuIpcCloseMemHandle            cudaIpcCloseMemHandle

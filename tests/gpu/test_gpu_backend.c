@@ -209,11 +209,11 @@ START_TEST(update_set)
 }
 END_TEST
 
-/* Launch shapes: unroll depth, block shape, short walks, NP specialization, streaming stores,
- * rows aligned to 128 bytes (the sizes below have aligned rows). "bx,by,chunk,u,spec,cs,al,l2" */
-static const char *const tunes[] = {
-    "32,4,7,4,0,0,1,0",  "64,2,5,16,1,0,1,0",   "16,16,3,8,1,1,0,0", "256,1,64,8,0,1,1,0",
-    "128,2,1,4,1,0,0,0", "96,1,200,16,0,0,1,0", "32,8,9,8,1,1,1,0",  "64,4,3,4,0,1,0,0"};
+/* Launch shapes: unroll depth, block shape, short walks, NP specialization, rows aligned to
+ * 128 bytes (the sizes below have aligned rows). "bx,by,chunk,u,spec,al" */
+static const char *const tunes[] = {"32,4,7,4,0,1",   "64,2,5,8,1,1",  "16,16,3,8,1,0",
+                                    "256,1,64,8,0,1", "128,2,1,4,1,0", "96,1,200,8,0,1",
+                                    "32,8,9,8,1,1",   "64,4,3,4,0,0"};
 static const long sizes_t[4][3] = {{0}, {4096}, {61, 128}, {13, 17, 64}};
 static const char *const tune_set[] = {"1d-wide", "2d4", "2d9nc", "2d5asym", "3d7", "3d-oct"};
 
