@@ -1,0 +1,132 @@
+#!/bin/bash
+# Everything that needs the GPU host with two GPUs (device kind nvidia-h200-x2), by steps:
+#
+#   cp -r ../shared/device .devkit     # once, git-ignored; carry ['.devkit'] in the device call
+#   bash bench/device_x2.sh build tests sanitize      # first call
+#   bash bench/device_x2.sh scaling opencl mixed kgt   # second call (the build is kept warm)
+#
+#   build     meson + ninja (CUDA, OpenCL through the ICD loader: NVIDIA and PoCL)
+#   tests     suite gpu; tests/mpi skeleton+weights with CUDA on 1 and 2 GPUs; skeleton with
+#             NVIDIA OpenCL on 1 and 2 GPUs
+#   sanitize  compute-sanitizer memcheck and racecheck on 2-rank CUDA runs
+#   scaling   bench/scaling.sh on 1 and 2 GPUs (strong, weak, serialized, host-staged, 3D)
+#   opencl    2D 4-point fp32 20480^2 x 1000 with NVIDIA OpenCL on 1 and 2 GPUs (+ serialized)
+#   mixed     one job of a CUDA rank, an NVIDIA-OpenCL rank and a PoCL CPU rank: solo rates,
+#             equal / balanced / auto shares
+#   kgt       generic vs kgt-specialized kernels on one GPU
+# JSON lines and logs go to $OUT; a summary is printed last.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+[ -f .devkit/env.sh ] && . .devkit/env.sh
+export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-8}
+B=build-x2
+MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+summary=()
+note() { summary+=("$*"); echo "== $*"; }
+
+step_build() {
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
+    nvidia-smi topo -m | head -5 >>"$OUT/gpu.txt"
+    [ -f $B/build.ninja ] || meson setup $B -Dbuildtype=release -Dwerror=false -Dcuda=enabled \
+        -Dhip=disabled -Dopencl=auto -Dtests=enabled \
+        "-Dmpiexec_args=['--allow-run-as-root','--oversubscribe']" >"$OUT/setup.log" 2>&1 ||
+        { tail -30 "$OUT/setup.log"; note "build: setup FAILED"; return 1; }
+    grep -A4 "Backends" "$OUT/setup.log"
+    ninja -C $B >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; note "build: FAILED"; return 1; }
+    note "build: ok"
+}
+
+runlog() { # name timeout command...: runs, logs, notes the result
+    local name=$1 t=$2
+    shift 2
+    timeout "$t" "$@" >"$OUT/$name.log" 2>&1
+    local rc=$?
+    note "$name: $([ $rc = 0 ] && echo ok || echo "FAILED rc=$rc") $(grep -h 'Checks:' "$OUT/$name.log" | tail -1)"
+    [ $rc = 0 ] || tail -12 "$OUT/$name.log"
+}
+
+step_tests() {
+    runlog gpu-suite 300 meson test -C $B --no-rebuild --suite gpu --print-errorlogs
+    for n in 1 2; do
+        runlog skel-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
+        runlog weights-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n $B/tests/mpi/test_weights
+        runlog skel-nvocl-n$n 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
+            "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
+    done
+}
+
+step_sanitize() {
+    for tool in memcheck racecheck; do
+        runlog sanitizer-$tool 300 "${MPI[@]}" -n 2 compute-sanitizer --tool $tool --error-exitcode 7 \
+            $B/examples/heat2d -b cuda -n 512 -i 20
+    done
+    runlog sanitizer-memcheck-3d 300 "${MPI[@]}" -n 2 compute-sanitizer --tool memcheck \
+        --error-exitcode 7 $B/bench/stencil_bench -b cuda -S 3d27 -n 64x64x64 -i 10 -p blocks
+}
+
+step_scaling() {
+    timeout 500 bash bench/scaling.sh $B "$OUT" 2 cuda >"$OUT/scaling.log" 2>&1
+    note "scaling: rc $? ($(wc -l <"$OUT/scaling.jsonl") runs)"
+}
+
+step_opencl() {
+    for n in 1 2; do
+        for s in "" --serialize; do
+            STENCIL_OPENCL_PLATFORM=NVIDIA timeout 200 "${MPI[@]}" -n $n $B/bench/stencil_bench \
+                --label nvocl-2d4$s -b opencl -S 2d4 -n 20480x20480 -i 1000 $s --repeat 2 |
+                tee -a "$OUT/opencl.jsonl"
+        done
+    done
+    note "opencl: $(wc -l <"$OUT/opencl.jsonl") runs"
+}
+
+# A 3-rank job: CUDA on GPU 0, NVIDIA OpenCL on GPU 1, PoCL on the CPU.
+mixed() { # label weight0 weight1 weight2
+    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n 8192x8192 -i 200 --repeat 2)
+    timeout 300 "${MPI[@]}" -n 1 env STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 "${app[@]}" : \
+        -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
+        STENCIL_WEIGHT=$3 "${app[@]}" : \
+        -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=Portable STENCIL_WEIGHT=$4 \
+        "${app[@]}" | tee -a "$OUT/mixed.jsonl"
+}
+
+rate() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])])["gcells_best"])' "$OUT/mixed.jsonl" "$1"; }
+
+step_mixed() {
+    rm -f "$OUT/mixed.jsonl"
+    local app=(-S 2d4 -n 8192x8192 -i 200 --repeat 2)
+    "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" | tee -a "$OUT/mixed.jsonl"
+    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 $B/bench/stencil_bench \
+        --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixed.jsonl"
+    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-pocl \
+        -b opencl -S 2d4 -n 8192x8192 -i 20 | tee -a "$OUT/mixed.jsonl"
+    local w0 w1 w2
+    w0=$(rate 0) w1=$(rate 1) w2=$(rate 2)
+    mixed equal 1 1 1
+    mixed balanced "$w0" "$w1" "$w2"
+    mixed auto auto auto auto
+    note "mixed: $(wc -l <"$OUT/mixed.jsonl") runs (solo $w0 / $w1 / $w2 Gcells/s)"
+}
+
+step_kgt() {
+    local bk=$B/bench/stencil_bench_kgt
+    for s in 2d4 2d9 2d9nc 2d5asym 2d-diag; do
+        for k in "" "-k $s"; do
+            "${MPI[@]}" -n 1 $bk --label kgt -b cuda -S $s -n 32768x32768 -i 200 $k --repeat 2 |
+                tee -a "$OUT/kgt.jsonl"
+        done
+    done
+    for s in 3d7 3d27; do
+        for k in "" "-k $s"; do
+            "${MPI[@]}" -n 1 $bk --label kgt -b cuda -S $s -n 1024x1024x1024 -i 100 $k --repeat 2 |
+                tee -a "$OUT/kgt.jsonl"
+        done
+    done
+    note "kgt: $(wc -l <"$OUT/kgt.jsonl") runs"
+}
+
+for s in "$@"; do "step_$s"; done
+echo "================ summary"
+printf '%s\n' "${summary[@]}"
