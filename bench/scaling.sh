@@ -15,10 +15,10 @@ run() { # label ranks args...
 counts=()
 for n in 1 2 4 8; do [ "$n" -le "$G" ] && counts+=("$n"); done
 for n in "${counts[@]}"; do
-    run strong-2d4 "$n" -S 2d4 -n 20480x20480 -i 1000 --repeat 3
-    run strong-2d4-serialized "$n" -S 2d4 -n 20480x20480 -i 1000 --serialize --repeat 2
-    [ "$n" -gt 1 ] && run strong-2d4-staged "$n" -S 2d4 -n 20480x20480 -i 1000 --peer 0 --repeat 2
-    run weak-2d4 "$n" -S 2d4 -n 20480x20480 -i 1000 --weak --repeat 2
-    run strong-3d7-blocks "$n" -S 3d7 -n 1024x1024x1024 -i 200 -p blocks --repeat 2
-    run strong-3d7-bands "$n" -S 3d7 -n 1024x1024x1024 -i 200 -p bands --repeat 2
+    run strong-2d4 "$n" -S 2d4 -n 20480x20480 -i 1000 --repeat 2
+    run strong-2d4-serialized "$n" -S 2d4 -n 20480x20480 -i 1000 --serialize
+    [ "$n" -gt 1 ] && run strong-2d4-staged "$n" -S 2d4 -n 20480x20480 -i 1000 --peer 0
+    run weak-2d4 "$n" -S 2d4 -n 20480x20480 -i 1000 --weak
+    run strong-3d7-blocks "$n" -S 3d7 -n 1024x1024x1024 -i 200 -p blocks
+    run strong-3d7-bands "$n" -S 3d7 -n 1024x1024x1024 -i 200 -p bands
 done
