@@ -75,8 +75,8 @@ step_scaling() {
 step_ocldiag() {
     clinfo -l 2>&1 | head -20
     ls -la /tmp/icd /etc/OpenCL/vendors 2>&1 | head
-    STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA "${MPI[@]}" -n 1 $B/examples/heat2d \
-        -b opencl -n 256 -i 10 2>&1 | tail -5
+    STENCIL_OPENCL_PLATFORM=NVIDIA $B/examples/heat2d -b opencl -n 256 -i 10 2>&1 |
+        grep -v "^---\|^$" | tee "$OUT/ocldiag.log" | head -8
 }
 
 step_opencl() {

@@ -111,6 +111,15 @@ static void make_reference(heat *h, long iters, int rank)
     MPI_Bcast(h->ref, (int)(h->n * h->n), MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
+/* The library's agreed error message (the same on every rank): rank 0 prints it. */
+static void report_error(int code, const char *message, void *user)
+{
+    int rank;
+    (void)user;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) fprintf(stderr, "heat2d: %s: %s\n", stencil_strerror(code), message);
+}
+
 static int run(heat *h, long iters, const char *backend, const char *kernel, int blocks)
 {
     static const double w[9] = {0, 1, 0, 1, 0, 1, 0, 1, 0};
@@ -131,13 +140,11 @@ static int run(heat *h, long iters, const char *backend, const char *kernel, int
     opt.partition = blocks ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
     opt.stats = &stats;
     opt.user = h;
+    opt.on_error = report_error;
     make_reference(h, iters, rank);
     int rc =
         stencil_skeleton(MPI_COMM_WORLD, sizes, &st, iters, kernel, init_tile, check_tile, &opt);
-    if (rc) {
-        if (rank == 0) fprintf(stderr, "heat2d: %s\n", stencil_strerror(rc));
-        return 1;
-    }
+    if (rc) return 1; /* report_error said why */
     long bad = 0;
     double maxdiff = 0;
     MPI_Reduce(&h->bad, &bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

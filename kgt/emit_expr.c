@@ -65,8 +65,18 @@ const char *kgt_wrap(char *buf, int n)
     return buf;
 }
 
+void kgt_temp(kgt_buf *b, int walk, const int *off)
+{
+    kgt_printf(b, "v%d_%d_%d", walk + off[0] + KGT_MAX_RADIUS, off[1] + KGT_MAX_RADIUS,
+               off[2] + KGT_MAX_RADIUS);
+}
+
 static void emit_index(kgt_buf *b, const kgt_stencil *s, const int *off, const kgt_index *ix)
 {
+    if (ix->temps) {
+        kgt_temp(b, ix->walk, off);
+        return;
+    }
     kgt_printf(b, "%s[%s", ix->in, ix->base);
     for (int d = 0; d < s->ndims; d++) {
         int o = off[d], a = abs(o);

@@ -83,7 +83,12 @@ typedef struct kgt_index {
     const char *base; /* index of the cell being updated */
     const char *stride[KGT_MAX_DIMS];
     const char *wrap; /* written before every fourth term, to keep lines readable */
+    int temps;        /* 1: name each load kgt_temp() (a register), not in[...] */
+    int walk;         /* with temps: the cell's step along dimension 0 */
 } kgt_index;
+
+/* Name of the register holding in[base + (walk + o0) * s0 + o1 * s1 + o2] (offsets >= -8). */
+void kgt_temp(kgt_buf *b, int walk, const int *off);
 
 /*
  * Writes the value of the updated cell for element type dbl ? double : float, following the

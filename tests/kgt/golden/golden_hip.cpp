@@ -16,8 +16,12 @@ typedef cudaStream_t kgt_stream;
 #define KGT_LAUNCHER(stem, t) stem##_cuda_##t
 #endif
 
-/* Threads: x along the last dimension of the stencil, then y and z; y and z
-   loop when the box has more rows than a grid allows. 0 for an empty box. */
+/* Cells of dimension 0 one thread walks (2D/3D): the register-reuse depth. */
+#define KGT_U 8 /* = KGT_U_EMIT of kgt: the unrolled walk below has 8 cells */
+
+/* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
+   in steps of KGT_U. 0 for an empty box; -1 when it needs more blocks than a
+   grid allows. */
 static int kgt_grid(const long *lo, const long *hi, int nd, dim3 blk, dim3 *grd)
 {
     long n[3] = {1, 1, 1};
@@ -25,9 +29,11 @@ static int kgt_grid(const long *lo, const long *hi, int nd, dim3 blk, dim3 *grd)
         n[nd - 1 - d] = hi[d] - lo[d];
         if (n[nd - 1 - d] <= 0) return 0;
     }
-    grd->x = (unsigned)((n[0] + blk.x - 1) / blk.x);
-    grd->y = (unsigned)((n[1] + blk.y - 1) / blk.y < 65535 ? (n[1] + blk.y - 1) / blk.y : 65535);
-    grd->z = (unsigned)((n[2] + blk.z - 1) / blk.z < 65535 ? (n[2] + blk.z - 1) / blk.z : 65535);
+    if (nd > 1) n[nd - 1] = (n[nd - 1] + KGT_U - 1) / KGT_U;
+    long g[3] = {(n[0] + blk.x - 1) / blk.x, (n[1] + blk.y - 1) / blk.y,
+                 (n[2] + blk.z - 1) / blk.z};
+    if (g[0] > 2147483647L || g[1] > 65535 || g[2] > 65535) return -1;
+    *grd = dim3((unsigned)g[0], (unsigned)g[1], (unsigned)g[2]);
     return 1;
 }
 
@@ -36,48 +42,130 @@ static int kgt_grid(const long *lo, const long *hi, int nd, dim3 blk, dim3 *grd)
  *   (-1, 0): 1  (0, -1): 1  (0, 1): 1  (1, 0): 1
  */
 static __global__ void golden_heat2d_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long j = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= h1) return;
-    (void)h2;
-    for (long i = l0 + (long)blockIdx.y * blockDim.y + threadIdx.y; i < h0;
-         i += (long)gridDim.y * blockDim.y) {
-        const long c = i * s0 + j * s1 + l2 * s2;
-        out[c] = (in[c - s0] + in[c - s1] + in[c + s1] + in[c + s0]) * 0x1p-2f;
+    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0;
+    (void)l2; (void)h2;
+    if (x >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const float v7_8_8 = in[base + -1 * s0];
+        const float v8_7_8 = in[base + 0 * s0 + -1];
+        const float v8_9_8 = in[base + 0 * s0 + 1];
+        const float v9_8_8 = in[base + 1 * s0];
+        out[base + 0 * s0] = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2f;
+        const float v8_8_8 = in[base + 0 * s0];
+        const float v9_7_8 = in[base + 1 * s0 + -1];
+        const float v9_9_8 = in[base + 1 * s0 + 1];
+        const float v10_8_8 = in[base + 2 * s0];
+        out[base + 1 * s0] = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2f;
+        const float v10_7_8 = in[base + 2 * s0 + -1];
+        const float v10_9_8 = in[base + 2 * s0 + 1];
+        const float v11_8_8 = in[base + 3 * s0];
+        out[base + 2 * s0] = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2f;
+        const float v11_7_8 = in[base + 3 * s0 + -1];
+        const float v11_9_8 = in[base + 3 * s0 + 1];
+        const float v12_8_8 = in[base + 4 * s0];
+        out[base + 3 * s0] = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2f;
+        const float v12_7_8 = in[base + 4 * s0 + -1];
+        const float v12_9_8 = in[base + 4 * s0 + 1];
+        const float v13_8_8 = in[base + 5 * s0];
+        out[base + 4 * s0] = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2f;
+        const float v13_7_8 = in[base + 5 * s0 + -1];
+        const float v13_9_8 = in[base + 5 * s0 + 1];
+        const float v14_8_8 = in[base + 6 * s0];
+        out[base + 5 * s0] = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2f;
+        const float v14_7_8 = in[base + 6 * s0 + -1];
+        const float v14_9_8 = in[base + 6 * s0 + 1];
+        const float v15_8_8 = in[base + 7 * s0];
+        out[base + 6 * s0] = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2f;
+        const float v15_7_8 = in[base + 7 * s0 + -1];
+        const float v15_9_8 = in[base + 7 * s0 + 1];
+        const float v16_8_8 = in[base + 8 * s0];
+        out[base + 7 * s0] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2f;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2f;
+        }
     }
 }
 
 static __global__ void golden_heat2d_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long j = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= h1) return;
-    (void)h2;
-    for (long i = l0 + (long)blockIdx.y * blockDim.y + threadIdx.y; i < h0;
-         i += (long)gridDim.y * blockDim.y) {
-        const long c = i * s0 + j * s1 + l2 * s2;
-        out[c] = (in[c - s0] + in[c - s1] + in[c + s1] + in[c + s0]) * 0x1p-2;
+    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0;
+    (void)l2; (void)h2;
+    if (x >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const double v7_8_8 = in[base + -1 * s0];
+        const double v8_7_8 = in[base + 0 * s0 + -1];
+        const double v8_9_8 = in[base + 0 * s0 + 1];
+        const double v9_8_8 = in[base + 1 * s0];
+        out[base + 0 * s0] = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2;
+        const double v8_8_8 = in[base + 0 * s0];
+        const double v9_7_8 = in[base + 1 * s0 + -1];
+        const double v9_9_8 = in[base + 1 * s0 + 1];
+        const double v10_8_8 = in[base + 2 * s0];
+        out[base + 1 * s0] = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2;
+        const double v10_7_8 = in[base + 2 * s0 + -1];
+        const double v10_9_8 = in[base + 2 * s0 + 1];
+        const double v11_8_8 = in[base + 3 * s0];
+        out[base + 2 * s0] = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2;
+        const double v11_7_8 = in[base + 3 * s0 + -1];
+        const double v11_9_8 = in[base + 3 * s0 + 1];
+        const double v12_8_8 = in[base + 4 * s0];
+        out[base + 3 * s0] = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2;
+        const double v12_7_8 = in[base + 4 * s0 + -1];
+        const double v12_9_8 = in[base + 4 * s0 + 1];
+        const double v13_8_8 = in[base + 5 * s0];
+        out[base + 4 * s0] = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2;
+        const double v13_7_8 = in[base + 5 * s0 + -1];
+        const double v13_9_8 = in[base + 5 * s0 + 1];
+        const double v14_8_8 = in[base + 6 * s0];
+        out[base + 5 * s0] = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2;
+        const double v14_7_8 = in[base + 6 * s0 + -1];
+        const double v14_9_8 = in[base + 6 * s0 + 1];
+        const double v15_8_8 = in[base + 7 * s0];
+        out[base + 6 * s0] = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2;
+        const double v15_7_8 = in[base + 7 * s0 + -1];
+        const double v15_9_8 = in[base + 7 * s0 + 1];
+        const double v16_8_8 = in[base + 8 * s0];
+        out[base + 7 * s0] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2;
+        }
     }
 }
 
 extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 4, 1), grd;
-    if (!kgt_grid(lo, hi, 2, blk, &grd)) return 0;
+    dim3 blk(128, 2, 1), grd;
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_heat2d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 4, 1), grd;
-    if (!kgt_grid(lo, hi, 2, blk, &grd)) return 0;
+    dim3 blk(128, 2, 1), grd;
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_heat2d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -86,34 +174,32 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
  *   (-1): -1  (0): 2.5  (1): -2
  */
 static __global__ void golden_wave_1d_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long i = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= h0) return;
-    (void)h1;
-    (void)h2;
-    const long c = i * s0 + l1 * s1 + l2 * s2;
-    out[c] = (-in[c - s0] + 0x1.4p+1f * in[c] - 0x1p+1f * in[c + s0]) / 0x1.8p+1f;
+    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    if (c >= h0) return;
+    out[c] = (-in[c - 1] + 0x1.4p+1f * in[c] - 0x1p+1f * in[c + 1]) / 0x1.8p+1f;
 }
 
 static __global__ void golden_wave_1d_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long i = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= h0) return;
-    (void)h1;
-    (void)h2;
-    const long c = i * s0 + l1 * s1 + l2 * s2;
-    out[c] = (-in[c - s0] + 0x1.4p+1 * in[c] - 0x1p+1 * in[c + s0]) / 0x1.8p+1;
+    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    if (c >= h0) return;
+    out[c] = (-in[c - 1] + 0x1.4p+1 * in[c] - 0x1p+1 * in[c + 1]) / 0x1.8p+1;
 }
 
 extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
-    if (!kgt_grid(lo, hi, 1, blk, &grd)) return 0;
+    if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_wave_1d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -121,9 +207,11 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
-    if (!kgt_grid(lo, hi, 1, blk, &grd)) return 0;
+    if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_wave_1d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -132,48 +220,112 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
  *   (0, 0): 0.10000000000000001  (0, 1): -1  (1, 1): 1.0000000099999999
  */
 static __global__ void golden_inexact_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long j = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= h1) return;
-    (void)h2;
-    for (long i = l0 + (long)blockIdx.y * blockDim.y + threadIdx.y; i < h0;
-         i += (long)gridDim.y * blockDim.y) {
-        const long c = i * s0 + j * s1 + l2 * s2;
-        out[c] = 0x1.99999ap-4f * in[c] - in[c + s1] + in[c + s0 + s1];
+    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0;
+    (void)l2; (void)h2;
+    if (x >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const float v8_8_8 = in[base + 0 * s0];
+        const float v8_9_8 = in[base + 0 * s0 + 1];
+        const float v9_9_8 = in[base + 1 * s0 + 1];
+        out[base + 0 * s0] = 0x1.99999ap-4f * v8_8_8 - v8_9_8 + v9_9_8;
+        const float v9_8_8 = in[base + 1 * s0];
+        const float v10_9_8 = in[base + 2 * s0 + 1];
+        out[base + 1 * s0] = 0x1.99999ap-4f * v9_8_8 - v9_9_8 + v10_9_8;
+        const float v10_8_8 = in[base + 2 * s0];
+        const float v11_9_8 = in[base + 3 * s0 + 1];
+        out[base + 2 * s0] = 0x1.99999ap-4f * v10_8_8 - v10_9_8 + v11_9_8;
+        const float v11_8_8 = in[base + 3 * s0];
+        const float v12_9_8 = in[base + 4 * s0 + 1];
+        out[base + 3 * s0] = 0x1.99999ap-4f * v11_8_8 - v11_9_8 + v12_9_8;
+        const float v12_8_8 = in[base + 4 * s0];
+        const float v13_9_8 = in[base + 5 * s0 + 1];
+        out[base + 4 * s0] = 0x1.99999ap-4f * v12_8_8 - v12_9_8 + v13_9_8;
+        const float v13_8_8 = in[base + 5 * s0];
+        const float v14_9_8 = in[base + 6 * s0 + 1];
+        out[base + 5 * s0] = 0x1.99999ap-4f * v13_8_8 - v13_9_8 + v14_9_8;
+        const float v14_8_8 = in[base + 6 * s0];
+        const float v15_9_8 = in[base + 7 * s0 + 1];
+        out[base + 6 * s0] = 0x1.99999ap-4f * v14_8_8 - v14_9_8 + v15_9_8;
+        const float v15_8_8 = in[base + 7 * s0];
+        const float v16_9_8 = in[base + 8 * s0 + 1];
+        out[base + 7 * s0] = 0x1.99999ap-4f * v15_8_8 - v15_9_8 + v16_9_8;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = 0x1.99999ap-4f * in[c] - in[c + 1] + in[c + s0 + 1];
+        }
     }
 }
 
 static __global__ void golden_inexact_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long j = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= h1) return;
-    (void)h2;
-    for (long i = l0 + (long)blockIdx.y * blockDim.y + threadIdx.y; i < h0;
-         i += (long)gridDim.y * blockDim.y) {
-        const long c = i * s0 + j * s1 + l2 * s2;
-        out[c] = 0x1.999999999999ap-4 * in[c] - in[c + s1] + 0x1.0000002af31dcp+0 * in[c + s0 + s1];
+    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0;
+    (void)l2; (void)h2;
+    if (x >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const double v8_8_8 = in[base + 0 * s0];
+        const double v8_9_8 = in[base + 0 * s0 + 1];
+        const double v9_9_8 = in[base + 1 * s0 + 1];
+        out[base + 0 * s0] = 0x1.999999999999ap-4 * v8_8_8 - v8_9_8 + 0x1.0000002af31dcp+0 * v9_9_8;
+        const double v9_8_8 = in[base + 1 * s0];
+        const double v10_9_8 = in[base + 2 * s0 + 1];
+        out[base + 1 * s0] = 0x1.999999999999ap-4 * v9_8_8 - v9_9_8 + 0x1.0000002af31dcp+0 * v10_9_8;
+        const double v10_8_8 = in[base + 2 * s0];
+        const double v11_9_8 = in[base + 3 * s0 + 1];
+        out[base + 2 * s0] = 0x1.999999999999ap-4 * v10_8_8 - v10_9_8 + 0x1.0000002af31dcp+0 * v11_9_8;
+        const double v11_8_8 = in[base + 3 * s0];
+        const double v12_9_8 = in[base + 4 * s0 + 1];
+        out[base + 3 * s0] = 0x1.999999999999ap-4 * v11_8_8 - v11_9_8 + 0x1.0000002af31dcp+0 * v12_9_8;
+        const double v12_8_8 = in[base + 4 * s0];
+        const double v13_9_8 = in[base + 5 * s0 + 1];
+        out[base + 4 * s0] = 0x1.999999999999ap-4 * v12_8_8 - v12_9_8 + 0x1.0000002af31dcp+0 * v13_9_8;
+        const double v13_8_8 = in[base + 5 * s0];
+        const double v14_9_8 = in[base + 6 * s0 + 1];
+        out[base + 5 * s0] = 0x1.999999999999ap-4 * v13_8_8 - v13_9_8 + 0x1.0000002af31dcp+0 * v14_9_8;
+        const double v14_8_8 = in[base + 6 * s0];
+        const double v15_9_8 = in[base + 7 * s0 + 1];
+        out[base + 6 * s0] = 0x1.999999999999ap-4 * v14_8_8 - v14_9_8 + 0x1.0000002af31dcp+0 * v15_9_8;
+        const double v15_8_8 = in[base + 7 * s0];
+        const double v16_9_8 = in[base + 8 * s0 + 1];
+        out[base + 7 * s0] = 0x1.999999999999ap-4 * v15_8_8 - v15_9_8 + 0x1.0000002af31dcp+0 * v16_9_8;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = 0x1.999999999999ap-4 * in[c] - in[c + 1] + 0x1.0000002af31dcp+0 * in[c + s0 + 1];
+        }
     }
 }
 
 extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 4, 1), grd;
-    if (!kgt_grid(lo, hi, 2, blk, &grd)) return 0;
+    dim3 blk(128, 2, 1), grd;
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_inexact_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 4, 1), grd;
-    if (!kgt_grid(lo, hi, 2, blk, &grd)) return 0;
+    dim3 blk(128, 2, 1), grd;
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_inexact_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -182,50 +334,108 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
  *   (-1, 0, 0): -1  (0, 0, 1): 1
  */
 static __global__ void golden_negated_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long k = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= h2) return;
-    for (long j = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y; j < h1;
-         j += (long)gridDim.y * blockDim.y)
-        for (long i = l0 + (long)blockIdx.z * blockDim.z + threadIdx.z; i < h0;
-             i += (long)gridDim.z * blockDim.z) {
-            const long c = i * s0 + j * s1 + k * s2;
-            out[c] = (-in[c - s0] + in[c + s2]) * -0x1p-2f;
+    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= h2 || y >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const float v7_8_8 = in[base + -1 * s0];
+        const float v8_8_9 = in[base + 0 * s0 + 1];
+        out[base + 0 * s0] = (-v7_8_8 + v8_8_9) * -0x1p-2f;
+        const float v8_8_8 = in[base + 0 * s0];
+        const float v9_8_9 = in[base + 1 * s0 + 1];
+        out[base + 1 * s0] = (-v8_8_8 + v9_8_9) * -0x1p-2f;
+        const float v9_8_8 = in[base + 1 * s0];
+        const float v10_8_9 = in[base + 2 * s0 + 1];
+        out[base + 2 * s0] = (-v9_8_8 + v10_8_9) * -0x1p-2f;
+        const float v10_8_8 = in[base + 2 * s0];
+        const float v11_8_9 = in[base + 3 * s0 + 1];
+        out[base + 3 * s0] = (-v10_8_8 + v11_8_9) * -0x1p-2f;
+        const float v11_8_8 = in[base + 3 * s0];
+        const float v12_8_9 = in[base + 4 * s0 + 1];
+        out[base + 4 * s0] = (-v11_8_8 + v12_8_9) * -0x1p-2f;
+        const float v12_8_8 = in[base + 4 * s0];
+        const float v13_8_9 = in[base + 5 * s0 + 1];
+        out[base + 5 * s0] = (-v12_8_8 + v13_8_9) * -0x1p-2f;
+        const float v13_8_8 = in[base + 5 * s0];
+        const float v14_8_9 = in[base + 6 * s0 + 1];
+        out[base + 6 * s0] = (-v13_8_8 + v14_8_9) * -0x1p-2f;
+        const float v14_8_8 = in[base + 6 * s0];
+        const float v15_8_9 = in[base + 7 * s0 + 1];
+        out[base + 7 * s0] = (-v14_8_8 + v15_8_9) * -0x1p-2f;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2f;
         }
+    }
 }
 
 static __global__ void golden_negated_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long k = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= h2) return;
-    for (long j = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y; j < h1;
-         j += (long)gridDim.y * blockDim.y)
-        for (long i = l0 + (long)blockIdx.z * blockDim.z + threadIdx.z; i < h0;
-             i += (long)gridDim.z * blockDim.z) {
-            const long c = i * s0 + j * s1 + k * s2;
-            out[c] = (-in[c - s0] + in[c + s2]) * -0x1p-2;
+    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= h2 || y >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const double v7_8_8 = in[base + -1 * s0];
+        const double v8_8_9 = in[base + 0 * s0 + 1];
+        out[base + 0 * s0] = (-v7_8_8 + v8_8_9) * -0x1p-2;
+        const double v8_8_8 = in[base + 0 * s0];
+        const double v9_8_9 = in[base + 1 * s0 + 1];
+        out[base + 1 * s0] = (-v8_8_8 + v9_8_9) * -0x1p-2;
+        const double v9_8_8 = in[base + 1 * s0];
+        const double v10_8_9 = in[base + 2 * s0 + 1];
+        out[base + 2 * s0] = (-v9_8_8 + v10_8_9) * -0x1p-2;
+        const double v10_8_8 = in[base + 2 * s0];
+        const double v11_8_9 = in[base + 3 * s0 + 1];
+        out[base + 3 * s0] = (-v10_8_8 + v11_8_9) * -0x1p-2;
+        const double v11_8_8 = in[base + 3 * s0];
+        const double v12_8_9 = in[base + 4 * s0 + 1];
+        out[base + 4 * s0] = (-v11_8_8 + v12_8_9) * -0x1p-2;
+        const double v12_8_8 = in[base + 4 * s0];
+        const double v13_8_9 = in[base + 5 * s0 + 1];
+        out[base + 5 * s0] = (-v12_8_8 + v13_8_9) * -0x1p-2;
+        const double v13_8_8 = in[base + 5 * s0];
+        const double v14_8_9 = in[base + 6 * s0 + 1];
+        out[base + 6 * s0] = (-v13_8_8 + v14_8_9) * -0x1p-2;
+        const double v14_8_8 = in[base + 6 * s0];
+        const double v15_8_9 = in[base + 7 * s0 + 1];
+        out[base + 7 * s0] = (-v14_8_8 + v15_8_9) * -0x1p-2;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2;
         }
+    }
 }
 
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 2), grd;
-    if (!kgt_grid(lo, hi, 3, blk, &grd)) return 0;
+    dim3 blk(64, 4, 1), grd;
+    if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_negated_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 2), grd;
-    if (!kgt_grid(lo, hi, 3, blk, &grd)) return 0;
+    dim3 blk(64, 4, 1), grd;
+    if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_negated_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -234,34 +444,32 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
  *   (0): 3  (1): 0.125
  */
 static __global__ void golden_tiny_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long i = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= h0) return;
-    (void)h1;
-    (void)h2;
-    const long c = i * s0 + l1 * s1 + l2 * s2;
-    out[c] = (0x1.8p+1f * in[c] + 0x1p-3f * in[c + s0]) / 0x1p-130f;
+    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    if (c >= h0) return;
+    out[c] = (0x1.8p+1f * in[c] + 0x1p-3f * in[c + 1]) / 0x1p-130f;
 }
 
 static __global__ void golden_tiny_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long i = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= h0) return;
-    (void)h1;
-    (void)h2;
-    const long c = i * s0 + l1 * s1 + l2 * s2;
-    out[c] = (0x1.8p+1 * in[c] + 0x1p-3 * in[c + s0]) * 0x1p+130;
+    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    if (c >= h0) return;
+    out[c] = (0x1.8p+1 * in[c] + 0x1p-3 * in[c + 1]) * 0x1p+130;
 }
 
 extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
-    if (!kgt_grid(lo, hi, 1, blk, &grd)) return 0;
+    if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_tiny_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -269,9 +477,11 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
-    if (!kgt_grid(lo, hi, 1, blk, &grd)) return 0;
+    if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_tiny_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -281,52 +491,166 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
  *   (0, 0, 0): -1  (0, 1, -1): 3  (0, 1, 0): 0.5  (0, 1, 1): 3
  */
 static __global__ void golden_box3d_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long k = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= h2) return;
-    for (long j = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y; j < h1;
-         j += (long)gridDim.y * blockDim.y)
-        for (long i = l0 + (long)blockIdx.z * blockDim.z + threadIdx.z; i < h0;
-             i += (long)gridDim.z * blockDim.z) {
-            const long c = i * s0 + j * s1 + k * s2;
-            out[c] = (in[c - s0] + in[c - s0 + s1 - s2] + 0x1p+1f * in[c - s0 + s1] + in[c - s0 + s1 + s2]
-                - in[c] + 0x1.8p+1f * in[c + s1 - s2] + 0x1p-1f * in[c + s1] + 0x1.8p+1f * in[c + s1 + s2]) / 0x1.cp+2f;
+    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= h2 || y >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const float v7_8_8 = in[base + -1 * s0];
+        const float v7_9_7 = in[base + -1 * s0 + 1 * s1 + -1];
+        const float v7_9_8 = in[base + -1 * s0 + 1 * s1];
+        const float v7_9_9 = in[base + -1 * s0 + 1 * s1 + 1];
+        const float v8_8_8 = in[base + 0 * s0];
+        const float v8_9_7 = in[base + 0 * s0 + 1 * s1 + -1];
+        const float v8_9_8 = in[base + 0 * s0 + 1 * s1];
+        const float v8_9_9 = in[base + 0 * s0 + 1 * s1 + 1];
+        out[base + 0 * s0] = (v7_8_8 + v7_9_7 + 0x1p+1f * v7_9_8 + v7_9_9
+            - v8_8_8 + 0x1.8p+1f * v8_9_7 + 0x1p-1f * v8_9_8 + 0x1.8p+1f * v8_9_9) / 0x1.cp+2f;
+        const float v9_8_8 = in[base + 1 * s0];
+        const float v9_9_7 = in[base + 1 * s0 + 1 * s1 + -1];
+        const float v9_9_8 = in[base + 1 * s0 + 1 * s1];
+        const float v9_9_9 = in[base + 1 * s0 + 1 * s1 + 1];
+        out[base + 1 * s0] = (v8_8_8 + v8_9_7 + 0x1p+1f * v8_9_8 + v8_9_9
+            - v9_8_8 + 0x1.8p+1f * v9_9_7 + 0x1p-1f * v9_9_8 + 0x1.8p+1f * v9_9_9) / 0x1.cp+2f;
+        const float v10_8_8 = in[base + 2 * s0];
+        const float v10_9_7 = in[base + 2 * s0 + 1 * s1 + -1];
+        const float v10_9_8 = in[base + 2 * s0 + 1 * s1];
+        const float v10_9_9 = in[base + 2 * s0 + 1 * s1 + 1];
+        out[base + 2 * s0] = (v9_8_8 + v9_9_7 + 0x1p+1f * v9_9_8 + v9_9_9
+            - v10_8_8 + 0x1.8p+1f * v10_9_7 + 0x1p-1f * v10_9_8 + 0x1.8p+1f * v10_9_9) / 0x1.cp+2f;
+        const float v11_8_8 = in[base + 3 * s0];
+        const float v11_9_7 = in[base + 3 * s0 + 1 * s1 + -1];
+        const float v11_9_8 = in[base + 3 * s0 + 1 * s1];
+        const float v11_9_9 = in[base + 3 * s0 + 1 * s1 + 1];
+        out[base + 3 * s0] = (v10_8_8 + v10_9_7 + 0x1p+1f * v10_9_8 + v10_9_9
+            - v11_8_8 + 0x1.8p+1f * v11_9_7 + 0x1p-1f * v11_9_8 + 0x1.8p+1f * v11_9_9) / 0x1.cp+2f;
+        const float v12_8_8 = in[base + 4 * s0];
+        const float v12_9_7 = in[base + 4 * s0 + 1 * s1 + -1];
+        const float v12_9_8 = in[base + 4 * s0 + 1 * s1];
+        const float v12_9_9 = in[base + 4 * s0 + 1 * s1 + 1];
+        out[base + 4 * s0] = (v11_8_8 + v11_9_7 + 0x1p+1f * v11_9_8 + v11_9_9
+            - v12_8_8 + 0x1.8p+1f * v12_9_7 + 0x1p-1f * v12_9_8 + 0x1.8p+1f * v12_9_9) / 0x1.cp+2f;
+        const float v13_8_8 = in[base + 5 * s0];
+        const float v13_9_7 = in[base + 5 * s0 + 1 * s1 + -1];
+        const float v13_9_8 = in[base + 5 * s0 + 1 * s1];
+        const float v13_9_9 = in[base + 5 * s0 + 1 * s1 + 1];
+        out[base + 5 * s0] = (v12_8_8 + v12_9_7 + 0x1p+1f * v12_9_8 + v12_9_9
+            - v13_8_8 + 0x1.8p+1f * v13_9_7 + 0x1p-1f * v13_9_8 + 0x1.8p+1f * v13_9_9) / 0x1.cp+2f;
+        const float v14_8_8 = in[base + 6 * s0];
+        const float v14_9_7 = in[base + 6 * s0 + 1 * s1 + -1];
+        const float v14_9_8 = in[base + 6 * s0 + 1 * s1];
+        const float v14_9_9 = in[base + 6 * s0 + 1 * s1 + 1];
+        out[base + 6 * s0] = (v13_8_8 + v13_9_7 + 0x1p+1f * v13_9_8 + v13_9_9
+            - v14_8_8 + 0x1.8p+1f * v14_9_7 + 0x1p-1f * v14_9_8 + 0x1.8p+1f * v14_9_9) / 0x1.cp+2f;
+        const float v15_8_8 = in[base + 7 * s0];
+        const float v15_9_7 = in[base + 7 * s0 + 1 * s1 + -1];
+        const float v15_9_8 = in[base + 7 * s0 + 1 * s1];
+        const float v15_9_9 = in[base + 7 * s0 + 1 * s1 + 1];
+        out[base + 7 * s0] = (v14_8_8 + v14_9_7 + 0x1p+1f * v14_9_8 + v14_9_9
+            - v15_8_8 + 0x1.8p+1f * v15_9_7 + 0x1p-1f * v15_9_8 + 0x1.8p+1f * v15_9_9) / 0x1.cp+2f;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1f * in[c - s0 + s1] + in[c - s0 + s1 + 1]
+                - in[c] + 0x1.8p+1f * in[c + s1 - 1] + 0x1p-1f * in[c + s1] + 0x1.8p+1f * in[c + s1 + 1]) / 0x1.cp+2f;
         }
+    }
 }
 
 static __global__ void golden_box3d_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1, long s2)
+    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
 {
-    const long k = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= h2) return;
-    for (long j = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y; j < h1;
-         j += (long)gridDim.y * blockDim.y)
-        for (long i = l0 + (long)blockIdx.z * blockDim.z + threadIdx.z; i < h0;
-             i += (long)gridDim.z * blockDim.z) {
-            const long c = i * s0 + j * s1 + k * s2;
-            out[c] = (in[c - s0] + in[c - s0 + s1 - s2] + 0x1p+1 * in[c - s0 + s1] + in[c - s0 + s1 + s2]
-                - in[c] + 0x1.8p+1 * in[c + s1 - s2] + 0x1p-1 * in[c + s1] + 0x1.8p+1 * in[c + s1 + s2]) / 0x1.cp+2;
+    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= h2 || y >= h1) return;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + KGT_U <= h0) {
+        const double v7_8_8 = in[base + -1 * s0];
+        const double v7_9_7 = in[base + -1 * s0 + 1 * s1 + -1];
+        const double v7_9_8 = in[base + -1 * s0 + 1 * s1];
+        const double v7_9_9 = in[base + -1 * s0 + 1 * s1 + 1];
+        const double v8_8_8 = in[base + 0 * s0];
+        const double v8_9_7 = in[base + 0 * s0 + 1 * s1 + -1];
+        const double v8_9_8 = in[base + 0 * s0 + 1 * s1];
+        const double v8_9_9 = in[base + 0 * s0 + 1 * s1 + 1];
+        out[base + 0 * s0] = (v7_8_8 + v7_9_7 + 0x1p+1 * v7_9_8 + v7_9_9
+            - v8_8_8 + 0x1.8p+1 * v8_9_7 + 0x1p-1 * v8_9_8 + 0x1.8p+1 * v8_9_9) / 0x1.cp+2;
+        const double v9_8_8 = in[base + 1 * s0];
+        const double v9_9_7 = in[base + 1 * s0 + 1 * s1 + -1];
+        const double v9_9_8 = in[base + 1 * s0 + 1 * s1];
+        const double v9_9_9 = in[base + 1 * s0 + 1 * s1 + 1];
+        out[base + 1 * s0] = (v8_8_8 + v8_9_7 + 0x1p+1 * v8_9_8 + v8_9_9
+            - v9_8_8 + 0x1.8p+1 * v9_9_7 + 0x1p-1 * v9_9_8 + 0x1.8p+1 * v9_9_9) / 0x1.cp+2;
+        const double v10_8_8 = in[base + 2 * s0];
+        const double v10_9_7 = in[base + 2 * s0 + 1 * s1 + -1];
+        const double v10_9_8 = in[base + 2 * s0 + 1 * s1];
+        const double v10_9_9 = in[base + 2 * s0 + 1 * s1 + 1];
+        out[base + 2 * s0] = (v9_8_8 + v9_9_7 + 0x1p+1 * v9_9_8 + v9_9_9
+            - v10_8_8 + 0x1.8p+1 * v10_9_7 + 0x1p-1 * v10_9_8 + 0x1.8p+1 * v10_9_9) / 0x1.cp+2;
+        const double v11_8_8 = in[base + 3 * s0];
+        const double v11_9_7 = in[base + 3 * s0 + 1 * s1 + -1];
+        const double v11_9_8 = in[base + 3 * s0 + 1 * s1];
+        const double v11_9_9 = in[base + 3 * s0 + 1 * s1 + 1];
+        out[base + 3 * s0] = (v10_8_8 + v10_9_7 + 0x1p+1 * v10_9_8 + v10_9_9
+            - v11_8_8 + 0x1.8p+1 * v11_9_7 + 0x1p-1 * v11_9_8 + 0x1.8p+1 * v11_9_9) / 0x1.cp+2;
+        const double v12_8_8 = in[base + 4 * s0];
+        const double v12_9_7 = in[base + 4 * s0 + 1 * s1 + -1];
+        const double v12_9_8 = in[base + 4 * s0 + 1 * s1];
+        const double v12_9_9 = in[base + 4 * s0 + 1 * s1 + 1];
+        out[base + 4 * s0] = (v11_8_8 + v11_9_7 + 0x1p+1 * v11_9_8 + v11_9_9
+            - v12_8_8 + 0x1.8p+1 * v12_9_7 + 0x1p-1 * v12_9_8 + 0x1.8p+1 * v12_9_9) / 0x1.cp+2;
+        const double v13_8_8 = in[base + 5 * s0];
+        const double v13_9_7 = in[base + 5 * s0 + 1 * s1 + -1];
+        const double v13_9_8 = in[base + 5 * s0 + 1 * s1];
+        const double v13_9_9 = in[base + 5 * s0 + 1 * s1 + 1];
+        out[base + 5 * s0] = (v12_8_8 + v12_9_7 + 0x1p+1 * v12_9_8 + v12_9_9
+            - v13_8_8 + 0x1.8p+1 * v13_9_7 + 0x1p-1 * v13_9_8 + 0x1.8p+1 * v13_9_9) / 0x1.cp+2;
+        const double v14_8_8 = in[base + 6 * s0];
+        const double v14_9_7 = in[base + 6 * s0 + 1 * s1 + -1];
+        const double v14_9_8 = in[base + 6 * s0 + 1 * s1];
+        const double v14_9_9 = in[base + 6 * s0 + 1 * s1 + 1];
+        out[base + 6 * s0] = (v13_8_8 + v13_9_7 + 0x1p+1 * v13_9_8 + v13_9_9
+            - v14_8_8 + 0x1.8p+1 * v14_9_7 + 0x1p-1 * v14_9_8 + 0x1.8p+1 * v14_9_9) / 0x1.cp+2;
+        const double v15_8_8 = in[base + 7 * s0];
+        const double v15_9_7 = in[base + 7 * s0 + 1 * s1 + -1];
+        const double v15_9_8 = in[base + 7 * s0 + 1 * s1];
+        const double v15_9_9 = in[base + 7 * s0 + 1 * s1 + 1];
+        out[base + 7 * s0] = (v14_8_8 + v14_9_7 + 0x1p+1 * v14_9_8 + v14_9_9
+            - v15_8_8 + 0x1.8p+1 * v15_9_7 + 0x1p-1 * v15_9_8 + 0x1.8p+1 * v15_9_9) / 0x1.cp+2;
+    } else {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1 * in[c - s0 + s1] + in[c - s0 + s1 + 1]
+                - in[c] + 0x1.8p+1 * in[c + s1 - 1] + 0x1p-1 * in[c + s1] + 0x1.8p+1 * in[c + s1 + 1]) / 0x1.cp+2;
         }
+    }
 }
 
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 2), grd;
-    if (!kgt_grid(lo, hi, 3, blk, &grd)) return 0;
+    dim3 blk(64, 4, 1), grd;
+    if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_box3d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 2), grd;
-    if (!kgt_grid(lo, hi, 3, blk, &grd)) return 0;
+    dim3 blk(64, 4, 1), grd;
+    if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
+    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    if (ok <= 0) return ok < 0;
     golden_box3d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], stride[2]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
     return KGT_LAUNCH_FAILED();
 }
 
