@@ -79,6 +79,24 @@ step_ocldiag() {
         grep -v "^---\|^$" | tee "$OUT/ocldiag.log" | head -8
 }
 
+# NVIDIA OpenCL ran as a singleton but not under mpirun: find a launch that works, keep it.
+step_oclmpi() {
+    local v
+    for v in "" "--mca opal_cuda_support 0" "--mca btl ^smcuda --mca pml ob1" \
+        "-x OCL_ICD_VENDORS -x LD_LIBRARY_PATH"; do
+        echo "-- mpirun $v"
+        # shellcheck disable=SC2086
+        if STENCIL_OPENCL_PLATFORM=NVIDIA timeout 60 "${MPI[@]}" $v -n 1 $B/examples/heat2d \
+            -b opencl -n 256 -i 10 2>&1 | grep -v "^---" | tee -a "$OUT/oclmpi.log" | grep -q PASSED; then
+            # shellcheck disable=SC2206
+            MPI+=($v)
+            note "oclmpi: NVIDIA OpenCL under mpirun works with '$v'"
+            return 0
+        fi
+    done
+    note "oclmpi: NVIDIA OpenCL fails under mpirun with every launch tried"
+}
+
 step_opencl() {
     for n in 1 2; do
         for s in "" --serialize; do
