@@ -110,7 +110,7 @@ step_opencl() {
 
 # A 3-rank job: CUDA on GPU 0, NVIDIA OpenCL on GPU 1, PoCL on the CPU.
 mixed() { # label weight0 weight1 weight2
-    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n 8192x8192 -i 200 --repeat 2)
+    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n 8192x8192 -i 200)
     timeout 300 "${MPI[@]}" -n 1 env STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 "${app[@]}" : \
         -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
         STENCIL_WEIGHT=$3 "${app[@]}" : \
