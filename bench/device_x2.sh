@@ -22,7 +22,10 @@ mkdir -p "$OUT"
 [ -f .devkit/env.sh ] && . .devkit/env.sh
 export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-8}
 B=build-x2
+# The image's mpirun hands its ranks OCL_ICD_FILENAMES without the NVIDIA driver (seen
+# 2026-11-22): pass the caller's value on, so ranks see NVIDIA OpenCL too.
 MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+[ -n "${OCL_ICD_FILENAMES:-}" ] && MPI+=(-x "OCL_ICD_FILENAMES=$OCL_ICD_FILENAMES")
 summary=()
 note() { summary+=("$*"); echo "== $*"; }
 
@@ -53,6 +56,13 @@ step_tests() {
     runlog gpu-suite 300 meson test -C $B --no-rebuild --suite gpu --print-errorlogs
     for n in 1 2; do
         runlog skel-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
+        runlog skel-nvocl-n$n 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
+            "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
+    done
+}
+
+step_ocltests() {
+    for n in 1 2; do
         runlog skel-nvocl-n$n 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
             "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
     done
