@@ -101,6 +101,15 @@ static int parse_args(bench *b, int argc, char **argv)
     return 0;
 }
 
+/* The agreed error message, printed once (rank 0). */
+static void report_error(int code, const char *message, void *user)
+{
+    int rank;
+    (void)user;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) fprintf(stderr, "stencil_bench: %s: %s\n", stencil_strerror(code), message);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -164,6 +173,7 @@ int main(int argc, char **argv)
     opt.serialize = b.serialize;
     opt.peer = b.peer;
     opt.stats = &s;
+    opt.on_error = report_error;
     for (int r = 0; r < reps && !rc; r++) {
         rc = stencil_skeleton(MPI_COMM_WORLD, b.sizes, &st, b.iters, b.kernel, init_fast, NULL,
                               &opt);
