@@ -122,7 +122,7 @@ step_opencl() {
 mixed() { # label weight0 weight1 weight2
     local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n 8192x8192 -i 200)
     timeout 300 "${MPI[@]}" -n 1 env STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 "${app[@]}" : \
-        -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
+        -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
         STENCIL_WEIGHT=$3 "${app[@]}" : \
         -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=Portable STENCIL_WEIGHT=$4 \
         "${app[@]}" | tee -a "$OUT/mixed.jsonl"
