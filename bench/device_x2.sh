@@ -120,7 +120,7 @@ step_opencl() {
 
 # A 3-rank job: CUDA on GPU 0, NVIDIA OpenCL on GPU 1, PoCL on the CPU.
 mixed() { # label weight0 weight1 weight2
-    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n 8192x8192 -i 200)
+    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n ${MIXED_N:-8192x8192} -i ${MIXED_I:-200})
     timeout 300 "${MPI[@]}" -n 1 env STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 "${app[@]}" : \
         -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
         STENCIL_WEIGHT=$3 "${app[@]}" : \
@@ -132,12 +132,12 @@ rate() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlin
 
 step_mixed() {
     rm -f "$OUT/mixed.jsonl"
-    local app=(-S 2d4 -n 8192x8192 -i 200 --repeat 2)
+    local app=(-S 2d4 -n ${MIXED_N:-8192x8192} -i ${MIXED_I:-200} --repeat 2)
     "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" | tee -a "$OUT/mixed.jsonl"
     STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 $B/bench/stencil_bench \
         --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixed.jsonl"
     STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-pocl \
-        -b opencl -S 2d4 -n 8192x8192 -i 20 | tee -a "$OUT/mixed.jsonl"
+        -b opencl -S 2d4 -n ${MIXED_N:-8192x8192} -i 5 | tee -a "$OUT/mixed.jsonl"
     local w0 w1 w2
     w0=$(rate 0) w1=$(rate 1) w2=$(rate 2)
     mixed equal 1 1 1
