@@ -141,6 +141,7 @@ static int run(heat *h, long iters, const char *backend, const char *kernel, int
     opt.stats = &stats;
     opt.user = h;
     opt.on_error = report_error;
+    opt.progress = iters >= 8 ? iters / 4 : 0; /* a progress line on rank 0, four per run */
     make_reference(h, iters, rank);
     int rc =
         stencil_skeleton(MPI_COMM_WORLD, sizes, &st, iters, kernel, init_tile, check_tile, &opt);

@@ -95,6 +95,13 @@ int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named)
     }
     MPI_Allgather(&mine, 1, MPI_DOUBLE, r->weights, 1, MPI_DOUBLE, r->comm);
     if (any_auto) fix_zero_rates(r->weights, r->size);
+    int uniform = !any_auto;
+    for (int i = 0; uniform && i < r->size; i++) uniform = r->weights[i] == 1.0;
+    if (uniform) { /* nothing configured: the plain block distribution */
+        free(r->weights);
+        r->weights = NULL;
+        return 0;
+    }
     report(r, any_auto);
     return 0;
 }
