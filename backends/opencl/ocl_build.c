@@ -187,12 +187,14 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
                            a->named->name);
         snprintf(what, sizeof what, "kernel '%s'", a->named->name);
         srcs[3] = a->named->opencl_source;
+        o->walk = 1;
         return build(dev, o, srcs, 4, opts, what, &o->prog);
     }
     char *pro = generic_prologue(a->st, a->local->nelems);
     if (!pro) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the kernel source");
     srcs[2] = pro;
     srcs[3] = sb_ocl_src_generic;
+    o->walk = OCL_WALK; /* generic.cl's STENCIL_WALK default */
     int rc = build(dev, o, srcs, 4, opts, "generic kernel", &o->prog);
     free(pro);
     return rc;

@@ -270,6 +270,8 @@ static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
             dev, STENCIL_EDEVICE,
             "OpenCL: clSetKernelArg failed: stencil_update must take (in, out, 8 longs)");
     size_t n[3] = {(size_t)a[5], (size_t)a[4], (size_t)a[3]};
+    /* The generic kernel walks OCL_WALK cells of dimension 0 per work-item (generic.cl). */
+    if (o->walk > 1) n[2] = (n[2] + (size_t)o->walk - 1) / (size_t)o->walk;
     return ocl_launch(dev, q, o->update, n, o->wg, o->bounds_all, "stencil_update");
 }
 

@@ -8,19 +8,38 @@
  * and builds with -Dreal_t=float|double, FP_CONTRACT OFF and correctly rounded division.
  * Unlike the minimal named-kernel contract, this kernel checks all three global ids, so the
  * backend may round any dimension of the launch up to its work-group shape.
+ *
+ * Each work-item computes STENCIL_WALK consecutive cells of dimension 0 (global id 2 counts
+ * walks, not cells): with the offsets compile-time constants and the walk unrolled, the compiler
+ * keeps the inputs that neighbouring cells of the walk share in registers.
  */
+#ifndef STENCIL_WALK
+#define STENCIL_WALK 8
+#endif
+
 __kernel void stencil_update(__global const real_t *restrict in, __global real_t *restrict out,
                              long lo0, long lo1, long lo2, long n0, long n1, long n2, long s0,
                              long s1)
 {
     const idx_t k = (idx_t)get_global_id(0);
     const idx_t j = (idx_t)get_global_id(1);
-    const idx_t i = (idx_t)get_global_id(2);
-    if (k >= (idx_t)n2 || j >= (idx_t)n1 || i >= (idx_t)n0)
+    const idx_t i0 = (idx_t)get_global_id(2) * STENCIL_WALK;
+    if (k >= (idx_t)n2 || j >= (idx_t)n1 || i0 >= (idx_t)n0)
         return;
     const idx_t S0 = (idx_t)s0, S1 = (idx_t)s1;
-    const idx_t c = ((idx_t)lo0 + i) * S0 + ((idx_t)lo1 + j) * S1 + (idx_t)lo2 + k;
+    const idx_t c0 = ((idx_t)lo0 + i0) * S0 + ((idx_t)lo1 + j) * S1 + (idx_t)lo2 + k;
     real_t acc;
-    STENCIL_SUM(in, c)
-    out[c] = STENCIL_FINISH(acc);
+    if (i0 + STENCIL_WALK <= (idx_t)n0) {
+#pragma unroll
+        for (int u = 0; u < STENCIL_WALK; u++) {
+            const idx_t c = c0 + u * S0;
+            STENCIL_SUM(in, c)
+            out[c] = STENCIL_FINISH(acc);
+        }
+    } else {
+        for (idx_t c = c0; c < c0 + ((idx_t)n0 - i0) * S0; c += S0) {
+            STENCIL_SUM(in, c)
+            out[c] = STENCIL_FINISH(acc);
+        }
+    }
 }
