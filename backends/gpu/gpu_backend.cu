@@ -864,9 +864,27 @@ using namespace SB_GPU_NS;
 #if !SB_GPU_DEVICE_PASS
 /* Asynchronous: every op but write/read/wait returns before the device work is done. */
 extern "C" const sb_ops SB_GPU_OPS = {
-    SB_GPU_NAME, gpu_open, gpu_close,  gpu_mem_alloc,  gpu_mem_free, gpu_host_alloc, gpu_host_free,
-    gpu_write,   gpu_read, gpu_update, gpu_copy_out,   gpu_copy_in,  gpu_flush,      gpu_wait,
-    gpu_join,    gpu_busy, 1,          gpu_ipc_export, gpu_ipc_open, gpu_ipc_close,  gpu_copy_peer,
+    SB_GPU_NAME,
+    gpu_open,
+    gpu_close,
+    gpu_mem_alloc,
+    gpu_mem_free,
+    gpu_host_alloc,
+    gpu_host_free,
+    gpu_write,
+    gpu_read,
+    gpu_update,
+    gpu_copy_out,
+    gpu_copy_in,
+    gpu_flush,
+    gpu_wait,
+    gpu_join,
+    gpu_busy,
+    1,
+    gpu_ipc_export,
+    gpu_ipc_open,
+    gpu_ipc_close,
+    gpu_copy_peer,
     /* Off by default: with 3 ranks on 2 H200s, 3d-oct (fixed boundary) came out wrong on the
        peer path while host staging was right (2026-11-22, tests/mpi/test_skeleton); until that
        is understood the peer path runs only when asked for (options.peer = 1, STENCIL_PEER=1). */
