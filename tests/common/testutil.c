@@ -125,6 +125,43 @@ void tu_reference(const stencil_desc *st, const long *sizes, int periodic, long 
         ref_run_float(st, n, periodic, iters, g);
 }
 
+#define REF_BOX(T)                                                                                 \
+    static void ref_box_##T(const stencil_desc *st, const long *s, const long *lo, const long *hi, \
+                            const T *in, T *out)                                                   \
+    {                                                                                              \
+        long ext[3] = {1, 1, 1}, rl[3] = {0, 0, 0};                                                \
+        for (int d = 0; d < st->ndims; d++) {                                                      \
+            ext[d] = st->radius_lo[d] + 1 + st->radius_hi[d];                                      \
+            rl[d] = st->radius_lo[d];                                                              \
+        }                                                                                          \
+        for (long i = lo[0]; i < hi[0]; i++)                                                       \
+            for (long j = lo[1]; j < hi[1]; j++)                                                   \
+                for (long k = lo[2]; k < hi[2]; k++) {                                             \
+                    T acc = 0;                                                                     \
+                    int first = 1;                                                                 \
+                    for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                          \
+                        if (st->weights[a] == 0) continue;                                         \
+                        long x = i + a / (ext[1] * ext[2]) - rl[0];                                \
+                        long y = j + a / ext[2] % ext[1] - rl[1], z = k + a % ext[2] - rl[2];      \
+                        T t = (T)st->weights[a] * in[x * s[0] + y * s[1] + z * s[2]];              \
+                        acc = first ? t : acc + t;                                                 \
+                        first = 0;                                                                 \
+                    }                                                                              \
+                    out[i * s[0] + j * s[1] + k * s[2]] = acc / (T)st->divisor;                    \
+                }                                                                                  \
+    }
+REF_BOX(float)
+REF_BOX(double)
+
+void tu_reference_box(const stencil_desc *st, const long *stride, const long *lo, const long *hi,
+                      const void *in, void *out)
+{
+    if (st->type == STENCIL_DOUBLE)
+        ref_box_double(st, stride, lo, hi, in, out);
+    else
+        ref_box_float(st, stride, lo, hi, in, out);
+}
+
 long tu_compare_tile(const stencil_tile *t, const double *g, double *maxdiff)
 {
     long bad = 0;

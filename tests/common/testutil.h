@@ -25,6 +25,13 @@ double *tu_random_grid(int ndims, const long *sizes, unsigned long seed);
  */
 void tu_reference(const stencil_desc *st, const long *sizes, int periodic, long iters, double *g);
 
+/*
+ * One step of the stencil over the box [lo, hi) of a strided local array (the backend tests'
+ * reference): out = stencil(in) in the element type st->type, the contract's operation order.
+ */
+void tu_reference_box(const stencil_desc *st, const long *stride, const long *lo, const long *hi,
+                      const void *in, void *out);
+
 /* Compares a tile with the global grid: number of cells that differ bitwise (in element type). */
 long tu_compare_tile(const stencil_tile *t, const double *g, double *maxdiff);
 

@@ -108,45 +108,10 @@ static void fx_end(fixture *f)
     sl_partition_free(&f->p);
 }
 
-/* The serial reference over box b (local indices), straight from the dense weights. */
-#define REFERENCE(T)                                                                               \
-    static void ref_##T(const stencil_desc *st, const long *s, const sl_box *b, const T *in,       \
-                        T *out)                                                                    \
-    {                                                                                              \
-        long ext[3] = {1, 1, 1}, rl[3] = {0, 0, 0};                                                \
-        for (int d = 0; d < st->ndims; d++) {                                                      \
-            ext[d] = st->radius_lo[d] + 1 + st->radius_hi[d];                                      \
-            rl[d] = st->radius_lo[d];                                                              \
-        }                                                                                          \
-        for (long i = b->lo[0]; i < b->hi[0]; i++)                                                 \
-            for (long j = b->lo[1]; j < b->hi[1]; j++)                                             \
-                for (long k = b->lo[2]; k < b->hi[2]; k++) {                                       \
-                    T acc = 0;                                                                     \
-                    int first = 1;                                                                 \
-                    for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                          \
-                        if (st->weights[a] == 0) continue;                                         \
-                        long o0 = a / (ext[1] * ext[2]) - rl[0], o1 = a / ext[2] % ext[1] - rl[1], \
-                             o2 = a % ext[2] - rl[2];                                              \
-                        long c = (i + o0) * s[0] + (st->ndims > 1 ? (j + o1) * s[1] : 0) +         \
-                                 (st->ndims > 2 ? (k + o2) * s[2] : 0);                            \
-                        T term = (T)st->weights[a] * in[c];                                        \
-                        acc = first ? term : acc + term;                                           \
-                        first = 0;                                                                 \
-                    }                                                                              \
-                    long c = i * s[0] + (st->ndims > 1 ? j * s[1] : 0) +                           \
-                             (st->ndims > 2 ? k * s[2] : 0);                                       \
-                    out[c] = acc / (T)st->divisor;                                                 \
-                }                                                                                  \
-    }
-REFERENCE(float)
-REFERENCE(double)
-
+/* The serial reference over box b (local indices): tests/common/testutil.c. */
 static void reference(const fixture *f, const sl_box *b, const char *in, char *out)
 {
-    if (f->desc.type == STENCIL_DOUBLE)
-        ref_double(&f->desc, f->l.stride, b, (const double *)in, (double *)out);
-    else
-        ref_float(&f->desc, f->l.stride, b, (const float *)in, (float *)out);
+    tu_reference_box(&f->desc, f->l.stride, b->lo, b->hi, in, out);
 }
 
 /* Cuts box u along dim 0 into up to 3 boxes (some may be empty). */

@@ -102,41 +102,10 @@ static void fx_end(fixture *f)
     sl_partition_free(&f->p);
 }
 
-/* The serial reference over box b (local indices), from the dense weights. */
-#define REFERENCE(T)                                                                               \
-    static void ref_##T(const stencil_desc *st, const long *s, const sl_box *b, const T *in,       \
-                        T *out)                                                                    \
-    {                                                                                              \
-        long ext[3] = {1, 1, 1}, rl[3] = {0, 0, 0};                                                \
-        for (int d = 0; d < st->ndims; d++) {                                                      \
-            ext[d] = st->radius_lo[d] + 1 + st->radius_hi[d];                                      \
-            rl[d] = st->radius_lo[d];                                                              \
-        }                                                                                          \
-        for (long i = b->lo[0]; i < b->hi[0]; i++)                                                 \
-            for (long j = b->lo[1]; j < b->hi[1]; j++)                                             \
-                for (long k = b->lo[2]; k < b->hi[2]; k++) {                                       \
-                    T acc = 0;                                                                     \
-                    int first = 1;                                                                 \
-                    for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                          \
-                        if (st->weights[a] == 0) continue;                                         \
-                        long x = i + a / (ext[1] * ext[2]) - rl[0];                                \
-                        long y = j + a / ext[2] % ext[1] - rl[1], z = k + a % ext[2] - rl[2];      \
-                        T t = (T)st->weights[a] * in[x * s[0] + y * s[1] + z * s[2]];              \
-                        acc = first ? t : acc + t;                                                 \
-                        first = 0;                                                                 \
-                    }                                                                              \
-                    out[i * s[0] + j * s[1] + k * s[2]] = acc / (T)st->divisor;                    \
-                }                                                                                  \
-    }
-REFERENCE(float)
-REFERENCE(double)
-
+/* The serial reference over box b (local indices): tests/common/testutil.c. */
 static void reference(fixture *f, int in, const sl_box *b)
 {
-    if (f->desc.type == STENCIL_DOUBLE)
-        ref_double(&f->desc, f->l.stride, b, (double *)f->h[in], (double *)f->h[1 - in]);
-    else
-        ref_float(&f->desc, f->l.stride, b, (float *)f->h[in], (float *)f->h[1 - in]);
+    tu_reference_box(&f->desc, f->l.stride, b->lo, b->hi, f->h[in], f->h[1 - in]);
 }
 
 /* Reads array i back and compares it bitwise with its mirror, every cell. */
