@@ -17,6 +17,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,9 @@ struct tune {
     int al;                     /* start rows at 128-byte boundaries (idle lanes before lo) */
 };
 
+/* Granularity of device allocations that are exported to other processes. */
+#define SB_GPU_IPC_BLOCK ((size_t)2 << 20)
+
 struct impl {
     int device;
     gpuStream_t q[SB_NQUEUES];
@@ -71,6 +75,7 @@ struct impl {
     void *stage[SB_NQUEUES]; /* device staging of the pack path */
     size_t stage_bytes[SB_NQUEUES];
     alloc_list dmem, hmem;
+    int peer; /* buffers may be exported: allocate whole IPC blocks (gpu_mem_alloc) */
 };
 
 static impl *im_of(sb_dev *dev)
@@ -277,6 +282,7 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
     im->type = st->type;
     im->esz = sb_elem_size(st->type);
     im->ndims = st->ndims;
+    im->peer = a->peer;
     for (int d = 0; d < SL_D; d++) im->stride[d] = a->local->stride[d];
     if (!a->named) return bind_generic(dev, im, st);
     im->named = a->named->SB_GPU_LAUNCHER[st->type];
@@ -356,6 +362,10 @@ int gpu_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
     void *p = NULL;
     int rc = use_device(dev);
     if (rc) return rc;
+    /* The runtime may carve small allocations out of one larger block, and an IPC handle maps
+       the whole block at its base: a peer would read a neighbouring buffer (3 ranks, 3d-oct,
+       2026-11-22). Whole 2 MiB blocks are never shared (CUDA programming guide, IPC). */
+    if (im->peer) bytes = (bytes + SB_GPU_IPC_BLOCK - 1) / SB_GPU_IPC_BLOCK * SB_GPU_IPC_BLOCK;
     gpuError_t e = gpuMalloc(&p, bytes ? bytes : 1);
     if (e != gpuSuccess) {
         size_t fr = 0, tot = 0;
@@ -763,6 +773,9 @@ int gpu_ipc_export(sb_dev *dev, sb_mem m, void *handle, size_t cap, size_t *len)
     if (rc) return rc;
     if (cap < sizeof h)
         return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": handle buffer too small");
+    /* A buffer not at the start of its own block would open at the wrong address elsewhere. */
+    if (!im_of(dev)->peer || (uintptr_t)m % SB_GPU_IPC_BLOCK)
+        return sb_fail(dev, STENCIL_ENOSYS, SB_GPU_NAME ": buffer is not a whole IPC block");
     GPU_TRY(dev, gpuIpcGetMemHandle(&h, m));
     memcpy(handle, &h, sizeof h);
     *len = sizeof h;
@@ -885,9 +898,7 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_ipc_open,
     gpu_ipc_close,
     gpu_copy_peer,
-    /* Off by default: with 3 ranks on 2 H200s, 3d-oct (fixed boundary) came out wrong on the
-       peer path while host staging was right (2026-11-22, tests/mpi/test_skeleton); until that
-       is understood the peer path runs only when asked for (options.peer = 1, STENCIL_PEER=1). */
-    0,
+    /* On by default again since exported buffers are whole 2 MiB blocks (gpu_mem_alloc). */
+    1,
 };
 #endif
