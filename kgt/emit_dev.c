@@ -17,9 +17,12 @@
 static const char *const tname[2] = {"float", "double"};
 static const char tsuf[2] = {'f', 'd'};
 
-/* Cells of dimension 0 one thread computes in 2D/3D (KGT_U in the generated code). */
-#define KGT_U_EMIT 8
-#define KGT_U_MAX  8
+/* Cells of dimension 0 one thread computes in 2D/3D, unless --walk says otherwise: longer
+   walks share more loads between cells but hold more registers (bench/RESULTS.md, kgt). */
+int kgt_walk(const kgt_gen *g, const kgt_stencil *s)
+{
+    return g->walk ? g->walk : s->ndims == 2 ? 16 : 8;
+}
 
 void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s)
 {
@@ -51,34 +54,48 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                " * (the same text). Without FMA contraction the results equal the host "
                "kernels bitwise.\n */\n",
                g->prefix, g->prefix);
-    kgt_printf(b, "#if defined(__HIPCC__)\n#include <hip/hip_runtime.h>\n"
+    kgt_printf(b, "#include <stdint.h>\n"
+                  "#if defined(__HIPCC__)\n#include <hip/hip_runtime.h>\n"
                   "#pragma clang fp contract(off)\n"
                   "typedef hipStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_hip_##t\n"
+                  "#define KGT_WARP warpSize\n"
+                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
                   "#else\n#include <cuda_runtime.h>\n"
                   "typedef cudaStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)\n"
-                  "#define KGT_LAUNCHER(stem, t) stem##_cuda_##t\n#endif\n\n");
+                  "#define KGT_LAUNCHER(stem, t) stem##_cuda_##t\n"
+                  "#define KGT_WARP 32\n"
+                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n#endif\n"
+                  "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n\n");
     kgt_printf(b,
-               "/* Cells of dimension 0 one thread walks (2D/3D): the register-reuse depth. */\n"
-               "#define KGT_U 8 /* = KGT_U_EMIT of kgt: the unrolled walk below has 8 cells */\n\n"
                "/* Threads: x along the last dimension, y (3D: the middle one), and dimension 0\n"
-               "   in steps of KGT_U. 0 for an empty box; -1 when it needs more blocks than a\n"
+               "   in steps of walk. 0 for an empty box; -1 when it needs more blocks than a\n"
                "   grid allows. */\n"
-               "static int kgt_grid(const long *lo, const long *hi, int nd, dim3 blk, dim3 *grd)\n"
+               "static int kgt_grid(const long *lo, const long *hi, int nd, long walk, dim3 blk,\n"
+               "                    dim3 *grd)\n"
                "{\n"
                "    long n[3] = {1, 1, 1};\n"
                "    for (int d = 0; d < nd; d++) {\n"
                "        n[nd - 1 - d] = hi[d] - lo[d];\n"
                "        if (n[nd - 1 - d] <= 0) return 0;\n"
                "    }\n"
-               "    if (nd > 1) n[nd - 1] = (n[nd - 1] + KGT_U - 1) / KGT_U;\n"
+               "    if (nd > 1) n[nd - 1] = (n[nd - 1] + walk - 1) / walk;\n"
                "    long g[3] = {(n[0] + blk.x - 1) / blk.x, (n[1] + blk.y - 1) / blk.y,\n"
                "                 (n[2] + blk.z - 1) / blk.z};\n"
                "    if (g[0] > 2147483647L || g[1] > 65535 || g[2] > 65535) return -1;\n"
                "    *grd = dim3((unsigned)g[0], (unsigned)g[1], (unsigned)g[2]);\n"
-               "    return 1;\n}\n\n");
+               "    return 1;\n}\n\n"
+               "/* Elements between the box's first cell and the 128-byte line it lies in. */\n"
+               "static long kgt_misalign(const void *out, const long *lo, const long *stride, int "
+               "nd,\n"
+               "                         size_t esz)\n"
+               "{\n"
+               "    long e = 0;\n"
+               "    for (int d = 0; d < nd; d++) e += lo[d] * stride[d];\n"
+               "    return (long)(((uintptr_t)out / esz + (uintptr_t)e) %% (128 / esz));\n"
+               "}\n\n");
 }
 
 /* One cell at c: out[c] = the stencil's expression. */
@@ -94,109 +111,165 @@ static void emit_cell(kgt_buf *b, const kgt_stencil *s, int dbl, int ind, const 
     kgt_printf(b, ";\n");
 }
 
-/* Declares the register of one load unless an earlier cell of the walk already did. */
-static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off,
-                      unsigned char *seen)
+/* The row part of the index of the cell at walk step u + off[0] (and off[1] in 3D). */
+static void emit_row(kgt_buf *b, const kgt_stencil *s, int u, const int *off)
 {
-    int row = u + off[0] + KGT_MAX_RADIUS;
-    int key =
-        (row * (2 * KGT_MAX_RADIUS + 1) + off[1] + KGT_MAX_RADIUS) * (2 * KGT_MAX_RADIUS + 1) +
-        off[2] + KGT_MAX_RADIUS;
-    if (seen[key]) return;
-    seen[key] = 1;
-    kgt_printf(b, "        const %s ", tname[dbl]);
-    kgt_temp(b, u, off);
-    kgt_printf(b, " = in[base + %d * s0", u + off[0]);
+    kgt_printf(b, "row + %d * s0", u + off[0]);
     if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
-    if (off[s->ndims - 1] && s->ndims > 1) kgt_printf(b, " + %d", off[s->ndims - 1]);
-    kgt_printf(b, "];\n");
 }
 
 /*
- * The fast path of a walk, fully unrolled: every distinct input cell of the KGT_U cells is
- * loaded once into a named register and shared by the cells that read it.
+ * Declares the register of one input cell unless an earlier cell of the walk already did. The
+ * cell under the thread is a load (x clamped so that idle lanes read inside the array); a cell
+ * dx to the side comes from lane + dx of the same load by a shuffle, and only the lanes at the
+ * warp's edge load it themselves. That keeps the x-neighbours out of L1 and L2 altogether.
  */
-static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl)
+static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off,
+                      unsigned char *seen)
 {
-    enum { ROWS = KGT_U_MAX + 2 * KGT_MAX_RADIUS, SIDE = 2 * KGT_MAX_RADIUS + 1 };
+    int last = s->ndims - 1, dx = off[last];
+    int row = u + off[0] + KGT_MAX_RADIUS, side = 2 * KGT_MAX_RADIUS + 1;
+    int key = (row * side + off[1] + KGT_MAX_RADIUS) * side + off[2] + KGT_MAX_RADIUS;
+    if (seen[key]) return;
+    seen[key] = 1;
+    if (!dx) {
+        kgt_printf(b, "        const %s ", tname[dbl]);
+        kgt_temp(b, u, off);
+        kgt_printf(b, " = in[");
+        emit_row(b, s, u, off);
+        kgt_printf(b, " + xl];\n");
+        return;
+    }
+    int c[3] = {off[0], off[1], off[2]};
+    c[last] = 0;
+    emit_load(b, s, dbl, u, c, seen);
+    kgt_printf(b, "        %s ", tname[dbl]);
+    kgt_temp(b, u, off);
+    kgt_printf(b, " = KGT_SHFL(");
+    kgt_temp(b, u, c);
+    char sh[24];
+    snprintf(sh, sizeof sh, "lane %c %d", dx < 0 ? '-' : '+', abs(dx));
+    kgt_printf(b, ", %s);\n        if (%s %s) ", sh, sh, dx < 0 ? "< 0" : ">= KGT_WARP");
+    kgt_temp(b, u, off);
+    kgt_printf(b, " = in[");
+    emit_row(b, s, u, off);
+    kgt_printf(b, " + KGT_CLAMP(x %c %d, xlo, xhi)];\n", dx < 0 ? '-' : '+', abs(dx));
+}
+
+/*
+ * The fast path of a walk, fully unrolled: every distinct input cell of the walk's cells is
+ * loaded (or shuffled) once into a named register and shared by the cells that read it.
+ */
+static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
+{
+    enum { ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SIDE = 2 * KGT_MAX_RADIUS + 1 };
     static unsigned char seen[ROWS * SIDE * SIDE];
     char wrap[40];
     memset(seen, 0, sizeof seen);
-    for (int u = 0; u < KGT_U_EMIT; u++) {
+    for (int u = 0; u < walk; u++) {
         kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 12), 1, u};
         for (int p = 0; p < s->npts; p++) {
             int off[3] = {0, 0, 0};
             for (int d = 0; d < s->ndims; d++) off[d] = s->pts[p].off[d];
             if (s->pts[p].w != 0.0) emit_load(b, s, dbl, u, off, seen);
         }
-        kgt_printf(b, "        out[base + %d * s0] = ", u);
+        kgt_printf(b, "        if (act) out[row + %d * s0 + x] = ", u);
         kgt_emit_expr(b, s, dbl, &ix);
         kgt_printf(b, ";\n");
     }
 }
 
+/* How far the non-zero weights reach along the last dimension, below and above. */
+static void x_reach(const kgt_stencil *s, int *lo, int *hi)
+{
+    *lo = *hi = 0;
+    for (int p = 0; p < s->npts; p++) {
+        int dx = s->pts[p].off[s->ndims - 1];
+        if (s->pts[p].w == 0.0) continue;
+        if (-dx > *lo) *lo = -dx;
+        if (dx > *hi) *hi = dx;
+    }
+}
+
+static void emit_kernel_1d(kgt_buf *b, const kgt_stencil *s, int dbl)
+{
+    kgt_printf(b, "    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1; (void)xa;\n"
+                  "    if (c >= h0) return;\n");
+    emit_cell(b, s, dbl, 4, "c");
+    kgt_printf(b, "}\n\n");
+}
+
 /*
- * 1D: one thread a cell. 2D/3D: threads along the last (unit-stride) dimension and the middle
- * one; each thread walks KGT_U consecutive cells of dimension 0, unrolled, so the compiler keeps
- * the values shared by neighbouring cells of that walk in registers instead of reloading them.
+ * 2D/3D: threads along the last (unit-stride) dimension from xa (a 128-byte boundary, so warps
+ * move whole lines; lanes outside the box only feed their neighbours) and the middle one; each
+ * thread walks `walk` consecutive cells of dimension 0, unrolled. No lane leaves before the
+ * shuffles: the early returns below are uniform over a warp (blockDim.x is a multiple of it).
  */
 static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     const char *t = tname[dbl];
-    int nd = s->ndims;
+    int nd = s->ndims, walk = kgt_walk(g, s), xlo, xhi;
+    const char *lx = nd == 2 ? "l1" : "l2", *hx = nd == 2 ? "h1" : "h2";
     kgt_printf(b,
-               "static __global__ void %s_%s_k%c(const %s *__restrict__ in, %s *__restrict__ out,"
-               "\n    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)\n{\n",
+               "static __global__ void __launch_bounds__(256)\n"
+               "    %s_%s_k%c(const %s *__restrict__ in, %s *__restrict__ out, long l0, long l1,\n"
+               "    long l2, long h0, long h1, long h2, long s0, long s1, long xa)\n{\n",
                g->prefix, s->stem, tsuf[dbl], t, t);
     if (nd == 1) {
-        kgt_printf(b, "    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-                      "    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;\n"
-                      "    if (c >= h0) return;\n");
-        emit_cell(b, s, dbl, 4, "c");
-        kgt_printf(b, "}\n\n");
+        emit_kernel_1d(b, s, dbl);
         return;
     }
+    x_reach(s, &xlo, &xhi);
+    kgt_printf(b, "    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;\n");
     if (nd == 2)
-        kgt_printf(
-            b, "    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "    const long y = 0;\n    (void)l2; (void)h2;\n"
-               "    if (x >= h1) return;\n"
-               "    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;\n");
+        kgt_printf(b,
+                   "    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + "
+                   "threadIdx.y) * %d;\n    (void)l2; (void)h2;\n",
+                   walk);
     else
-        kgt_printf(
-            b, "    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;\n"
-               "    if (x >= h2 || y >= h1) return;\n"
-               "    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;\n");
-    kgt_printf(b, "    if (i0 >= h0) return;\n"
-                  "    const long base = i0 * s0 + y * s1 + x;\n"
-                  "    if (i0 + KGT_U <= h0) {\n");
-    emit_walk(b, s, dbl);
-    kgt_printf(b, "    } else {\n"
-                  "        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {\n");
+        kgt_printf(b,
+                   "    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;\n"
+                   "    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * %d;\n"
+                   "    if (y >= h1) return;\n",
+                   walk);
+    kgt_printf(b,
+               "    if (i0 >= h0) return;\n"
+               "    const int lane = (int)(threadIdx.x %% KGT_WARP), act = x >= %s && x < %s;\n"
+               "    const long xlo = %s - %d, xhi = %s - 1 + %d, xl = KGT_CLAMP(x, xlo, xhi);\n"
+               "    const long row = i0 * s0 + y * s1;\n"
+               "    (void)lane;\n"
+               "    if (i0 + %d <= h0) {\n",
+               lx, hx, lx, xlo, hx, xhi, walk);
+    emit_walk(b, s, dbl, walk);
+    kgt_printf(b, "    } else if (act) {\n"
+                  "        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {\n");
     emit_cell(b, s, dbl, 12, "c");
     kgt_printf(b, "        }\n    }\n}\n\n");
 }
 
 static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
-    static const char *const block[3] = {"256, 1, 1", "128, 2, 1", "64, 4, 1"};
+    static const char *const block[3] = {"256, 1, 1", "256, 1, 1", "128, 2, 1"};
     const char *t = tname[dbl];
+    int nd = s->ndims, last = nd - 1;
     kgt_printf(b,
                "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long *lo,"
                "\n    const long *hi, const long *stride, void *queue)\n{\n",
                g->prefix, s->stem, tsuf[dbl]);
-    kgt_printf(b, "    dim3 blk(%s), grd;\n", block[s->ndims - 1]);
+    kgt_printf(b, "    dim3 blk(%s), grd;\n    long a[3] = {lo[0], lo[1], lo[2]};\n", block[last]);
     kgt_printf(b,
                "    if (stride[%d] != 1) return 1; /* the last dimension must be contiguous */\n",
-               s->ndims - 1);
-    kgt_printf(b,
-               "    int ok = kgt_grid(lo, hi, %d, blk, &grd);\n    if (ok <= 0) return ok < 0;\n",
-               s->ndims);
+               last);
+    if (nd > 1)
+        kgt_printf(b, "    a[%d] -= kgt_misalign(out, lo, stride, %d, sizeof(%s));\n", last, nd, t);
+    kgt_printf(
+        b, "    int ok = kgt_grid(a, hi, %d, %d, blk, &grd);\n    if (ok <= 0) return ok < 0;\n",
+        nd, kgt_walk(g, s));
     kgt_printf(b,
                "    %s_%s_k%c<<<grd, blk, 0, (kgt_stream)queue>>>((const %s *)in, (%s *)out, "
-               "lo[0], lo[1],\n        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);\n",
-               g->prefix, s->stem, tsuf[dbl], t, t);
+               "lo[0], lo[1],\n        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[%d]);\n",
+               g->prefix, s->stem, tsuf[dbl], t, t, last);
     kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
 }
 

@@ -59,7 +59,13 @@ typedef struct kgt_gen {
     const char *prefix; /* C identifier that prefixes every generated symbol */
     const char *source; /* input file name as shown in the generated comments */
     int targets;        /* KGT_T_* bits */
+    int walk;           /* GPU kernels: cells of dimension 0 per thread (2D/3D), 0 = default */
 } kgt_gen;
+
+/* Longest --walk: the emitter keeps a table of the registers of one walk. */
+#define KGT_WALK_MAX 32
+/* The walk of s's GPU kernels under g. */
+int kgt_walk(const kgt_gen *g, const kgt_stencil *s);
 
 /* A growing string: every emitter writes into one, so a failed run leaves no half-written file. */
 typedef struct kgt_buf {

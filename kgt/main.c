@@ -37,6 +37,8 @@ static const char usage[] =
     "                        without extension, other characters than [A-Za-z0-9_] made '_')\n"
     "  -o, --output-dir DIR  directory of the outputs (default .)\n"
     "  -c, --check           validate FILE, write nothing\n"
+    "  -w, --walk N          CUDA/HIP 2D/3D kernels: cells of dimension 0 per thread,\n"
+    "                        1..32 (default 16 in 2D, 8 in 3D)\n"
     "      --example         print the example below\n"
     "  -h, --help            print this text\n"
     "      --version         print the version\n"
@@ -67,7 +69,7 @@ static const char usage[] =
     "Example:\n";
 
 typedef struct opts {
-    int check, targets;
+    int check, targets, walk;
     const char *prefix, *outdir, *file;
 } opts;
 
@@ -89,6 +91,18 @@ static int parse_targets(const char *list, int *t)
     }
     if (!*t) fprintf(stderr, "kgt: empty target list\n");
     return *t ? 0 : -1;
+}
+
+static int parse_walk(const char *v, int *walk)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n < 1 || n > KGT_WALK_MAX) {
+        fprintf(stderr, "kgt: --walk must be 1..%d, not '%s'\n", KGT_WALK_MAX, v);
+        return -1;
+    }
+    *walk = (int)n;
+    return 0;
 }
 
 /* Value of option arg: "--opt=value", or the next argument. */
@@ -127,6 +141,8 @@ static int parse_args(int argc, char **argv, opts *o)
             o->check = 1;
         } else if (is_opt(a, "-t", "--target")) {
             if (!(v = opt_value(argc, argv, &i, a)) || parse_targets(v, &o->targets)) return -1;
+        } else if (is_opt(a, "-w", "--walk")) {
+            if (!(v = opt_value(argc, argv, &i, a)) || parse_walk(v, &o->walk)) return -1;
         } else if (is_opt(a, "-p", "--prefix")) {
             if (!(o->prefix = opt_value(argc, argv, &i, a))) return -1;
         } else if (is_opt(a, "-o", "--output-dir")) {
@@ -212,6 +228,7 @@ static int generate(const opts *o, const kgt_file *f, const char *prefix)
     const char *dir = o->outdir ? o->outdir : ".";
     g.file = f;
     g.prefix = prefix;
+    g.walk = o->walk;
     g.source = base_name(o->file);
     g.targets = o->targets ? o->targets : KGT_T_HOST | KGT_T_OPENCL;
     if (emit_one(&g, dir, ".h", kgt_emit_header) || emit_one(&g, dir, ".c", kgt_emit_c)) return -1;

@@ -3,33 +3,37 @@
  * CUDA: nvcc -fmad=false -c golden.cu   HIP: hipcc -ffp-contract=off -c golden_hip.cpp
  * (the same text). Without FMA contraction the results equal the host kernels bitwise.
  */
+#include <stdint.h>
 #if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 #pragma clang fp contract(off)
 typedef hipStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_hip_##t
+#define KGT_WARP warpSize
+#define KGT_SHFL(v, src) __shfl((v), (src))
 #else
 #include <cuda_runtime.h>
 typedef cudaStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_cuda_##t
+#define KGT_WARP 32
+#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
 #endif
-
-/* Cells of dimension 0 one thread walks (2D/3D): the register-reuse depth. */
-#define KGT_U 8 /* = KGT_U_EMIT of kgt: the unrolled walk below has 8 cells */
+#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
 /* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
-   in steps of KGT_U. 0 for an empty box; -1 when it needs more blocks than a
+   in steps of walk. 0 for an empty box; -1 when it needs more blocks than a
    grid allows. */
-static int kgt_grid(const long *lo, const long *hi, int nd, dim3 blk, dim3 *grd)
+static int kgt_grid(const long *lo, const long *hi, int nd, long walk, dim3 blk,
+                    dim3 *grd)
 {
     long n[3] = {1, 1, 1};
     for (int d = 0; d < nd; d++) {
         n[nd - 1 - d] = hi[d] - lo[d];
         if (n[nd - 1 - d] <= 0) return 0;
     }
-    if (nd > 1) n[nd - 1] = (n[nd - 1] + KGT_U - 1) / KGT_U;
+    if (nd > 1) n[nd - 1] = (n[nd - 1] + walk - 1) / walk;
     long g[3] = {(n[0] + blk.x - 1) / blk.x, (n[1] + blk.y - 1) / blk.y,
                  (n[2] + blk.z - 1) / blk.z};
     if (g[0] > 2147483647L || g[1] > 65535 || g[2] > 65535) return -1;
@@ -37,109 +41,250 @@ static int kgt_grid(const long *lo, const long *hi, int nd, dim3 blk, dim3 *grd)
     return 1;
 }
 
+/* Elements between the box's first cell and the 128-byte line it lies in. */
+static long kgt_misalign(const void *out, const long *lo, const long *stride, int nd,
+                         size_t esz)
+{
+    long e = 0;
+    for (int d = 0; d < nd; d++) e += lo[d] * stride[d];
+    return (long)(((uintptr_t)out / esz + (uintptr_t)e) % (128 / esz));
+}
+
 /*
  * heat2d: 2 dims, radius 1/1 1/1, 4 non-zero points, divisor 4
  *   (-1, 0): 1  (0, -1): 1  (0, 1): 1  (1, 0): 1
  */
-static __global__ void golden_heat2d_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_heat2d_kf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
     (void)l2; (void)h2;
-    if (x >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const float v7_8_8 = in[base + -1 * s0];
-        const float v8_7_8 = in[base + 0 * s0 + -1];
-        const float v8_9_8 = in[base + 0 * s0 + 1];
-        const float v9_8_8 = in[base + 1 * s0];
-        out[base + 0 * s0] = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2f;
-        const float v8_8_8 = in[base + 0 * s0];
-        const float v9_7_8 = in[base + 1 * s0 + -1];
-        const float v9_9_8 = in[base + 1 * s0 + 1];
-        const float v10_8_8 = in[base + 2 * s0];
-        out[base + 1 * s0] = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2f;
-        const float v10_7_8 = in[base + 2 * s0 + -1];
-        const float v10_9_8 = in[base + 2 * s0 + 1];
-        const float v11_8_8 = in[base + 3 * s0];
-        out[base + 2 * s0] = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2f;
-        const float v11_7_8 = in[base + 3 * s0 + -1];
-        const float v11_9_8 = in[base + 3 * s0 + 1];
-        const float v12_8_8 = in[base + 4 * s0];
-        out[base + 3 * s0] = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2f;
-        const float v12_7_8 = in[base + 4 * s0 + -1];
-        const float v12_9_8 = in[base + 4 * s0 + 1];
-        const float v13_8_8 = in[base + 5 * s0];
-        out[base + 4 * s0] = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2f;
-        const float v13_7_8 = in[base + 5 * s0 + -1];
-        const float v13_9_8 = in[base + 5 * s0 + 1];
-        const float v14_8_8 = in[base + 6 * s0];
-        out[base + 5 * s0] = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2f;
-        const float v14_7_8 = in[base + 6 * s0 + -1];
-        const float v14_9_8 = in[base + 6 * s0 + 1];
-        const float v15_8_8 = in[base + 7 * s0];
-        out[base + 6 * s0] = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2f;
-        const float v15_7_8 = in[base + 7 * s0 + -1];
-        const float v15_9_8 = in[base + 7 * s0 + 1];
-        const float v16_8_8 = in[base + 8 * s0];
-        out[base + 7 * s0] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2f;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l1 && x < h1;
+    const long xlo = l1 - 1, xhi = h1 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 16 <= h0) {
+        const float v7_8_8 = in[row + -1 * s0 + xl];
+        const float v8_8_8 = in[row + 0 * s0 + xl];
+        float v8_7_8 = KGT_SHFL(v8_8_8, lane - 1);
+        if (lane - 1 < 0) v8_7_8 = in[row + 0 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v8_9_8 = KGT_SHFL(v8_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_9_8 = in[row + 0 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v9_8_8 = in[row + 1 * s0 + xl];
+        if (act) out[row + 0 * s0 + x] = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2f;
+        float v9_7_8 = KGT_SHFL(v9_8_8, lane - 1);
+        if (lane - 1 < 0) v9_7_8 = in[row + 1 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v9_9_8 = KGT_SHFL(v9_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_9_8 = in[row + 1 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v10_8_8 = in[row + 2 * s0 + xl];
+        if (act) out[row + 1 * s0 + x] = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2f;
+        float v10_7_8 = KGT_SHFL(v10_8_8, lane - 1);
+        if (lane - 1 < 0) v10_7_8 = in[row + 2 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v10_9_8 = KGT_SHFL(v10_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_9_8 = in[row + 2 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v11_8_8 = in[row + 3 * s0 + xl];
+        if (act) out[row + 2 * s0 + x] = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2f;
+        float v11_7_8 = KGT_SHFL(v11_8_8, lane - 1);
+        if (lane - 1 < 0) v11_7_8 = in[row + 3 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v11_9_8 = KGT_SHFL(v11_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_9_8 = in[row + 3 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v12_8_8 = in[row + 4 * s0 + xl];
+        if (act) out[row + 3 * s0 + x] = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2f;
+        float v12_7_8 = KGT_SHFL(v12_8_8, lane - 1);
+        if (lane - 1 < 0) v12_7_8 = in[row + 4 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v12_9_8 = KGT_SHFL(v12_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_9_8 = in[row + 4 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v13_8_8 = in[row + 5 * s0 + xl];
+        if (act) out[row + 4 * s0 + x] = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2f;
+        float v13_7_8 = KGT_SHFL(v13_8_8, lane - 1);
+        if (lane - 1 < 0) v13_7_8 = in[row + 5 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v13_9_8 = KGT_SHFL(v13_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_9_8 = in[row + 5 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v14_8_8 = in[row + 6 * s0 + xl];
+        if (act) out[row + 5 * s0 + x] = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2f;
+        float v14_7_8 = KGT_SHFL(v14_8_8, lane - 1);
+        if (lane - 1 < 0) v14_7_8 = in[row + 6 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v14_9_8 = KGT_SHFL(v14_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_9_8 = in[row + 6 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v15_8_8 = in[row + 7 * s0 + xl];
+        if (act) out[row + 6 * s0 + x] = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2f;
+        float v15_7_8 = KGT_SHFL(v15_8_8, lane - 1);
+        if (lane - 1 < 0) v15_7_8 = in[row + 7 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v15_9_8 = KGT_SHFL(v15_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_9_8 = in[row + 7 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v16_8_8 = in[row + 8 * s0 + xl];
+        if (act) out[row + 7 * s0 + x] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2f;
+        float v16_7_8 = KGT_SHFL(v16_8_8, lane - 1);
+        if (lane - 1 < 0) v16_7_8 = in[row + 8 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v16_9_8 = KGT_SHFL(v16_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v16_9_8 = in[row + 8 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v17_8_8 = in[row + 9 * s0 + xl];
+        if (act) out[row + 8 * s0 + x] = (v15_8_8 + v16_7_8 + v16_9_8 + v17_8_8) * 0x1p-2f;
+        float v17_7_8 = KGT_SHFL(v17_8_8, lane - 1);
+        if (lane - 1 < 0) v17_7_8 = in[row + 9 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v17_9_8 = KGT_SHFL(v17_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v17_9_8 = in[row + 9 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v18_8_8 = in[row + 10 * s0 + xl];
+        if (act) out[row + 9 * s0 + x] = (v16_8_8 + v17_7_8 + v17_9_8 + v18_8_8) * 0x1p-2f;
+        float v18_7_8 = KGT_SHFL(v18_8_8, lane - 1);
+        if (lane - 1 < 0) v18_7_8 = in[row + 10 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v18_9_8 = KGT_SHFL(v18_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v18_9_8 = in[row + 10 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v19_8_8 = in[row + 11 * s0 + xl];
+        if (act) out[row + 10 * s0 + x] = (v17_8_8 + v18_7_8 + v18_9_8 + v19_8_8) * 0x1p-2f;
+        float v19_7_8 = KGT_SHFL(v19_8_8, lane - 1);
+        if (lane - 1 < 0) v19_7_8 = in[row + 11 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v19_9_8 = KGT_SHFL(v19_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v19_9_8 = in[row + 11 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v20_8_8 = in[row + 12 * s0 + xl];
+        if (act) out[row + 11 * s0 + x] = (v18_8_8 + v19_7_8 + v19_9_8 + v20_8_8) * 0x1p-2f;
+        float v20_7_8 = KGT_SHFL(v20_8_8, lane - 1);
+        if (lane - 1 < 0) v20_7_8 = in[row + 12 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v20_9_8 = KGT_SHFL(v20_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v20_9_8 = in[row + 12 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v21_8_8 = in[row + 13 * s0 + xl];
+        if (act) out[row + 12 * s0 + x] = (v19_8_8 + v20_7_8 + v20_9_8 + v21_8_8) * 0x1p-2f;
+        float v21_7_8 = KGT_SHFL(v21_8_8, lane - 1);
+        if (lane - 1 < 0) v21_7_8 = in[row + 13 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v21_9_8 = KGT_SHFL(v21_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v21_9_8 = in[row + 13 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v22_8_8 = in[row + 14 * s0 + xl];
+        if (act) out[row + 13 * s0 + x] = (v20_8_8 + v21_7_8 + v21_9_8 + v22_8_8) * 0x1p-2f;
+        float v22_7_8 = KGT_SHFL(v22_8_8, lane - 1);
+        if (lane - 1 < 0) v22_7_8 = in[row + 14 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v22_9_8 = KGT_SHFL(v22_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v22_9_8 = in[row + 14 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v23_8_8 = in[row + 15 * s0 + xl];
+        if (act) out[row + 14 * s0 + x] = (v21_8_8 + v22_7_8 + v22_9_8 + v23_8_8) * 0x1p-2f;
+        float v23_7_8 = KGT_SHFL(v23_8_8, lane - 1);
+        if (lane - 1 < 0) v23_7_8 = in[row + 15 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v23_9_8 = KGT_SHFL(v23_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v23_9_8 = in[row + 15 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v24_8_8 = in[row + 16 * s0 + xl];
+        if (act) out[row + 15 * s0 + x] = (v22_8_8 + v23_7_8 + v23_9_8 + v24_8_8) * 0x1p-2f;
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2f;
         }
     }
 }
 
-static __global__ void golden_heat2d_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_heat2d_kd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
     (void)l2; (void)h2;
-    if (x >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const double v7_8_8 = in[base + -1 * s0];
-        const double v8_7_8 = in[base + 0 * s0 + -1];
-        const double v8_9_8 = in[base + 0 * s0 + 1];
-        const double v9_8_8 = in[base + 1 * s0];
-        out[base + 0 * s0] = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2;
-        const double v8_8_8 = in[base + 0 * s0];
-        const double v9_7_8 = in[base + 1 * s0 + -1];
-        const double v9_9_8 = in[base + 1 * s0 + 1];
-        const double v10_8_8 = in[base + 2 * s0];
-        out[base + 1 * s0] = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2;
-        const double v10_7_8 = in[base + 2 * s0 + -1];
-        const double v10_9_8 = in[base + 2 * s0 + 1];
-        const double v11_8_8 = in[base + 3 * s0];
-        out[base + 2 * s0] = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2;
-        const double v11_7_8 = in[base + 3 * s0 + -1];
-        const double v11_9_8 = in[base + 3 * s0 + 1];
-        const double v12_8_8 = in[base + 4 * s0];
-        out[base + 3 * s0] = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2;
-        const double v12_7_8 = in[base + 4 * s0 + -1];
-        const double v12_9_8 = in[base + 4 * s0 + 1];
-        const double v13_8_8 = in[base + 5 * s0];
-        out[base + 4 * s0] = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2;
-        const double v13_7_8 = in[base + 5 * s0 + -1];
-        const double v13_9_8 = in[base + 5 * s0 + 1];
-        const double v14_8_8 = in[base + 6 * s0];
-        out[base + 5 * s0] = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2;
-        const double v14_7_8 = in[base + 6 * s0 + -1];
-        const double v14_9_8 = in[base + 6 * s0 + 1];
-        const double v15_8_8 = in[base + 7 * s0];
-        out[base + 6 * s0] = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2;
-        const double v15_7_8 = in[base + 7 * s0 + -1];
-        const double v15_9_8 = in[base + 7 * s0 + 1];
-        const double v16_8_8 = in[base + 8 * s0];
-        out[base + 7 * s0] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l1 && x < h1;
+    const long xlo = l1 - 1, xhi = h1 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 16 <= h0) {
+        const double v7_8_8 = in[row + -1 * s0 + xl];
+        const double v8_8_8 = in[row + 0 * s0 + xl];
+        double v8_7_8 = KGT_SHFL(v8_8_8, lane - 1);
+        if (lane - 1 < 0) v8_7_8 = in[row + 0 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v8_9_8 = KGT_SHFL(v8_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_9_8 = in[row + 0 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v9_8_8 = in[row + 1 * s0 + xl];
+        if (act) out[row + 0 * s0 + x] = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2;
+        double v9_7_8 = KGT_SHFL(v9_8_8, lane - 1);
+        if (lane - 1 < 0) v9_7_8 = in[row + 1 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v9_9_8 = KGT_SHFL(v9_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_9_8 = in[row + 1 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v10_8_8 = in[row + 2 * s0 + xl];
+        if (act) out[row + 1 * s0 + x] = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2;
+        double v10_7_8 = KGT_SHFL(v10_8_8, lane - 1);
+        if (lane - 1 < 0) v10_7_8 = in[row + 2 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v10_9_8 = KGT_SHFL(v10_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_9_8 = in[row + 2 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v11_8_8 = in[row + 3 * s0 + xl];
+        if (act) out[row + 2 * s0 + x] = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2;
+        double v11_7_8 = KGT_SHFL(v11_8_8, lane - 1);
+        if (lane - 1 < 0) v11_7_8 = in[row + 3 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v11_9_8 = KGT_SHFL(v11_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_9_8 = in[row + 3 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v12_8_8 = in[row + 4 * s0 + xl];
+        if (act) out[row + 3 * s0 + x] = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2;
+        double v12_7_8 = KGT_SHFL(v12_8_8, lane - 1);
+        if (lane - 1 < 0) v12_7_8 = in[row + 4 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v12_9_8 = KGT_SHFL(v12_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_9_8 = in[row + 4 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v13_8_8 = in[row + 5 * s0 + xl];
+        if (act) out[row + 4 * s0 + x] = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2;
+        double v13_7_8 = KGT_SHFL(v13_8_8, lane - 1);
+        if (lane - 1 < 0) v13_7_8 = in[row + 5 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v13_9_8 = KGT_SHFL(v13_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_9_8 = in[row + 5 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v14_8_8 = in[row + 6 * s0 + xl];
+        if (act) out[row + 5 * s0 + x] = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2;
+        double v14_7_8 = KGT_SHFL(v14_8_8, lane - 1);
+        if (lane - 1 < 0) v14_7_8 = in[row + 6 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v14_9_8 = KGT_SHFL(v14_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_9_8 = in[row + 6 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v15_8_8 = in[row + 7 * s0 + xl];
+        if (act) out[row + 6 * s0 + x] = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2;
+        double v15_7_8 = KGT_SHFL(v15_8_8, lane - 1);
+        if (lane - 1 < 0) v15_7_8 = in[row + 7 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v15_9_8 = KGT_SHFL(v15_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_9_8 = in[row + 7 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v16_8_8 = in[row + 8 * s0 + xl];
+        if (act) out[row + 7 * s0 + x] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2;
+        double v16_7_8 = KGT_SHFL(v16_8_8, lane - 1);
+        if (lane - 1 < 0) v16_7_8 = in[row + 8 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v16_9_8 = KGT_SHFL(v16_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v16_9_8 = in[row + 8 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v17_8_8 = in[row + 9 * s0 + xl];
+        if (act) out[row + 8 * s0 + x] = (v15_8_8 + v16_7_8 + v16_9_8 + v17_8_8) * 0x1p-2;
+        double v17_7_8 = KGT_SHFL(v17_8_8, lane - 1);
+        if (lane - 1 < 0) v17_7_8 = in[row + 9 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v17_9_8 = KGT_SHFL(v17_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v17_9_8 = in[row + 9 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v18_8_8 = in[row + 10 * s0 + xl];
+        if (act) out[row + 9 * s0 + x] = (v16_8_8 + v17_7_8 + v17_9_8 + v18_8_8) * 0x1p-2;
+        double v18_7_8 = KGT_SHFL(v18_8_8, lane - 1);
+        if (lane - 1 < 0) v18_7_8 = in[row + 10 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v18_9_8 = KGT_SHFL(v18_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v18_9_8 = in[row + 10 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v19_8_8 = in[row + 11 * s0 + xl];
+        if (act) out[row + 10 * s0 + x] = (v17_8_8 + v18_7_8 + v18_9_8 + v19_8_8) * 0x1p-2;
+        double v19_7_8 = KGT_SHFL(v19_8_8, lane - 1);
+        if (lane - 1 < 0) v19_7_8 = in[row + 11 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v19_9_8 = KGT_SHFL(v19_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v19_9_8 = in[row + 11 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v20_8_8 = in[row + 12 * s0 + xl];
+        if (act) out[row + 11 * s0 + x] = (v18_8_8 + v19_7_8 + v19_9_8 + v20_8_8) * 0x1p-2;
+        double v20_7_8 = KGT_SHFL(v20_8_8, lane - 1);
+        if (lane - 1 < 0) v20_7_8 = in[row + 12 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v20_9_8 = KGT_SHFL(v20_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v20_9_8 = in[row + 12 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v21_8_8 = in[row + 13 * s0 + xl];
+        if (act) out[row + 12 * s0 + x] = (v19_8_8 + v20_7_8 + v20_9_8 + v21_8_8) * 0x1p-2;
+        double v21_7_8 = KGT_SHFL(v21_8_8, lane - 1);
+        if (lane - 1 < 0) v21_7_8 = in[row + 13 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v21_9_8 = KGT_SHFL(v21_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v21_9_8 = in[row + 13 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v22_8_8 = in[row + 14 * s0 + xl];
+        if (act) out[row + 13 * s0 + x] = (v20_8_8 + v21_7_8 + v21_9_8 + v22_8_8) * 0x1p-2;
+        double v22_7_8 = KGT_SHFL(v22_8_8, lane - 1);
+        if (lane - 1 < 0) v22_7_8 = in[row + 14 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v22_9_8 = KGT_SHFL(v22_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v22_9_8 = in[row + 14 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v23_8_8 = in[row + 15 * s0 + xl];
+        if (act) out[row + 14 * s0 + x] = (v21_8_8 + v22_7_8 + v22_9_8 + v23_8_8) * 0x1p-2;
+        double v23_7_8 = KGT_SHFL(v23_8_8, lane - 1);
+        if (lane - 1 < 0) v23_7_8 = in[row + 15 * s0 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v23_9_8 = KGT_SHFL(v23_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v23_9_8 = in[row + 15 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v24_8_8 = in[row + 16 * s0 + xl];
+        if (act) out[row + 15 * s0 + x] = (v22_8_8 + v23_7_8 + v23_9_8 + v24_8_8) * 0x1p-2;
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2;
         }
     }
@@ -148,24 +293,28 @@ static __global__ void golden_heat2d_kd(const double *__restrict__ in, double *_
 extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 2, 1), grd;
+    dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(float));
+    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_heat2d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 2, 1), grd;
+    dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(double));
+    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_heat2d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -173,20 +322,22 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
  * wave-1d: 1 dims, radius 1/1, 3 non-zero points, divisor 3
  *   (-1): -1  (0): 2.5  (1): -2
  */
-static __global__ void golden_wave_1d_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_wave_1d_kf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1; (void)xa;
     if (c >= h0) return;
     out[c] = (-in[c - 1] + 0x1.4p+1f * in[c] - 0x1p+1f * in[c + 1]) / 0x1.8p+1f;
 }
 
-static __global__ void golden_wave_1d_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_wave_1d_kd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1; (void)xa;
     if (c >= h0) return;
     out[c] = (-in[c - 1] + 0x1.4p+1 * in[c] - 0x1p+1 * in[c + 1]) / 0x1.8p+1;
 }
@@ -195,11 +346,12 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_wave_1d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -207,11 +359,12 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_wave_1d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -219,87 +372,175 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
  * inexact: 2 dims, radius 0/1 0/1, 3 non-zero points, divisor 1
  *   (0, 0): 0.10000000000000001  (0, 1): -1  (1, 1): 1.0000000099999999
  */
-static __global__ void golden_inexact_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_inexact_kf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
     (void)l2; (void)h2;
-    if (x >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const float v8_8_8 = in[base + 0 * s0];
-        const float v8_9_8 = in[base + 0 * s0 + 1];
-        const float v9_9_8 = in[base + 1 * s0 + 1];
-        out[base + 0 * s0] = 0x1.99999ap-4f * v8_8_8 - v8_9_8 + v9_9_8;
-        const float v9_8_8 = in[base + 1 * s0];
-        const float v10_9_8 = in[base + 2 * s0 + 1];
-        out[base + 1 * s0] = 0x1.99999ap-4f * v9_8_8 - v9_9_8 + v10_9_8;
-        const float v10_8_8 = in[base + 2 * s0];
-        const float v11_9_8 = in[base + 3 * s0 + 1];
-        out[base + 2 * s0] = 0x1.99999ap-4f * v10_8_8 - v10_9_8 + v11_9_8;
-        const float v11_8_8 = in[base + 3 * s0];
-        const float v12_9_8 = in[base + 4 * s0 + 1];
-        out[base + 3 * s0] = 0x1.99999ap-4f * v11_8_8 - v11_9_8 + v12_9_8;
-        const float v12_8_8 = in[base + 4 * s0];
-        const float v13_9_8 = in[base + 5 * s0 + 1];
-        out[base + 4 * s0] = 0x1.99999ap-4f * v12_8_8 - v12_9_8 + v13_9_8;
-        const float v13_8_8 = in[base + 5 * s0];
-        const float v14_9_8 = in[base + 6 * s0 + 1];
-        out[base + 5 * s0] = 0x1.99999ap-4f * v13_8_8 - v13_9_8 + v14_9_8;
-        const float v14_8_8 = in[base + 6 * s0];
-        const float v15_9_8 = in[base + 7 * s0 + 1];
-        out[base + 6 * s0] = 0x1.99999ap-4f * v14_8_8 - v14_9_8 + v15_9_8;
-        const float v15_8_8 = in[base + 7 * s0];
-        const float v16_9_8 = in[base + 8 * s0 + 1];
-        out[base + 7 * s0] = 0x1.99999ap-4f * v15_8_8 - v15_9_8 + v16_9_8;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l1 && x < h1;
+    const long xlo = l1 - 0, xhi = h1 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 16 <= h0) {
+        const float v8_8_8 = in[row + 0 * s0 + xl];
+        float v8_9_8 = KGT_SHFL(v8_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_9_8 = in[row + 0 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v9_8_8 = in[row + 1 * s0 + xl];
+        float v9_9_8 = KGT_SHFL(v9_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_9_8 = in[row + 1 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 0 * s0 + x] = 0x1.99999ap-4f * v8_8_8 - v8_9_8 + v9_9_8;
+        const float v10_8_8 = in[row + 2 * s0 + xl];
+        float v10_9_8 = KGT_SHFL(v10_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_9_8 = in[row + 2 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 1 * s0 + x] = 0x1.99999ap-4f * v9_8_8 - v9_9_8 + v10_9_8;
+        const float v11_8_8 = in[row + 3 * s0 + xl];
+        float v11_9_8 = KGT_SHFL(v11_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_9_8 = in[row + 3 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 2 * s0 + x] = 0x1.99999ap-4f * v10_8_8 - v10_9_8 + v11_9_8;
+        const float v12_8_8 = in[row + 4 * s0 + xl];
+        float v12_9_8 = KGT_SHFL(v12_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_9_8 = in[row + 4 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 3 * s0 + x] = 0x1.99999ap-4f * v11_8_8 - v11_9_8 + v12_9_8;
+        const float v13_8_8 = in[row + 5 * s0 + xl];
+        float v13_9_8 = KGT_SHFL(v13_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_9_8 = in[row + 5 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 4 * s0 + x] = 0x1.99999ap-4f * v12_8_8 - v12_9_8 + v13_9_8;
+        const float v14_8_8 = in[row + 6 * s0 + xl];
+        float v14_9_8 = KGT_SHFL(v14_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_9_8 = in[row + 6 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 5 * s0 + x] = 0x1.99999ap-4f * v13_8_8 - v13_9_8 + v14_9_8;
+        const float v15_8_8 = in[row + 7 * s0 + xl];
+        float v15_9_8 = KGT_SHFL(v15_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_9_8 = in[row + 7 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 6 * s0 + x] = 0x1.99999ap-4f * v14_8_8 - v14_9_8 + v15_9_8;
+        const float v16_8_8 = in[row + 8 * s0 + xl];
+        float v16_9_8 = KGT_SHFL(v16_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v16_9_8 = in[row + 8 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 7 * s0 + x] = 0x1.99999ap-4f * v15_8_8 - v15_9_8 + v16_9_8;
+        const float v17_8_8 = in[row + 9 * s0 + xl];
+        float v17_9_8 = KGT_SHFL(v17_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v17_9_8 = in[row + 9 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 8 * s0 + x] = 0x1.99999ap-4f * v16_8_8 - v16_9_8 + v17_9_8;
+        const float v18_8_8 = in[row + 10 * s0 + xl];
+        float v18_9_8 = KGT_SHFL(v18_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v18_9_8 = in[row + 10 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 9 * s0 + x] = 0x1.99999ap-4f * v17_8_8 - v17_9_8 + v18_9_8;
+        const float v19_8_8 = in[row + 11 * s0 + xl];
+        float v19_9_8 = KGT_SHFL(v19_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v19_9_8 = in[row + 11 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 10 * s0 + x] = 0x1.99999ap-4f * v18_8_8 - v18_9_8 + v19_9_8;
+        const float v20_8_8 = in[row + 12 * s0 + xl];
+        float v20_9_8 = KGT_SHFL(v20_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v20_9_8 = in[row + 12 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 11 * s0 + x] = 0x1.99999ap-4f * v19_8_8 - v19_9_8 + v20_9_8;
+        const float v21_8_8 = in[row + 13 * s0 + xl];
+        float v21_9_8 = KGT_SHFL(v21_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v21_9_8 = in[row + 13 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 12 * s0 + x] = 0x1.99999ap-4f * v20_8_8 - v20_9_8 + v21_9_8;
+        const float v22_8_8 = in[row + 14 * s0 + xl];
+        float v22_9_8 = KGT_SHFL(v22_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v22_9_8 = in[row + 14 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 13 * s0 + x] = 0x1.99999ap-4f * v21_8_8 - v21_9_8 + v22_9_8;
+        const float v23_8_8 = in[row + 15 * s0 + xl];
+        float v23_9_8 = KGT_SHFL(v23_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v23_9_8 = in[row + 15 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 14 * s0 + x] = 0x1.99999ap-4f * v22_8_8 - v22_9_8 + v23_9_8;
+        const float v24_8_8 = in[row + 16 * s0 + xl];
+        float v24_9_8 = KGT_SHFL(v24_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v24_9_8 = in[row + 16 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 15 * s0 + x] = 0x1.99999ap-4f * v23_8_8 - v23_9_8 + v24_9_8;
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = 0x1.99999ap-4f * in[c] - in[c + 1] + in[c + s0 + 1];
         }
     }
 }
 
-static __global__ void golden_inexact_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_inexact_kd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l1 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
     (void)l2; (void)h2;
-    if (x >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * KGT_U;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const double v8_8_8 = in[base + 0 * s0];
-        const double v8_9_8 = in[base + 0 * s0 + 1];
-        const double v9_9_8 = in[base + 1 * s0 + 1];
-        out[base + 0 * s0] = 0x1.999999999999ap-4 * v8_8_8 - v8_9_8 + 0x1.0000002af31dcp+0 * v9_9_8;
-        const double v9_8_8 = in[base + 1 * s0];
-        const double v10_9_8 = in[base + 2 * s0 + 1];
-        out[base + 1 * s0] = 0x1.999999999999ap-4 * v9_8_8 - v9_9_8 + 0x1.0000002af31dcp+0 * v10_9_8;
-        const double v10_8_8 = in[base + 2 * s0];
-        const double v11_9_8 = in[base + 3 * s0 + 1];
-        out[base + 2 * s0] = 0x1.999999999999ap-4 * v10_8_8 - v10_9_8 + 0x1.0000002af31dcp+0 * v11_9_8;
-        const double v11_8_8 = in[base + 3 * s0];
-        const double v12_9_8 = in[base + 4 * s0 + 1];
-        out[base + 3 * s0] = 0x1.999999999999ap-4 * v11_8_8 - v11_9_8 + 0x1.0000002af31dcp+0 * v12_9_8;
-        const double v12_8_8 = in[base + 4 * s0];
-        const double v13_9_8 = in[base + 5 * s0 + 1];
-        out[base + 4 * s0] = 0x1.999999999999ap-4 * v12_8_8 - v12_9_8 + 0x1.0000002af31dcp+0 * v13_9_8;
-        const double v13_8_8 = in[base + 5 * s0];
-        const double v14_9_8 = in[base + 6 * s0 + 1];
-        out[base + 5 * s0] = 0x1.999999999999ap-4 * v13_8_8 - v13_9_8 + 0x1.0000002af31dcp+0 * v14_9_8;
-        const double v14_8_8 = in[base + 6 * s0];
-        const double v15_9_8 = in[base + 7 * s0 + 1];
-        out[base + 6 * s0] = 0x1.999999999999ap-4 * v14_8_8 - v14_9_8 + 0x1.0000002af31dcp+0 * v15_9_8;
-        const double v15_8_8 = in[base + 7 * s0];
-        const double v16_9_8 = in[base + 8 * s0 + 1];
-        out[base + 7 * s0] = 0x1.999999999999ap-4 * v15_8_8 - v15_9_8 + 0x1.0000002af31dcp+0 * v16_9_8;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l1 && x < h1;
+    const long xlo = l1 - 0, xhi = h1 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 16 <= h0) {
+        const double v8_8_8 = in[row + 0 * s0 + xl];
+        double v8_9_8 = KGT_SHFL(v8_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_9_8 = in[row + 0 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v9_8_8 = in[row + 1 * s0 + xl];
+        double v9_9_8 = KGT_SHFL(v9_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_9_8 = in[row + 1 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 0 * s0 + x] = 0x1.999999999999ap-4 * v8_8_8 - v8_9_8 + 0x1.0000002af31dcp+0 * v9_9_8;
+        const double v10_8_8 = in[row + 2 * s0 + xl];
+        double v10_9_8 = KGT_SHFL(v10_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_9_8 = in[row + 2 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 1 * s0 + x] = 0x1.999999999999ap-4 * v9_8_8 - v9_9_8 + 0x1.0000002af31dcp+0 * v10_9_8;
+        const double v11_8_8 = in[row + 3 * s0 + xl];
+        double v11_9_8 = KGT_SHFL(v11_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_9_8 = in[row + 3 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 2 * s0 + x] = 0x1.999999999999ap-4 * v10_8_8 - v10_9_8 + 0x1.0000002af31dcp+0 * v11_9_8;
+        const double v12_8_8 = in[row + 4 * s0 + xl];
+        double v12_9_8 = KGT_SHFL(v12_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_9_8 = in[row + 4 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 3 * s0 + x] = 0x1.999999999999ap-4 * v11_8_8 - v11_9_8 + 0x1.0000002af31dcp+0 * v12_9_8;
+        const double v13_8_8 = in[row + 5 * s0 + xl];
+        double v13_9_8 = KGT_SHFL(v13_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_9_8 = in[row + 5 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 4 * s0 + x] = 0x1.999999999999ap-4 * v12_8_8 - v12_9_8 + 0x1.0000002af31dcp+0 * v13_9_8;
+        const double v14_8_8 = in[row + 6 * s0 + xl];
+        double v14_9_8 = KGT_SHFL(v14_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_9_8 = in[row + 6 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 5 * s0 + x] = 0x1.999999999999ap-4 * v13_8_8 - v13_9_8 + 0x1.0000002af31dcp+0 * v14_9_8;
+        const double v15_8_8 = in[row + 7 * s0 + xl];
+        double v15_9_8 = KGT_SHFL(v15_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_9_8 = in[row + 7 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 6 * s0 + x] = 0x1.999999999999ap-4 * v14_8_8 - v14_9_8 + 0x1.0000002af31dcp+0 * v15_9_8;
+        const double v16_8_8 = in[row + 8 * s0 + xl];
+        double v16_9_8 = KGT_SHFL(v16_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v16_9_8 = in[row + 8 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 7 * s0 + x] = 0x1.999999999999ap-4 * v15_8_8 - v15_9_8 + 0x1.0000002af31dcp+0 * v16_9_8;
+        const double v17_8_8 = in[row + 9 * s0 + xl];
+        double v17_9_8 = KGT_SHFL(v17_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v17_9_8 = in[row + 9 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 8 * s0 + x] = 0x1.999999999999ap-4 * v16_8_8 - v16_9_8 + 0x1.0000002af31dcp+0 * v17_9_8;
+        const double v18_8_8 = in[row + 10 * s0 + xl];
+        double v18_9_8 = KGT_SHFL(v18_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v18_9_8 = in[row + 10 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 9 * s0 + x] = 0x1.999999999999ap-4 * v17_8_8 - v17_9_8 + 0x1.0000002af31dcp+0 * v18_9_8;
+        const double v19_8_8 = in[row + 11 * s0 + xl];
+        double v19_9_8 = KGT_SHFL(v19_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v19_9_8 = in[row + 11 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 10 * s0 + x] = 0x1.999999999999ap-4 * v18_8_8 - v18_9_8 + 0x1.0000002af31dcp+0 * v19_9_8;
+        const double v20_8_8 = in[row + 12 * s0 + xl];
+        double v20_9_8 = KGT_SHFL(v20_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v20_9_8 = in[row + 12 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 11 * s0 + x] = 0x1.999999999999ap-4 * v19_8_8 - v19_9_8 + 0x1.0000002af31dcp+0 * v20_9_8;
+        const double v21_8_8 = in[row + 13 * s0 + xl];
+        double v21_9_8 = KGT_SHFL(v21_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v21_9_8 = in[row + 13 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 12 * s0 + x] = 0x1.999999999999ap-4 * v20_8_8 - v20_9_8 + 0x1.0000002af31dcp+0 * v21_9_8;
+        const double v22_8_8 = in[row + 14 * s0 + xl];
+        double v22_9_8 = KGT_SHFL(v22_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v22_9_8 = in[row + 14 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 13 * s0 + x] = 0x1.999999999999ap-4 * v21_8_8 - v21_9_8 + 0x1.0000002af31dcp+0 * v22_9_8;
+        const double v23_8_8 = in[row + 15 * s0 + xl];
+        double v23_9_8 = KGT_SHFL(v23_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v23_9_8 = in[row + 15 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 14 * s0 + x] = 0x1.999999999999ap-4 * v22_8_8 - v22_9_8 + 0x1.0000002af31dcp+0 * v23_9_8;
+        const double v24_8_8 = in[row + 16 * s0 + xl];
+        double v24_9_8 = KGT_SHFL(v24_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v24_9_8 = in[row + 16 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 15 * s0 + x] = 0x1.999999999999ap-4 * v23_8_8 - v23_9_8 + 0x1.0000002af31dcp+0 * v24_9_8;
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = 0x1.999999999999ap-4 * in[c] - in[c + 1] + 0x1.0000002af31dcp+0 * in[c + s0 + 1];
         }
     }
@@ -308,24 +549,28 @@ static __global__ void golden_inexact_kd(const double *__restrict__ in, double *
 extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 2, 1), grd;
+    dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(float));
+    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_inexact_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(128, 2, 1), grd;
+    dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 2, blk, &grd);
+    a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(double));
+    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_inexact_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -333,83 +578,109 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
  * negated: 3 dims, radius 1/0 0/0 0/1, 2 non-zero points, divisor -4
  *   (-1, 0, 0): -1  (0, 0, 1): 1
  */
-static __global__ void golden_negated_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_negated_kf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
     const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= h2 || y >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * 8;
+    if (y >= h1) return;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const float v7_8_8 = in[base + -1 * s0];
-        const float v8_8_9 = in[base + 0 * s0 + 1];
-        out[base + 0 * s0] = (-v7_8_8 + v8_8_9) * -0x1p-2f;
-        const float v8_8_8 = in[base + 0 * s0];
-        const float v9_8_9 = in[base + 1 * s0 + 1];
-        out[base + 1 * s0] = (-v8_8_8 + v9_8_9) * -0x1p-2f;
-        const float v9_8_8 = in[base + 1 * s0];
-        const float v10_8_9 = in[base + 2 * s0 + 1];
-        out[base + 2 * s0] = (-v9_8_8 + v10_8_9) * -0x1p-2f;
-        const float v10_8_8 = in[base + 2 * s0];
-        const float v11_8_9 = in[base + 3 * s0 + 1];
-        out[base + 3 * s0] = (-v10_8_8 + v11_8_9) * -0x1p-2f;
-        const float v11_8_8 = in[base + 3 * s0];
-        const float v12_8_9 = in[base + 4 * s0 + 1];
-        out[base + 4 * s0] = (-v11_8_8 + v12_8_9) * -0x1p-2f;
-        const float v12_8_8 = in[base + 4 * s0];
-        const float v13_8_9 = in[base + 5 * s0 + 1];
-        out[base + 5 * s0] = (-v12_8_8 + v13_8_9) * -0x1p-2f;
-        const float v13_8_8 = in[base + 5 * s0];
-        const float v14_8_9 = in[base + 6 * s0 + 1];
-        out[base + 6 * s0] = (-v13_8_8 + v14_8_9) * -0x1p-2f;
-        const float v14_8_8 = in[base + 6 * s0];
-        const float v15_8_9 = in[base + 7 * s0 + 1];
-        out[base + 7 * s0] = (-v14_8_8 + v15_8_9) * -0x1p-2f;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l2 && x < h2;
+    const long xlo = l2 - 0, xhi = h2 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 8 <= h0) {
+        const float v7_8_8 = in[row + -1 * s0 + xl];
+        const float v8_8_8 = in[row + 0 * s0 + xl];
+        float v8_8_9 = KGT_SHFL(v8_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_8_9 = in[row + 0 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 0 * s0 + x] = (-v7_8_8 + v8_8_9) * -0x1p-2f;
+        const float v9_8_8 = in[row + 1 * s0 + xl];
+        float v9_8_9 = KGT_SHFL(v9_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_8_9 = in[row + 1 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 1 * s0 + x] = (-v8_8_8 + v9_8_9) * -0x1p-2f;
+        const float v10_8_8 = in[row + 2 * s0 + xl];
+        float v10_8_9 = KGT_SHFL(v10_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_8_9 = in[row + 2 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 2 * s0 + x] = (-v9_8_8 + v10_8_9) * -0x1p-2f;
+        const float v11_8_8 = in[row + 3 * s0 + xl];
+        float v11_8_9 = KGT_SHFL(v11_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_8_9 = in[row + 3 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 3 * s0 + x] = (-v10_8_8 + v11_8_9) * -0x1p-2f;
+        const float v12_8_8 = in[row + 4 * s0 + xl];
+        float v12_8_9 = KGT_SHFL(v12_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_8_9 = in[row + 4 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 4 * s0 + x] = (-v11_8_8 + v12_8_9) * -0x1p-2f;
+        const float v13_8_8 = in[row + 5 * s0 + xl];
+        float v13_8_9 = KGT_SHFL(v13_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_8_9 = in[row + 5 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 5 * s0 + x] = (-v12_8_8 + v13_8_9) * -0x1p-2f;
+        const float v14_8_8 = in[row + 6 * s0 + xl];
+        float v14_8_9 = KGT_SHFL(v14_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_8_9 = in[row + 6 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 6 * s0 + x] = (-v13_8_8 + v14_8_9) * -0x1p-2f;
+        const float v15_8_8 = in[row + 7 * s0 + xl];
+        float v15_8_9 = KGT_SHFL(v15_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_8_9 = in[row + 7 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 7 * s0 + x] = (-v14_8_8 + v15_8_9) * -0x1p-2f;
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2f;
         }
     }
 }
 
-static __global__ void golden_negated_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_negated_kd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
     const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= h2 || y >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * 8;
+    if (y >= h1) return;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const double v7_8_8 = in[base + -1 * s0];
-        const double v8_8_9 = in[base + 0 * s0 + 1];
-        out[base + 0 * s0] = (-v7_8_8 + v8_8_9) * -0x1p-2;
-        const double v8_8_8 = in[base + 0 * s0];
-        const double v9_8_9 = in[base + 1 * s0 + 1];
-        out[base + 1 * s0] = (-v8_8_8 + v9_8_9) * -0x1p-2;
-        const double v9_8_8 = in[base + 1 * s0];
-        const double v10_8_9 = in[base + 2 * s0 + 1];
-        out[base + 2 * s0] = (-v9_8_8 + v10_8_9) * -0x1p-2;
-        const double v10_8_8 = in[base + 2 * s0];
-        const double v11_8_9 = in[base + 3 * s0 + 1];
-        out[base + 3 * s0] = (-v10_8_8 + v11_8_9) * -0x1p-2;
-        const double v11_8_8 = in[base + 3 * s0];
-        const double v12_8_9 = in[base + 4 * s0 + 1];
-        out[base + 4 * s0] = (-v11_8_8 + v12_8_9) * -0x1p-2;
-        const double v12_8_8 = in[base + 4 * s0];
-        const double v13_8_9 = in[base + 5 * s0 + 1];
-        out[base + 5 * s0] = (-v12_8_8 + v13_8_9) * -0x1p-2;
-        const double v13_8_8 = in[base + 5 * s0];
-        const double v14_8_9 = in[base + 6 * s0 + 1];
-        out[base + 6 * s0] = (-v13_8_8 + v14_8_9) * -0x1p-2;
-        const double v14_8_8 = in[base + 6 * s0];
-        const double v15_8_9 = in[base + 7 * s0 + 1];
-        out[base + 7 * s0] = (-v14_8_8 + v15_8_9) * -0x1p-2;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l2 && x < h2;
+    const long xlo = l2 - 0, xhi = h2 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 8 <= h0) {
+        const double v7_8_8 = in[row + -1 * s0 + xl];
+        const double v8_8_8 = in[row + 0 * s0 + xl];
+        double v8_8_9 = KGT_SHFL(v8_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_8_9 = in[row + 0 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 0 * s0 + x] = (-v7_8_8 + v8_8_9) * -0x1p-2;
+        const double v9_8_8 = in[row + 1 * s0 + xl];
+        double v9_8_9 = KGT_SHFL(v9_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_8_9 = in[row + 1 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 1 * s0 + x] = (-v8_8_8 + v9_8_9) * -0x1p-2;
+        const double v10_8_8 = in[row + 2 * s0 + xl];
+        double v10_8_9 = KGT_SHFL(v10_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_8_9 = in[row + 2 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 2 * s0 + x] = (-v9_8_8 + v10_8_9) * -0x1p-2;
+        const double v11_8_8 = in[row + 3 * s0 + xl];
+        double v11_8_9 = KGT_SHFL(v11_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_8_9 = in[row + 3 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 3 * s0 + x] = (-v10_8_8 + v11_8_9) * -0x1p-2;
+        const double v12_8_8 = in[row + 4 * s0 + xl];
+        double v12_8_9 = KGT_SHFL(v12_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_8_9 = in[row + 4 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 4 * s0 + x] = (-v11_8_8 + v12_8_9) * -0x1p-2;
+        const double v13_8_8 = in[row + 5 * s0 + xl];
+        double v13_8_9 = KGT_SHFL(v13_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_8_9 = in[row + 5 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 5 * s0 + x] = (-v12_8_8 + v13_8_9) * -0x1p-2;
+        const double v14_8_8 = in[row + 6 * s0 + xl];
+        double v14_8_9 = KGT_SHFL(v14_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_8_9 = in[row + 6 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 6 * s0 + x] = (-v13_8_8 + v14_8_9) * -0x1p-2;
+        const double v15_8_8 = in[row + 7 * s0 + xl];
+        double v15_8_9 = KGT_SHFL(v15_8_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_8_9 = in[row + 7 * s0 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 7 * s0 + x] = (-v14_8_8 + v15_8_9) * -0x1p-2;
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2;
         }
     }
@@ -418,24 +689,28 @@ static __global__ void golden_negated_kd(const double *__restrict__ in, double *
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 1), grd;
+    dim3 blk(128, 2, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(float));
+    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_negated_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 1), grd;
+    dim3 blk(128, 2, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(double));
+    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_negated_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -443,20 +718,22 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
  * tiny: 1 dims, radius 0/1, 2 non-zero points, divisor 7.3468396926392969e-40
  *   (0): 3  (1): 0.125
  */
-static __global__ void golden_tiny_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_tiny_kf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1; (void)xa;
     if (c >= h0) return;
     out[c] = (0x1.8p+1f * in[c] + 0x1p-3f * in[c + 1]) / 0x1p-130f;
 }
 
-static __global__ void golden_tiny_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_tiny_kd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1;
+    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1; (void)xa;
     if (c >= h0) return;
     out[c] = (0x1.8p+1 * in[c] + 0x1p-3 * in[c + 1]) * 0x1p+130;
 }
@@ -465,11 +742,12 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_tiny_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -477,11 +755,12 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 1, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_tiny_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -490,140 +769,184 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
  *   (-1, 0, 0): 1  (-1, 1, -1): 1  (-1, 1, 0): 2  (-1, 1, 1): 1
  *   (0, 0, 0): -1  (0, 1, -1): 3  (0, 1, 0): 0.5  (0, 1, 1): 3
  */
-static __global__ void golden_box3d_kf(const float *__restrict__ in, float *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_box3d_kf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
     const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= h2 || y >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * 8;
+    if (y >= h1) return;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const float v7_8_8 = in[base + -1 * s0];
-        const float v7_9_7 = in[base + -1 * s0 + 1 * s1 + -1];
-        const float v7_9_8 = in[base + -1 * s0 + 1 * s1];
-        const float v7_9_9 = in[base + -1 * s0 + 1 * s1 + 1];
-        const float v8_8_8 = in[base + 0 * s0];
-        const float v8_9_7 = in[base + 0 * s0 + 1 * s1 + -1];
-        const float v8_9_8 = in[base + 0 * s0 + 1 * s1];
-        const float v8_9_9 = in[base + 0 * s0 + 1 * s1 + 1];
-        out[base + 0 * s0] = (v7_8_8 + v7_9_7 + 0x1p+1f * v7_9_8 + v7_9_9
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l2 && x < h2;
+    const long xlo = l2 - 1, xhi = h2 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 8 <= h0) {
+        const float v7_8_8 = in[row + -1 * s0 + xl];
+        const float v7_9_8 = in[row + -1 * s0 + 1 * s1 + xl];
+        float v7_9_7 = KGT_SHFL(v7_9_8, lane - 1);
+        if (lane - 1 < 0) v7_9_7 = in[row + -1 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v7_9_9 = KGT_SHFL(v7_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v7_9_9 = in[row + -1 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const float v8_8_8 = in[row + 0 * s0 + xl];
+        const float v8_9_8 = in[row + 0 * s0 + 1 * s1 + xl];
+        float v8_9_7 = KGT_SHFL(v8_9_8, lane - 1);
+        if (lane - 1 < 0) v8_9_7 = in[row + 0 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v8_9_9 = KGT_SHFL(v8_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_9_9 = in[row + 0 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 0 * s0 + x] = (v7_8_8 + v7_9_7 + 0x1p+1f * v7_9_8 + v7_9_9
             - v8_8_8 + 0x1.8p+1f * v8_9_7 + 0x1p-1f * v8_9_8 + 0x1.8p+1f * v8_9_9) / 0x1.cp+2f;
-        const float v9_8_8 = in[base + 1 * s0];
-        const float v9_9_7 = in[base + 1 * s0 + 1 * s1 + -1];
-        const float v9_9_8 = in[base + 1 * s0 + 1 * s1];
-        const float v9_9_9 = in[base + 1 * s0 + 1 * s1 + 1];
-        out[base + 1 * s0] = (v8_8_8 + v8_9_7 + 0x1p+1f * v8_9_8 + v8_9_9
+        const float v9_8_8 = in[row + 1 * s0 + xl];
+        const float v9_9_8 = in[row + 1 * s0 + 1 * s1 + xl];
+        float v9_9_7 = KGT_SHFL(v9_9_8, lane - 1);
+        if (lane - 1 < 0) v9_9_7 = in[row + 1 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v9_9_9 = KGT_SHFL(v9_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_9_9 = in[row + 1 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 1 * s0 + x] = (v8_8_8 + v8_9_7 + 0x1p+1f * v8_9_8 + v8_9_9
             - v9_8_8 + 0x1.8p+1f * v9_9_7 + 0x1p-1f * v9_9_8 + 0x1.8p+1f * v9_9_9) / 0x1.cp+2f;
-        const float v10_8_8 = in[base + 2 * s0];
-        const float v10_9_7 = in[base + 2 * s0 + 1 * s1 + -1];
-        const float v10_9_8 = in[base + 2 * s0 + 1 * s1];
-        const float v10_9_9 = in[base + 2 * s0 + 1 * s1 + 1];
-        out[base + 2 * s0] = (v9_8_8 + v9_9_7 + 0x1p+1f * v9_9_8 + v9_9_9
+        const float v10_8_8 = in[row + 2 * s0 + xl];
+        const float v10_9_8 = in[row + 2 * s0 + 1 * s1 + xl];
+        float v10_9_7 = KGT_SHFL(v10_9_8, lane - 1);
+        if (lane - 1 < 0) v10_9_7 = in[row + 2 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v10_9_9 = KGT_SHFL(v10_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_9_9 = in[row + 2 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 2 * s0 + x] = (v9_8_8 + v9_9_7 + 0x1p+1f * v9_9_8 + v9_9_9
             - v10_8_8 + 0x1.8p+1f * v10_9_7 + 0x1p-1f * v10_9_8 + 0x1.8p+1f * v10_9_9) / 0x1.cp+2f;
-        const float v11_8_8 = in[base + 3 * s0];
-        const float v11_9_7 = in[base + 3 * s0 + 1 * s1 + -1];
-        const float v11_9_8 = in[base + 3 * s0 + 1 * s1];
-        const float v11_9_9 = in[base + 3 * s0 + 1 * s1 + 1];
-        out[base + 3 * s0] = (v10_8_8 + v10_9_7 + 0x1p+1f * v10_9_8 + v10_9_9
+        const float v11_8_8 = in[row + 3 * s0 + xl];
+        const float v11_9_8 = in[row + 3 * s0 + 1 * s1 + xl];
+        float v11_9_7 = KGT_SHFL(v11_9_8, lane - 1);
+        if (lane - 1 < 0) v11_9_7 = in[row + 3 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v11_9_9 = KGT_SHFL(v11_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_9_9 = in[row + 3 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 3 * s0 + x] = (v10_8_8 + v10_9_7 + 0x1p+1f * v10_9_8 + v10_9_9
             - v11_8_8 + 0x1.8p+1f * v11_9_7 + 0x1p-1f * v11_9_8 + 0x1.8p+1f * v11_9_9) / 0x1.cp+2f;
-        const float v12_8_8 = in[base + 4 * s0];
-        const float v12_9_7 = in[base + 4 * s0 + 1 * s1 + -1];
-        const float v12_9_8 = in[base + 4 * s0 + 1 * s1];
-        const float v12_9_9 = in[base + 4 * s0 + 1 * s1 + 1];
-        out[base + 4 * s0] = (v11_8_8 + v11_9_7 + 0x1p+1f * v11_9_8 + v11_9_9
+        const float v12_8_8 = in[row + 4 * s0 + xl];
+        const float v12_9_8 = in[row + 4 * s0 + 1 * s1 + xl];
+        float v12_9_7 = KGT_SHFL(v12_9_8, lane - 1);
+        if (lane - 1 < 0) v12_9_7 = in[row + 4 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v12_9_9 = KGT_SHFL(v12_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_9_9 = in[row + 4 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 4 * s0 + x] = (v11_8_8 + v11_9_7 + 0x1p+1f * v11_9_8 + v11_9_9
             - v12_8_8 + 0x1.8p+1f * v12_9_7 + 0x1p-1f * v12_9_8 + 0x1.8p+1f * v12_9_9) / 0x1.cp+2f;
-        const float v13_8_8 = in[base + 5 * s0];
-        const float v13_9_7 = in[base + 5 * s0 + 1 * s1 + -1];
-        const float v13_9_8 = in[base + 5 * s0 + 1 * s1];
-        const float v13_9_9 = in[base + 5 * s0 + 1 * s1 + 1];
-        out[base + 5 * s0] = (v12_8_8 + v12_9_7 + 0x1p+1f * v12_9_8 + v12_9_9
+        const float v13_8_8 = in[row + 5 * s0 + xl];
+        const float v13_9_8 = in[row + 5 * s0 + 1 * s1 + xl];
+        float v13_9_7 = KGT_SHFL(v13_9_8, lane - 1);
+        if (lane - 1 < 0) v13_9_7 = in[row + 5 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v13_9_9 = KGT_SHFL(v13_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_9_9 = in[row + 5 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 5 * s0 + x] = (v12_8_8 + v12_9_7 + 0x1p+1f * v12_9_8 + v12_9_9
             - v13_8_8 + 0x1.8p+1f * v13_9_7 + 0x1p-1f * v13_9_8 + 0x1.8p+1f * v13_9_9) / 0x1.cp+2f;
-        const float v14_8_8 = in[base + 6 * s0];
-        const float v14_9_7 = in[base + 6 * s0 + 1 * s1 + -1];
-        const float v14_9_8 = in[base + 6 * s0 + 1 * s1];
-        const float v14_9_9 = in[base + 6 * s0 + 1 * s1 + 1];
-        out[base + 6 * s0] = (v13_8_8 + v13_9_7 + 0x1p+1f * v13_9_8 + v13_9_9
+        const float v14_8_8 = in[row + 6 * s0 + xl];
+        const float v14_9_8 = in[row + 6 * s0 + 1 * s1 + xl];
+        float v14_9_7 = KGT_SHFL(v14_9_8, lane - 1);
+        if (lane - 1 < 0) v14_9_7 = in[row + 6 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v14_9_9 = KGT_SHFL(v14_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_9_9 = in[row + 6 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 6 * s0 + x] = (v13_8_8 + v13_9_7 + 0x1p+1f * v13_9_8 + v13_9_9
             - v14_8_8 + 0x1.8p+1f * v14_9_7 + 0x1p-1f * v14_9_8 + 0x1.8p+1f * v14_9_9) / 0x1.cp+2f;
-        const float v15_8_8 = in[base + 7 * s0];
-        const float v15_9_7 = in[base + 7 * s0 + 1 * s1 + -1];
-        const float v15_9_8 = in[base + 7 * s0 + 1 * s1];
-        const float v15_9_9 = in[base + 7 * s0 + 1 * s1 + 1];
-        out[base + 7 * s0] = (v14_8_8 + v14_9_7 + 0x1p+1f * v14_9_8 + v14_9_9
+        const float v15_8_8 = in[row + 7 * s0 + xl];
+        const float v15_9_8 = in[row + 7 * s0 + 1 * s1 + xl];
+        float v15_9_7 = KGT_SHFL(v15_9_8, lane - 1);
+        if (lane - 1 < 0) v15_9_7 = in[row + 7 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        float v15_9_9 = KGT_SHFL(v15_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_9_9 = in[row + 7 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 7 * s0 + x] = (v14_8_8 + v14_9_7 + 0x1p+1f * v14_9_8 + v14_9_9
             - v15_8_8 + 0x1.8p+1f * v15_9_7 + 0x1p-1f * v15_9_8 + 0x1.8p+1f * v15_9_9) / 0x1.cp+2f;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1f * in[c - s0 + s1] + in[c - s0 + s1 + 1]
                 - in[c] + 0x1.8p+1f * in[c + s1 - 1] + 0x1p-1f * in[c + s1] + 0x1.8p+1f * in[c + s1 + 1]) / 0x1.cp+2f;
         }
     }
 }
 
-static __global__ void golden_box3d_kd(const double *__restrict__ in, double *__restrict__ out,
-    long l0, long l1, long l2, long h0, long h1, long h2, long s0, long s1)
+static __global__ void __launch_bounds__(256)
+    golden_box3d_kd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
-    const long x = l2 + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
     const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= h2 || y >= h1) return;
-    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * KGT_U;
+    const long i0 = l0 + ((long)blockIdx.z * blockDim.z + threadIdx.z) * 8;
+    if (y >= h1) return;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + y * s1 + x;
-    if (i0 + KGT_U <= h0) {
-        const double v7_8_8 = in[base + -1 * s0];
-        const double v7_9_7 = in[base + -1 * s0 + 1 * s1 + -1];
-        const double v7_9_8 = in[base + -1 * s0 + 1 * s1];
-        const double v7_9_9 = in[base + -1 * s0 + 1 * s1 + 1];
-        const double v8_8_8 = in[base + 0 * s0];
-        const double v8_9_7 = in[base + 0 * s0 + 1 * s1 + -1];
-        const double v8_9_8 = in[base + 0 * s0 + 1 * s1];
-        const double v8_9_9 = in[base + 0 * s0 + 1 * s1 + 1];
-        out[base + 0 * s0] = (v7_8_8 + v7_9_7 + 0x1p+1 * v7_9_8 + v7_9_9
+    const int lane = (int)(threadIdx.x % KGT_WARP), act = x >= l2 && x < h2;
+    const long xlo = l2 - 1, xhi = h2 - 1 + 1, xl = KGT_CLAMP(x, xlo, xhi);
+    const long row = i0 * s0 + y * s1;
+    (void)lane;
+    if (i0 + 8 <= h0) {
+        const double v7_8_8 = in[row + -1 * s0 + xl];
+        const double v7_9_8 = in[row + -1 * s0 + 1 * s1 + xl];
+        double v7_9_7 = KGT_SHFL(v7_9_8, lane - 1);
+        if (lane - 1 < 0) v7_9_7 = in[row + -1 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v7_9_9 = KGT_SHFL(v7_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v7_9_9 = in[row + -1 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        const double v8_8_8 = in[row + 0 * s0 + xl];
+        const double v8_9_8 = in[row + 0 * s0 + 1 * s1 + xl];
+        double v8_9_7 = KGT_SHFL(v8_9_8, lane - 1);
+        if (lane - 1 < 0) v8_9_7 = in[row + 0 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v8_9_9 = KGT_SHFL(v8_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v8_9_9 = in[row + 0 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 0 * s0 + x] = (v7_8_8 + v7_9_7 + 0x1p+1 * v7_9_8 + v7_9_9
             - v8_8_8 + 0x1.8p+1 * v8_9_7 + 0x1p-1 * v8_9_8 + 0x1.8p+1 * v8_9_9) / 0x1.cp+2;
-        const double v9_8_8 = in[base + 1 * s0];
-        const double v9_9_7 = in[base + 1 * s0 + 1 * s1 + -1];
-        const double v9_9_8 = in[base + 1 * s0 + 1 * s1];
-        const double v9_9_9 = in[base + 1 * s0 + 1 * s1 + 1];
-        out[base + 1 * s0] = (v8_8_8 + v8_9_7 + 0x1p+1 * v8_9_8 + v8_9_9
+        const double v9_8_8 = in[row + 1 * s0 + xl];
+        const double v9_9_8 = in[row + 1 * s0 + 1 * s1 + xl];
+        double v9_9_7 = KGT_SHFL(v9_9_8, lane - 1);
+        if (lane - 1 < 0) v9_9_7 = in[row + 1 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v9_9_9 = KGT_SHFL(v9_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v9_9_9 = in[row + 1 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 1 * s0 + x] = (v8_8_8 + v8_9_7 + 0x1p+1 * v8_9_8 + v8_9_9
             - v9_8_8 + 0x1.8p+1 * v9_9_7 + 0x1p-1 * v9_9_8 + 0x1.8p+1 * v9_9_9) / 0x1.cp+2;
-        const double v10_8_8 = in[base + 2 * s0];
-        const double v10_9_7 = in[base + 2 * s0 + 1 * s1 + -1];
-        const double v10_9_8 = in[base + 2 * s0 + 1 * s1];
-        const double v10_9_9 = in[base + 2 * s0 + 1 * s1 + 1];
-        out[base + 2 * s0] = (v9_8_8 + v9_9_7 + 0x1p+1 * v9_9_8 + v9_9_9
+        const double v10_8_8 = in[row + 2 * s0 + xl];
+        const double v10_9_8 = in[row + 2 * s0 + 1 * s1 + xl];
+        double v10_9_7 = KGT_SHFL(v10_9_8, lane - 1);
+        if (lane - 1 < 0) v10_9_7 = in[row + 2 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v10_9_9 = KGT_SHFL(v10_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v10_9_9 = in[row + 2 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 2 * s0 + x] = (v9_8_8 + v9_9_7 + 0x1p+1 * v9_9_8 + v9_9_9
             - v10_8_8 + 0x1.8p+1 * v10_9_7 + 0x1p-1 * v10_9_8 + 0x1.8p+1 * v10_9_9) / 0x1.cp+2;
-        const double v11_8_8 = in[base + 3 * s0];
-        const double v11_9_7 = in[base + 3 * s0 + 1 * s1 + -1];
-        const double v11_9_8 = in[base + 3 * s0 + 1 * s1];
-        const double v11_9_9 = in[base + 3 * s0 + 1 * s1 + 1];
-        out[base + 3 * s0] = (v10_8_8 + v10_9_7 + 0x1p+1 * v10_9_8 + v10_9_9
+        const double v11_8_8 = in[row + 3 * s0 + xl];
+        const double v11_9_8 = in[row + 3 * s0 + 1 * s1 + xl];
+        double v11_9_7 = KGT_SHFL(v11_9_8, lane - 1);
+        if (lane - 1 < 0) v11_9_7 = in[row + 3 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v11_9_9 = KGT_SHFL(v11_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v11_9_9 = in[row + 3 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 3 * s0 + x] = (v10_8_8 + v10_9_7 + 0x1p+1 * v10_9_8 + v10_9_9
             - v11_8_8 + 0x1.8p+1 * v11_9_7 + 0x1p-1 * v11_9_8 + 0x1.8p+1 * v11_9_9) / 0x1.cp+2;
-        const double v12_8_8 = in[base + 4 * s0];
-        const double v12_9_7 = in[base + 4 * s0 + 1 * s1 + -1];
-        const double v12_9_8 = in[base + 4 * s0 + 1 * s1];
-        const double v12_9_9 = in[base + 4 * s0 + 1 * s1 + 1];
-        out[base + 4 * s0] = (v11_8_8 + v11_9_7 + 0x1p+1 * v11_9_8 + v11_9_9
+        const double v12_8_8 = in[row + 4 * s0 + xl];
+        const double v12_9_8 = in[row + 4 * s0 + 1 * s1 + xl];
+        double v12_9_7 = KGT_SHFL(v12_9_8, lane - 1);
+        if (lane - 1 < 0) v12_9_7 = in[row + 4 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v12_9_9 = KGT_SHFL(v12_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v12_9_9 = in[row + 4 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 4 * s0 + x] = (v11_8_8 + v11_9_7 + 0x1p+1 * v11_9_8 + v11_9_9
             - v12_8_8 + 0x1.8p+1 * v12_9_7 + 0x1p-1 * v12_9_8 + 0x1.8p+1 * v12_9_9) / 0x1.cp+2;
-        const double v13_8_8 = in[base + 5 * s0];
-        const double v13_9_7 = in[base + 5 * s0 + 1 * s1 + -1];
-        const double v13_9_8 = in[base + 5 * s0 + 1 * s1];
-        const double v13_9_9 = in[base + 5 * s0 + 1 * s1 + 1];
-        out[base + 5 * s0] = (v12_8_8 + v12_9_7 + 0x1p+1 * v12_9_8 + v12_9_9
+        const double v13_8_8 = in[row + 5 * s0 + xl];
+        const double v13_9_8 = in[row + 5 * s0 + 1 * s1 + xl];
+        double v13_9_7 = KGT_SHFL(v13_9_8, lane - 1);
+        if (lane - 1 < 0) v13_9_7 = in[row + 5 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v13_9_9 = KGT_SHFL(v13_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v13_9_9 = in[row + 5 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 5 * s0 + x] = (v12_8_8 + v12_9_7 + 0x1p+1 * v12_9_8 + v12_9_9
             - v13_8_8 + 0x1.8p+1 * v13_9_7 + 0x1p-1 * v13_9_8 + 0x1.8p+1 * v13_9_9) / 0x1.cp+2;
-        const double v14_8_8 = in[base + 6 * s0];
-        const double v14_9_7 = in[base + 6 * s0 + 1 * s1 + -1];
-        const double v14_9_8 = in[base + 6 * s0 + 1 * s1];
-        const double v14_9_9 = in[base + 6 * s0 + 1 * s1 + 1];
-        out[base + 6 * s0] = (v13_8_8 + v13_9_7 + 0x1p+1 * v13_9_8 + v13_9_9
+        const double v14_8_8 = in[row + 6 * s0 + xl];
+        const double v14_9_8 = in[row + 6 * s0 + 1 * s1 + xl];
+        double v14_9_7 = KGT_SHFL(v14_9_8, lane - 1);
+        if (lane - 1 < 0) v14_9_7 = in[row + 6 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v14_9_9 = KGT_SHFL(v14_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v14_9_9 = in[row + 6 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 6 * s0 + x] = (v13_8_8 + v13_9_7 + 0x1p+1 * v13_9_8 + v13_9_9
             - v14_8_8 + 0x1.8p+1 * v14_9_7 + 0x1p-1 * v14_9_8 + 0x1.8p+1 * v14_9_9) / 0x1.cp+2;
-        const double v15_8_8 = in[base + 7 * s0];
-        const double v15_9_7 = in[base + 7 * s0 + 1 * s1 + -1];
-        const double v15_9_8 = in[base + 7 * s0 + 1 * s1];
-        const double v15_9_9 = in[base + 7 * s0 + 1 * s1 + 1];
-        out[base + 7 * s0] = (v14_8_8 + v14_9_7 + 0x1p+1 * v14_9_8 + v14_9_9
+        const double v15_8_8 = in[row + 7 * s0 + xl];
+        const double v15_9_8 = in[row + 7 * s0 + 1 * s1 + xl];
+        double v15_9_7 = KGT_SHFL(v15_9_8, lane - 1);
+        if (lane - 1 < 0) v15_9_7 = in[row + 7 * s0 + 1 * s1 + KGT_CLAMP(x - 1, xlo, xhi)];
+        double v15_9_9 = KGT_SHFL(v15_9_8, lane + 1);
+        if (lane + 1 >= KGT_WARP) v15_9_9 = in[row + 7 * s0 + 1 * s1 + KGT_CLAMP(x + 1, xlo, xhi)];
+        if (act) out[row + 7 * s0 + x] = (v14_8_8 + v14_9_7 + 0x1p+1 * v14_9_8 + v14_9_9
             - v15_8_8 + 0x1.8p+1 * v15_9_7 + 0x1p-1 * v15_9_8 + 0x1.8p+1 * v15_9_9) / 0x1.cp+2;
-    } else {
-        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+    } else if (act) {
+        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {
             out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1 * in[c - s0 + s1] + in[c - s0 + s1 + 1]
                 - in[c] + 0x1.8p+1 * in[c + s1 - 1] + 0x1p-1 * in[c + s1] + 0x1.8p+1 * in[c + s1 + 1]) / 0x1.cp+2;
         }
@@ -633,24 +956,28 @@ static __global__ void golden_box3d_kd(const double *__restrict__ in, double *__
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 1), grd;
+    dim3 blk(128, 2, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(float));
+    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_box3d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
 extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
-    dim3 blk(64, 4, 1), grd;
+    dim3 blk(128, 2, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(lo, hi, 3, blk, &grd);
+    a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(double));
+    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_box3d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1]);
+        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
