@@ -8,12 +8,15 @@
 #   build     meson + ninja (CUDA, OpenCL through the ICD loader: NVIDIA and PoCL)
 #   tests     suite gpu; tests/mpi skeleton+weights with CUDA on 1 and 2 GPUs; skeleton with
 #             NVIDIA OpenCL on 1 and 2 GPUs
+#   cudatests the CUDA part of tests only
 #   sanitize  compute-sanitizer memcheck and racecheck on 2-rank CUDA runs
 #   scaling   bench/scaling.sh on 1 and 2 GPUs (strong, weak, serialized, host-staged, 3D)
 #   opencl    2D 4-point fp32 20480^2 x 1000 with NVIDIA OpenCL on 1 and 2 GPUs (+ serialized)
 #   mixed     one job of a CUDA rank, an NVIDIA-OpenCL rank and a PoCL CPU rank: solo rates,
 #             equal / balanced / auto shares
 #   kgt       generic vs kgt-specialized kernels on one GPU
+#   kgtwalk   kgt kernels generated with other --walk values (KGT_WALKS), on one GPU
+#   peer      tests/mpi/test_skeleton on 3 and 4 ranks (PEER_RANKS) with the CUDA peer path forced
 # JSON lines and logs go to $OUT; a summary is printed last.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -58,6 +61,13 @@ step_tests() {
         runlog skel-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
         runlog skel-nvocl-n$n 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
             "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
+    done
+}
+
+step_cudatests() {
+    runlog gpu-suite 300 meson test -C $B --no-rebuild --suite gpu --print-errorlogs
+    for n in 1 2; do
+        runlog skel-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n $B/tests/mpi/test_skeleton
     done
 }
 
@@ -164,6 +174,39 @@ step_kgt() {
         done
     done
     note "kgt: $(wc -l <"$OUT/kgt.jsonl") runs"
+}
+
+# The peer path with more ranks than GPUs (ranks share a device): every link on the peer path.
+step_peer() {
+    for n in ${PEER_RANKS:-3 4}; do
+        runlog skel-cuda-peer-n$n 300 env STENCIL_BACKEND=cuda STENCIL_PEER=1 "${MPI[@]}" -n $n \
+            $B/tests/mpi/test_skeleton
+    done
+}
+
+# kgt --walk: the stencil set generated again with other walks and linked into the benchmark
+# by hand (the build's own copy uses the default walk).
+kgt_variant() { # walk dir
+    $B/kgt/kgt -t host,cuda -w "$1" -p kgt_set -o "$2" tests/kgt/stencil_set.stencil &&
+        nvcc -O3 -fmad=false -arch=sm_90 -c "$2/kgt_set.cu" -o "$2/kcu.o" &&
+        mpicc -O2 -std=c99 -DKGT_WITH_CUDA -Iinclude -c "$2/kgt_set.c" -o "$2/kc.o" &&
+        mpicc -O2 -std=c99 -DBENCH_KGT -Iinclude -Itests/common -I"$2" bench/stencil_bench.c \
+            "$2/kcu.o" "$2/kc.o" $B/tests/common/libstencil_testcommon.a -L$B -lstencil \
+            -Wl,-rpath,"$PWD/$B" -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib -lcudart -lstdc++ -lm -o "$2/bench"
+}
+
+step_kgtwalk() {
+    local w d
+    for w in ${KGT_WALKS:-4 8 32}; do
+        d=$(mktemp -d)
+        kgt_variant "$w" "$d" >"$OUT/kgtwalk-build-$w.log" 2>&1 || { note "kgtwalk $w: build FAILED"; tail -5 "$OUT/kgtwalk-build-$w.log"; continue; }
+        for s in 2d4 2d9nc 3d7 3d27; do
+            case $s in 2d4) n=32768x32768 i=500 ;; 2d*) n=16384x16384 i=500 ;; *) n=512x512x512 i=300 ;; esac
+            "${MPI[@]}" -n 1 "$d/bench" --label "kgt-walk$w" -b cuda -S $s -n $n -i $i -k $s |
+                tee -a "$OUT/kgt.jsonl"
+        done
+    done
+    note "kgtwalk: $(wc -l <"$OUT/kgt.jsonl") runs in kgt.jsonl"
 }
 
 for s in "$@"; do "step_$s"; done
