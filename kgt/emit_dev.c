@@ -118,18 +118,36 @@ static void emit_row(kgt_buf *b, const kgt_stencil *s, int u, const int *off)
     if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
 }
 
+enum { SEEN_ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SEEN_SIDE = 2 * KGT_MAX_RADIUS + 1 };
+/* Registers declared so far: input cells, then the edge loads (by row, y and distance). */
+#define SEEN_CELLS (SEEN_ROWS * SEEN_SIDE * SEEN_SIDE)
+
+/* The register with the edge lanes' cells at distance d of row u + off[0] (y off[1] in 3D). */
+static void emit_edge(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int d,
+                      unsigned char *seen)
+{
+    int y = s->ndims == 3 ? off[1] : 0, row = u + off[0] + KGT_MAX_RADIUS;
+    int key = SEEN_CELLS + (row * SEEN_SIDE + y + KGT_MAX_RADIUS) * SEEN_SIDE + d;
+    if (seen[key]) return;
+    seen[key] = 1;
+    kgt_printf(b, "        const %s e%d_%d_%d = in[", tname[dbl], row, y + KGT_MAX_RADIUS, d);
+    emit_row(b, s, u, off);
+    kgt_printf(b, " + xe%d];\n", d);
+}
+
 /*
  * Declares the register of one input cell unless an earlier cell of the walk already did. The
- * cell under the thread is a load (x clamped so that idle lanes read inside the array); a cell
- * dx to the side comes from lane + dx of the same load by a shuffle, and only the lanes at the
- * warp's edge load it themselves. That keeps the x-neighbours out of L1 and L2 altogether.
+ * cell under the thread is a load (x clamped so that idle lanes read inside the array). A cell
+ * dx to the side is lane + dx's load, by a shuffle; the |dx| lanes at the warp's edge take it
+ * from one extra load per row and distance, in which every other lane reads its own cell again
+ * (same sectors): no branches, so the compiler can issue all loads of the walk up front.
  */
 static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off,
                       unsigned char *seen)
 {
-    int last = s->ndims - 1, dx = off[last];
-    int row = u + off[0] + KGT_MAX_RADIUS, side = 2 * KGT_MAX_RADIUS + 1;
-    int key = (row * side + off[1] + KGT_MAX_RADIUS) * side + off[2] + KGT_MAX_RADIUS;
+    int last = s->ndims - 1, dx = off[last], d = abs(dx);
+    int row = u + off[0] + KGT_MAX_RADIUS;
+    int key = (row * SEEN_SIDE + off[1] + KGT_MAX_RADIUS) * SEEN_SIDE + off[2] + KGT_MAX_RADIUS;
     if (seen[key]) return;
     seen[key] = 1;
     if (!dx) {
@@ -143,17 +161,20 @@ static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const in
     int c[3] = {off[0], off[1], off[2]};
     c[last] = 0;
     emit_load(b, s, dbl, u, c, seen);
-    kgt_printf(b, "        %s ", tname[dbl]);
+    emit_edge(b, s, dbl, u, off, d, seen);
+    kgt_printf(b, "        const %s s", tname[dbl]);
     kgt_temp(b, u, off);
     kgt_printf(b, " = KGT_SHFL(");
     kgt_temp(b, u, c);
-    char sh[24];
-    snprintf(sh, sizeof sh, "lane %c %d", dx < 0 ? '-' : '+', abs(dx));
-    kgt_printf(b, ", %s);\n        if (%s %s) ", sh, sh, dx < 0 ? "< 0" : ">= KGT_WARP");
+    kgt_printf(b, ", lane %c %d);\n        const %s ", dx < 0 ? '-' : '+', d, tname[dbl]);
     kgt_temp(b, u, off);
-    kgt_printf(b, " = in[");
-    emit_row(b, s, u, off);
-    kgt_printf(b, " + KGT_CLAMP(x %c %d, xlo, xhi)];\n", dx < 0 ? '-' : '+', abs(dx));
+    if (dx < 0)
+        kgt_printf(b, " = lane < %d ? ", d);
+    else
+        kgt_printf(b, " = lane >= KGT_WARP - %d ? ", d);
+    kgt_printf(b, "e%d_%d_%d : s", row, (s->ndims == 3 ? off[1] : 0) + KGT_MAX_RADIUS, d);
+    kgt_temp(b, u, off);
+    kgt_printf(b, ";\n");
 }
 
 /*
@@ -162,8 +183,7 @@ static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const in
  */
 static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
-    enum { ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SIDE = 2 * KGT_MAX_RADIUS + 1 };
-    static unsigned char seen[ROWS * SIDE * SIDE];
+    static unsigned char seen[SEEN_CELLS + SEEN_ROWS * SEEN_SIDE * SEEN_SIDE];
     char wrap[40];
     memset(seen, 0, sizeof seen);
     for (int u = 0; u < walk; u++) {
@@ -176,6 +196,26 @@ static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
         kgt_printf(b, "        if (act) out[row + %d * s0 + x] = ", u);
         kgt_emit_expr(b, s, dbl, &ix);
         kgt_printf(b, ";\n");
+    }
+}
+
+/*
+ * Per distance d of the x offsets: the x each lane loads for the edge registers (x - d in the
+ * first d lanes, x + d in the last d, its own x elsewhere), clamped like xl.
+ */
+static void emit_edge_x(kgt_buf *b, const kgt_stencil *s)
+{
+    int neg[KGT_MAX_RADIUS + 1] = {0}, pos[KGT_MAX_RADIUS + 1] = {0};
+    for (int p = 0; p < s->npts; p++) {
+        int dx = s->pts[p].off[s->ndims - 1];
+        if (s->pts[p].w != 0.0 && dx) (dx < 0 ? neg : pos)[abs(dx)] = 1;
+    }
+    for (int d = 1; d <= KGT_MAX_RADIUS; d++) {
+        if (!neg[d] && !pos[d]) continue;
+        kgt_printf(b, "    const long xe%d = KGT_CLAMP(", d);
+        if (neg[d]) kgt_printf(b, "lane < %d ? x - %d : ", d, d);
+        if (pos[d]) kgt_printf(b, "lane >= KGT_WARP - %d ? x + %d : ", d, d);
+        kgt_printf(b, "x, xlo, xhi);\n");
     }
 }
 
@@ -238,9 +278,10 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
                "    const int lane = (int)(threadIdx.x %% KGT_WARP), act = x >= %s && x < %s;\n"
                "    const long xlo = %s - %d, xhi = %s - 1 + %d, xl = KGT_CLAMP(x, xlo, xhi);\n"
                "    const long row = i0 * s0 + y * s1;\n"
-               "    (void)lane;\n"
-               "    if (i0 + %d <= h0) {\n",
-               lx, hx, lx, xlo, hx, xhi, walk);
+               "    (void)lane;\n",
+               lx, hx, lx, xlo, hx, xhi);
+    emit_edge_x(b, s);
+    kgt_printf(b, "    if (i0 + %d <= h0) {\n", walk);
     emit_walk(b, s, dbl, walk);
     kgt_printf(b, "    } else if (act) {\n"
                   "        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {\n");
