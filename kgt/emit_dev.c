@@ -60,14 +60,11 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "typedef hipStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_hip_##t\n"
-                  "#define KGT_WARP warpSize\n"
-                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
                   "#else\n#include <cuda_runtime.h>\n"
                   "typedef cudaStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_cuda_##t\n"
-                  "#define KGT_WARP 32\n"
-                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n#endif\n"
+                  "#endif\n"
                   "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n\n");
     kgt_printf(b,
                "/* Threads: x along the last dimension, y (3D: the middle one), and dimension 0\n"
@@ -111,79 +108,32 @@ static void emit_cell(kgt_buf *b, const kgt_stencil *s, int dbl, int ind, const 
     kgt_printf(b, ";\n");
 }
 
-/* The row part of the index of the cell at walk step u + off[0] (and off[1] in 3D). */
-static void emit_row(kgt_buf *b, const kgt_stencil *s, int u, const int *off)
-{
-    kgt_printf(b, "row + %d * s0", u + off[0]);
-    if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
-}
-
-enum { SEEN_ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SEEN_SIDE = 2 * KGT_MAX_RADIUS + 1 };
-/* Registers declared so far: input cells, then the edge loads (by row, y and distance). */
-#define SEEN_CELLS (SEEN_ROWS * SEEN_SIDE * SEEN_SIDE)
-
-/* The register with the edge lanes' cells at distance d of row u + off[0] (y off[1] in 3D). */
-static void emit_edge(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int d,
-                      unsigned char *seen)
-{
-    int y = s->ndims == 3 ? off[1] : 0, row = u + off[0] + KGT_MAX_RADIUS;
-    int key = SEEN_CELLS + (row * SEEN_SIDE + y + KGT_MAX_RADIUS) * SEEN_SIDE + d;
-    if (seen[key]) return;
-    seen[key] = 1;
-    kgt_printf(b, "        const %s e%d_%d_%d = in[", tname[dbl], row, y + KGT_MAX_RADIUS, d);
-    emit_row(b, s, u, off);
-    kgt_printf(b, " + xe%d];\n", d);
-}
-
-/*
- * Declares the register of one input cell unless an earlier cell of the walk already did. The
- * cell under the thread is a load (x clamped so that idle lanes read inside the array). A cell
- * dx to the side is lane + dx's load, by a shuffle; the |dx| lanes at the warp's edge take it
- * from one extra load per row and distance, in which every other lane reads its own cell again
- * (same sectors): no branches, so the compiler can issue all loads of the walk up front.
- */
+/* Declares the register of one input cell unless an earlier cell of the walk already did. */
 static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off,
                       unsigned char *seen)
 {
-    int last = s->ndims - 1, dx = off[last], d = abs(dx);
-    int row = u + off[0] + KGT_MAX_RADIUS;
-    int key = (row * SEEN_SIDE + off[1] + KGT_MAX_RADIUS) * SEEN_SIDE + off[2] + KGT_MAX_RADIUS;
+    int row = u + off[0] + KGT_MAX_RADIUS, side = 2 * KGT_MAX_RADIUS + 1;
+    int key = (row * side + off[1] + KGT_MAX_RADIUS) * side + off[2] + KGT_MAX_RADIUS;
     if (seen[key]) return;
     seen[key] = 1;
-    if (!dx) {
-        kgt_printf(b, "        const %s ", tname[dbl]);
-        kgt_temp(b, u, off);
-        kgt_printf(b, " = in[");
-        emit_row(b, s, u, off);
-        kgt_printf(b, " + xl];\n");
-        return;
-    }
-    int c[3] = {off[0], off[1], off[2]};
-    c[last] = 0;
-    emit_load(b, s, dbl, u, c, seen);
-    emit_edge(b, s, dbl, u, off, d, seen);
-    kgt_printf(b, "        const %s s", tname[dbl]);
+    kgt_printf(b, "        const %s ", tname[dbl]);
     kgt_temp(b, u, off);
-    kgt_printf(b, " = KGT_SHFL(");
-    kgt_temp(b, u, c);
-    kgt_printf(b, ", lane %c %d);\n        const %s ", dx < 0 ? '-' : '+', d, tname[dbl]);
-    kgt_temp(b, u, off);
-    if (dx < 0)
-        kgt_printf(b, " = lane < %d ? ", d);
-    else
-        kgt_printf(b, " = lane >= KGT_WARP - %d ? ", d);
-    kgt_printf(b, "e%d_%d_%d : s", row, (s->ndims == 3 ? off[1] : 0) + KGT_MAX_RADIUS, d);
-    kgt_temp(b, u, off);
-    kgt_printf(b, ";\n");
+    kgt_printf(b, " = in[base + %d * s0", u + off[0]);
+    if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
+    if (off[s->ndims - 1]) kgt_printf(b, " + %d", off[s->ndims - 1]);
+    kgt_printf(b, "];\n");
 }
 
 /*
  * The fast path of a walk, fully unrolled: every distinct input cell of the walk's cells is
- * loaded (or shuffled) once into a named register and shared by the cells that read it.
+ * loaded once into a named register and shared by the cells that read it. (Taking the
+ * x-neighbours from warp shuffles instead was tried and was slower everywhere but 2d4, where it
+ * tied: bench/RESULTS.md.)
  */
 static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
-    static unsigned char seen[SEEN_CELLS + SEEN_ROWS * SEEN_SIDE * SEEN_SIDE];
+    enum { ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SIDE = 2 * KGT_MAX_RADIUS + 1 };
+    static unsigned char seen[ROWS * SIDE * SIDE];
     char wrap[40];
     memset(seen, 0, sizeof seen);
     for (int u = 0; u < walk; u++) {
@@ -193,41 +143,9 @@ static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
             for (int d = 0; d < s->ndims; d++) off[d] = s->pts[p].off[d];
             if (s->pts[p].w != 0.0) emit_load(b, s, dbl, u, off, seen);
         }
-        kgt_printf(b, "        if (act) out[row + %d * s0 + x] = ", u);
+        kgt_printf(b, "        if (act) out[base + %d * s0] = ", u);
         kgt_emit_expr(b, s, dbl, &ix);
         kgt_printf(b, ";\n");
-    }
-}
-
-/*
- * Per distance d of the x offsets: the x each lane loads for the edge registers (x - d in the
- * first d lanes, x + d in the last d, its own x elsewhere), clamped like xl.
- */
-static void emit_edge_x(kgt_buf *b, const kgt_stencil *s)
-{
-    int neg[KGT_MAX_RADIUS + 1] = {0}, pos[KGT_MAX_RADIUS + 1] = {0};
-    for (int p = 0; p < s->npts; p++) {
-        int dx = s->pts[p].off[s->ndims - 1];
-        if (s->pts[p].w != 0.0 && dx) (dx < 0 ? neg : pos)[abs(dx)] = 1;
-    }
-    for (int d = 1; d <= KGT_MAX_RADIUS; d++) {
-        if (!neg[d] && !pos[d]) continue;
-        kgt_printf(b, "    const long xe%d = KGT_CLAMP(", d);
-        if (neg[d]) kgt_printf(b, "lane < %d ? x - %d : ", d, d);
-        if (pos[d]) kgt_printf(b, "lane >= KGT_WARP - %d ? x + %d : ", d, d);
-        kgt_printf(b, "x, xlo, xhi);\n");
-    }
-}
-
-/* How far the non-zero weights reach along the last dimension, below and above. */
-static void x_reach(const kgt_stencil *s, int *lo, int *hi)
-{
-    *lo = *hi = 0;
-    for (int p = 0; p < s->npts; p++) {
-        int dx = s->pts[p].off[s->ndims - 1];
-        if (s->pts[p].w == 0.0) continue;
-        if (-dx > *lo) *lo = -dx;
-        if (dx > *hi) *hi = dx;
     }
 }
 
@@ -242,14 +160,13 @@ static void emit_kernel_1d(kgt_buf *b, const kgt_stencil *s, int dbl)
 
 /*
  * 2D/3D: threads along the last (unit-stride) dimension from xa (a 128-byte boundary, so warps
- * move whole lines; lanes outside the box only feed their neighbours) and the middle one; each
- * thread walks `walk` consecutive cells of dimension 0, unrolled. No lane leaves before the
- * shuffles: the early returns below are uniform over a warp (blockDim.x is a multiple of it).
+ * load and store whole lines; lanes outside the box load inside it and store nothing) and the
+ * middle one; each thread walks `walk` consecutive cells of dimension 0, unrolled.
  */
 static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     const char *t = tname[dbl];
-    int nd = s->ndims, walk = kgt_walk(g, s), xlo, xhi;
+    int nd = s->ndims, walk = kgt_walk(g, s);
     const char *lx = nd == 2 ? "l1" : "l2", *hx = nd == 2 ? "h1" : "h2";
     kgt_printf(b,
                "static __global__ void __launch_bounds__(256)\n"
@@ -260,7 +177,6 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
         emit_kernel_1d(b, s, dbl);
         return;
     }
-    x_reach(s, &xlo, &xhi);
     kgt_printf(b, "    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;\n");
     if (nd == 2)
         kgt_printf(b,
@@ -275,16 +191,13 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
                    walk);
     kgt_printf(b,
                "    if (i0 >= h0) return;\n"
-               "    const int lane = (int)(threadIdx.x %% KGT_WARP), act = x >= %s && x < %s;\n"
-               "    const long xlo = %s - %d, xhi = %s - 1 + %d, xl = KGT_CLAMP(x, xlo, xhi);\n"
-               "    const long row = i0 * s0 + y * s1;\n"
-               "    (void)lane;\n",
-               lx, hx, lx, xlo, hx, xhi);
-    emit_edge_x(b, s);
-    kgt_printf(b, "    if (i0 + %d <= h0) {\n", walk);
+               "    const int act = x >= %s && x < %s;\n"
+               "    const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, %s, %s - 1);\n"
+               "    if (i0 + %d <= h0) {\n",
+               lx, hx, lx, hx, walk);
     emit_walk(b, s, dbl, walk);
     kgt_printf(b, "    } else if (act) {\n"
-                  "        for (long c = row + x; c < row + x + (h0 - i0) * s0; c += s0) {\n");
+                  "        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {\n");
     emit_cell(b, s, dbl, 12, "c");
     kgt_printf(b, "        }\n    }\n}\n\n");
 }
