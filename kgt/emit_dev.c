@@ -21,7 +21,8 @@ static const char tsuf[2] = {'f', 'd'};
    walks share more loads between cells but hold more registers (bench/RESULTS.md, kgt). */
 int kgt_walk(const kgt_gen *g, const kgt_stencil *s)
 {
-    return g->walk ? g->walk : s->ndims == 2 ? 16 : 8;
+    (void)s;
+    return g->walk ? g->walk : 8;
 }
 
 void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s)

@@ -38,7 +38,7 @@ static const char usage[] =
     "  -o, --output-dir DIR  directory of the outputs (default .)\n"
     "  -c, --check           validate FILE, write nothing\n"
     "  -w, --walk N          CUDA/HIP 2D/3D kernels: cells of dimension 0 per thread,\n"
-    "                        1..32 (default 16 in 2D, 8 in 3D)\n"
+    "                        1..32 (default 8)\n"
     "      --example         print the example below\n"
     "  -h, --help            print this text\n"
     "      --version         print the version\n"

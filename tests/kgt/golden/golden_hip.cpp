@@ -55,12 +55,12 @@ static __global__ void __launch_bounds__(256)
     long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
     const int act = x >= l1 && x < h1;
     const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, l1, h1 - 1);
-    if (i0 + 16 <= h0) {
+    if (i0 + 8 <= h0) {
         const float v7_8_8 = in[base + -1 * s0];
         const float v8_7_8 = in[base + 0 * s0 + -1];
         const float v8_9_8 = in[base + 0 * s0 + 1];
@@ -95,38 +95,6 @@ static __global__ void __launch_bounds__(256)
         const float v15_9_8 = in[base + 7 * s0 + 1];
         const float v16_8_8 = in[base + 8 * s0];
         if (act) out[base + 7 * s0] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2f;
-        const float v16_7_8 = in[base + 8 * s0 + -1];
-        const float v16_9_8 = in[base + 8 * s0 + 1];
-        const float v17_8_8 = in[base + 9 * s0];
-        if (act) out[base + 8 * s0] = (v15_8_8 + v16_7_8 + v16_9_8 + v17_8_8) * 0x1p-2f;
-        const float v17_7_8 = in[base + 9 * s0 + -1];
-        const float v17_9_8 = in[base + 9 * s0 + 1];
-        const float v18_8_8 = in[base + 10 * s0];
-        if (act) out[base + 9 * s0] = (v16_8_8 + v17_7_8 + v17_9_8 + v18_8_8) * 0x1p-2f;
-        const float v18_7_8 = in[base + 10 * s0 + -1];
-        const float v18_9_8 = in[base + 10 * s0 + 1];
-        const float v19_8_8 = in[base + 11 * s0];
-        if (act) out[base + 10 * s0] = (v17_8_8 + v18_7_8 + v18_9_8 + v19_8_8) * 0x1p-2f;
-        const float v19_7_8 = in[base + 11 * s0 + -1];
-        const float v19_9_8 = in[base + 11 * s0 + 1];
-        const float v20_8_8 = in[base + 12 * s0];
-        if (act) out[base + 11 * s0] = (v18_8_8 + v19_7_8 + v19_9_8 + v20_8_8) * 0x1p-2f;
-        const float v20_7_8 = in[base + 12 * s0 + -1];
-        const float v20_9_8 = in[base + 12 * s0 + 1];
-        const float v21_8_8 = in[base + 13 * s0];
-        if (act) out[base + 12 * s0] = (v19_8_8 + v20_7_8 + v20_9_8 + v21_8_8) * 0x1p-2f;
-        const float v21_7_8 = in[base + 13 * s0 + -1];
-        const float v21_9_8 = in[base + 13 * s0 + 1];
-        const float v22_8_8 = in[base + 14 * s0];
-        if (act) out[base + 13 * s0] = (v20_8_8 + v21_7_8 + v21_9_8 + v22_8_8) * 0x1p-2f;
-        const float v22_7_8 = in[base + 14 * s0 + -1];
-        const float v22_9_8 = in[base + 14 * s0 + 1];
-        const float v23_8_8 = in[base + 15 * s0];
-        if (act) out[base + 14 * s0] = (v21_8_8 + v22_7_8 + v22_9_8 + v23_8_8) * 0x1p-2f;
-        const float v23_7_8 = in[base + 15 * s0 + -1];
-        const float v23_9_8 = in[base + 15 * s0 + 1];
-        const float v24_8_8 = in[base + 16 * s0];
-        if (act) out[base + 15 * s0] = (v22_8_8 + v23_7_8 + v23_9_8 + v24_8_8) * 0x1p-2f;
     } else if (act) {
         for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
             out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2f;
@@ -139,12 +107,12 @@ static __global__ void __launch_bounds__(256)
     long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
     const int act = x >= l1 && x < h1;
     const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, l1, h1 - 1);
-    if (i0 + 16 <= h0) {
+    if (i0 + 8 <= h0) {
         const double v7_8_8 = in[base + -1 * s0];
         const double v8_7_8 = in[base + 0 * s0 + -1];
         const double v8_9_8 = in[base + 0 * s0 + 1];
@@ -179,38 +147,6 @@ static __global__ void __launch_bounds__(256)
         const double v15_9_8 = in[base + 7 * s0 + 1];
         const double v16_8_8 = in[base + 8 * s0];
         if (act) out[base + 7 * s0] = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2;
-        const double v16_7_8 = in[base + 8 * s0 + -1];
-        const double v16_9_8 = in[base + 8 * s0 + 1];
-        const double v17_8_8 = in[base + 9 * s0];
-        if (act) out[base + 8 * s0] = (v15_8_8 + v16_7_8 + v16_9_8 + v17_8_8) * 0x1p-2;
-        const double v17_7_8 = in[base + 9 * s0 + -1];
-        const double v17_9_8 = in[base + 9 * s0 + 1];
-        const double v18_8_8 = in[base + 10 * s0];
-        if (act) out[base + 9 * s0] = (v16_8_8 + v17_7_8 + v17_9_8 + v18_8_8) * 0x1p-2;
-        const double v18_7_8 = in[base + 10 * s0 + -1];
-        const double v18_9_8 = in[base + 10 * s0 + 1];
-        const double v19_8_8 = in[base + 11 * s0];
-        if (act) out[base + 10 * s0] = (v17_8_8 + v18_7_8 + v18_9_8 + v19_8_8) * 0x1p-2;
-        const double v19_7_8 = in[base + 11 * s0 + -1];
-        const double v19_9_8 = in[base + 11 * s0 + 1];
-        const double v20_8_8 = in[base + 12 * s0];
-        if (act) out[base + 11 * s0] = (v18_8_8 + v19_7_8 + v19_9_8 + v20_8_8) * 0x1p-2;
-        const double v20_7_8 = in[base + 12 * s0 + -1];
-        const double v20_9_8 = in[base + 12 * s0 + 1];
-        const double v21_8_8 = in[base + 13 * s0];
-        if (act) out[base + 12 * s0] = (v19_8_8 + v20_7_8 + v20_9_8 + v21_8_8) * 0x1p-2;
-        const double v21_7_8 = in[base + 13 * s0 + -1];
-        const double v21_9_8 = in[base + 13 * s0 + 1];
-        const double v22_8_8 = in[base + 14 * s0];
-        if (act) out[base + 13 * s0] = (v20_8_8 + v21_7_8 + v21_9_8 + v22_8_8) * 0x1p-2;
-        const double v22_7_8 = in[base + 14 * s0 + -1];
-        const double v22_9_8 = in[base + 14 * s0 + 1];
-        const double v23_8_8 = in[base + 15 * s0];
-        if (act) out[base + 14 * s0] = (v21_8_8 + v22_7_8 + v22_9_8 + v23_8_8) * 0x1p-2;
-        const double v23_7_8 = in[base + 15 * s0 + -1];
-        const double v23_9_8 = in[base + 15 * s0 + 1];
-        const double v24_8_8 = in[base + 16 * s0];
-        if (act) out[base + 15 * s0] = (v22_8_8 + v23_7_8 + v23_9_8 + v24_8_8) * 0x1p-2;
     } else if (act) {
         for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
             out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2;
@@ -225,7 +161,7 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(float));
-    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
+    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_heat2d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
         lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
@@ -239,7 +175,7 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(double));
-    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
+    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_heat2d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
         lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
@@ -305,12 +241,12 @@ static __global__ void __launch_bounds__(256)
     long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
     const int act = x >= l1 && x < h1;
     const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, l1, h1 - 1);
-    if (i0 + 16 <= h0) {
+    if (i0 + 8 <= h0) {
         const float v8_8_8 = in[base + 0 * s0];
         const float v8_9_8 = in[base + 0 * s0 + 1];
         const float v9_9_8 = in[base + 1 * s0 + 1];
@@ -336,30 +272,6 @@ static __global__ void __launch_bounds__(256)
         const float v15_8_8 = in[base + 7 * s0];
         const float v16_9_8 = in[base + 8 * s0 + 1];
         if (act) out[base + 7 * s0] = 0x1.99999ap-4f * v15_8_8 - v15_9_8 + v16_9_8;
-        const float v16_8_8 = in[base + 8 * s0];
-        const float v17_9_8 = in[base + 9 * s0 + 1];
-        if (act) out[base + 8 * s0] = 0x1.99999ap-4f * v16_8_8 - v16_9_8 + v17_9_8;
-        const float v17_8_8 = in[base + 9 * s0];
-        const float v18_9_8 = in[base + 10 * s0 + 1];
-        if (act) out[base + 9 * s0] = 0x1.99999ap-4f * v17_8_8 - v17_9_8 + v18_9_8;
-        const float v18_8_8 = in[base + 10 * s0];
-        const float v19_9_8 = in[base + 11 * s0 + 1];
-        if (act) out[base + 10 * s0] = 0x1.99999ap-4f * v18_8_8 - v18_9_8 + v19_9_8;
-        const float v19_8_8 = in[base + 11 * s0];
-        const float v20_9_8 = in[base + 12 * s0 + 1];
-        if (act) out[base + 11 * s0] = 0x1.99999ap-4f * v19_8_8 - v19_9_8 + v20_9_8;
-        const float v20_8_8 = in[base + 12 * s0];
-        const float v21_9_8 = in[base + 13 * s0 + 1];
-        if (act) out[base + 12 * s0] = 0x1.99999ap-4f * v20_8_8 - v20_9_8 + v21_9_8;
-        const float v21_8_8 = in[base + 13 * s0];
-        const float v22_9_8 = in[base + 14 * s0 + 1];
-        if (act) out[base + 13 * s0] = 0x1.99999ap-4f * v21_8_8 - v21_9_8 + v22_9_8;
-        const float v22_8_8 = in[base + 14 * s0];
-        const float v23_9_8 = in[base + 15 * s0 + 1];
-        if (act) out[base + 14 * s0] = 0x1.99999ap-4f * v22_8_8 - v22_9_8 + v23_9_8;
-        const float v23_8_8 = in[base + 15 * s0];
-        const float v24_9_8 = in[base + 16 * s0 + 1];
-        if (act) out[base + 15 * s0] = 0x1.99999ap-4f * v23_8_8 - v23_9_8 + v24_9_8;
     } else if (act) {
         for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
             out[c] = 0x1.99999ap-4f * in[c] - in[c + 1] + in[c + s0 + 1];
@@ -372,12 +284,12 @@ static __global__ void __launch_bounds__(256)
     long l2, long h0, long h1, long h2, long s0, long s1, long xa)
 {
     const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 16;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
     const int act = x >= l1 && x < h1;
     const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, l1, h1 - 1);
-    if (i0 + 16 <= h0) {
+    if (i0 + 8 <= h0) {
         const double v8_8_8 = in[base + 0 * s0];
         const double v8_9_8 = in[base + 0 * s0 + 1];
         const double v9_9_8 = in[base + 1 * s0 + 1];
@@ -403,30 +315,6 @@ static __global__ void __launch_bounds__(256)
         const double v15_8_8 = in[base + 7 * s0];
         const double v16_9_8 = in[base + 8 * s0 + 1];
         if (act) out[base + 7 * s0] = 0x1.999999999999ap-4 * v15_8_8 - v15_9_8 + 0x1.0000002af31dcp+0 * v16_9_8;
-        const double v16_8_8 = in[base + 8 * s0];
-        const double v17_9_8 = in[base + 9 * s0 + 1];
-        if (act) out[base + 8 * s0] = 0x1.999999999999ap-4 * v16_8_8 - v16_9_8 + 0x1.0000002af31dcp+0 * v17_9_8;
-        const double v17_8_8 = in[base + 9 * s0];
-        const double v18_9_8 = in[base + 10 * s0 + 1];
-        if (act) out[base + 9 * s0] = 0x1.999999999999ap-4 * v17_8_8 - v17_9_8 + 0x1.0000002af31dcp+0 * v18_9_8;
-        const double v18_8_8 = in[base + 10 * s0];
-        const double v19_9_8 = in[base + 11 * s0 + 1];
-        if (act) out[base + 10 * s0] = 0x1.999999999999ap-4 * v18_8_8 - v18_9_8 + 0x1.0000002af31dcp+0 * v19_9_8;
-        const double v19_8_8 = in[base + 11 * s0];
-        const double v20_9_8 = in[base + 12 * s0 + 1];
-        if (act) out[base + 11 * s0] = 0x1.999999999999ap-4 * v19_8_8 - v19_9_8 + 0x1.0000002af31dcp+0 * v20_9_8;
-        const double v20_8_8 = in[base + 12 * s0];
-        const double v21_9_8 = in[base + 13 * s0 + 1];
-        if (act) out[base + 12 * s0] = 0x1.999999999999ap-4 * v20_8_8 - v20_9_8 + 0x1.0000002af31dcp+0 * v21_9_8;
-        const double v21_8_8 = in[base + 13 * s0];
-        const double v22_9_8 = in[base + 14 * s0 + 1];
-        if (act) out[base + 13 * s0] = 0x1.999999999999ap-4 * v21_8_8 - v21_9_8 + 0x1.0000002af31dcp+0 * v22_9_8;
-        const double v22_8_8 = in[base + 14 * s0];
-        const double v23_9_8 = in[base + 15 * s0 + 1];
-        if (act) out[base + 14 * s0] = 0x1.999999999999ap-4 * v22_8_8 - v22_9_8 + 0x1.0000002af31dcp+0 * v23_9_8;
-        const double v23_8_8 = in[base + 15 * s0];
-        const double v24_9_8 = in[base + 16 * s0 + 1];
-        if (act) out[base + 15 * s0] = 0x1.999999999999ap-4 * v23_8_8 - v23_9_8 + 0x1.0000002af31dcp+0 * v24_9_8;
     } else if (act) {
         for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
             out[c] = 0x1.999999999999ap-4 * in[c] - in[c + 1] + 0x1.0000002af31dcp+0 * in[c + s0 + 1];
@@ -441,7 +329,7 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(float));
-    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
+    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_inexact_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
         lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
@@ -455,7 +343,7 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(double));
-    int ok = kgt_grid(a, hi, 2, 16, blk, &grd);
+    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
     if (ok <= 0) return ok < 0;
     golden_inexact_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
         lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
