@@ -108,6 +108,6 @@ int ocl_pick_device(sb_dev *dev, ocl_impl *o, const sb_open_args *a)
     if (rc) return rc;
     char name[256] = "";
     clGetDeviceInfo(o->device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-    snprintf(dev->name, sizeof dev->name, "%s", name);
+    snprintf(dev->name, sizeof dev->name, "%.*s", (int)sizeof dev->name - 1, name);
     return 0;
 }
