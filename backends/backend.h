@@ -39,6 +39,7 @@ typedef struct sb_open_args {
     const stencil_kernel *named; /* specialized kernel, or NULL for the generic one */
     const sl_local *local;       /* strides and sizes of the local arrays */
     int peer;                    /* 1: buffers may be exported with ipc_export */
+    int stamps;                  /* timestamp slots to prepare for stamp(); 0: tracing off */
 } sb_open_args;
 
 struct sb_ops;
@@ -76,6 +77,16 @@ typedef struct sb_ops {
     int (*join)(sb_dev *dev);
     /* 1 when work is still pending on the queue, 0 when idle, or a STENCIL_E* code. */
     int (*busy)(sb_dev *dev, int q);
+    /*
+     * Tracing (only called when sb_open_args.stamps > 0). stamp records into slot (0 <= slot <
+     * stamps) the time at which the device reaches this point of queue q: after the work already
+     * submitted to q, before what follows; a slot stamped again is overwritten. stamp_read, once
+     * both queues are idle (after wait()), writes into sec[0..n-1] the times of slots 0..n-1 in
+     * seconds on the device's clock, relative to slot 0; each of them must have been stamped.
+     * The skeleton maps slot 0 onto the host clock (skel/trace.c).
+     */
+    int (*stamp)(sb_dev *dev, int q, int slot);
+    int (*stamp_read)(sb_dev *dev, int n, double *sec);
     /*
      * 1 when ops return before the device work is done: the skeleton then submits the inner
      * update before blocking on the border queue. 0 (synchronous backends): it sends the halos

@@ -4,10 +4,12 @@
  *
  *   mpiexec -n N stencil_bench -S 2d4 -n 20480x20480 -i 1000 [-t float|double] [-b backend]
  *       [-p bands|blocks] [-k kernel] [--serialize] [--weak] [--repeat R] [--periodic]
- *       [--peer -1|0|1] [--label TEXT]
+ *       [--peer -1|0|1] [--label TEXT] [--trace PATH]
  *
  * --weak multiplies dimension 0 by the rank count (same cells per rank). --repeat runs the
- * whole call R times and reports the best and the median.
+ * whole call R times and reports the best and the median. --trace writes each rank's phase
+ * timestamps to PATH.RANK.jsonl (options.trace; the last repeat's); bench/trace_summary.sh
+ * sums them up. Tracing pauses the queues every 1024 iterations: time throughput without it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +23,7 @@
 #endif
 
 typedef struct bench {
-    const char *stencil, *backend, *kernel, *label;
+    const char *stencil, *backend, *kernel, *label, *trace;
     long sizes[3];
     int ndims_given;
     long iters;
@@ -95,6 +97,8 @@ static int parse_args(bench *b, int argc, char **argv)
             b->repeat = atoi(argv[++i]);
         else if (!strcmp(a, "--label"))
             b->label = argv[++i];
+        else if (!strcmp(a, "--trace"))
+            b->trace = argv[++i];
         else
             return -1;
     }
@@ -133,9 +137,12 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
     printf("\"gcells_best\":%.3f,\"gcells_median\":%.3f,\"repeats\":%d,\"t_loop\":%.6f,"
            "\"t_setup\":%.4f,\"t_border\":%.6f,\"t_mpi\":%.6f,\"t_halo_in\":%.6f,"
            "\"exchange_hidden\":%.4f,\"bytes_sent\":%lld,\"messages\":%lld,"
-           "\"device_bytes_max\":%zu,\"local_bytes_max\":%zu,\"cells\":%lld}\n",
+           "\"device_bytes_max\":%zu,\"local_bytes_max\":%zu,\"cells\":%lld,",
            gc[reps - 1], gc[reps / 2], reps, s->t_loop, s->t_setup, s->t_border, s->t_mpi,
            s->t_halo_in, s->exchange_hidden, s->bytes_sent, s->messages, devmax, locmax, s->cells);
+    printf("\"traced\":%ld,\"t_dev_border\":%.6f,\"t_dev_pack\":%.6f,\"t_dev_unpack\":%.6f,"
+           "\"t_dev_inner\":%.6f}\n",
+           s->traced, s->t_dev_border, s->t_dev_pack, s->t_dev_unpack, s->t_dev_inner);
 }
 
 int main(int argc, char **argv)
@@ -172,6 +179,7 @@ int main(int argc, char **argv)
     opt.boundary = b.bnd;
     opt.serialize = b.serialize;
     opt.peer = b.peer;
+    opt.trace = b.trace;
     opt.stats = &s;
     opt.on_error = report_error;
     for (int r = 0; r < reps && !rc; r++) {

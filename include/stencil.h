@@ -22,6 +22,8 @@ extern "C" {
 #define STENCIL_MAX_DIMS 3
 /* Widest halo supported on one side of one dimension. */
 #define STENCIL_MAX_RADIUS 8
+/* Iterations traced at most (stencil_options.trace). */
+#define STENCIL_TRACE_MAX 100000L
 
 /* Error codes. */
 #define STENCIL_OK         0
@@ -95,7 +97,16 @@ typedef enum stencil_boundary {
     STENCIL_BOUNDARY_PERIODIC = 1 /* offsets wrap around the global grid */
 } stencil_boundary;
 
-/* Per-rank measurements; times in seconds, counts for this rank unless named global. */
+/*
+ * Per-rank measurements; times in seconds, counts for this rank unless named global.
+ *
+ * exchange_hidden, with tracing on (options.trace): the exchange of an iteration is the interval
+ * [border end, unpack end] and its inner update [inner start, inner end] (device timestamps);
+ * the value is the sum over the traced iterations with an exchange of the length of their
+ * intersection, divided by the sum of the exchange lengths. With tracing off it is a lower
+ * bound: the host time from the border wait to the end of the unpack calls of the iterations
+ * whose inner update was still running then, over all of that time.
+ */
 typedef struct stencil_stats {
     double t_total;         /* whole call */
     double t_setup;         /* partition, device, kernel build, init upload */
@@ -103,7 +114,7 @@ typedef struct stencil_stats {
     double t_border;        /* host time waiting for border kernels and device->host copies */
     double t_mpi;           /* host time in the MPI exchange */
     double t_halo_in;       /* host time issuing host->device halo copies */
-    double exchange_hidden; /* fraction of exchange time during which the inner update ran */
+    double exchange_hidden; /* fraction of the exchange during which the inner update ran, 0..1 */
     double gcells;          /* global updated cells * iterations / t_loop / 1e9 */
     long long cells;        /* global updated cells per iteration */
     long long bytes_sent;   /* halo bytes this rank sent */
@@ -118,6 +129,12 @@ typedef struct stencil_stats {
     double weight; /* this rank's share weight */
     char backend[16];
     char device[64];
+    /* Tracing on: each phase's device time summed over the traced iterations (0 when off). */
+    double t_dev_border; /* [border start, border end] */
+    double t_dev_pack;   /* [border end, pack end]: device->host halo copies */
+    double t_dev_unpack; /* [unpack start, unpack end]: host->device or peer halo copies */
+    double t_dev_inner;  /* [inner start, inner end] */
+    long traced;         /* iterations traced: min(iterations, STENCIL_TRACE_MAX); 0: off */
 } stencil_stats;
 
 typedef struct stencil_kernel stencil_kernel;
@@ -134,6 +151,13 @@ typedef struct stencil_options {
     int serialize;       /* 1: no overlap (phases one after another), for measuring */
     int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
     int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
+    /*
+     * Per-iteration phase timestamps: each rank writes "<trace>.<rank>.jsonl", one JSON line per
+     * traced iteration (README, "Tracing the overlap"). NULL = $STENCIL_TRACE; "" = off. The first
+     * STENCIL_TRACE_MAX iterations are traced (about 90 bytes of host memory each); the device
+     * timestamps are read back every 1024 iterations, a short pause of both queues.
+     */
+    const char *trace;
     stencil_stats *stats;      /* optional, filled on return */
     stencil_error_fn on_error; /* optional, called on every rank with the agreed error */
     void *user;                /* passed to every callback */

@@ -157,6 +157,7 @@ int sk_config_resolve(sk_run *r, int local_rank)
     if (r->opt.backend) snprintf(c->backend, sizeof c->backend, "%s", r->opt.backend);
     if (r->opt.device >= 0) c->device = r->opt.device;
     if (r->opt.weights_auto) c->weight_auto = 1;
+    if (!r->opt.trace) r->opt.trace = getenv("STENCIL_TRACE"); /* "" in the options: off */
     const char *peer = getenv("STENCIL_PEER"); /* when the options leave it automatic */
     if (r->opt.peer < 0 && peer && (peer[0] == '0' || peer[0] == '1')) r->opt.peer = peer[0] - '0';
     return 0;

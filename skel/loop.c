@@ -1,7 +1,8 @@
 /*
  * The iteration loop. Per iteration: border cells first, their device->host copies and the MPI
  * exchange, host->device halo copies, all while the inner update runs; the last iteration skips
- * the exchange; the two buffers swap roles by parity, never copied.
+ * the exchange; the two buffers swap roles by parity, never copied. Serialized (options.serialize),
+ * the inner update waits until the halos are in, so nothing overlaps.
  *
  * A device error stops device work on that rank but not its messages, so no peer waits forever;
  * the error is agreed on after the loop.
@@ -10,19 +11,23 @@
 
 #include "skel.h"
 
-#define DEV(r, call)                                                                               \
-    do {                                                                                           \
-        if (!(r)->rc) {                                                                            \
-            int e_ = (call);                                                                       \
-            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
-        }                                                                                          \
-    } while (0)
+#define DEV(r, call) SK_DEV(r, call)
 
 #define NET(r, call)                                                                               \
     do {                                                                                           \
         int e_ = (call);                                                                           \
         if (e_ != MPI_SUCCESS && !(r)->rc)                                                         \
             (r)->rc = sk_mpi_fail((r)->msg, sizeof(r)->msg, e_, #call);                            \
+    } while (0)
+
+/* Tracing hooks: one test of a NULL pointer when tracing is off. */
+#define STAMP(r, q, what)                                                                          \
+    do {                                                                                           \
+        if ((r)->tr) sk_trace_stamp((r), (q), (what));                                             \
+    } while (0)
+#define HOST_TIME(r, what, when)                                                                   \
+    do {                                                                                           \
+        if ((r)->tr) sk_trace_host((r), (what), (when));                                           \
     } while (0)
 
 static void update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n)
@@ -41,10 +46,16 @@ static void exchange(sk_run *r, int out, int sent)
     double t = MPI_Wtime();
     DEV(r, o->wait(&r->dev, SB_QBORDER));
     double t1 = MPI_Wtime();
-    if (!sent) NET(r, sk_exchange_send(&r->x, r->comm));
+    if (!sent) {
+        HOST_TIME(r, SK_SEND, t1);
+        NET(r, sk_exchange_send(&r->x, r->comm));
+    }
     NET(r, sk_exchange_wait(&r->x));
     double t2 = MPI_Wtime();
+    HOST_TIME(r, SK_WAIT, t2);
+    STAMP(r, SB_QBORDER, SK_U0);
     DEV(r, sk_exchange_unpack(&r->x, &r->dev, r->buf, out, r->loc.stride));
+    STAMP(r, SB_QBORDER, SK_U1);
     double t3 = MPI_Wtime();
     int inner_running = !r->rc && o->busy(&r->dev, SB_QINNER) == 1;
     r->stats.t_border += t1 - t;
@@ -54,29 +65,48 @@ static void exchange(sk_run *r, int out, int sent)
     r->xtime += t3 - t1;
 }
 
+static void border(sk_run *r, int q, sb_mem in, sb_mem out)
+{
+    STAMP(r, q, SK_B0);
+    update_boxes(r, q, in, out, r->loc.border, r->loc.nborder);
+    STAMP(r, q, SK_B1);
+}
+
+static void inner(sk_run *r, sb_mem in, sb_mem out)
+{
+    STAMP(r, SB_QINNER, SK_I0);
+    update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+    STAMP(r, SB_QINNER, SK_I1);
+}
+
 static void iteration(sk_run *r, long t)
 {
     const sb_ops *o = r->dev.ops;
     sb_mem in = r->buf[t & 1], out = r->buf[(t + 1) & 1];
-    int exch = t + 1 < r->iters;
+    int exch = t + 1 < r->iters, ser = r->opt.serialize;
     if (!exch) { /* nothing to send: border and inner in one go */
-        update_boxes(r, SB_QINNER, in, out, r->loc.border, r->loc.nborder);
-        update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+        border(r, SB_QINNER, in, out);
+        inner(r, in, out);
         return;
     }
     NET(r, sk_exchange_post(&r->x, r->comm));
-    update_boxes(r, SB_QBORDER, in, out, r->loc.border, r->loc.nborder);
+    border(r, SB_QBORDER, in, out);
     DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, (int)((t + 1) & 1)));
-    if (o->async || r->opt.serialize) update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
-    if (r->opt.serialize) DEV(r, o->wait(&r->dev, SB_QINNER));
-    int sync = !o->async && !r->opt.serialize;
+    STAMP(r, SB_QBORDER, SK_P1);
+    if (o->async && !ser) inner(r, in, out);
+    int sync = !o->async && !ser;
     if (sync) { /* a synchronous device computes the inner cells while the messages travel */
         DEV(r, o->wait(&r->dev, SB_QBORDER));
+        HOST_TIME(r, SK_SEND, MPI_Wtime());
         NET(r, sk_exchange_send(&r->x, r->comm));
-        update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+        inner(r, in, out);
     }
     exchange(r, (int)((t + 1) & 1), sync);
-    if (r->opt.serialize) DEV(r, o->wait(&r->dev, SB_QBORDER));
+    if (ser) { /* one phase after another: the inner update once the halos are in */
+        DEV(r, o->wait(&r->dev, SB_QBORDER));
+        inner(r, in, out);
+        DEV(r, o->wait(&r->dev, SB_QINNER));
+    }
     DEV(r, o->join(&r->dev));
 }
 
@@ -114,15 +144,18 @@ int sk_loop(sk_run *r)
     r->stats.cells = sk_global_cells(r);
     first_exchange(r);
     r->stats.t_border = r->stats.t_mpi = r->stats.t_halo_in = r->hidden = r->xtime = 0;
+    sk_trace_start(r);
     MPI_Barrier(r->comm);
     double t0 = MPI_Wtime();
     for (long t = 0; t < r->iters; t++) {
+        if (r->tr) sk_trace_begin(r, t);
         iteration(r, t);
         progress(r, t, t0);
     }
     DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
     DEV(r, r->dev.ops->wait(&r->dev, SB_QINNER));
     r->stats.t_loop = MPI_Wtime() - t0;
+    sk_trace_finish(r, t0);
     return r->rc;
 }
 

@@ -44,6 +44,8 @@ typedef struct sk_rankcfg {
     int weight_auto;
 } sk_rankcfg;
 
+struct sk_trace;
+
 /* The state of one stencil_skeleton() call. */
 typedef struct sk_run {
     MPI_Comm comm;
@@ -63,6 +65,7 @@ typedef struct sk_run {
     sk_exchange x;
     stencil_stats stats;
     double hidden, xtime; /* exchange time with the inner update still running, and in all */
+    struct sk_trace *tr;  /* per-iteration timestamps (trace.c), NULL when tracing is off */
     int rc;               /* first device error inside the loop; MPI keeps going so no peer hangs */
     char msg[256];
 } sk_run;
@@ -93,6 +96,15 @@ void sk_peer_close(sk_run *r);
 /* Checks the stencil of a named kernel against the call's; 0 when equal. */
 int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, size_t len);
 
+/* A device call inside the loop: skipped once r->rc is set, its failure sets r->rc. */
+#define SK_DEV(r, call)                                                                            \
+    do {                                                                                           \
+        if (!(r)->rc) {                                                                            \
+            int e_ = (call);                                                                       \
+            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
+        }                                                                                          \
+    } while (0)
+
 /* Runs one phase on every rank and agrees on its result; skipped once something failed. */
 #define SK_PHASE(r, rc, call)                                                                      \
     do {                                                                                           \
@@ -108,6 +120,27 @@ int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
 /* Partition, device and buffers for the given weights (skeleton.c); sk_release undoes it. */
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);
 void sk_release(sk_run *r);
+
+/*
+ * Tracing (trace.c). Device stamps of one iteration, in queue order: border start and end, pack
+ * end on the border queue, then unpack start and end; inner start and end on the inner queue.
+ * Host times: just before the sends, and when the MPI wait returned.
+ */
+enum { SK_B0, SK_B1, SK_P1, SK_U0, SK_U1, SK_I0, SK_I1, SK_NDEV };
+enum { SK_SEND, SK_WAIT, SK_NHOST };
+/* Timestamp slots the device prepares (sb_open_args.stamps); 0 when tracing is off. */
+int sk_trace_slots(const sk_run *r);
+/* Creates r->tr and the trace file when tracing is on; 0 or STENCIL_ENOMEM / STENCIL_EIO. */
+int sk_trace_open(sk_run *r);
+/* Before the loop, queues idle: the first clock reference. */
+void sk_trace_start(sk_run *r);
+/* Before iteration t: traced or not; reads the device stamps back when the chunk is full. */
+void sk_trace_begin(sk_run *r, long t);
+void sk_trace_stamp(sk_run *r, int q, int what);
+void sk_trace_host(sk_run *r, int what, double when);
+/* After the loop, queues idle: the last stamps, the file, and the totals into r->stats. */
+void sk_trace_finish(sk_run *r, double t0);
+void sk_trace_free(sk_run *r);
 
 /* The iterations (loop.c) and their statistics. */
 int sk_loop(sk_run *r);

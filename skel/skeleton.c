@@ -111,7 +111,8 @@ static int sk_open_backend(sk_run *r, const stencil_kernel *named)
                       .local_size = r->local_size,
                       .st = &r->st,
                       .named = named,
-                      .local = &r->loc};
+                      .local = &r->loc,
+                      .stamps = sk_trace_slots(r)};
     if (strcmp(name, "auto") != 0) {
         const sb_ops *ops = sb_find(name);
         if (!ops)
@@ -219,6 +220,7 @@ void sk_release(sk_run *r)
 
 static void sk_cleanup(sk_run *r)
 {
+    sk_trace_free(r);
     sk_release(r);
     free(r->weights);
     sl_stencil_free(&r->st);
@@ -248,6 +250,7 @@ static int sk_run_all(sk_run *r, const long *sizes, const stencil_desc *st, long
     if (!rc) rc = sk_prepare(r, sizes, named);
     SK_PHASE(r, rc, sk_peer_setup(r));
     SK_PHASE(r, rc, sk_init_data(r, init));
+    SK_PHASE(r, rc, sk_trace_open(r));
     t_setup = MPI_Wtime() - t0;
     SK_PHASE(r, rc, sk_loop(r));
     SK_PHASE(r, rc, sk_output(r, output));

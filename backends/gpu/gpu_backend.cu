@@ -60,6 +60,8 @@ struct impl {
     int device;
     gpuStream_t q[SB_NQUEUES];
     gpuEvent_t ev[SB_NQUEUES];
+    gpuEvent_t *stamp; /* tracing: one timed event per slot (gpu_stamp), or NULL */
+    int nstamps;
     stencil_type type;
     size_t esz;
     int ndims;
@@ -185,6 +187,16 @@ static int make_queues(sb_dev *dev, impl *im)
     GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QINNER], gpuStreamNonBlocking, least));
     for (int i = 0; i < SB_NQUEUES; i++)
         GPU_TRY(dev, gpuEventCreateWithFlags(&im->ev[i], gpuEventDisableTiming));
+    return 0;
+}
+
+/* Timed events for tracing, created only when asked for (recording them costs a little more). */
+static int make_stamps(sb_dev *dev, impl *im, int n)
+{
+    if (n <= 0) return 0;
+    im->stamp = (gpuEvent_t *)calloc((size_t)n, sizeof *im->stamp);
+    if (!im->stamp) return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    for (; im->nstamps < n; im->nstamps++) GPU_TRY(dev, gpuEventCreate(&im->stamp[im->nstamps]));
     return 0;
 }
 
@@ -318,6 +330,7 @@ int gpu_open(sb_dev *dev, const sb_open_args *a)
     copy_mode_init(im);
     int rc = pick_device(dev, im, a);
     if (!rc) rc = make_queues(dev, im);
+    if (!rc) rc = make_stamps(dev, im, a->stamps);
     if (!rc) rc = bind_kernel(dev, im, a);
     if (rc) {
         char keep[sizeof dev->err];
@@ -346,6 +359,8 @@ void gpu_close(sb_dev *dev)
         if (im->ev[i]) (void)gpuEventDestroy(im->ev[i]);
         if (im->q[i]) (void)gpuStreamDestroy(im->q[i]);
     }
+    for (int i = 0; i < im->nstamps; i++) (void)gpuEventDestroy(im->stamp[i]);
+    free(im->stamp);
     (void)gpuGetLastError(); /* leave no error behind for a later open */
     free(im->dmem.r);
     free(im->hmem.r);
@@ -870,6 +885,34 @@ int gpu_busy(sb_dev *dev, int q)
     return 0;
 }
 
+int gpu_stamp(sb_dev *dev, int q, int slot)
+{
+    impl *im = im_of(dev);
+    if (q < 0 || q >= SB_NQUEUES || slot < 0 || slot >= im->nstamps)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": stamp slot %d of %d on queue %d", slot,
+                       im->nstamps, q);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    GPU_TRY(dev, gpuEventRecord(im->stamp[slot], im->q[q]));
+    return 0;
+}
+
+/* Elapsed times between events resolve to about half a microsecond. */
+int gpu_stamp_read(sb_dev *dev, int n, double *sec)
+{
+    impl *im = im_of(dev);
+    if (n < 0 || n > im->nstamps)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": %d stamps read of %d", n, im->nstamps);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        GPU_TRY(dev, gpuEventElapsedTime(&ms, im->stamp[0], im->stamp[i]));
+        sec[i] = 1e-3 * (double)ms;
+    }
+    return 0;
+}
+
 } /* namespace SB_GPU_NS */
 
 using namespace SB_GPU_NS;
@@ -893,6 +936,8 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_wait,
     gpu_join,
     gpu_busy,
+    gpu_stamp,
+    gpu_stamp_read,
     1,
     gpu_ipc_export,
     gpu_ipc_open,

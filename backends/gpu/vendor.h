@@ -71,6 +71,8 @@ typedef hipIpcMemHandle_t gpuIpcMemHandle_t;
 #define gpuEventDisableTiming           hipEventDisableTiming
 #define gpuEventRecord                  hipEventRecord
 #define gpuEventDestroy                 hipEventDestroy
+#define gpuEventCreate                  hipEventCreate
+#define gpuEventElapsedTime             hipEventElapsedTime
 
 #else /* CUDA */
 #include <cuda_runtime.h>
@@ -131,6 +133,8 @@ typedef cudaIpcMemHandle_t gpuIpcMemHandle_t;
 #define gpuEventDisableTiming           cudaEventDisableTiming
 #define gpuEventRecord                  cudaEventRecord
 #define gpuEventDestroy                 cudaEventDestroy
+#define gpuEventCreate                  cudaEventCreate
+#define gpuEventElapsedTime             cudaEventElapsedTime
 #endif
 
 #endif /* SB_GPU_VENDOR_H */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -33,6 +34,8 @@ typedef struct host_impl {
     host_shm *shm; /* shared mappings, own and opened */
     long repeat; /* STENCIL_HOST_REPEAT: run each update this many times (a slow device, for tests)
                   */
+    double *stamp; /* tracing: wall-clock seconds per slot */
+    int nstamps;
 } host_impl;
 
 #ifdef _OPENMP
@@ -72,6 +75,7 @@ static void host_close(sb_dev *dev)
         free(h->doff);
         free(h->wd);
         free(h->wf);
+        free(h->stamp);
         free(h);
     }
     dev->impl = NULL;
@@ -96,7 +100,9 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     h->doff = malloc(sizeof *h->doff * (size_t)s->npts);
     h->wd = malloc(sizeof *h->wd * (size_t)s->npts);
     h->wf = malloc(sizeof *h->wf * (size_t)s->npts);
-    if (!h->doff || !h->wd || !h->wf) {
+    h->nstamps = a->stamps > 0 ? a->stamps : 0;
+    h->stamp = h->nstamps ? calloc((size_t)h->nstamps, sizeof *h->stamp) : NULL;
+    if (!h->doff || !h->wd || !h->wf || (h->nstamps && !h->stamp)) {
         host_close(dev);
         return sb_fail(dev, STENCIL_ENOMEM, "host backend: out of memory");
     }
@@ -331,6 +337,28 @@ static int host_join(sb_dev *dev)
     return 0;
 }
 
+/* Every op has finished when it returns: the time of a stamp is the time of the call. */
+static int host_stamp(sb_dev *dev, int q, int slot)
+{
+    host_impl *h = dev->impl;
+    struct timespec ts;
+    (void)q;
+    if (slot < 0 || slot >= h->nstamps)
+        return sb_fail(dev, STENCIL_EINVAL, "host backend: stamp slot %d of %d", slot, h->nstamps);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    h->stamp[slot] = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return 0;
+}
+
+static int host_stamp_read(sb_dev *dev, int n, double *sec)
+{
+    host_impl *h = dev->impl;
+    if (n < 0 || n > h->nstamps)
+        return sb_fail(dev, STENCIL_EINVAL, "host backend: %d stamps read of %d", n, h->nstamps);
+    for (int i = 0; i < n; i++) sec[i] = h->stamp[i] - h->stamp[0];
+    return 0;
+}
+
 const sb_ops sb_host_ops = {
     .name = "host",
     .open = host_open,
@@ -348,6 +376,8 @@ const sb_ops sb_host_ops = {
     .wait = host_nothing_q,
     .join = host_join,
     .busy = host_nothing_q,
+    .stamp = host_stamp,
+    .stamp_read = host_stamp_read,
     .async = 0,
     .ipc_export = host_ipc_export,
     .ipc_open = host_ipc_open,

@@ -32,6 +32,8 @@ typedef struct ocl_impl {
     cl_mem scratch[SB_NQUEUES]; /* contiguous device staging of the pack path, one per queue */
     size_t scratch_bytes[SB_NQUEUES];
     cl_event last[SB_NQUEUES]; /* the latest command on each queue, for busy() */
+    cl_event *stamp;           /* tracing: the marker of each slot (sb_ops.stamp), or NULL */
+    int nstamps;
     ocl_pinned *pinned;
     stencil_type type;
     size_t es;          /* element size */

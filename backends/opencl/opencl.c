@@ -29,7 +29,9 @@
  *
  * Environment: STENCIL_OPENCL_PLATFORM, STENCIL_OPENCL_DEVICE (see ocl_device.c),
  * STENCIL_OPENCL_WG (update work-group width, default 256), STENCIL_OPENCL_COPY=rect|pack (how
- * non-contiguous boxes move; default rect on CPU devices, pack elsewhere; see ocl_copy.c).
+ * non-contiguous boxes move; default rect on CPU devices, pack elsewhere; see ocl_copy.c),
+ * STENCIL_OPENCL_WALK (cells of dimension 0 per work-item of the generic kernel; default 4 on CPU
+ * devices, 8 elsewhere; see ocl_build.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,9 @@ static void release_all(ocl_impl *o)
         if (o->q[i]) clFinish(o->q[i]);
         if (o->last[i]) clReleaseEvent(o->last[i]);
     }
+    for (int i = 0; i < o->nstamps && o->stamp; i++)
+        if (o->stamp[i]) clReleaseEvent(o->stamp[i]);
+    free(o->stamp);
     while (o->pinned) {
         ocl_pinned *p = o->pinned;
         o->pinned = p->next;
@@ -83,8 +88,10 @@ static int make_queues(sb_dev *dev, ocl_impl *o)
     cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, (cl_context_properties)o->platform, 0};
     o->ctx = clCreateContext(props, 1, &o->device, NULL, NULL, &err);
     if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateContext");
+    /* Profiling only when tracing: it may cost every command a little. */
+    cl_command_queue_properties qp = o->nstamps ? CL_QUEUE_PROFILING_ENABLE : 0;
     for (int i = 0; i < SB_NQUEUES; i++) {
-        o->q[i] = clCreateCommandQueue(o->ctx, o->device, 0, &err);
+        o->q[i] = clCreateCommandQueue(o->ctx, o->device, qp, &err);
         if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateCommandQueue");
     }
     return 0;
@@ -121,6 +128,12 @@ static int ocl_open(sb_dev *dev, const sb_open_args *a)
     o->bounds_all = !a->named || (a->named->opencl_source &&
                                   strstr(a->named->opencl_source, "STENCIL_ALL_IDS_CHECKED"));
     memcpy(o->stride, a->local->stride, sizeof o->stride);
+    o->nstamps = a->stamps > 0 ? a->stamps : 0;
+    o->stamp = o->nstamps ? calloc((size_t)o->nstamps, sizeof *o->stamp) : NULL;
+    if (o->nstamps && !o->stamp) {
+        ocl_close(dev);
+        return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory");
+    }
     int rc = ocl_pick_device(dev, o, a);
     if (!rc) rc = make_queues(dev, o);
     if (!rc) rc = ocl_build(dev, o, a);
@@ -332,6 +345,37 @@ static int ocl_busy(sb_dev *dev, int q)
     return st != CL_COMPLETE;
 }
 
+/* A marker per slot: it completes when everything before it on the in-order queue has. */
+static int ocl_stamp(sb_dev *dev, int q, int slot)
+{
+    ocl_impl *o = dev->impl;
+    if (q < 0 || q >= SB_NQUEUES || slot < 0 || slot >= o->nstamps)
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: stamp slot %d of %d on queue %d", slot,
+                       o->nstamps, q);
+    if (o->stamp[slot]) clReleaseEvent(o->stamp[slot]);
+    o->stamp[slot] = NULL;
+    cl_int err = clEnqueueMarkerWithWaitList(o->q[q], 0, NULL, &o->stamp[slot]);
+    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, "clEnqueueMarkerWithWaitList");
+}
+
+/* The end of a marker is when the device got past that point of the queue. */
+static int ocl_stamp_read(sb_dev *dev, int n, double *sec)
+{
+    ocl_impl *o = dev->impl;
+    cl_ulong t0 = 0, t = 0;
+    if (n < 0 || n > o->nstamps)
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: %d stamps read of %d", n, o->nstamps);
+    for (int i = 0; i < n; i++) {
+        if (!o->stamp[i]) return sb_fail(dev, STENCIL_EINVAL, "OpenCL: slot %d not stamped", i);
+        cl_int err =
+            clGetEventProfilingInfo(o->stamp[i], CL_PROFILING_COMMAND_END, sizeof t, &t, NULL);
+        if (err != CL_SUCCESS) return ocl_fail(dev, err, "clGetEventProfilingInfo");
+        if (i == 0) t0 = t;
+        sec[i] = t >= t0 ? 1e-9 * (double)(t - t0) : -1e-9 * (double)(t0 - t);
+    }
+    return 0;
+}
+
 const sb_ops sb_opencl_ops = {
     .name = "opencl",
     .open = ocl_open,
@@ -349,6 +393,8 @@ const sb_ops sb_opencl_ops = {
     .wait = ocl_wait,
     .join = ocl_join,
     .busy = ocl_busy,
+    .stamp = ocl_stamp,
+    .stamp_read = ocl_stamp_read,
     .async = 1,
     .ipc_export = ocl_ipc_export,
     .ipc_open = ocl_ipc_open,

@@ -6,9 +6,11 @@
  * that results do not depend on the partition.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stencil_set.h"
 #include "testutil.h"
@@ -42,8 +44,10 @@ static const char *backend(void)
 }
 
 /* One configuration; returns the number of wrong cells over all ranks. */
-static int use_peer = -1;  /* options.peer for the runs below */
-static stencil_stats last; /* stats of the last run */
+static int use_peer = -1;         /* options.peer for the runs below */
+static int use_serialize = 0;     /* options.serialize */
+static const char *use_trace = 0; /* options.trace */
+static stencil_stats last;        /* stats of the last run */
 
 static long run_one(int si, stencil_type type, stencil_boundary bnd, stencil_partition part,
                     long iters, int *rc_out)
@@ -62,6 +66,8 @@ static long run_one(int si, stencil_type type, stencil_boundary bnd, stencil_par
     opt.partition = part;
     opt.backend = backend();
     opt.peer = use_peer;
+    opt.serialize = use_serialize;
+    opt.trace = use_trace;
     opt.stats = &last;
     opt.user = &c;
     *rc_out = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, iters, NULL, init_cb, output_cb, &opt);
@@ -195,6 +201,130 @@ START_TEST(serialized_same_result)
 }
 END_TEST
 
+/*
+ * Tracing (options.trace, STENCIL_TRACE): results stay bitwise right, each rank writes one line
+ * per iteration, and the stamps keep the order their queues guarantee. No timing thresholds.
+ */
+static char trace_dir[64]; /* rank 0's temporary folder, broadcast */
+
+static void trace_setup(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    strcpy(trace_dir, "/tmp/stencil-trace-XXXXXX");
+    if (rank == 0 && !mkdtemp(trace_dir)) trace_dir[0] = '\0';
+    MPI_Bcast(trace_dir, sizeof trace_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+static void trace_teardown(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && trace_dir[0]) rmdir(trace_dir); /* the runs removed their files */
+}
+
+/* The value of "key" on a trace line, or NAN when the line has none. */
+static double field(const char *line, const char *key)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(line, pat);
+    return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+/* Order guaranteed within one queue, and within one host thread; 0 when the line keeps it. */
+static int line_errors(const char *line, long it, long iters, int serialized)
+{
+    double b0 = field(line, "border_start"), b1 = field(line, "border_end");
+    double i0 = field(line, "inner_start"), i1 = field(line, "inner_end");
+    int bad = field(line, "it") != (double)it || !(b0 <= b1) || !(i0 <= i1);
+    if (it == iters - 1) return bad + !isnan(field(line, "unpack_end")) + !(b1 <= i0);
+    double p1 = field(line, "pack_end"), u0 = field(line, "unpack_start");
+    double u1 = field(line, "unpack_end"), h = field(line, "hidden");
+    bad += !(b1 <= p1 && p1 <= u0 && u0 <= u1) + !(h >= 0 && h <= 1);
+    bad += !(field(line, "send") <= field(line, "wait_end"));
+    if (serialized) bad += !(u1 <= i0) + (h != 0);
+    return bad;
+}
+
+/* Reads and removes this rank's trace file; the number of broken lines (-1: no file). */
+static long trace_check(const char *prefix, long iters, int serialized)
+{
+    int rank;
+    char path[128], line[1024];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(path, sizeof path, "%s.%d.jsonl", prefix, rank);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long n = 0, bad = 0;
+    while (fgets(line, sizeof line, f)) bad += line_errors(line, n++, iters, serialized) != 0;
+    fclose(f);
+    remove(path);
+    return bad + (n != iters ? 1000 : 0);
+}
+
+enum { TR_OPTION, TR_ENV, TR_OFF }; /* options.trace, STENCIL_TRACE, or "" over STENCIL_TRACE */
+
+/* Problems of one finished traced run on this rank. */
+static long trace_verdict(const stencil_stats *s, const char *prefix, long iters, int serialize,
+                          int how)
+{
+    long bad = trace_check(prefix, iters, serialize);
+    if (how == TR_OFF) return bad != -1 || s->traced != 0;
+    bad += !(s->exchange_hidden >= 0 && s->exchange_hidden <= 1);
+    return bad + (s->traced != iters || (serialize && s->exchange_hidden != 0));
+}
+
+/* One traced run of 2d9 (double, periodic blocks): the number of problems over all ranks. */
+static long traced_run(const char *name, long iters, int serialize, int peer, int how)
+{
+    char prefix[128];
+    int rc;
+    snprintf(prefix, sizeof prefix, "%s/%s", trace_dir, name);
+    if (how != TR_OPTION) setenv("STENCIL_TRACE", prefix, 1);
+    use_trace = how == TR_ENV ? NULL : how == TR_OFF ? "" : prefix;
+    use_serialize = serialize;
+    use_peer = peer;
+    long wrong = run_one(stencil_set_find("2d9"), STENCIL_DOUBLE, STENCIL_BOUNDARY_PERIODIC,
+                         STENCIL_PART_BLOCKS, iters, &rc);
+    unsetenv("STENCIL_TRACE");
+    use_trace = NULL;
+    use_serialize = 0;
+    use_peer = -1;
+    long bad = rc ? 1000000 : trace_verdict(&last, prefix, iters, serialize, how);
+    return wrong + tu_allsum(MPI_COMM_WORLD, bad);
+}
+
+START_TEST(trace_overlapped)
+{
+    ck_assert_msg(trace_dir[0], "no temporary folder");
+    ck_assert_int_eq(traced_run("overlap", 6, 0, -1, TR_OPTION), 0);
+    ck_assert_int_eq(traced_run("peer", 4, 0, 1, TR_OPTION), 0);
+}
+END_TEST
+
+START_TEST(trace_serialized)
+{
+    ck_assert_int_eq(traced_run("serial", 5, 1, -1, TR_OPTION), 0);
+}
+END_TEST
+
+/* Past 1024 iterations the stamps are read back and the clock reference taken again. */
+START_TEST(trace_two_chunks)
+{
+    ck_assert_int_eq(traced_run("chunks", 1030, 0, -1, TR_OPTION), 0);
+}
+END_TEST
+
+/* STENCIL_TRACE when the options leave it NULL; an empty path in the options turns it off. */
+START_TEST(trace_env_and_off)
+{
+    ck_assert_int_eq(traced_run("env", 3, 0, -1, TR_ENV), 0);
+    ck_assert_int_eq(traced_run("off", 3, 0, -1, TR_OFF), 0);
+}
+END_TEST
+
 static void reset_peer(void)
 {
     use_peer = -1; /* a failed peer test must not leave the others on the peer path */
@@ -203,6 +333,7 @@ static void reset_peer(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    trace_setup();
     Suite *s = suite_create("skeleton");
     TCase *tc = tcase_create("bitwise-vs-reference");
     tcase_set_timeout(tc, 300);
@@ -219,6 +350,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, peer_periodic_blocks);
     tcase_add_test(tc, few_iterations);
     tcase_add_test(tc, serialized_same_result);
+    tcase_add_test(tc, trace_overlapped);
+    tcase_add_test(tc, trace_serialized);
+    tcase_add_test(tc, trace_two_chunks);
+    tcase_add_test(tc, trace_env_and_off);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     /* No fork: MPI processes must not fork, and every rank runs every test in the same order. */
@@ -228,6 +363,7 @@ int main(int argc, char **argv)
     srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    trace_teardown();
     MPI_Finalize();
     return failed ? 1 : 0;
 }
