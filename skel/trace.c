@@ -67,7 +67,8 @@ int sk_trace_open(sk_run *r)
     if (!tr || !tr->slot || !tr->sec || !tr->rec)
         return sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for the trace");
     char path[4096];
-    snprintf(path, sizeof path, "%s.%d.jsonl", r->opt.trace, r->rank);
+    if (snprintf(path, sizeof path, "%s.%d.jsonl", r->opt.trace, r->rank) >= (int)sizeof path)
+        return sk_fail(r->msg, sizeof r->msg, STENCIL_EINVAL, "trace path too long");
     tr->f = fopen(path, "w");
     if (!tr->f)
         return sk_fail(r->msg, sizeof r->msg, STENCIL_EIO, "cannot create trace file %s", path);

@@ -252,7 +252,7 @@ static int line_errors(const char *line, long it, long iters, int serialized)
 static long trace_check(const char *prefix, long iters, int serialized)
 {
     int rank;
-    char path[128], line[1024];
+    char path[160], line[1024];
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     snprintf(path, sizeof path, "%s.%d.jsonl", prefix, rank);
     FILE *f = fopen(path, "r");
