@@ -74,7 +74,9 @@ void kgt_temp(kgt_buf *b, int walk, const int *off)
 static void emit_index(kgt_buf *b, const kgt_stencil *s, const int *off, const kgt_index *ix)
 {
     if (ix->temps) {
-        kgt_temp(b, ix->walk, off);
+        int o[KGT_MAX_DIMS] = {off[0], off[1], off[2]};
+        o[s->ndims - 1] += ix->xshift;
+        kgt_temp(b, ix->walk, o);
         return;
     }
     kgt_printf(b, "%s[%s", ix->in, ix->base);

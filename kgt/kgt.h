@@ -91,6 +91,7 @@ typedef struct kgt_index {
     const char *wrap; /* written before every fourth term, to keep lines readable */
     int temps;        /* 1: name each load kgt_temp() (a register), not in[...] */
     int walk;         /* with temps: the cell's step along dimension 0 */
+    int xshift;       /* with temps: the cell's place in a vector along the last dimension */
 } kgt_index;
 
 /* Name of the register holding in[base + (walk + o0) * s0 + o1 * s1 + o2] (offsets >= -8). */
@@ -112,6 +113,8 @@ void kgt_emit_summary(kgt_buf *b, const kgt_stencil *s, const char *lead);
 void kgt_emit_header(kgt_buf *b, const kgt_gen *g);
 void kgt_emit_c(kgt_buf *b, const kgt_gen *g);
 void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g);
+/* The vector kernel <prefix>_<stem>_v<f|d> of a 2D/3D stencil for CUDA/HIP (emit_vec.c). */
+void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 /* The OpenCL C source of one stencil (a program defining stencil_update). */
 void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s);
 

@@ -19,10 +19,10 @@ typedef cudaStream_t kgt_stream;
 #define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
 /* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
-   in steps of walk. 0 for an empty box; -1 when it needs more blocks than a
+   in steps of walk, x in vectors of vw cells. 0 for an empty box; -1 when it needs more blocks than a
    grid allows. */
-static int kgt_grid(const long *lo, const long *hi, int nd, long walk, dim3 blk,
-                    dim3 *grd)
+static int kgt_grid(const long *lo, const long *hi, int nd, long walk, long vw,
+                    dim3 blk, dim3 *grd)
 {
     long n[3] = {1, 1, 1};
     for (int d = 0; d < nd; d++) {
@@ -30,6 +30,7 @@ static int kgt_grid(const long *lo, const long *hi, int nd, long walk, dim3 blk,
         if (n[nd - 1 - d] <= 0) return 0;
     }
     if (nd > 1) n[nd - 1] = (n[nd - 1] + walk - 1) / walk;
+    n[0] = (n[0] + vw - 1) / vw;
     long g[3] = {(n[0] + blk.x - 1) / blk.x, (n[1] + blk.y - 1) / blk.y,
                  (n[2] + blk.z - 1) / blk.z};
     if (g[0] > 2147483647L || g[1] > 65535 || g[2] > 65535) return -1;
@@ -154,6 +155,306 @@ static __global__ void __launch_bounds__(256)
     }
 }
 
+static __global__ void __launch_bounds__(256)
+    golden_heat2d_vf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
+    (void)l2; (void)h2;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l1 && x + 4 <= h1 && x - 4 >= l1 - 1 &&
+        x + 7 <= h1 - 1 + 1) {
+        const float4 V7_8_8 = *(const float4 *)(in + base + -1 * s0);
+        const float v7_8_8 = V7_8_8.x;
+        const float4 V8_8_7 = *(const float4 *)(in + base + 0 * s0 + -4);
+        const float v8_7_8 = V8_8_7.w;
+        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float v8_9_8 = V8_8_8.y;
+        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_8_8 = V9_8_8.x;
+        const float v7_9_8 = V7_8_8.y;
+        const float v8_8_8 = V8_8_8.x;
+        const float v8_10_8 = V8_8_8.z;
+        const float v9_9_8 = V9_8_8.y;
+        const float v7_10_8 = V7_8_8.z;
+        const float v8_11_8 = V8_8_8.w;
+        const float v9_10_8 = V9_8_8.z;
+        const float v7_11_8 = V7_8_8.w;
+        const float4 V8_8_9 = *(const float4 *)(in + base + 0 * s0 + 4);
+        const float v8_12_8 = V8_8_9.x;
+        const float v9_11_8 = V9_8_8.w;
+        {
+            float4 r;
+            r.x = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2f;
+            r.y = (v7_9_8 + v8_8_8 + v8_10_8 + v9_9_8) * 0x1p-2f;
+            r.z = (v7_10_8 + v8_9_8 + v8_11_8 + v9_10_8) * 0x1p-2f;
+            r.w = (v7_11_8 + v8_10_8 + v8_12_8 + v9_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 0 * s0) = r;
+        }
+        const float4 V9_8_7 = *(const float4 *)(in + base + 1 * s0 + -4);
+        const float v9_7_8 = V9_8_7.w;
+        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_8_8 = V10_8_8.x;
+        const float v10_9_8 = V10_8_8.y;
+        const float v10_10_8 = V10_8_8.z;
+        const float4 V9_8_9 = *(const float4 *)(in + base + 1 * s0 + 4);
+        const float v9_12_8 = V9_8_9.x;
+        const float v10_11_8 = V10_8_8.w;
+        {
+            float4 r;
+            r.x = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2f;
+            r.y = (v8_9_8 + v9_8_8 + v9_10_8 + v10_9_8) * 0x1p-2f;
+            r.z = (v8_10_8 + v9_9_8 + v9_11_8 + v10_10_8) * 0x1p-2f;
+            r.w = (v8_11_8 + v9_10_8 + v9_12_8 + v10_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 1 * s0) = r;
+        }
+        const float4 V10_8_7 = *(const float4 *)(in + base + 2 * s0 + -4);
+        const float v10_7_8 = V10_8_7.w;
+        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_8_8 = V11_8_8.x;
+        const float v11_9_8 = V11_8_8.y;
+        const float v11_10_8 = V11_8_8.z;
+        const float4 V10_8_9 = *(const float4 *)(in + base + 2 * s0 + 4);
+        const float v10_12_8 = V10_8_9.x;
+        const float v11_11_8 = V11_8_8.w;
+        {
+            float4 r;
+            r.x = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2f;
+            r.y = (v9_9_8 + v10_8_8 + v10_10_8 + v11_9_8) * 0x1p-2f;
+            r.z = (v9_10_8 + v10_9_8 + v10_11_8 + v11_10_8) * 0x1p-2f;
+            r.w = (v9_11_8 + v10_10_8 + v10_12_8 + v11_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 2 * s0) = r;
+        }
+        const float4 V11_8_7 = *(const float4 *)(in + base + 3 * s0 + -4);
+        const float v11_7_8 = V11_8_7.w;
+        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_8_8 = V12_8_8.x;
+        const float v12_9_8 = V12_8_8.y;
+        const float v12_10_8 = V12_8_8.z;
+        const float4 V11_8_9 = *(const float4 *)(in + base + 3 * s0 + 4);
+        const float v11_12_8 = V11_8_9.x;
+        const float v12_11_8 = V12_8_8.w;
+        {
+            float4 r;
+            r.x = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2f;
+            r.y = (v10_9_8 + v11_8_8 + v11_10_8 + v12_9_8) * 0x1p-2f;
+            r.z = (v10_10_8 + v11_9_8 + v11_11_8 + v12_10_8) * 0x1p-2f;
+            r.w = (v10_11_8 + v11_10_8 + v11_12_8 + v12_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 3 * s0) = r;
+        }
+        const float4 V12_8_7 = *(const float4 *)(in + base + 4 * s0 + -4);
+        const float v12_7_8 = V12_8_7.w;
+        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_8_8 = V13_8_8.x;
+        const float v13_9_8 = V13_8_8.y;
+        const float v13_10_8 = V13_8_8.z;
+        const float4 V12_8_9 = *(const float4 *)(in + base + 4 * s0 + 4);
+        const float v12_12_8 = V12_8_9.x;
+        const float v13_11_8 = V13_8_8.w;
+        {
+            float4 r;
+            r.x = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2f;
+            r.y = (v11_9_8 + v12_8_8 + v12_10_8 + v13_9_8) * 0x1p-2f;
+            r.z = (v11_10_8 + v12_9_8 + v12_11_8 + v13_10_8) * 0x1p-2f;
+            r.w = (v11_11_8 + v12_10_8 + v12_12_8 + v13_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 4 * s0) = r;
+        }
+        const float4 V13_8_7 = *(const float4 *)(in + base + 5 * s0 + -4);
+        const float v13_7_8 = V13_8_7.w;
+        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_8_8 = V14_8_8.x;
+        const float v14_9_8 = V14_8_8.y;
+        const float v14_10_8 = V14_8_8.z;
+        const float4 V13_8_9 = *(const float4 *)(in + base + 5 * s0 + 4);
+        const float v13_12_8 = V13_8_9.x;
+        const float v14_11_8 = V14_8_8.w;
+        {
+            float4 r;
+            r.x = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2f;
+            r.y = (v12_9_8 + v13_8_8 + v13_10_8 + v14_9_8) * 0x1p-2f;
+            r.z = (v12_10_8 + v13_9_8 + v13_11_8 + v14_10_8) * 0x1p-2f;
+            r.w = (v12_11_8 + v13_10_8 + v13_12_8 + v14_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 5 * s0) = r;
+        }
+        const float4 V14_8_7 = *(const float4 *)(in + base + 6 * s0 + -4);
+        const float v14_7_8 = V14_8_7.w;
+        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_8_8 = V15_8_8.x;
+        const float v15_9_8 = V15_8_8.y;
+        const float v15_10_8 = V15_8_8.z;
+        const float4 V14_8_9 = *(const float4 *)(in + base + 6 * s0 + 4);
+        const float v14_12_8 = V14_8_9.x;
+        const float v15_11_8 = V15_8_8.w;
+        {
+            float4 r;
+            r.x = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2f;
+            r.y = (v13_9_8 + v14_8_8 + v14_10_8 + v15_9_8) * 0x1p-2f;
+            r.z = (v13_10_8 + v14_9_8 + v14_11_8 + v15_10_8) * 0x1p-2f;
+            r.w = (v13_11_8 + v14_10_8 + v14_12_8 + v15_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 6 * s0) = r;
+        }
+        const float4 V15_8_7 = *(const float4 *)(in + base + 7 * s0 + -4);
+        const float v15_7_8 = V15_8_7.w;
+        const float4 V16_8_8 = *(const float4 *)(in + base + 8 * s0);
+        const float v16_8_8 = V16_8_8.x;
+        const float v16_9_8 = V16_8_8.y;
+        const float v16_10_8 = V16_8_8.z;
+        const float4 V15_8_9 = *(const float4 *)(in + base + 7 * s0 + 4);
+        const float v15_12_8 = V15_8_9.x;
+        const float v16_11_8 = V16_8_8.w;
+        {
+            float4 r;
+            r.x = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2f;
+            r.y = (v14_9_8 + v15_8_8 + v15_10_8 + v16_9_8) * 0x1p-2f;
+            r.z = (v14_10_8 + v15_9_8 + v15_11_8 + v16_10_8) * 0x1p-2f;
+            r.w = (v14_11_8 + v15_10_8 + v15_12_8 + v16_11_8) * 0x1p-2f;
+            *(float4 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 4; j++)
+                if (x + j >= l1 && x + j < h1) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2f;
+                }
+    }
+}
+
+static __global__ void __launch_bounds__(256)
+    golden_heat2d_vd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
+    (void)l2; (void)h2;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l1 && x + 2 <= h1 && x - 2 >= l1 - 1 &&
+        x + 3 <= h1 - 1 + 1) {
+        const double2 V7_8_8 = *(const double2 *)(in + base + -1 * s0);
+        const double v7_8_8 = V7_8_8.x;
+        const double2 V8_8_7 = *(const double2 *)(in + base + 0 * s0 + -2);
+        const double v8_7_8 = V8_8_7.y;
+        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double v8_9_8 = V8_8_8.y;
+        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_8_8 = V9_8_8.x;
+        const double v7_9_8 = V7_8_8.y;
+        const double v8_8_8 = V8_8_8.x;
+        const double2 V8_8_9 = *(const double2 *)(in + base + 0 * s0 + 2);
+        const double v8_10_8 = V8_8_9.x;
+        const double v9_9_8 = V9_8_8.y;
+        {
+            double2 r;
+            r.x = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2;
+            r.y = (v7_9_8 + v8_8_8 + v8_10_8 + v9_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 0 * s0) = r;
+        }
+        const double2 V9_8_7 = *(const double2 *)(in + base + 1 * s0 + -2);
+        const double v9_7_8 = V9_8_7.y;
+        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_8_8 = V10_8_8.x;
+        const double2 V9_8_9 = *(const double2 *)(in + base + 1 * s0 + 2);
+        const double v9_10_8 = V9_8_9.x;
+        const double v10_9_8 = V10_8_8.y;
+        {
+            double2 r;
+            r.x = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2;
+            r.y = (v8_9_8 + v9_8_8 + v9_10_8 + v10_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 1 * s0) = r;
+        }
+        const double2 V10_8_7 = *(const double2 *)(in + base + 2 * s0 + -2);
+        const double v10_7_8 = V10_8_7.y;
+        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_8_8 = V11_8_8.x;
+        const double2 V10_8_9 = *(const double2 *)(in + base + 2 * s0 + 2);
+        const double v10_10_8 = V10_8_9.x;
+        const double v11_9_8 = V11_8_8.y;
+        {
+            double2 r;
+            r.x = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2;
+            r.y = (v9_9_8 + v10_8_8 + v10_10_8 + v11_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 2 * s0) = r;
+        }
+        const double2 V11_8_7 = *(const double2 *)(in + base + 3 * s0 + -2);
+        const double v11_7_8 = V11_8_7.y;
+        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_8_8 = V12_8_8.x;
+        const double2 V11_8_9 = *(const double2 *)(in + base + 3 * s0 + 2);
+        const double v11_10_8 = V11_8_9.x;
+        const double v12_9_8 = V12_8_8.y;
+        {
+            double2 r;
+            r.x = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2;
+            r.y = (v10_9_8 + v11_8_8 + v11_10_8 + v12_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 3 * s0) = r;
+        }
+        const double2 V12_8_7 = *(const double2 *)(in + base + 4 * s0 + -2);
+        const double v12_7_8 = V12_8_7.y;
+        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_8_8 = V13_8_8.x;
+        const double2 V12_8_9 = *(const double2 *)(in + base + 4 * s0 + 2);
+        const double v12_10_8 = V12_8_9.x;
+        const double v13_9_8 = V13_8_8.y;
+        {
+            double2 r;
+            r.x = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2;
+            r.y = (v11_9_8 + v12_8_8 + v12_10_8 + v13_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 4 * s0) = r;
+        }
+        const double2 V13_8_7 = *(const double2 *)(in + base + 5 * s0 + -2);
+        const double v13_7_8 = V13_8_7.y;
+        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_8_8 = V14_8_8.x;
+        const double2 V13_8_9 = *(const double2 *)(in + base + 5 * s0 + 2);
+        const double v13_10_8 = V13_8_9.x;
+        const double v14_9_8 = V14_8_8.y;
+        {
+            double2 r;
+            r.x = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2;
+            r.y = (v12_9_8 + v13_8_8 + v13_10_8 + v14_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 5 * s0) = r;
+        }
+        const double2 V14_8_7 = *(const double2 *)(in + base + 6 * s0 + -2);
+        const double v14_7_8 = V14_8_7.y;
+        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_8_8 = V15_8_8.x;
+        const double2 V14_8_9 = *(const double2 *)(in + base + 6 * s0 + 2);
+        const double v14_10_8 = V14_8_9.x;
+        const double v15_9_8 = V15_8_8.y;
+        {
+            double2 r;
+            r.x = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2;
+            r.y = (v13_9_8 + v14_8_8 + v14_10_8 + v15_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 6 * s0) = r;
+        }
+        const double2 V15_8_7 = *(const double2 *)(in + base + 7 * s0 + -2);
+        const double v15_7_8 = V15_8_7.y;
+        const double2 V16_8_8 = *(const double2 *)(in + base + 8 * s0);
+        const double v16_8_8 = V16_8_8.x;
+        const double2 V15_8_9 = *(const double2 *)(in + base + 7 * s0 + 2);
+        const double v15_10_8 = V15_8_9.x;
+        const double v16_9_8 = V16_8_8.y;
+        {
+            double2 r;
+            r.x = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2;
+            r.y = (v14_9_8 + v15_8_8 + v15_10_8 + v16_9_8) * 0x1p-2;
+            *(double2 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 2; j++)
+                if (x + j >= l1 && x + j < h1) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2;
+                }
+    }
+}
+
 extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
@@ -161,10 +462,16 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(float));
-    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
+    const int vec = stride[0] % 4 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 2, 8, vec ? 4 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_heat2d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    if (vec)
+    golden_heat2d_vf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    else
+    golden_heat2d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -175,10 +482,16 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(double));
-    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
+    const int vec = stride[0] % 2 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 2, 8, vec ? 2 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_heat2d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    if (vec)
+    golden_heat2d_vd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    else
+    golden_heat2d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -212,10 +525,10 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     dim3 blk(256, 1, 1), grd;
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 1, 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_wave_1d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
+    golden_wave_1d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -225,10 +538,10 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     dim3 blk(256, 1, 1), grd;
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 1, 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_wave_1d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
+    golden_wave_1d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -322,6 +635,268 @@ static __global__ void __launch_bounds__(256)
     }
 }
 
+static __global__ void __launch_bounds__(256)
+    golden_inexact_vf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
+    (void)l2; (void)h2;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l1 && x + 4 <= h1 && x - 0 >= l1 - 0 &&
+        x + 7 <= h1 - 1 + 1) {
+        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float v8_8_8 = V8_8_8.x;
+        const float v8_9_8 = V8_8_8.y;
+        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_9_8 = V9_8_8.y;
+        const float v8_10_8 = V8_8_8.z;
+        const float v9_10_8 = V9_8_8.z;
+        const float v8_11_8 = V8_8_8.w;
+        const float v9_11_8 = V9_8_8.w;
+        const float4 V8_8_9 = *(const float4 *)(in + base + 0 * s0 + 4);
+        const float v8_12_8 = V8_8_9.x;
+        const float4 V9_8_9 = *(const float4 *)(in + base + 1 * s0 + 4);
+        const float v9_12_8 = V9_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v8_8_8 - v8_9_8 + v9_9_8;
+            r.y = 0x1.99999ap-4f * v8_9_8 - v8_10_8 + v9_10_8;
+            r.z = 0x1.99999ap-4f * v8_10_8 - v8_11_8 + v9_11_8;
+            r.w = 0x1.99999ap-4f * v8_11_8 - v8_12_8 + v9_12_8;
+            *(float4 *)(out + base + 0 * s0) = r;
+        }
+        const float v9_8_8 = V9_8_8.x;
+        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_9_8 = V10_8_8.y;
+        const float v10_10_8 = V10_8_8.z;
+        const float v10_11_8 = V10_8_8.w;
+        const float4 V10_8_9 = *(const float4 *)(in + base + 2 * s0 + 4);
+        const float v10_12_8 = V10_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v9_8_8 - v9_9_8 + v10_9_8;
+            r.y = 0x1.99999ap-4f * v9_9_8 - v9_10_8 + v10_10_8;
+            r.z = 0x1.99999ap-4f * v9_10_8 - v9_11_8 + v10_11_8;
+            r.w = 0x1.99999ap-4f * v9_11_8 - v9_12_8 + v10_12_8;
+            *(float4 *)(out + base + 1 * s0) = r;
+        }
+        const float v10_8_8 = V10_8_8.x;
+        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_9_8 = V11_8_8.y;
+        const float v11_10_8 = V11_8_8.z;
+        const float v11_11_8 = V11_8_8.w;
+        const float4 V11_8_9 = *(const float4 *)(in + base + 3 * s0 + 4);
+        const float v11_12_8 = V11_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v10_8_8 - v10_9_8 + v11_9_8;
+            r.y = 0x1.99999ap-4f * v10_9_8 - v10_10_8 + v11_10_8;
+            r.z = 0x1.99999ap-4f * v10_10_8 - v10_11_8 + v11_11_8;
+            r.w = 0x1.99999ap-4f * v10_11_8 - v10_12_8 + v11_12_8;
+            *(float4 *)(out + base + 2 * s0) = r;
+        }
+        const float v11_8_8 = V11_8_8.x;
+        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_9_8 = V12_8_8.y;
+        const float v12_10_8 = V12_8_8.z;
+        const float v12_11_8 = V12_8_8.w;
+        const float4 V12_8_9 = *(const float4 *)(in + base + 4 * s0 + 4);
+        const float v12_12_8 = V12_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v11_8_8 - v11_9_8 + v12_9_8;
+            r.y = 0x1.99999ap-4f * v11_9_8 - v11_10_8 + v12_10_8;
+            r.z = 0x1.99999ap-4f * v11_10_8 - v11_11_8 + v12_11_8;
+            r.w = 0x1.99999ap-4f * v11_11_8 - v11_12_8 + v12_12_8;
+            *(float4 *)(out + base + 3 * s0) = r;
+        }
+        const float v12_8_8 = V12_8_8.x;
+        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_9_8 = V13_8_8.y;
+        const float v13_10_8 = V13_8_8.z;
+        const float v13_11_8 = V13_8_8.w;
+        const float4 V13_8_9 = *(const float4 *)(in + base + 5 * s0 + 4);
+        const float v13_12_8 = V13_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v12_8_8 - v12_9_8 + v13_9_8;
+            r.y = 0x1.99999ap-4f * v12_9_8 - v12_10_8 + v13_10_8;
+            r.z = 0x1.99999ap-4f * v12_10_8 - v12_11_8 + v13_11_8;
+            r.w = 0x1.99999ap-4f * v12_11_8 - v12_12_8 + v13_12_8;
+            *(float4 *)(out + base + 4 * s0) = r;
+        }
+        const float v13_8_8 = V13_8_8.x;
+        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_9_8 = V14_8_8.y;
+        const float v14_10_8 = V14_8_8.z;
+        const float v14_11_8 = V14_8_8.w;
+        const float4 V14_8_9 = *(const float4 *)(in + base + 6 * s0 + 4);
+        const float v14_12_8 = V14_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v13_8_8 - v13_9_8 + v14_9_8;
+            r.y = 0x1.99999ap-4f * v13_9_8 - v13_10_8 + v14_10_8;
+            r.z = 0x1.99999ap-4f * v13_10_8 - v13_11_8 + v14_11_8;
+            r.w = 0x1.99999ap-4f * v13_11_8 - v13_12_8 + v14_12_8;
+            *(float4 *)(out + base + 5 * s0) = r;
+        }
+        const float v14_8_8 = V14_8_8.x;
+        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_9_8 = V15_8_8.y;
+        const float v15_10_8 = V15_8_8.z;
+        const float v15_11_8 = V15_8_8.w;
+        const float4 V15_8_9 = *(const float4 *)(in + base + 7 * s0 + 4);
+        const float v15_12_8 = V15_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v14_8_8 - v14_9_8 + v15_9_8;
+            r.y = 0x1.99999ap-4f * v14_9_8 - v14_10_8 + v15_10_8;
+            r.z = 0x1.99999ap-4f * v14_10_8 - v14_11_8 + v15_11_8;
+            r.w = 0x1.99999ap-4f * v14_11_8 - v14_12_8 + v15_12_8;
+            *(float4 *)(out + base + 6 * s0) = r;
+        }
+        const float v15_8_8 = V15_8_8.x;
+        const float4 V16_8_8 = *(const float4 *)(in + base + 8 * s0);
+        const float v16_9_8 = V16_8_8.y;
+        const float v16_10_8 = V16_8_8.z;
+        const float v16_11_8 = V16_8_8.w;
+        const float4 V16_8_9 = *(const float4 *)(in + base + 8 * s0 + 4);
+        const float v16_12_8 = V16_8_9.x;
+        {
+            float4 r;
+            r.x = 0x1.99999ap-4f * v15_8_8 - v15_9_8 + v16_9_8;
+            r.y = 0x1.99999ap-4f * v15_9_8 - v15_10_8 + v16_10_8;
+            r.z = 0x1.99999ap-4f * v15_10_8 - v15_11_8 + v16_11_8;
+            r.w = 0x1.99999ap-4f * v15_11_8 - v15_12_8 + v16_12_8;
+            *(float4 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 4; j++)
+                if (x + j >= l1 && x + j < h1) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = 0x1.99999ap-4f * in[c] - in[c + 1] + in[c + s0 + 1];
+                }
+    }
+}
+
+static __global__ void __launch_bounds__(256)
+    golden_inexact_vd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
+    (void)l2; (void)h2;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l1 && x + 2 <= h1 && x - 0 >= l1 - 0 &&
+        x + 3 <= h1 - 1 + 1) {
+        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double v8_8_8 = V8_8_8.x;
+        const double v8_9_8 = V8_8_8.y;
+        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_9_8 = V9_8_8.y;
+        const double2 V8_8_9 = *(const double2 *)(in + base + 0 * s0 + 2);
+        const double v8_10_8 = V8_8_9.x;
+        const double2 V9_8_9 = *(const double2 *)(in + base + 1 * s0 + 2);
+        const double v9_10_8 = V9_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v8_8_8 - v8_9_8 + 0x1.0000002af31dcp+0 * v9_9_8;
+            r.y = 0x1.999999999999ap-4 * v8_9_8 - v8_10_8 + 0x1.0000002af31dcp+0 * v9_10_8;
+            *(double2 *)(out + base + 0 * s0) = r;
+        }
+        const double v9_8_8 = V9_8_8.x;
+        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_9_8 = V10_8_8.y;
+        const double2 V10_8_9 = *(const double2 *)(in + base + 2 * s0 + 2);
+        const double v10_10_8 = V10_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v9_8_8 - v9_9_8 + 0x1.0000002af31dcp+0 * v10_9_8;
+            r.y = 0x1.999999999999ap-4 * v9_9_8 - v9_10_8 + 0x1.0000002af31dcp+0 * v10_10_8;
+            *(double2 *)(out + base + 1 * s0) = r;
+        }
+        const double v10_8_8 = V10_8_8.x;
+        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_9_8 = V11_8_8.y;
+        const double2 V11_8_9 = *(const double2 *)(in + base + 3 * s0 + 2);
+        const double v11_10_8 = V11_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v10_8_8 - v10_9_8 + 0x1.0000002af31dcp+0 * v11_9_8;
+            r.y = 0x1.999999999999ap-4 * v10_9_8 - v10_10_8 + 0x1.0000002af31dcp+0 * v11_10_8;
+            *(double2 *)(out + base + 2 * s0) = r;
+        }
+        const double v11_8_8 = V11_8_8.x;
+        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_9_8 = V12_8_8.y;
+        const double2 V12_8_9 = *(const double2 *)(in + base + 4 * s0 + 2);
+        const double v12_10_8 = V12_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v11_8_8 - v11_9_8 + 0x1.0000002af31dcp+0 * v12_9_8;
+            r.y = 0x1.999999999999ap-4 * v11_9_8 - v11_10_8 + 0x1.0000002af31dcp+0 * v12_10_8;
+            *(double2 *)(out + base + 3 * s0) = r;
+        }
+        const double v12_8_8 = V12_8_8.x;
+        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_9_8 = V13_8_8.y;
+        const double2 V13_8_9 = *(const double2 *)(in + base + 5 * s0 + 2);
+        const double v13_10_8 = V13_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v12_8_8 - v12_9_8 + 0x1.0000002af31dcp+0 * v13_9_8;
+            r.y = 0x1.999999999999ap-4 * v12_9_8 - v12_10_8 + 0x1.0000002af31dcp+0 * v13_10_8;
+            *(double2 *)(out + base + 4 * s0) = r;
+        }
+        const double v13_8_8 = V13_8_8.x;
+        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_9_8 = V14_8_8.y;
+        const double2 V14_8_9 = *(const double2 *)(in + base + 6 * s0 + 2);
+        const double v14_10_8 = V14_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v13_8_8 - v13_9_8 + 0x1.0000002af31dcp+0 * v14_9_8;
+            r.y = 0x1.999999999999ap-4 * v13_9_8 - v13_10_8 + 0x1.0000002af31dcp+0 * v14_10_8;
+            *(double2 *)(out + base + 5 * s0) = r;
+        }
+        const double v14_8_8 = V14_8_8.x;
+        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_9_8 = V15_8_8.y;
+        const double2 V15_8_9 = *(const double2 *)(in + base + 7 * s0 + 2);
+        const double v15_10_8 = V15_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v14_8_8 - v14_9_8 + 0x1.0000002af31dcp+0 * v15_9_8;
+            r.y = 0x1.999999999999ap-4 * v14_9_8 - v14_10_8 + 0x1.0000002af31dcp+0 * v15_10_8;
+            *(double2 *)(out + base + 6 * s0) = r;
+        }
+        const double v15_8_8 = V15_8_8.x;
+        const double2 V16_8_8 = *(const double2 *)(in + base + 8 * s0);
+        const double v16_9_8 = V16_8_8.y;
+        const double2 V16_8_9 = *(const double2 *)(in + base + 8 * s0 + 2);
+        const double v16_10_8 = V16_8_9.x;
+        {
+            double2 r;
+            r.x = 0x1.999999999999ap-4 * v15_8_8 - v15_9_8 + 0x1.0000002af31dcp+0 * v16_9_8;
+            r.y = 0x1.999999999999ap-4 * v15_9_8 - v15_10_8 + 0x1.0000002af31dcp+0 * v16_10_8;
+            *(double2 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 2; j++)
+                if (x + j >= l1 && x + j < h1) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = 0x1.999999999999ap-4 * in[c] - in[c + 1] + 0x1.0000002af31dcp+0 * in[c + s0 + 1];
+                }
+    }
+}
+
 extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
@@ -329,10 +904,16 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(float));
-    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
+    const int vec = stride[0] % 4 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 2, 8, vec ? 4 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_inexact_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    if (vec)
+    golden_inexact_vf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    else
+    golden_inexact_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -343,10 +924,16 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(double));
-    int ok = kgt_grid(a, hi, 2, 8, blk, &grd);
+    const int vec = stride[0] % 2 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 2, 8, vec ? 2 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_inexact_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    if (vec)
+    golden_inexact_vd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    else
+    golden_inexact_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -440,6 +1027,266 @@ static __global__ void __launch_bounds__(256)
     }
 }
 
+static __global__ void __launch_bounds__(256)
+    golden_negated_vf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    const long i0 = l0 + (long)blockIdx.z * 8;
+    if (y >= h1) return;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l2 && x + 4 <= h2 && x - 0 >= l2 - 0 &&
+        x + 7 <= h2 - 1 + 1) {
+        const float4 V7_8_8 = *(const float4 *)(in + base + -1 * s0);
+        const float v7_8_8 = V7_8_8.x;
+        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float v8_8_9 = V8_8_8.y;
+        const float v7_8_9 = V7_8_8.y;
+        const float v8_8_10 = V8_8_8.z;
+        const float v7_8_10 = V7_8_8.z;
+        const float v8_8_11 = V8_8_8.w;
+        const float v7_8_11 = V7_8_8.w;
+        const float4 V8_8_9 = *(const float4 *)(in + base + 0 * s0 + 4);
+        const float v8_8_12 = V8_8_9.x;
+        {
+            float4 r;
+            r.x = (-v7_8_8 + v8_8_9) * -0x1p-2f;
+            r.y = (-v7_8_9 + v8_8_10) * -0x1p-2f;
+            r.z = (-v7_8_10 + v8_8_11) * -0x1p-2f;
+            r.w = (-v7_8_11 + v8_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 0 * s0) = r;
+        }
+        const float v8_8_8 = V8_8_8.x;
+        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_8_9 = V9_8_8.y;
+        const float v9_8_10 = V9_8_8.z;
+        const float v9_8_11 = V9_8_8.w;
+        const float4 V9_8_9 = *(const float4 *)(in + base + 1 * s0 + 4);
+        const float v9_8_12 = V9_8_9.x;
+        {
+            float4 r;
+            r.x = (-v8_8_8 + v9_8_9) * -0x1p-2f;
+            r.y = (-v8_8_9 + v9_8_10) * -0x1p-2f;
+            r.z = (-v8_8_10 + v9_8_11) * -0x1p-2f;
+            r.w = (-v8_8_11 + v9_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 1 * s0) = r;
+        }
+        const float v9_8_8 = V9_8_8.x;
+        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_8_9 = V10_8_8.y;
+        const float v10_8_10 = V10_8_8.z;
+        const float v10_8_11 = V10_8_8.w;
+        const float4 V10_8_9 = *(const float4 *)(in + base + 2 * s0 + 4);
+        const float v10_8_12 = V10_8_9.x;
+        {
+            float4 r;
+            r.x = (-v9_8_8 + v10_8_9) * -0x1p-2f;
+            r.y = (-v9_8_9 + v10_8_10) * -0x1p-2f;
+            r.z = (-v9_8_10 + v10_8_11) * -0x1p-2f;
+            r.w = (-v9_8_11 + v10_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 2 * s0) = r;
+        }
+        const float v10_8_8 = V10_8_8.x;
+        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_8_9 = V11_8_8.y;
+        const float v11_8_10 = V11_8_8.z;
+        const float v11_8_11 = V11_8_8.w;
+        const float4 V11_8_9 = *(const float4 *)(in + base + 3 * s0 + 4);
+        const float v11_8_12 = V11_8_9.x;
+        {
+            float4 r;
+            r.x = (-v10_8_8 + v11_8_9) * -0x1p-2f;
+            r.y = (-v10_8_9 + v11_8_10) * -0x1p-2f;
+            r.z = (-v10_8_10 + v11_8_11) * -0x1p-2f;
+            r.w = (-v10_8_11 + v11_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 3 * s0) = r;
+        }
+        const float v11_8_8 = V11_8_8.x;
+        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_8_9 = V12_8_8.y;
+        const float v12_8_10 = V12_8_8.z;
+        const float v12_8_11 = V12_8_8.w;
+        const float4 V12_8_9 = *(const float4 *)(in + base + 4 * s0 + 4);
+        const float v12_8_12 = V12_8_9.x;
+        {
+            float4 r;
+            r.x = (-v11_8_8 + v12_8_9) * -0x1p-2f;
+            r.y = (-v11_8_9 + v12_8_10) * -0x1p-2f;
+            r.z = (-v11_8_10 + v12_8_11) * -0x1p-2f;
+            r.w = (-v11_8_11 + v12_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 4 * s0) = r;
+        }
+        const float v12_8_8 = V12_8_8.x;
+        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_8_9 = V13_8_8.y;
+        const float v13_8_10 = V13_8_8.z;
+        const float v13_8_11 = V13_8_8.w;
+        const float4 V13_8_9 = *(const float4 *)(in + base + 5 * s0 + 4);
+        const float v13_8_12 = V13_8_9.x;
+        {
+            float4 r;
+            r.x = (-v12_8_8 + v13_8_9) * -0x1p-2f;
+            r.y = (-v12_8_9 + v13_8_10) * -0x1p-2f;
+            r.z = (-v12_8_10 + v13_8_11) * -0x1p-2f;
+            r.w = (-v12_8_11 + v13_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 5 * s0) = r;
+        }
+        const float v13_8_8 = V13_8_8.x;
+        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_8_9 = V14_8_8.y;
+        const float v14_8_10 = V14_8_8.z;
+        const float v14_8_11 = V14_8_8.w;
+        const float4 V14_8_9 = *(const float4 *)(in + base + 6 * s0 + 4);
+        const float v14_8_12 = V14_8_9.x;
+        {
+            float4 r;
+            r.x = (-v13_8_8 + v14_8_9) * -0x1p-2f;
+            r.y = (-v13_8_9 + v14_8_10) * -0x1p-2f;
+            r.z = (-v13_8_10 + v14_8_11) * -0x1p-2f;
+            r.w = (-v13_8_11 + v14_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 6 * s0) = r;
+        }
+        const float v14_8_8 = V14_8_8.x;
+        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_8_9 = V15_8_8.y;
+        const float v15_8_10 = V15_8_8.z;
+        const float v15_8_11 = V15_8_8.w;
+        const float4 V15_8_9 = *(const float4 *)(in + base + 7 * s0 + 4);
+        const float v15_8_12 = V15_8_9.x;
+        {
+            float4 r;
+            r.x = (-v14_8_8 + v15_8_9) * -0x1p-2f;
+            r.y = (-v14_8_9 + v15_8_10) * -0x1p-2f;
+            r.z = (-v14_8_10 + v15_8_11) * -0x1p-2f;
+            r.w = (-v14_8_11 + v15_8_12) * -0x1p-2f;
+            *(float4 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 4; j++)
+                if (x + j >= l2 && x + j < h2) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2f;
+                }
+    }
+}
+
+static __global__ void __launch_bounds__(256)
+    golden_negated_vd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    const long i0 = l0 + (long)blockIdx.z * 8;
+    if (y >= h1) return;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l2 && x + 2 <= h2 && x - 0 >= l2 - 0 &&
+        x + 3 <= h2 - 1 + 1) {
+        const double2 V7_8_8 = *(const double2 *)(in + base + -1 * s0);
+        const double v7_8_8 = V7_8_8.x;
+        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double v8_8_9 = V8_8_8.y;
+        const double v7_8_9 = V7_8_8.y;
+        const double2 V8_8_9 = *(const double2 *)(in + base + 0 * s0 + 2);
+        const double v8_8_10 = V8_8_9.x;
+        {
+            double2 r;
+            r.x = (-v7_8_8 + v8_8_9) * -0x1p-2;
+            r.y = (-v7_8_9 + v8_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 0 * s0) = r;
+        }
+        const double v8_8_8 = V8_8_8.x;
+        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_8_9 = V9_8_8.y;
+        const double2 V9_8_9 = *(const double2 *)(in + base + 1 * s0 + 2);
+        const double v9_8_10 = V9_8_9.x;
+        {
+            double2 r;
+            r.x = (-v8_8_8 + v9_8_9) * -0x1p-2;
+            r.y = (-v8_8_9 + v9_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 1 * s0) = r;
+        }
+        const double v9_8_8 = V9_8_8.x;
+        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_8_9 = V10_8_8.y;
+        const double2 V10_8_9 = *(const double2 *)(in + base + 2 * s0 + 2);
+        const double v10_8_10 = V10_8_9.x;
+        {
+            double2 r;
+            r.x = (-v9_8_8 + v10_8_9) * -0x1p-2;
+            r.y = (-v9_8_9 + v10_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 2 * s0) = r;
+        }
+        const double v10_8_8 = V10_8_8.x;
+        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_8_9 = V11_8_8.y;
+        const double2 V11_8_9 = *(const double2 *)(in + base + 3 * s0 + 2);
+        const double v11_8_10 = V11_8_9.x;
+        {
+            double2 r;
+            r.x = (-v10_8_8 + v11_8_9) * -0x1p-2;
+            r.y = (-v10_8_9 + v11_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 3 * s0) = r;
+        }
+        const double v11_8_8 = V11_8_8.x;
+        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_8_9 = V12_8_8.y;
+        const double2 V12_8_9 = *(const double2 *)(in + base + 4 * s0 + 2);
+        const double v12_8_10 = V12_8_9.x;
+        {
+            double2 r;
+            r.x = (-v11_8_8 + v12_8_9) * -0x1p-2;
+            r.y = (-v11_8_9 + v12_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 4 * s0) = r;
+        }
+        const double v12_8_8 = V12_8_8.x;
+        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_8_9 = V13_8_8.y;
+        const double2 V13_8_9 = *(const double2 *)(in + base + 5 * s0 + 2);
+        const double v13_8_10 = V13_8_9.x;
+        {
+            double2 r;
+            r.x = (-v12_8_8 + v13_8_9) * -0x1p-2;
+            r.y = (-v12_8_9 + v13_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 5 * s0) = r;
+        }
+        const double v13_8_8 = V13_8_8.x;
+        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_8_9 = V14_8_8.y;
+        const double2 V14_8_9 = *(const double2 *)(in + base + 6 * s0 + 2);
+        const double v14_8_10 = V14_8_9.x;
+        {
+            double2 r;
+            r.x = (-v13_8_8 + v14_8_9) * -0x1p-2;
+            r.y = (-v13_8_9 + v14_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 6 * s0) = r;
+        }
+        const double v14_8_8 = V14_8_8.x;
+        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_8_9 = V15_8_8.y;
+        const double2 V15_8_9 = *(const double2 *)(in + base + 7 * s0 + 2);
+        const double v15_8_10 = V15_8_9.x;
+        {
+            double2 r;
+            r.x = (-v14_8_8 + v15_8_9) * -0x1p-2;
+            r.y = (-v14_8_9 + v15_8_10) * -0x1p-2;
+            *(double2 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 2; j++)
+                if (x + j >= l2 && x + j < h2) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2;
+                }
+    }
+}
+
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
@@ -447,10 +1294,16 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
     a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(float));
-    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
+    const int vec = stride[0] % 4 == 0 && stride[1] % 4 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 3, 8, vec ? 4 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_negated_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    if (vec)
+    golden_negated_vf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    else
+    golden_negated_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -461,10 +1314,16 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
     a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(double));
-    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
+    const int vec = stride[0] % 2 == 0 && stride[1] % 2 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 3, 8, vec ? 2 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_negated_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    if (vec)
+    golden_negated_vd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    else
+    golden_negated_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -498,10 +1357,10 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     dim3 blk(256, 1, 1), grd;
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 1, 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_tiny_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
+    golden_tiny_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -511,10 +1370,10 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     dim3 blk(256, 1, 1), grd;
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[0] != 1) return 1; /* the last dimension must be contiguous */
-    int ok = kgt_grid(a, hi, 1, 8, blk, &grd);
+    int ok = kgt_grid(a, hi, 1, 1, 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_tiny_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
+    golden_tiny_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[0]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -667,6 +1526,430 @@ static __global__ void __launch_bounds__(256)
     }
 }
 
+static __global__ void __launch_bounds__(256)
+    golden_box3d_vf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    const long i0 = l0 + (long)blockIdx.z * 8;
+    if (y >= h1) return;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l2 && x + 4 <= h2 && x - 4 >= l2 - 1 &&
+        x + 7 <= h2 - 1 + 1) {
+        const float4 V7_8_8 = *(const float4 *)(in + base + -1 * s0);
+        const float v7_8_8 = V7_8_8.x;
+        const float4 V7_9_7 = *(const float4 *)(in + base + -1 * s0 + 1 * s1 + -4);
+        const float v7_9_7 = V7_9_7.w;
+        const float4 V7_9_8 = *(const float4 *)(in + base + -1 * s0 + 1 * s1);
+        const float v7_9_8 = V7_9_8.x;
+        const float v7_9_9 = V7_9_8.y;
+        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float v8_8_8 = V8_8_8.x;
+        const float4 V8_9_7 = *(const float4 *)(in + base + 0 * s0 + 1 * s1 + -4);
+        const float v8_9_7 = V8_9_7.w;
+        const float4 V8_9_8 = *(const float4 *)(in + base + 0 * s0 + 1 * s1);
+        const float v8_9_8 = V8_9_8.x;
+        const float v8_9_9 = V8_9_8.y;
+        const float v7_8_9 = V7_8_8.y;
+        const float v7_9_10 = V7_9_8.z;
+        const float v8_8_9 = V8_8_8.y;
+        const float v8_9_10 = V8_9_8.z;
+        const float v7_8_10 = V7_8_8.z;
+        const float v7_9_11 = V7_9_8.w;
+        const float v8_8_10 = V8_8_8.z;
+        const float v8_9_11 = V8_9_8.w;
+        const float v7_8_11 = V7_8_8.w;
+        const float4 V7_9_9 = *(const float4 *)(in + base + -1 * s0 + 1 * s1 + 4);
+        const float v7_9_12 = V7_9_9.x;
+        const float v8_8_11 = V8_8_8.w;
+        const float4 V8_9_9 = *(const float4 *)(in + base + 0 * s0 + 1 * s1 + 4);
+        const float v8_9_12 = V8_9_9.x;
+        {
+            float4 r;
+            r.x = (v7_8_8 + v7_9_7 + 0x1p+1f * v7_9_8 + v7_9_9
+                - v8_8_8 + 0x1.8p+1f * v8_9_7 + 0x1p-1f * v8_9_8 + 0x1.8p+1f * v8_9_9) / 0x1.cp+2f;
+            r.y = (v7_8_9 + v7_9_8 + 0x1p+1f * v7_9_9 + v7_9_10
+                - v8_8_9 + 0x1.8p+1f * v8_9_8 + 0x1p-1f * v8_9_9 + 0x1.8p+1f * v8_9_10) / 0x1.cp+2f;
+            r.z = (v7_8_10 + v7_9_9 + 0x1p+1f * v7_9_10 + v7_9_11
+                - v8_8_10 + 0x1.8p+1f * v8_9_9 + 0x1p-1f * v8_9_10 + 0x1.8p+1f * v8_9_11) / 0x1.cp+2f;
+            r.w = (v7_8_11 + v7_9_10 + 0x1p+1f * v7_9_11 + v7_9_12
+                - v8_8_11 + 0x1.8p+1f * v8_9_10 + 0x1p-1f * v8_9_11 + 0x1.8p+1f * v8_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 0 * s0) = r;
+        }
+        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_8_8 = V9_8_8.x;
+        const float4 V9_9_7 = *(const float4 *)(in + base + 1 * s0 + 1 * s1 + -4);
+        const float v9_9_7 = V9_9_7.w;
+        const float4 V9_9_8 = *(const float4 *)(in + base + 1 * s0 + 1 * s1);
+        const float v9_9_8 = V9_9_8.x;
+        const float v9_9_9 = V9_9_8.y;
+        const float v9_8_9 = V9_8_8.y;
+        const float v9_9_10 = V9_9_8.z;
+        const float v9_8_10 = V9_8_8.z;
+        const float v9_9_11 = V9_9_8.w;
+        const float v9_8_11 = V9_8_8.w;
+        const float4 V9_9_9 = *(const float4 *)(in + base + 1 * s0 + 1 * s1 + 4);
+        const float v9_9_12 = V9_9_9.x;
+        {
+            float4 r;
+            r.x = (v8_8_8 + v8_9_7 + 0x1p+1f * v8_9_8 + v8_9_9
+                - v9_8_8 + 0x1.8p+1f * v9_9_7 + 0x1p-1f * v9_9_8 + 0x1.8p+1f * v9_9_9) / 0x1.cp+2f;
+            r.y = (v8_8_9 + v8_9_8 + 0x1p+1f * v8_9_9 + v8_9_10
+                - v9_8_9 + 0x1.8p+1f * v9_9_8 + 0x1p-1f * v9_9_9 + 0x1.8p+1f * v9_9_10) / 0x1.cp+2f;
+            r.z = (v8_8_10 + v8_9_9 + 0x1p+1f * v8_9_10 + v8_9_11
+                - v9_8_10 + 0x1.8p+1f * v9_9_9 + 0x1p-1f * v9_9_10 + 0x1.8p+1f * v9_9_11) / 0x1.cp+2f;
+            r.w = (v8_8_11 + v8_9_10 + 0x1p+1f * v8_9_11 + v8_9_12
+                - v9_8_11 + 0x1.8p+1f * v9_9_10 + 0x1p-1f * v9_9_11 + 0x1.8p+1f * v9_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 1 * s0) = r;
+        }
+        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_8_8 = V10_8_8.x;
+        const float4 V10_9_7 = *(const float4 *)(in + base + 2 * s0 + 1 * s1 + -4);
+        const float v10_9_7 = V10_9_7.w;
+        const float4 V10_9_8 = *(const float4 *)(in + base + 2 * s0 + 1 * s1);
+        const float v10_9_8 = V10_9_8.x;
+        const float v10_9_9 = V10_9_8.y;
+        const float v10_8_9 = V10_8_8.y;
+        const float v10_9_10 = V10_9_8.z;
+        const float v10_8_10 = V10_8_8.z;
+        const float v10_9_11 = V10_9_8.w;
+        const float v10_8_11 = V10_8_8.w;
+        const float4 V10_9_9 = *(const float4 *)(in + base + 2 * s0 + 1 * s1 + 4);
+        const float v10_9_12 = V10_9_9.x;
+        {
+            float4 r;
+            r.x = (v9_8_8 + v9_9_7 + 0x1p+1f * v9_9_8 + v9_9_9
+                - v10_8_8 + 0x1.8p+1f * v10_9_7 + 0x1p-1f * v10_9_8 + 0x1.8p+1f * v10_9_9) / 0x1.cp+2f;
+            r.y = (v9_8_9 + v9_9_8 + 0x1p+1f * v9_9_9 + v9_9_10
+                - v10_8_9 + 0x1.8p+1f * v10_9_8 + 0x1p-1f * v10_9_9 + 0x1.8p+1f * v10_9_10) / 0x1.cp+2f;
+            r.z = (v9_8_10 + v9_9_9 + 0x1p+1f * v9_9_10 + v9_9_11
+                - v10_8_10 + 0x1.8p+1f * v10_9_9 + 0x1p-1f * v10_9_10 + 0x1.8p+1f * v10_9_11) / 0x1.cp+2f;
+            r.w = (v9_8_11 + v9_9_10 + 0x1p+1f * v9_9_11 + v9_9_12
+                - v10_8_11 + 0x1.8p+1f * v10_9_10 + 0x1p-1f * v10_9_11 + 0x1.8p+1f * v10_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 2 * s0) = r;
+        }
+        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_8_8 = V11_8_8.x;
+        const float4 V11_9_7 = *(const float4 *)(in + base + 3 * s0 + 1 * s1 + -4);
+        const float v11_9_7 = V11_9_7.w;
+        const float4 V11_9_8 = *(const float4 *)(in + base + 3 * s0 + 1 * s1);
+        const float v11_9_8 = V11_9_8.x;
+        const float v11_9_9 = V11_9_8.y;
+        const float v11_8_9 = V11_8_8.y;
+        const float v11_9_10 = V11_9_8.z;
+        const float v11_8_10 = V11_8_8.z;
+        const float v11_9_11 = V11_9_8.w;
+        const float v11_8_11 = V11_8_8.w;
+        const float4 V11_9_9 = *(const float4 *)(in + base + 3 * s0 + 1 * s1 + 4);
+        const float v11_9_12 = V11_9_9.x;
+        {
+            float4 r;
+            r.x = (v10_8_8 + v10_9_7 + 0x1p+1f * v10_9_8 + v10_9_9
+                - v11_8_8 + 0x1.8p+1f * v11_9_7 + 0x1p-1f * v11_9_8 + 0x1.8p+1f * v11_9_9) / 0x1.cp+2f;
+            r.y = (v10_8_9 + v10_9_8 + 0x1p+1f * v10_9_9 + v10_9_10
+                - v11_8_9 + 0x1.8p+1f * v11_9_8 + 0x1p-1f * v11_9_9 + 0x1.8p+1f * v11_9_10) / 0x1.cp+2f;
+            r.z = (v10_8_10 + v10_9_9 + 0x1p+1f * v10_9_10 + v10_9_11
+                - v11_8_10 + 0x1.8p+1f * v11_9_9 + 0x1p-1f * v11_9_10 + 0x1.8p+1f * v11_9_11) / 0x1.cp+2f;
+            r.w = (v10_8_11 + v10_9_10 + 0x1p+1f * v10_9_11 + v10_9_12
+                - v11_8_11 + 0x1.8p+1f * v11_9_10 + 0x1p-1f * v11_9_11 + 0x1.8p+1f * v11_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 3 * s0) = r;
+        }
+        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_8_8 = V12_8_8.x;
+        const float4 V12_9_7 = *(const float4 *)(in + base + 4 * s0 + 1 * s1 + -4);
+        const float v12_9_7 = V12_9_7.w;
+        const float4 V12_9_8 = *(const float4 *)(in + base + 4 * s0 + 1 * s1);
+        const float v12_9_8 = V12_9_8.x;
+        const float v12_9_9 = V12_9_8.y;
+        const float v12_8_9 = V12_8_8.y;
+        const float v12_9_10 = V12_9_8.z;
+        const float v12_8_10 = V12_8_8.z;
+        const float v12_9_11 = V12_9_8.w;
+        const float v12_8_11 = V12_8_8.w;
+        const float4 V12_9_9 = *(const float4 *)(in + base + 4 * s0 + 1 * s1 + 4);
+        const float v12_9_12 = V12_9_9.x;
+        {
+            float4 r;
+            r.x = (v11_8_8 + v11_9_7 + 0x1p+1f * v11_9_8 + v11_9_9
+                - v12_8_8 + 0x1.8p+1f * v12_9_7 + 0x1p-1f * v12_9_8 + 0x1.8p+1f * v12_9_9) / 0x1.cp+2f;
+            r.y = (v11_8_9 + v11_9_8 + 0x1p+1f * v11_9_9 + v11_9_10
+                - v12_8_9 + 0x1.8p+1f * v12_9_8 + 0x1p-1f * v12_9_9 + 0x1.8p+1f * v12_9_10) / 0x1.cp+2f;
+            r.z = (v11_8_10 + v11_9_9 + 0x1p+1f * v11_9_10 + v11_9_11
+                - v12_8_10 + 0x1.8p+1f * v12_9_9 + 0x1p-1f * v12_9_10 + 0x1.8p+1f * v12_9_11) / 0x1.cp+2f;
+            r.w = (v11_8_11 + v11_9_10 + 0x1p+1f * v11_9_11 + v11_9_12
+                - v12_8_11 + 0x1.8p+1f * v12_9_10 + 0x1p-1f * v12_9_11 + 0x1.8p+1f * v12_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 4 * s0) = r;
+        }
+        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_8_8 = V13_8_8.x;
+        const float4 V13_9_7 = *(const float4 *)(in + base + 5 * s0 + 1 * s1 + -4);
+        const float v13_9_7 = V13_9_7.w;
+        const float4 V13_9_8 = *(const float4 *)(in + base + 5 * s0 + 1 * s1);
+        const float v13_9_8 = V13_9_8.x;
+        const float v13_9_9 = V13_9_8.y;
+        const float v13_8_9 = V13_8_8.y;
+        const float v13_9_10 = V13_9_8.z;
+        const float v13_8_10 = V13_8_8.z;
+        const float v13_9_11 = V13_9_8.w;
+        const float v13_8_11 = V13_8_8.w;
+        const float4 V13_9_9 = *(const float4 *)(in + base + 5 * s0 + 1 * s1 + 4);
+        const float v13_9_12 = V13_9_9.x;
+        {
+            float4 r;
+            r.x = (v12_8_8 + v12_9_7 + 0x1p+1f * v12_9_8 + v12_9_9
+                - v13_8_8 + 0x1.8p+1f * v13_9_7 + 0x1p-1f * v13_9_8 + 0x1.8p+1f * v13_9_9) / 0x1.cp+2f;
+            r.y = (v12_8_9 + v12_9_8 + 0x1p+1f * v12_9_9 + v12_9_10
+                - v13_8_9 + 0x1.8p+1f * v13_9_8 + 0x1p-1f * v13_9_9 + 0x1.8p+1f * v13_9_10) / 0x1.cp+2f;
+            r.z = (v12_8_10 + v12_9_9 + 0x1p+1f * v12_9_10 + v12_9_11
+                - v13_8_10 + 0x1.8p+1f * v13_9_9 + 0x1p-1f * v13_9_10 + 0x1.8p+1f * v13_9_11) / 0x1.cp+2f;
+            r.w = (v12_8_11 + v12_9_10 + 0x1p+1f * v12_9_11 + v12_9_12
+                - v13_8_11 + 0x1.8p+1f * v13_9_10 + 0x1p-1f * v13_9_11 + 0x1.8p+1f * v13_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 5 * s0) = r;
+        }
+        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_8_8 = V14_8_8.x;
+        const float4 V14_9_7 = *(const float4 *)(in + base + 6 * s0 + 1 * s1 + -4);
+        const float v14_9_7 = V14_9_7.w;
+        const float4 V14_9_8 = *(const float4 *)(in + base + 6 * s0 + 1 * s1);
+        const float v14_9_8 = V14_9_8.x;
+        const float v14_9_9 = V14_9_8.y;
+        const float v14_8_9 = V14_8_8.y;
+        const float v14_9_10 = V14_9_8.z;
+        const float v14_8_10 = V14_8_8.z;
+        const float v14_9_11 = V14_9_8.w;
+        const float v14_8_11 = V14_8_8.w;
+        const float4 V14_9_9 = *(const float4 *)(in + base + 6 * s0 + 1 * s1 + 4);
+        const float v14_9_12 = V14_9_9.x;
+        {
+            float4 r;
+            r.x = (v13_8_8 + v13_9_7 + 0x1p+1f * v13_9_8 + v13_9_9
+                - v14_8_8 + 0x1.8p+1f * v14_9_7 + 0x1p-1f * v14_9_8 + 0x1.8p+1f * v14_9_9) / 0x1.cp+2f;
+            r.y = (v13_8_9 + v13_9_8 + 0x1p+1f * v13_9_9 + v13_9_10
+                - v14_8_9 + 0x1.8p+1f * v14_9_8 + 0x1p-1f * v14_9_9 + 0x1.8p+1f * v14_9_10) / 0x1.cp+2f;
+            r.z = (v13_8_10 + v13_9_9 + 0x1p+1f * v13_9_10 + v13_9_11
+                - v14_8_10 + 0x1.8p+1f * v14_9_9 + 0x1p-1f * v14_9_10 + 0x1.8p+1f * v14_9_11) / 0x1.cp+2f;
+            r.w = (v13_8_11 + v13_9_10 + 0x1p+1f * v13_9_11 + v13_9_12
+                - v14_8_11 + 0x1.8p+1f * v14_9_10 + 0x1p-1f * v14_9_11 + 0x1.8p+1f * v14_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 6 * s0) = r;
+        }
+        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_8_8 = V15_8_8.x;
+        const float4 V15_9_7 = *(const float4 *)(in + base + 7 * s0 + 1 * s1 + -4);
+        const float v15_9_7 = V15_9_7.w;
+        const float4 V15_9_8 = *(const float4 *)(in + base + 7 * s0 + 1 * s1);
+        const float v15_9_8 = V15_9_8.x;
+        const float v15_9_9 = V15_9_8.y;
+        const float v15_8_9 = V15_8_8.y;
+        const float v15_9_10 = V15_9_8.z;
+        const float v15_8_10 = V15_8_8.z;
+        const float v15_9_11 = V15_9_8.w;
+        const float v15_8_11 = V15_8_8.w;
+        const float4 V15_9_9 = *(const float4 *)(in + base + 7 * s0 + 1 * s1 + 4);
+        const float v15_9_12 = V15_9_9.x;
+        {
+            float4 r;
+            r.x = (v14_8_8 + v14_9_7 + 0x1p+1f * v14_9_8 + v14_9_9
+                - v15_8_8 + 0x1.8p+1f * v15_9_7 + 0x1p-1f * v15_9_8 + 0x1.8p+1f * v15_9_9) / 0x1.cp+2f;
+            r.y = (v14_8_9 + v14_9_8 + 0x1p+1f * v14_9_9 + v14_9_10
+                - v15_8_9 + 0x1.8p+1f * v15_9_8 + 0x1p-1f * v15_9_9 + 0x1.8p+1f * v15_9_10) / 0x1.cp+2f;
+            r.z = (v14_8_10 + v14_9_9 + 0x1p+1f * v14_9_10 + v14_9_11
+                - v15_8_10 + 0x1.8p+1f * v15_9_9 + 0x1p-1f * v15_9_10 + 0x1.8p+1f * v15_9_11) / 0x1.cp+2f;
+            r.w = (v14_8_11 + v14_9_10 + 0x1p+1f * v14_9_11 + v14_9_12
+                - v15_8_11 + 0x1.8p+1f * v15_9_10 + 0x1p-1f * v15_9_11 + 0x1.8p+1f * v15_9_12) / 0x1.cp+2f;
+            *(float4 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 4; j++)
+                if (x + j >= l2 && x + j < h2) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1f * in[c - s0 + s1] + in[c - s0 + s1 + 1]
+                    - in[c] + 0x1.8p+1f * in[c + s1 - 1] + 0x1p-1f * in[c + s1] + 0x1.8p+1f * in[c + s1 + 1]) / 0x1.cp+2f;
+                }
+    }
+}
+
+static __global__ void __launch_bounds__(256)
+    golden_box3d_vd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;
+    const long i0 = l0 + (long)blockIdx.z * 8;
+    if (y >= h1) return;
+    if (i0 >= h0) return;
+    const long base = i0 * s0 + y * s1 + x;
+    if (i0 + 8 <= h0 && x >= l2 && x + 2 <= h2 && x - 2 >= l2 - 1 &&
+        x + 3 <= h2 - 1 + 1) {
+        const double2 V7_8_8 = *(const double2 *)(in + base + -1 * s0);
+        const double v7_8_8 = V7_8_8.x;
+        const double2 V7_9_7 = *(const double2 *)(in + base + -1 * s0 + 1 * s1 + -2);
+        const double v7_9_7 = V7_9_7.y;
+        const double2 V7_9_8 = *(const double2 *)(in + base + -1 * s0 + 1 * s1);
+        const double v7_9_8 = V7_9_8.x;
+        const double v7_9_9 = V7_9_8.y;
+        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double v8_8_8 = V8_8_8.x;
+        const double2 V8_9_7 = *(const double2 *)(in + base + 0 * s0 + 1 * s1 + -2);
+        const double v8_9_7 = V8_9_7.y;
+        const double2 V8_9_8 = *(const double2 *)(in + base + 0 * s0 + 1 * s1);
+        const double v8_9_8 = V8_9_8.x;
+        const double v8_9_9 = V8_9_8.y;
+        const double v7_8_9 = V7_8_8.y;
+        const double2 V7_9_9 = *(const double2 *)(in + base + -1 * s0 + 1 * s1 + 2);
+        const double v7_9_10 = V7_9_9.x;
+        const double v8_8_9 = V8_8_8.y;
+        const double2 V8_9_9 = *(const double2 *)(in + base + 0 * s0 + 1 * s1 + 2);
+        const double v8_9_10 = V8_9_9.x;
+        {
+            double2 r;
+            r.x = (v7_8_8 + v7_9_7 + 0x1p+1 * v7_9_8 + v7_9_9
+                - v8_8_8 + 0x1.8p+1 * v8_9_7 + 0x1p-1 * v8_9_8 + 0x1.8p+1 * v8_9_9) / 0x1.cp+2;
+            r.y = (v7_8_9 + v7_9_8 + 0x1p+1 * v7_9_9 + v7_9_10
+                - v8_8_9 + 0x1.8p+1 * v8_9_8 + 0x1p-1 * v8_9_9 + 0x1.8p+1 * v8_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 0 * s0) = r;
+        }
+        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_8_8 = V9_8_8.x;
+        const double2 V9_9_7 = *(const double2 *)(in + base + 1 * s0 + 1 * s1 + -2);
+        const double v9_9_7 = V9_9_7.y;
+        const double2 V9_9_8 = *(const double2 *)(in + base + 1 * s0 + 1 * s1);
+        const double v9_9_8 = V9_9_8.x;
+        const double v9_9_9 = V9_9_8.y;
+        const double v9_8_9 = V9_8_8.y;
+        const double2 V9_9_9 = *(const double2 *)(in + base + 1 * s0 + 1 * s1 + 2);
+        const double v9_9_10 = V9_9_9.x;
+        {
+            double2 r;
+            r.x = (v8_8_8 + v8_9_7 + 0x1p+1 * v8_9_8 + v8_9_9
+                - v9_8_8 + 0x1.8p+1 * v9_9_7 + 0x1p-1 * v9_9_8 + 0x1.8p+1 * v9_9_9) / 0x1.cp+2;
+            r.y = (v8_8_9 + v8_9_8 + 0x1p+1 * v8_9_9 + v8_9_10
+                - v9_8_9 + 0x1.8p+1 * v9_9_8 + 0x1p-1 * v9_9_9 + 0x1.8p+1 * v9_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 1 * s0) = r;
+        }
+        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_8_8 = V10_8_8.x;
+        const double2 V10_9_7 = *(const double2 *)(in + base + 2 * s0 + 1 * s1 + -2);
+        const double v10_9_7 = V10_9_7.y;
+        const double2 V10_9_8 = *(const double2 *)(in + base + 2 * s0 + 1 * s1);
+        const double v10_9_8 = V10_9_8.x;
+        const double v10_9_9 = V10_9_8.y;
+        const double v10_8_9 = V10_8_8.y;
+        const double2 V10_9_9 = *(const double2 *)(in + base + 2 * s0 + 1 * s1 + 2);
+        const double v10_9_10 = V10_9_9.x;
+        {
+            double2 r;
+            r.x = (v9_8_8 + v9_9_7 + 0x1p+1 * v9_9_8 + v9_9_9
+                - v10_8_8 + 0x1.8p+1 * v10_9_7 + 0x1p-1 * v10_9_8 + 0x1.8p+1 * v10_9_9) / 0x1.cp+2;
+            r.y = (v9_8_9 + v9_9_8 + 0x1p+1 * v9_9_9 + v9_9_10
+                - v10_8_9 + 0x1.8p+1 * v10_9_8 + 0x1p-1 * v10_9_9 + 0x1.8p+1 * v10_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 2 * s0) = r;
+        }
+        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_8_8 = V11_8_8.x;
+        const double2 V11_9_7 = *(const double2 *)(in + base + 3 * s0 + 1 * s1 + -2);
+        const double v11_9_7 = V11_9_7.y;
+        const double2 V11_9_8 = *(const double2 *)(in + base + 3 * s0 + 1 * s1);
+        const double v11_9_8 = V11_9_8.x;
+        const double v11_9_9 = V11_9_8.y;
+        const double v11_8_9 = V11_8_8.y;
+        const double2 V11_9_9 = *(const double2 *)(in + base + 3 * s0 + 1 * s1 + 2);
+        const double v11_9_10 = V11_9_9.x;
+        {
+            double2 r;
+            r.x = (v10_8_8 + v10_9_7 + 0x1p+1 * v10_9_8 + v10_9_9
+                - v11_8_8 + 0x1.8p+1 * v11_9_7 + 0x1p-1 * v11_9_8 + 0x1.8p+1 * v11_9_9) / 0x1.cp+2;
+            r.y = (v10_8_9 + v10_9_8 + 0x1p+1 * v10_9_9 + v10_9_10
+                - v11_8_9 + 0x1.8p+1 * v11_9_8 + 0x1p-1 * v11_9_9 + 0x1.8p+1 * v11_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 3 * s0) = r;
+        }
+        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_8_8 = V12_8_8.x;
+        const double2 V12_9_7 = *(const double2 *)(in + base + 4 * s0 + 1 * s1 + -2);
+        const double v12_9_7 = V12_9_7.y;
+        const double2 V12_9_8 = *(const double2 *)(in + base + 4 * s0 + 1 * s1);
+        const double v12_9_8 = V12_9_8.x;
+        const double v12_9_9 = V12_9_8.y;
+        const double v12_8_9 = V12_8_8.y;
+        const double2 V12_9_9 = *(const double2 *)(in + base + 4 * s0 + 1 * s1 + 2);
+        const double v12_9_10 = V12_9_9.x;
+        {
+            double2 r;
+            r.x = (v11_8_8 + v11_9_7 + 0x1p+1 * v11_9_8 + v11_9_9
+                - v12_8_8 + 0x1.8p+1 * v12_9_7 + 0x1p-1 * v12_9_8 + 0x1.8p+1 * v12_9_9) / 0x1.cp+2;
+            r.y = (v11_8_9 + v11_9_8 + 0x1p+1 * v11_9_9 + v11_9_10
+                - v12_8_9 + 0x1.8p+1 * v12_9_8 + 0x1p-1 * v12_9_9 + 0x1.8p+1 * v12_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 4 * s0) = r;
+        }
+        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_8_8 = V13_8_8.x;
+        const double2 V13_9_7 = *(const double2 *)(in + base + 5 * s0 + 1 * s1 + -2);
+        const double v13_9_7 = V13_9_7.y;
+        const double2 V13_9_8 = *(const double2 *)(in + base + 5 * s0 + 1 * s1);
+        const double v13_9_8 = V13_9_8.x;
+        const double v13_9_9 = V13_9_8.y;
+        const double v13_8_9 = V13_8_8.y;
+        const double2 V13_9_9 = *(const double2 *)(in + base + 5 * s0 + 1 * s1 + 2);
+        const double v13_9_10 = V13_9_9.x;
+        {
+            double2 r;
+            r.x = (v12_8_8 + v12_9_7 + 0x1p+1 * v12_9_8 + v12_9_9
+                - v13_8_8 + 0x1.8p+1 * v13_9_7 + 0x1p-1 * v13_9_8 + 0x1.8p+1 * v13_9_9) / 0x1.cp+2;
+            r.y = (v12_8_9 + v12_9_8 + 0x1p+1 * v12_9_9 + v12_9_10
+                - v13_8_9 + 0x1.8p+1 * v13_9_8 + 0x1p-1 * v13_9_9 + 0x1.8p+1 * v13_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 5 * s0) = r;
+        }
+        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_8_8 = V14_8_8.x;
+        const double2 V14_9_7 = *(const double2 *)(in + base + 6 * s0 + 1 * s1 + -2);
+        const double v14_9_7 = V14_9_7.y;
+        const double2 V14_9_8 = *(const double2 *)(in + base + 6 * s0 + 1 * s1);
+        const double v14_9_8 = V14_9_8.x;
+        const double v14_9_9 = V14_9_8.y;
+        const double v14_8_9 = V14_8_8.y;
+        const double2 V14_9_9 = *(const double2 *)(in + base + 6 * s0 + 1 * s1 + 2);
+        const double v14_9_10 = V14_9_9.x;
+        {
+            double2 r;
+            r.x = (v13_8_8 + v13_9_7 + 0x1p+1 * v13_9_8 + v13_9_9
+                - v14_8_8 + 0x1.8p+1 * v14_9_7 + 0x1p-1 * v14_9_8 + 0x1.8p+1 * v14_9_9) / 0x1.cp+2;
+            r.y = (v13_8_9 + v13_9_8 + 0x1p+1 * v13_9_9 + v13_9_10
+                - v14_8_9 + 0x1.8p+1 * v14_9_8 + 0x1p-1 * v14_9_9 + 0x1.8p+1 * v14_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 6 * s0) = r;
+        }
+        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_8_8 = V15_8_8.x;
+        const double2 V15_9_7 = *(const double2 *)(in + base + 7 * s0 + 1 * s1 + -2);
+        const double v15_9_7 = V15_9_7.y;
+        const double2 V15_9_8 = *(const double2 *)(in + base + 7 * s0 + 1 * s1);
+        const double v15_9_8 = V15_9_8.x;
+        const double v15_9_9 = V15_9_8.y;
+        const double v15_8_9 = V15_8_8.y;
+        const double2 V15_9_9 = *(const double2 *)(in + base + 7 * s0 + 1 * s1 + 2);
+        const double v15_9_10 = V15_9_9.x;
+        {
+            double2 r;
+            r.x = (v14_8_8 + v14_9_7 + 0x1p+1 * v14_9_8 + v14_9_9
+                - v15_8_8 + 0x1.8p+1 * v15_9_7 + 0x1p-1 * v15_9_8 + 0x1.8p+1 * v15_9_9) / 0x1.cp+2;
+            r.y = (v14_8_9 + v14_9_8 + 0x1p+1 * v14_9_9 + v14_9_10
+                - v15_8_9 + 0x1.8p+1 * v15_9_8 + 0x1p-1 * v15_9_9 + 0x1.8p+1 * v15_9_10) / 0x1.cp+2;
+            *(double2 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 2; j++)
+                if (x + j >= l2 && x + j < h2) {
+                    const long c = i * s0 + y * s1 + x + j;
+                    out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1 * in[c - s0 + s1] + in[c - s0 + s1 + 1]
+                    - in[c] + 0x1.8p+1 * in[c + s1 - 1] + 0x1p-1 * in[c + s1] + 0x1.8p+1 * in[c + s1 + 1]) / 0x1.cp+2;
+                }
+    }
+}
+
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
@@ -674,10 +1957,16 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
     a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(float));
-    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
+    const int vec = stride[0] % 4 == 0 && stride[1] % 4 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 3, 8, vec ? 4 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_box3d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    if (vec)
+    golden_box3d_vf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    else
+    golden_box3d_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -688,10 +1977,16 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[2] != 1) return 1; /* the last dimension must be contiguous */
     a[2] -= kgt_misalign(out, lo, stride, 3, sizeof(double));
-    int ok = kgt_grid(a, hi, 3, 8, blk, &grd);
+    const int vec = stride[0] % 2 == 0 && stride[1] % 2 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 3, 8, vec ? 2 : 1, blk, &grd);
     if (ok <= 0) return ok < 0;
-    golden_box3d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1],
-        lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    if (vec)
+    golden_box3d_vd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    else
+    golden_box3d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
     return KGT_LAUNCH_FAILED();
 }
 
