@@ -16,6 +16,7 @@
 #             equal / balanced / auto shares
 #   kgt       generic vs kgt-specialized kernels on one GPU
 #   kgtwalk   kgt kernels generated with other --walk values (KGT_WALKS), on one GPU
+#   ncukgt    Nsight Compute sections of kgt kernels (KGT_NCU)
 #   peer      tests/mpi/test_skeleton on 3 and 4 ranks (PEER_RANKS) with the CUDA peer path forced
 # JSON lines and logs go to $OUT; a summary is printed last.
 set -u
@@ -187,7 +188,7 @@ step_peer() {
 # kgt --walk: the stencil set generated again with other walks and linked into the benchmark
 # by hand (the build's own copy uses the default walk).
 kgt_variant() { # walk dir
-    $B/kgt/kgt -t host,cuda -w "$1" -p kgt_set -o "$2" tests/kgt/stencil_set.stencil &&
+    ${KGT_BIN:-$B/kgt/kgt} -t host,cuda -w "$1" -p kgt_set -o "$2" tests/kgt/stencil_set.stencil &&
         nvcc -O3 -fmad=false -arch=sm_90 -c "$2/kgt_set.cu" -o "$2/kcu.o" &&
         mpicc -O2 -std=c99 -DKGT_WITH_CUDA -Iinclude -c "$2/kgt_set.c" -o "$2/kc.o" &&
         mpicc -O2 -std=c99 -DBENCH_KGT -Iinclude -Itests/common -I"$2" bench/stencil_bench.c \
@@ -207,6 +208,19 @@ step_kgtwalk() {
         done
     done
     note "kgtwalk: $(wc -l <"$OUT/kgt.jsonl") runs in kgt.jsonl"
+}
+
+# Nsight Compute on the kgt kernels (KGT_NCU: stencils), one launch each after warm-up.
+step_ncukgt() {
+    local s n
+    for s in ${KGT_NCU:-2d4 2d9nc}; do
+        case $s in 2d4) n=32768x32768 ;; 2d*) n=16384x16384 ;; *) n=512x512x512 ;; esac
+        timeout 200 ncu --clock-control none --launch-skip 3 --launch-count 1 -k "regex:${s/-/_}_[kv]" \
+            --section SpeedOfLight --section Occupancy --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section LaunchStats \
+            $B/bench/stencil_bench_kgt -b cuda -S $s -n $n -i 6 -k $s >"$OUT/ncu-$s.log" 2>&1
+        note "ncu $s: rc $? $(grep -E 'Duration|DRAM Throughput|Registers Per|Achieved Occupancy' "$OUT/ncu-$s.log" | tr -s ' ' | tr '\n' ';')"
+    done
 }
 
 for s in "$@"; do "step_$s"; done
