@@ -203,7 +203,7 @@ step_kgtwalk() {
         kgt_variant "$w" "$d" >"$OUT/kgtwalk-build-$w.log" 2>&1 || { note "kgtwalk $w: build FAILED"; tail -5 "$OUT/kgtwalk-build-$w.log"; continue; }
         for s in 2d4 2d9nc 3d7 3d27; do
             case $s in 2d4) n=32768x32768 i=500 ;; 2d*) n=16384x16384 i=500 ;; *) n=512x512x512 i=300 ;; esac
-            "${MPI[@]}" -n 1 "$d/bench" --label "kgt-walk$w" -b cuda -S $s -n $n -i $i -k $s |
+            "${MPI[@]}" -n 1 "$d/bench" --label "${KGT_LABEL:-kgt}-walk$w" -b cuda -S $s -n $n -i $i -k $s |
                 tee -a "$OUT/kgt.jsonl"
         done
     done
