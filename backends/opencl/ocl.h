@@ -12,10 +12,12 @@
 /* How non-contiguous boxes move between device and host (contiguous ones are one plain copy). */
 enum { OCL_COPY_RECT = 0, OCL_COPY_PACK = 1 };
 
-/* A pinned host buffer handed out by host_alloc: the mapped pointer and the buffer behind it. */
-/* Cells of dimension 0 one work-item of the generic kernel computes (STENCIL_WALK). */
-#define OCL_WALK 8
+/* Cells of dimension 0 one work-item of the generic kernel computes (STENCIL_WALK), on GPUs and
+   on CPU devices; STENCIL_OPENCL_WALK overrides both (ocl_build.c). */
+#define OCL_WALK     8
+#define OCL_WALK_CPU 4
 
+/* A pinned host buffer handed out by host_alloc: the mapped pointer and the buffer behind it. */
 typedef struct ocl_pinned {
     void *ptr;
     cl_mem mem;
@@ -44,7 +46,7 @@ typedef struct ocl_impl {
     long stride[SL_D];  /* strides of the local arrays */
     int copy_mode;      /* OCL_COPY_RECT or OCL_COPY_PACK */
     int bounds_all;     /* the update kernel checks all three ids (generic; opted-in named) */
-    int walk;           /* cells of dimension 0 per work-item: OCL_WALK (generic) or 1 (named) */
+    int walk;           /* cells of dimension 0 per work-item (generic: pick_walk; named: 1) */
 } ocl_impl;
 
 extern const sb_ops sb_opencl_ops;

@@ -194,10 +194,30 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
     if (!pro) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the kernel source");
     srcs[2] = pro;
     srcs[3] = sb_ocl_src_generic;
-    o->walk = OCL_WALK; /* generic.cl's STENCIL_WALK default */
-    int rc = build(dev, o, srcs, 4, opts, "generic kernel", &o->prog);
+    char wopts[256];
+    snprintf(wopts, sizeof wopts, "%s -DSTENCIL_WALK=%d", opts, o->walk);
+    int rc = build(dev, o, srcs, 4, wopts, "generic kernel", &o->prog);
     free(pro);
     return rc;
+}
+
+/* Cells of dimension 0 per work-item of the generic kernel: STENCIL_OPENCL_WALK, else
+   OCL_WALK_CPU on CPU devices and OCL_WALK elsewhere. On a GPU the walk keeps the inputs that
+   neighbouring cells share in registers; PoCL vectorises the work-item loop instead, and there a
+   walk of 4 measured best (bench/RESULTS.md, PoCL section). */
+static int pick_walk(sb_dev *dev, ocl_impl *o)
+{
+    const char *env = getenv("STENCIL_OPENCL_WALK");
+    cl_device_type t = 0;
+    clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+    o->walk = (t & CL_DEVICE_TYPE_CPU) ? OCL_WALK_CPU : OCL_WALK;
+    if (!env || !*env) return 0;
+    char *end;
+    long w = strtol(env, &end, 10);
+    if (*end || w < 1 || w > 64)
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: STENCIL_OPENCL_WALK=%s is not 1..64", env);
+    o->walk = (int)w;
+    return 0;
 }
 
 static int make_kernel(sb_dev *dev, cl_program p, const char *name, cl_kernel *k)
@@ -246,7 +266,8 @@ int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a)
     snprintf(opts, sizeof opts, "-Dreal_t=%s -DSTENCIL_DOUBLE=%d -Delem_t=%s%s",
              dbl ? "double" : "float", dbl, dbl ? "ulong" : "uint",
              crdiv ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
-    rc = build_all(dev, o, a, opts);
+    if (!a->named) rc = pick_walk(dev, o);
+    if (!rc) rc = build_all(dev, o, a, opts);
     if (!rc) rc = make_kernel(dev, o->prog, "stencil_update", &o->update);
     if (!rc) rc = make_kernel(dev, o->prog, "sb_pack", &o->pack);
     if (!rc) rc = make_kernel(dev, o->prog, "sb_unpack", &o->unpack);

@@ -11,7 +11,9 @@
  *
  * Each work-item computes STENCIL_WALK consecutive cells of dimension 0 (global id 2 counts
  * walks, not cells): with the offsets compile-time constants and the walk unrolled, the compiler
- * keeps the inputs that neighbouring cells of the walk share in registers.
+ * keeps the inputs that neighbouring cells of the walk share in registers. The backend passes
+ * -DSTENCIL_WALK per device (ocl_build.c: 8 on GPUs, 4 on CPU devices, where PoCL vectorises the
+ * work-item loop instead); 1 is the plain one-cell-per-work-item kernel.
  */
 #ifndef STENCIL_WALK
 #define STENCIL_WALK 8
