@@ -126,7 +126,8 @@ typedef struct stencil_stats {
     int nranks;
     int proc_grid[STENCIL_MAX_DIMS];
     long owned_lo[STENCIL_MAX_DIMS], owned_hi[STENCIL_MAX_DIMS];
-    double weight; /* this rank's share weight */
+    double weight;    /* this rank's share weight */
+    int calib_rounds; /* timed calibration rounds behind the weights (weights auto), else 0 */
     char backend[16];
     char device[64];
     /* Tracing on: each phase's device time summed over the traced iterations (0 when off). */

@@ -98,6 +98,12 @@ int sl_partition_make(sl_partition *p, int ndims, const long gsize[SL_D], const 
                       const double *weights, const int minpart[SL_D], int periodic, char *msg,
                       size_t msglen);
 void sl_partition_free(sl_partition *p);
+/*
+ * The largest relative change of any rank's share (its weight over the sum of the n weights) from
+ * weights a to weights b: max |share_b / share_a - 1|. A NULL a stands for equal shares. Positive
+ * weights expected; 0 when n < 1. Calibration stops re-measuring when this is small.
+ */
+double sl_share_change(const double *a, const double *b, int n);
 void sl_partition_coords(const sl_partition *p, int rank, int c[SL_D]);
 /* Rank at coords c (wrapped when periodic); -1 when c lies outside a non-periodic grid. */
 int sl_partition_rank(const sl_partition *p, const int c[SL_D]);

@@ -218,6 +218,22 @@ void sl_partition_free(sl_partition *p)
     }
 }
 
+double sl_share_change(const double *a, const double *b, int n)
+{
+    double sa = 0.0, sb = 0.0, worst = 0.0;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        sa += a ? a[i] : 1.0;
+        sb += b[i];
+    }
+    for (i = 0; i < n; i++) {
+        double share_a = (a ? a[i] : 1.0) / sa, change = fabs(b[i] / sb / share_a - 1.0);
+        if (change > worst) worst = change;
+    }
+    return worst;
+}
+
 void sl_partition_coords(const sl_partition *p, int rank, int c[SL_D])
 {
     c[2] = rank % p->pgrid[2];

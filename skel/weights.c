@@ -1,13 +1,29 @@
 /*
- * Share weights: given in the options, configured per rank, or measured by a short timed run of
- * each rank's device on an equal share ("auto"). Measured weights are cells per second, so the
- * partition gives each device a share proportional to its speed.
+ * Share weights: given in the options, configured per rank, or measured by short timed runs of
+ * each rank's device ("auto"). Measured weights are cells per second, so the partition gives each
+ * device a share proportional to its speed.
+ *
+ * Calibration runs in rounds. Round 1 times every rank on an equal share. A device's rate depends
+ * on the size of its share (caches, occupancy, launch overhead on small boxes: on the GPU host a
+ * PoCL rank timed 2.8 Gcells/s on a third of a 20480^2 grid and ran at 0.65 on all of it), so each
+ * later round cuts the grid in proportion to the rates just measured and times every rank again
+ * on that share. Rounds stop once no rank's share moves by more than SK_CALIB_CHANGE from the
+ * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last
+ * round's rates are the weights. Every rank decides from the same allgathered rates, so all stop
+ * together. A round costs a device open and kernel build, the allocation and fill of the share,
+ * and the timed updates of measure() (at least 3 updates, else about 0.2 s); ranks wait for the
+ * slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "skel.h"
+
+#define SK_CALIB_ROUNDS 3    /* at most: the equal round and two re-cut ones */
+#define SK_CALIB_MAX    10   /* most rounds STENCIL_CALIBRATION_ROUNDS may ask for */
+#define SK_CALIB_CHANGE 0.05 /* a share moving less than this (relative) is settled */
 
 /* Fills both buffers with a harmless constant so the timing sees ordinary numbers. */
 static int fill(sk_run *r)
@@ -46,6 +62,7 @@ static int measure(sk_run *r, double *rate)
     return 0;
 }
 
+/* Times this rank on the partition of r->weights (NULL: equal shares). */
 static int calibrate(sk_run *r, const long *sizes, const stencil_kernel *named, double *rate)
 {
     *rate = 0;
@@ -65,18 +82,89 @@ static void fix_zero_rates(double *w, int n)
         if (!(w[i] > 0)) w[i] = lo > 0 ? lo : 1.0;
 }
 
+static int verbose(const sk_run *r)
+{
+    return r->rank == 0 && (r->opt.progress > 0 || getenv("STENCIL_VERBOSE"));
+}
+
+static void print_weights(const double *w, int n)
+{
+    for (int i = 0; i < n; i++) fprintf(stderr, " %.4g", w[i]);
+    fprintf(stderr, "\n");
+}
+
 static void report(const sk_run *r, int measured)
 {
-    if (r->rank != 0 || !(r->opt.progress > 0 || getenv("STENCIL_VERBOSE"))) return;
-    fprintf(stderr, "stencil: %s weights:", measured ? "calibrated" : "configured");
-    for (int i = 0; i < r->size; i++) fprintf(stderr, " %.4g", r->weights[i]);
-    fprintf(stderr, "\n");
+    if (!verbose(r)) return;
+    if (measured)
+        fprintf(stderr, "stencil: calibrated weights (%d round%s):", r->stats.calib_rounds,
+                r->stats.calib_rounds == 1 ? "" : "s");
+    else
+        fprintf(stderr, "stencil: configured weights:");
+    print_weights(r->weights, r->size);
+}
+
+/* STENCIL_CALIBRATION_ROUNDS on any rank (the largest wins, so all agree), else SK_CALIB_ROUNDS. */
+static int max_rounds(sk_run *r, int *rounds)
+{
+    const char *env = getenv("STENCIL_CALIBRATION_ROUNDS");
+    int rc = 0, mine = 0;
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        long v = strtol(env, &end, 10);
+        if (errno || *end || v < 1 || v > SK_CALIB_MAX)
+            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EINVAL,
+                         "STENCIL_CALIBRATION_ROUNDS=%s is not 1..%d", env, SK_CALIB_MAX);
+        else
+            mine = (int)v;
+    }
+    if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
+    if (MPI_Allreduce(&mine, rounds, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
+    if (*rounds == 0) *rounds = SK_CALIB_ROUNDS;
+    return 0;
+}
+
+/*
+ * The calibration rounds (see the top of the file): on return r->weights holds the last round's
+ * rates of all ranks and r->stats.calib_rounds the number of rounds.
+ */
+static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *named)
+{
+    int n = r->size, most = 0, rc = max_rounds(r, &most);
+    double *prev = NULL, *w = r->weights;
+    for (int k = 1; !rc && k <= most; k++) {
+        double mine = 0;
+        r->weights = prev; /* the partition this round is timed on */
+        rc = calibrate(r, sizes, named, &mine);
+        r->weights = w;
+        if (!rc && MPI_Allgather(&mine, 1, MPI_DOUBLE, w, 1, MPI_DOUBLE, r->comm) != MPI_SUCCESS)
+            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allgather failed (calibration)");
+        if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) break;
+        fix_zero_rates(w, n);
+        r->stats.calib_rounds = k;
+        double change = sl_share_change(prev, w, n);
+        if (verbose(r)) {
+            fprintf(stderr, "stencil: calibration round %d on %s shares, share change %.1f%%:", k,
+                    prev ? "weighted" : "equal", 100 * change);
+            print_weights(w, n);
+        }
+        if (change <= SK_CALIB_CHANGE || k == most) break;
+        if (!prev && !(prev = malloc(sizeof *prev * (size_t)n)))
+            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", n);
+        rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg);
+        if (!rc) memcpy(prev, w, sizeof *prev * (size_t)n);
+    }
+    free(prev);
+    return rc;
 }
 
 int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named)
 {
     int any_auto = 0, rc = 0;
     double mine = r->cfg.weight;
+    r->stats.calib_rounds = 0;
     r->weights = malloc(sizeof *r->weights * (size_t)r->size);
     if (!r->weights)
         rc = sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", r->size);
@@ -87,14 +175,10 @@ int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named)
     }
     MPI_Allreduce(&r->cfg.weight_auto, &any_auto, 1, MPI_INT, MPI_MAX, r->comm);
     if (any_auto) {
-        double *keep = r->weights;
-        r->weights = NULL; /* calibrate on equal shares */
-        rc = calibrate(r, sizes, named, &mine);
-        r->weights = keep;
-        if (rc) return rc;
+        if ((rc = calibrate_rounds(r, sizes, named))) return rc;
+    } else {
+        MPI_Allgather(&mine, 1, MPI_DOUBLE, r->weights, 1, MPI_DOUBLE, r->comm);
     }
-    MPI_Allgather(&mine, 1, MPI_DOUBLE, r->weights, 1, MPI_DOUBLE, r->comm);
-    if (any_auto) fix_zero_rates(r->weights, r->size);
     int uniform = !any_auto;
     for (int i = 0; uniform && i < r->size; i++) uniform = r->weights[i] == 1.0;
     if (uniform) { /* nothing configured: the plain block distribution */

@@ -148,6 +148,7 @@ START_TEST(config_file_weights)
     long sizes[2] = {60, 20};
     stencil_stats s = run_checked("2d4", sizes, &opt, STENCIL_FLOAT);
     ck_assert(s.weight == (myrank() == 0 ? 3.0 : 1.0));
+    ck_assert_int_eq(s.calib_rounds, 0);
     ck_assert_str_eq(s.backend, "host");
     if (myrank() == 0) unlink(path);
 }
@@ -192,9 +193,15 @@ START_TEST(mixed_host_opencl)
 END_TEST
 #endif
 
-/* Rank 0 computes every update 8 times: calibration must give it the smallest share. */
-START_TEST(auto_calibration)
+/*
+ * Rank 0 computes every update 8 times: calibration must give it the smallest share, whatever the
+ * number of rounds. Round 1 times equal shares, which are far off here (rank 0's share shrinks by
+ * over a third), so by default a second round times the re-cut partition: 2 or 3 rounds, the same
+ * count on every rank. STENCIL_CALIBRATION_ROUNDS=1 keeps round 1 alone.
+ */
+static void calibrated(const char *rounds)
 {
+    setenv("STENCIL_CALIBRATION_ROUNDS", rounds, 1);
     if (myrank() == 0) setenv("STENCIL_HOST_REPEAT", "8", 1);
     stencil_options opt;
     stencil_options_init(&opt);
@@ -203,6 +210,7 @@ START_TEST(auto_calibration)
     long sizes[2] = {600, 400};
     stencil_stats s = run_checked("2d4", sizes, &opt, STENCIL_FLOAT);
     unsetenv("STENCIL_HOST_REPEAT");
+    unsetenv("STENCIL_CALIBRATION_ROUNDS");
     double w0 = s.weight, wmax = 0;
     MPI_Bcast(&w0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Allreduce(&s.weight, &wmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -211,6 +219,38 @@ START_TEST(auto_calibration)
     ck_assert_msg(w0 * 2 < wmax, "slow rank weight %g, fastest %g", w0, wmax);
     if (myrank() != 0)
         ck_assert_msg(mine > cells0, "rank %d owns %ld <= %ld", myrank(), mine, cells0);
+    int lo = 0, hi = 0;
+    MPI_Allreduce(&s.calib_rounds, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&s.calib_rounds, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    ck_assert_int_eq(lo, hi);
+    if (strcmp(rounds, "1") == 0)
+        ck_assert_int_eq(lo, 1);
+    else
+        ck_assert_msg(lo >= 2 && lo <= atoi(rounds), "%d calibration rounds", lo);
+}
+
+START_TEST(auto_calibration)
+{
+    calibrated("1");
+    calibrated("3"); /* the default */
+    calibrated("5");
+}
+END_TEST
+
+/* A malformed round count on one rank is the same error on all. */
+START_TEST(auto_calibration_bad_rounds)
+{
+    if (myrank() == nranks() - 1) setenv("STENCIL_CALIBRATION_ROUNDS", "0", 1);
+    stencil_options opt;
+    stencil_options_init(&opt);
+    opt.backend = "host";
+    opt.weights_auto = 1;
+    long sizes[2] = {60, 40};
+    stencil_desc st;
+    stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &st);
+    int rc = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, 2, NULL, init_cb, NULL, &opt);
+    unsetenv("STENCIL_CALIBRATION_ROUNDS");
+    ck_assert_int_eq(rc, STENCIL_EINVAL);
 }
 END_TEST
 
@@ -230,6 +270,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, mixed_host_opencl);
 #endif
     tcase_add_test(tc, auto_calibration);
+    tcase_add_test(tc, auto_calibration_bad_rounds);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -328,6 +328,21 @@ START_TEST(cuts_weighted)
 }
 END_TEST
 
+/* Share changes as calibration judges them: scale-free, relative to the old share. */
+START_TEST(share_change)
+{
+    double a[3] = {1, 1, 2}, same[3] = {10, 10, 20}, b[3] = {1, 1.5, 1.5}, c[2] = {1, 3};
+
+    ck_assert(sl_share_change(a, same, 3) < 1e-15);
+    ck_assert(sl_share_change(NULL, same + 0, 2) < 1e-15); /* 10:10 is equal shares */
+    /* Shares 1/4 1/4 1/2 -> 1/4 3/8 3/8: rank 1 grows by half, rank 2 shrinks by a quarter. */
+    ck_assert(fabs(sl_share_change(a, b, 3) - 0.5) < 1e-15);
+    /* Equal 1/2 1/2 -> 1/4 3/4: both move by half. */
+    ck_assert(fabs(sl_share_change(NULL, c, 2) - 0.5) < 1e-15);
+    ck_assert(sl_share_change(NULL, c, 0) == 0.0);
+}
+END_TEST
+
 /* Random weights: parts sum to N, are monotone and within one cell of their exact share. */
 START_TEST(cuts_weighted_random)
 {
@@ -586,6 +601,7 @@ int main(void)
     tcase_add_test(tp, cuts_equal);
     tcase_add_test(tp, cuts_weighted);
     tcase_add_test(tp, cuts_weighted_random);
+    tcase_add_test(tp, share_change);
     tcase_add_test(tp, partition_errors);
     tcase_add_test(tp, partition_ranks_owners);
     tcase_add_test(tl, local_self_neighbour);
