@@ -61,10 +61,16 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "typedef hipStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_hip_##t\n"
+                  "#define KGT_WARP warpSize\n"
+                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
+                  "#define KGT_ALL(p) __all(p)\n"
                   "#else\n#include <cuda_runtime.h>\n"
                   "typedef cudaStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_cuda_##t\n"
+                  "#define KGT_WARP 32\n"
+                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
+                  "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n"
                   "#endif\n"
                   "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n\n");
     kgt_printf(b,

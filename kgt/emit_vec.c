@@ -46,33 +46,79 @@ static void x_reach(const kgt_stencil *s, int *lo, int *hi)
     }
 }
 
+/* The neighbour k vectors away, in a name: M1 for -1, P2 for +2. */
+static void kname(kgt_buf *b, int k)
+{
+    kgt_printf(b, "%c%d", k < 0 ? 'M' : 'P', abs(k));
+}
+
+/* Declares the thread's own vector of one row once: V<row>_<y>. */
+static void emit_center(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int row,
+                        int y, unsigned char *seen)
+{
+    size_t key = (size_t)(row * V_SIDE + y) * V_K + V_K / 2;
+    if (seen[key]) return;
+    seen[key] = 1;
+    kgt_printf(b, "        const %s V%d_%d = *(const %s *)(in + base + %d * s0", vname[dbl], row, y,
+               vname[dbl], u + off[0]);
+    if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
+    kgt_printf(b, ");\n");
+}
+
+/* Declares the edge lanes' load of the vector k away once: E<row>_<y>_<k>. */
+static void emit_edge(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int row,
+                      int y, int k, unsigned char *seen)
+{
+    size_t key = (size_t)(row * V_SIDE + y) * V_K + (size_t)(k + V_K / 2);
+    if (seen[key]) return;
+    seen[key] = 1;
+    kgt_printf(b, "        const %s E%d_%d_", vname[dbl], row, y);
+    kname(b, k);
+    kgt_printf(b, " = *(const %s *)(in + base + %d * s0", vname[dbl], u + off[0]);
+    if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
+    kgt_printf(b, " + eo");
+    kname(b, k);
+    kgt_printf(b, ");\n");
+}
+
 /*
- * Names input cell (row u + off[0], y off[1], x = xpos from the vector's start): a component of
- * one aligned vector load, each vector and each name declared once per walk.
+ * Names input cell (row u + off[0], y off[1], x = xpos from the thread's vector): a component
+ * of its own vector, or of the vector k lanes away by a shuffle; the lanes at the warp's edge
+ * take that one from their edge load instead. Each name is declared once per walk.
  */
 static void emit_vload(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int xpos,
                        unsigned char *seen)
 {
-    int last = s->ndims - 1, vw = vw_of(dbl), k = floordiv(xpos, vw);
+    int last = s->ndims - 1, vw = vw_of(dbl), k = floordiv(xpos, vw), c = xpos - k * vw;
     int row = u + off[0] + KGT_MAX_RADIUS, y = (s->ndims == 3 ? off[1] : 0) + KGT_MAX_RADIUS;
-    size_t vkey = (size_t)(row * V_SIDE + y) * V_K + (size_t)(k + V_K / 2);
     size_t ckey = (size_t)V_ROWS * V_SIDE * V_K + (size_t)(row * V_SIDE + y) * V_X +
                   (size_t)(xpos + KGT_MAX_RADIUS);
+    int o[3] = {off[0], off[1], off[2]};
     if (seen[ckey]) return;
     seen[ckey] = 1;
-    if (!seen[vkey]) {
-        seen[vkey] = 1;
-        kgt_printf(b, "        const %s V%d_%d_%d = *(const %s *)(in + base + %d * s0", vname[dbl],
-                   row, y, k + V_K / 2, vname[dbl], u + off[0]);
-        if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
-        if (k) kgt_printf(b, " + %d", k * vw);
-        kgt_printf(b, ");\n");
-    }
-    int o[3] = {off[0], off[1], off[2]};
     o[last] = xpos;
+    emit_center(b, s, dbl, u, off, row, y, seen);
+    if (!k) {
+        kgt_printf(b, "        const %s ", tname[dbl]);
+        kgt_temp(b, u, o);
+        kgt_printf(b, " = V%d_%d.%c;\n", row, y, "xyzw"[c]);
+        return;
+    }
+    emit_edge(b, s, dbl, u, off, row, y, k, seen);
+    kgt_printf(b, "        const %s s", tname[dbl]);
+    kgt_temp(b, u, o);
+    kgt_printf(b, " = KGT_SHFL(V%d_%d.%c, lane %c %d);\n", row, y, "xyzw"[c], k < 0 ? '-' : '+',
+               abs(k));
     kgt_printf(b, "        const %s ", tname[dbl]);
     kgt_temp(b, u, o);
-    kgt_printf(b, " = V%d_%d_%d.%c;\n", row, y, k + V_K / 2, "xyzw"[xpos - k * vw]);
+    if (k < 0)
+        kgt_printf(b, " = lane < %d ? E%d_%d_", -k, row, y);
+    else
+        kgt_printf(b, " = lane >= KGT_WARP - %d ? E%d_%d_", k, row, y);
+    kname(b, k);
+    kgt_printf(b, ".%c : s", "xyzw"[c]);
+    kgt_temp(b, u, o);
+    kgt_printf(b, ";\n");
 }
 
 /* The unrolled walk: per row, the loads its cells need, then one vector of results. */
@@ -98,23 +144,43 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
     }
 }
 
-/* Rows the walk does not cover, and vectors at the box's edges: cell by cell. */
+/*
+ * Warps with a lane outside the vector path (the box's edges, its last rows): cell by cell,
+ * lane after lane, so these warps still move whole lines.
+ */
 static void emit_vrest(kgt_buf *b, const kgt_stencil *s, int dbl, const char *lx, const char *hx,
                        int walk)
 {
     char wrap[40];
-    kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0};
+    kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0};
     if (s->ndims > 2) ix.stride[1] = "s1";
     kgt_printf(b,
-               "        const long iend = i0 + %d < h0 ? i0 + %d : h0;\n"
+               "        const long iend = i0 + %d < h0 ? i0 + %d : h0, x0 = x - (long)lane * %d;\n"
                "        for (long i = i0; i < iend; i++)\n"
-               "            for (int j = 0; j < %d; j++)\n"
-               "                if (x + j >= %s && x + j < %s) {\n"
-               "                    const long c = i * s0 + y * s1 + x + j;\n"
+               "            for (int j = 0; j < %d; j++) {\n"
+               "                const long xc = x0 + (long)j * KGT_WARP + lane;\n"
+               "                if (xc >= %s && xc < %s) {\n"
+               "                    const long c = i * s0 + y * s1 + xc;\n"
                "                    out[c] = ",
-               walk, walk, vw_of(dbl), lx, hx);
+               walk, walk, vw_of(dbl), vw_of(dbl), lx, hx);
     kgt_emit_expr(b, s, dbl, &ix);
-    kgt_printf(b, ";\n                }\n");
+    kgt_printf(b, ";\n                }\n            }\n");
+}
+
+/* Per neighbour k: where a lane's edge load reads, from its x (edge lanes: their own
+   neighbour; the others: the same vector as the nearest edge lane, so the load adds nothing). */
+static void emit_edge_offsets(kgt_buf *b, int kmin, int kmax, int vw)
+{
+    for (int k = kmin; k <= kmax; k++) {
+        if (!k) continue;
+        kgt_printf(b, "    const long eo");
+        kname(b, k);
+        if (k < 0)
+            kgt_printf(b, " = (lane < %d ? %d : %d - lane) * %d;\n", -k, k, k, vw);
+        else
+            kgt_printf(b, " = (lane >= KGT_WARP - %d ? %d : KGT_WARP - 1 + %d - lane) * %d;\n", k,
+                       k, k, vw);
+    }
 }
 
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
@@ -140,13 +206,16 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
                    "    const long i0 = l0 + (long)blockIdx.z * %d;\n"
                    "    if (y >= h1) return;\n",
                    walk);
-    /* The whole vector in the box, and every vector it loads inside the rows' readable part. */
+    /* ok: the lane's vector in the box, its neighbours' inside the rows' readable part. */
     kgt_printf(b,
                "    if (i0 >= h0) return;\n"
+               "    const int lane = (int)(threadIdx.x %% KGT_WARP);\n"
                "    const long base = i0 * s0 + y * s1 + x;\n"
-               "    if (i0 + %d <= h0 && x >= %s && x + %d <= %s && x - %d >= %s - %d &&\n"
-               "        x + %d <= %s - 1 + %d) {\n",
-               walk, lx, vw, hx, -kmin * vw, lx, rlo, kmax * vw + vw - 1, hx, rhi);
+               "    const int ok = x >= %s && x + %d <= %s && x - %d >= %s - %d &&\n"
+               "                   x + %d <= %s - 1 + %d;\n",
+               lx, vw, hx, -kmin * vw, lx, rlo, kmax * vw + vw - 1, hx, rhi);
+    emit_edge_offsets(b, kmin, kmax, vw);
+    kgt_printf(b, "    if (i0 + %d <= h0 && KGT_ALL(ok)) {\n", walk);
     emit_vwalk(b, s, dbl, walk);
     kgt_printf(b, "    } else {\n");
     emit_vrest(b, s, dbl, lx, hx, walk);

@@ -10,11 +10,17 @@
 typedef hipStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_hip_##t
+#define KGT_WARP warpSize
+#define KGT_SHFL(v, src) __shfl((v), (src))
+#define KGT_ALL(p) __all(p)
 #else
 #include <cuda_runtime.h>
 typedef cudaStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_cuda_##t
+#define KGT_WARP 32
+#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
+#define KGT_ALL(p) __all_sync(0xffffffffu, (p))
 #endif
 #define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
@@ -163,28 +169,34 @@ static __global__ void __launch_bounds__(256)
     const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l1 && x + 4 <= h1 && x - 4 >= l1 - 1 &&
-        x + 7 <= h1 - 1 + 1) {
-        const float4 V7_8_8 = *(const float4 *)(in + base + -1 * s0);
-        const float v7_8_8 = V7_8_8.x;
-        const float4 V8_8_7 = *(const float4 *)(in + base + 0 * s0 + -4);
-        const float v8_7_8 = V8_8_7.w;
-        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
-        const float v8_9_8 = V8_8_8.y;
-        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
-        const float v9_8_8 = V9_8_8.x;
-        const float v7_9_8 = V7_8_8.y;
-        const float v8_8_8 = V8_8_8.x;
-        const float v8_10_8 = V8_8_8.z;
-        const float v9_9_8 = V9_8_8.y;
-        const float v7_10_8 = V7_8_8.z;
-        const float v8_11_8 = V8_8_8.w;
-        const float v9_10_8 = V9_8_8.z;
-        const float v7_11_8 = V7_8_8.w;
-        const float4 V8_8_9 = *(const float4 *)(in + base + 0 * s0 + 4);
-        const float v8_12_8 = V8_8_9.x;
-        const float v9_11_8 = V9_8_8.w;
+    const int ok = x >= l1 && x + 4 <= h1 && x - 4 >= l1 - 1 &&
+                   x + 7 <= h1 - 1 + 1;
+    const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 4;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 4;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const float4 V7_8 = *(const float4 *)(in + base + -1 * s0);
+        const float v7_8_8 = V7_8.x;
+        const float4 V8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float4 E8_8_M1 = *(const float4 *)(in + base + 0 * s0 + eoM1);
+        const float sv8_7_8 = KGT_SHFL(V8_8.w, lane - 1);
+        const float v8_7_8 = lane < 1 ? E8_8_M1.w : sv8_7_8;
+        const float v8_9_8 = V8_8.y;
+        const float4 V9_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_8_8 = V9_8.x;
+        const float v7_9_8 = V7_8.y;
+        const float v8_8_8 = V8_8.x;
+        const float v8_10_8 = V8_8.z;
+        const float v9_9_8 = V9_8.y;
+        const float v7_10_8 = V7_8.z;
+        const float v8_11_8 = V8_8.w;
+        const float v9_10_8 = V9_8.z;
+        const float v7_11_8 = V7_8.w;
+        const float4 E8_8_P1 = *(const float4 *)(in + base + 0 * s0 + eoP1);
+        const float sv8_12_8 = KGT_SHFL(V8_8.x, lane + 1);
+        const float v8_12_8 = lane >= KGT_WARP - 1 ? E8_8_P1.x : sv8_12_8;
+        const float v9_11_8 = V9_8.w;
         {
             float4 r;
             r.x = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2f;
@@ -193,15 +205,17 @@ static __global__ void __launch_bounds__(256)
             r.w = (v7_11_8 + v8_10_8 + v8_12_8 + v9_11_8) * 0x1p-2f;
             *(float4 *)(out + base + 0 * s0) = r;
         }
-        const float4 V9_8_7 = *(const float4 *)(in + base + 1 * s0 + -4);
-        const float v9_7_8 = V9_8_7.w;
-        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
-        const float v10_8_8 = V10_8_8.x;
-        const float v10_9_8 = V10_8_8.y;
-        const float v10_10_8 = V10_8_8.z;
-        const float4 V9_8_9 = *(const float4 *)(in + base + 1 * s0 + 4);
-        const float v9_12_8 = V9_8_9.x;
-        const float v10_11_8 = V10_8_8.w;
+        const float4 E9_8_M1 = *(const float4 *)(in + base + 1 * s0 + eoM1);
+        const float sv9_7_8 = KGT_SHFL(V9_8.w, lane - 1);
+        const float v9_7_8 = lane < 1 ? E9_8_M1.w : sv9_7_8;
+        const float4 V10_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_8_8 = V10_8.x;
+        const float v10_9_8 = V10_8.y;
+        const float v10_10_8 = V10_8.z;
+        const float4 E9_8_P1 = *(const float4 *)(in + base + 1 * s0 + eoP1);
+        const float sv9_12_8 = KGT_SHFL(V9_8.x, lane + 1);
+        const float v9_12_8 = lane >= KGT_WARP - 1 ? E9_8_P1.x : sv9_12_8;
+        const float v10_11_8 = V10_8.w;
         {
             float4 r;
             r.x = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2f;
@@ -210,15 +224,17 @@ static __global__ void __launch_bounds__(256)
             r.w = (v8_11_8 + v9_10_8 + v9_12_8 + v10_11_8) * 0x1p-2f;
             *(float4 *)(out + base + 1 * s0) = r;
         }
-        const float4 V10_8_7 = *(const float4 *)(in + base + 2 * s0 + -4);
-        const float v10_7_8 = V10_8_7.w;
-        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
-        const float v11_8_8 = V11_8_8.x;
-        const float v11_9_8 = V11_8_8.y;
-        const float v11_10_8 = V11_8_8.z;
-        const float4 V10_8_9 = *(const float4 *)(in + base + 2 * s0 + 4);
-        const float v10_12_8 = V10_8_9.x;
-        const float v11_11_8 = V11_8_8.w;
+        const float4 E10_8_M1 = *(const float4 *)(in + base + 2 * s0 + eoM1);
+        const float sv10_7_8 = KGT_SHFL(V10_8.w, lane - 1);
+        const float v10_7_8 = lane < 1 ? E10_8_M1.w : sv10_7_8;
+        const float4 V11_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_8_8 = V11_8.x;
+        const float v11_9_8 = V11_8.y;
+        const float v11_10_8 = V11_8.z;
+        const float4 E10_8_P1 = *(const float4 *)(in + base + 2 * s0 + eoP1);
+        const float sv10_12_8 = KGT_SHFL(V10_8.x, lane + 1);
+        const float v10_12_8 = lane >= KGT_WARP - 1 ? E10_8_P1.x : sv10_12_8;
+        const float v11_11_8 = V11_8.w;
         {
             float4 r;
             r.x = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2f;
@@ -227,15 +243,17 @@ static __global__ void __launch_bounds__(256)
             r.w = (v9_11_8 + v10_10_8 + v10_12_8 + v11_11_8) * 0x1p-2f;
             *(float4 *)(out + base + 2 * s0) = r;
         }
-        const float4 V11_8_7 = *(const float4 *)(in + base + 3 * s0 + -4);
-        const float v11_7_8 = V11_8_7.w;
-        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
-        const float v12_8_8 = V12_8_8.x;
-        const float v12_9_8 = V12_8_8.y;
-        const float v12_10_8 = V12_8_8.z;
-        const float4 V11_8_9 = *(const float4 *)(in + base + 3 * s0 + 4);
-        const float v11_12_8 = V11_8_9.x;
-        const float v12_11_8 = V12_8_8.w;
+        const float4 E11_8_M1 = *(const float4 *)(in + base + 3 * s0 + eoM1);
+        const float sv11_7_8 = KGT_SHFL(V11_8.w, lane - 1);
+        const float v11_7_8 = lane < 1 ? E11_8_M1.w : sv11_7_8;
+        const float4 V12_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_8_8 = V12_8.x;
+        const float v12_9_8 = V12_8.y;
+        const float v12_10_8 = V12_8.z;
+        const float4 E11_8_P1 = *(const float4 *)(in + base + 3 * s0 + eoP1);
+        const float sv11_12_8 = KGT_SHFL(V11_8.x, lane + 1);
+        const float v11_12_8 = lane >= KGT_WARP - 1 ? E11_8_P1.x : sv11_12_8;
+        const float v12_11_8 = V12_8.w;
         {
             float4 r;
             r.x = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2f;
@@ -244,15 +262,17 @@ static __global__ void __launch_bounds__(256)
             r.w = (v10_11_8 + v11_10_8 + v11_12_8 + v12_11_8) * 0x1p-2f;
             *(float4 *)(out + base + 3 * s0) = r;
         }
-        const float4 V12_8_7 = *(const float4 *)(in + base + 4 * s0 + -4);
-        const float v12_7_8 = V12_8_7.w;
-        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
-        const float v13_8_8 = V13_8_8.x;
-        const float v13_9_8 = V13_8_8.y;
-        const float v13_10_8 = V13_8_8.z;
-        const float4 V12_8_9 = *(const float4 *)(in + base + 4 * s0 + 4);
-        const float v12_12_8 = V12_8_9.x;
-        const float v13_11_8 = V13_8_8.w;
+        const float4 E12_8_M1 = *(const float4 *)(in + base + 4 * s0 + eoM1);
+        const float sv12_7_8 = KGT_SHFL(V12_8.w, lane - 1);
+        const float v12_7_8 = lane < 1 ? E12_8_M1.w : sv12_7_8;
+        const float4 V13_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_8_8 = V13_8.x;
+        const float v13_9_8 = V13_8.y;
+        const float v13_10_8 = V13_8.z;
+        const float4 E12_8_P1 = *(const float4 *)(in + base + 4 * s0 + eoP1);
+        const float sv12_12_8 = KGT_SHFL(V12_8.x, lane + 1);
+        const float v12_12_8 = lane >= KGT_WARP - 1 ? E12_8_P1.x : sv12_12_8;
+        const float v13_11_8 = V13_8.w;
         {
             float4 r;
             r.x = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2f;
@@ -261,15 +281,17 @@ static __global__ void __launch_bounds__(256)
             r.w = (v11_11_8 + v12_10_8 + v12_12_8 + v13_11_8) * 0x1p-2f;
             *(float4 *)(out + base + 4 * s0) = r;
         }
-        const float4 V13_8_7 = *(const float4 *)(in + base + 5 * s0 + -4);
-        const float v13_7_8 = V13_8_7.w;
-        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
-        const float v14_8_8 = V14_8_8.x;
-        const float v14_9_8 = V14_8_8.y;
-        const float v14_10_8 = V14_8_8.z;
-        const float4 V13_8_9 = *(const float4 *)(in + base + 5 * s0 + 4);
-        const float v13_12_8 = V13_8_9.x;
-        const float v14_11_8 = V14_8_8.w;
+        const float4 E13_8_M1 = *(const float4 *)(in + base + 5 * s0 + eoM1);
+        const float sv13_7_8 = KGT_SHFL(V13_8.w, lane - 1);
+        const float v13_7_8 = lane < 1 ? E13_8_M1.w : sv13_7_8;
+        const float4 V14_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_8_8 = V14_8.x;
+        const float v14_9_8 = V14_8.y;
+        const float v14_10_8 = V14_8.z;
+        const float4 E13_8_P1 = *(const float4 *)(in + base + 5 * s0 + eoP1);
+        const float sv13_12_8 = KGT_SHFL(V13_8.x, lane + 1);
+        const float v13_12_8 = lane >= KGT_WARP - 1 ? E13_8_P1.x : sv13_12_8;
+        const float v14_11_8 = V14_8.w;
         {
             float4 r;
             r.x = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2f;
@@ -278,15 +300,17 @@ static __global__ void __launch_bounds__(256)
             r.w = (v12_11_8 + v13_10_8 + v13_12_8 + v14_11_8) * 0x1p-2f;
             *(float4 *)(out + base + 5 * s0) = r;
         }
-        const float4 V14_8_7 = *(const float4 *)(in + base + 6 * s0 + -4);
-        const float v14_7_8 = V14_8_7.w;
-        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
-        const float v15_8_8 = V15_8_8.x;
-        const float v15_9_8 = V15_8_8.y;
-        const float v15_10_8 = V15_8_8.z;
-        const float4 V14_8_9 = *(const float4 *)(in + base + 6 * s0 + 4);
-        const float v14_12_8 = V14_8_9.x;
-        const float v15_11_8 = V15_8_8.w;
+        const float4 E14_8_M1 = *(const float4 *)(in + base + 6 * s0 + eoM1);
+        const float sv14_7_8 = KGT_SHFL(V14_8.w, lane - 1);
+        const float v14_7_8 = lane < 1 ? E14_8_M1.w : sv14_7_8;
+        const float4 V15_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_8_8 = V15_8.x;
+        const float v15_9_8 = V15_8.y;
+        const float v15_10_8 = V15_8.z;
+        const float4 E14_8_P1 = *(const float4 *)(in + base + 6 * s0 + eoP1);
+        const float sv14_12_8 = KGT_SHFL(V14_8.x, lane + 1);
+        const float v14_12_8 = lane >= KGT_WARP - 1 ? E14_8_P1.x : sv14_12_8;
+        const float v15_11_8 = V15_8.w;
         {
             float4 r;
             r.x = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2f;
@@ -295,15 +319,17 @@ static __global__ void __launch_bounds__(256)
             r.w = (v13_11_8 + v14_10_8 + v14_12_8 + v15_11_8) * 0x1p-2f;
             *(float4 *)(out + base + 6 * s0) = r;
         }
-        const float4 V15_8_7 = *(const float4 *)(in + base + 7 * s0 + -4);
-        const float v15_7_8 = V15_8_7.w;
-        const float4 V16_8_8 = *(const float4 *)(in + base + 8 * s0);
-        const float v16_8_8 = V16_8_8.x;
-        const float v16_9_8 = V16_8_8.y;
-        const float v16_10_8 = V16_8_8.z;
-        const float4 V15_8_9 = *(const float4 *)(in + base + 7 * s0 + 4);
-        const float v15_12_8 = V15_8_9.x;
-        const float v16_11_8 = V16_8_8.w;
+        const float4 E15_8_M1 = *(const float4 *)(in + base + 7 * s0 + eoM1);
+        const float sv15_7_8 = KGT_SHFL(V15_8.w, lane - 1);
+        const float v15_7_8 = lane < 1 ? E15_8_M1.w : sv15_7_8;
+        const float4 V16_8 = *(const float4 *)(in + base + 8 * s0);
+        const float v16_8_8 = V16_8.x;
+        const float v16_9_8 = V16_8.y;
+        const float v16_10_8 = V16_8.z;
+        const float4 E15_8_P1 = *(const float4 *)(in + base + 7 * s0 + eoP1);
+        const float sv15_12_8 = KGT_SHFL(V15_8.x, lane + 1);
+        const float v15_12_8 = lane >= KGT_WARP - 1 ? E15_8_P1.x : sv15_12_8;
+        const float v16_11_8 = V16_8.w;
         {
             float4 r;
             r.x = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2f;
@@ -313,13 +339,15 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 4;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 4; j++)
-                if (x + j >= l1 && x + j < h1) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 4; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l1 && xc < h1) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2f;
                 }
+            }
     }
 }
 
@@ -331,113 +359,133 @@ static __global__ void __launch_bounds__(256)
     const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l1 && x + 2 <= h1 && x - 2 >= l1 - 1 &&
-        x + 3 <= h1 - 1 + 1) {
-        const double2 V7_8_8 = *(const double2 *)(in + base + -1 * s0);
-        const double v7_8_8 = V7_8_8.x;
-        const double2 V8_8_7 = *(const double2 *)(in + base + 0 * s0 + -2);
-        const double v8_7_8 = V8_8_7.y;
-        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
-        const double v8_9_8 = V8_8_8.y;
-        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
-        const double v9_8_8 = V9_8_8.x;
-        const double v7_9_8 = V7_8_8.y;
-        const double v8_8_8 = V8_8_8.x;
-        const double2 V8_8_9 = *(const double2 *)(in + base + 0 * s0 + 2);
-        const double v8_10_8 = V8_8_9.x;
-        const double v9_9_8 = V9_8_8.y;
+    const int ok = x >= l1 && x + 2 <= h1 && x - 2 >= l1 - 1 &&
+                   x + 3 <= h1 - 1 + 1;
+    const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 2;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 2;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const double2 V7_8 = *(const double2 *)(in + base + -1 * s0);
+        const double v7_8_8 = V7_8.x;
+        const double2 V8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double2 E8_8_M1 = *(const double2 *)(in + base + 0 * s0 + eoM1);
+        const double sv8_7_8 = KGT_SHFL(V8_8.y, lane - 1);
+        const double v8_7_8 = lane < 1 ? E8_8_M1.y : sv8_7_8;
+        const double v8_9_8 = V8_8.y;
+        const double2 V9_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_8_8 = V9_8.x;
+        const double v7_9_8 = V7_8.y;
+        const double v8_8_8 = V8_8.x;
+        const double2 E8_8_P1 = *(const double2 *)(in + base + 0 * s0 + eoP1);
+        const double sv8_10_8 = KGT_SHFL(V8_8.x, lane + 1);
+        const double v8_10_8 = lane >= KGT_WARP - 1 ? E8_8_P1.x : sv8_10_8;
+        const double v9_9_8 = V9_8.y;
         {
             double2 r;
             r.x = (v7_8_8 + v8_7_8 + v8_9_8 + v9_8_8) * 0x1p-2;
             r.y = (v7_9_8 + v8_8_8 + v8_10_8 + v9_9_8) * 0x1p-2;
             *(double2 *)(out + base + 0 * s0) = r;
         }
-        const double2 V9_8_7 = *(const double2 *)(in + base + 1 * s0 + -2);
-        const double v9_7_8 = V9_8_7.y;
-        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
-        const double v10_8_8 = V10_8_8.x;
-        const double2 V9_8_9 = *(const double2 *)(in + base + 1 * s0 + 2);
-        const double v9_10_8 = V9_8_9.x;
-        const double v10_9_8 = V10_8_8.y;
+        const double2 E9_8_M1 = *(const double2 *)(in + base + 1 * s0 + eoM1);
+        const double sv9_7_8 = KGT_SHFL(V9_8.y, lane - 1);
+        const double v9_7_8 = lane < 1 ? E9_8_M1.y : sv9_7_8;
+        const double2 V10_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_8_8 = V10_8.x;
+        const double2 E9_8_P1 = *(const double2 *)(in + base + 1 * s0 + eoP1);
+        const double sv9_10_8 = KGT_SHFL(V9_8.x, lane + 1);
+        const double v9_10_8 = lane >= KGT_WARP - 1 ? E9_8_P1.x : sv9_10_8;
+        const double v10_9_8 = V10_8.y;
         {
             double2 r;
             r.x = (v8_8_8 + v9_7_8 + v9_9_8 + v10_8_8) * 0x1p-2;
             r.y = (v8_9_8 + v9_8_8 + v9_10_8 + v10_9_8) * 0x1p-2;
             *(double2 *)(out + base + 1 * s0) = r;
         }
-        const double2 V10_8_7 = *(const double2 *)(in + base + 2 * s0 + -2);
-        const double v10_7_8 = V10_8_7.y;
-        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
-        const double v11_8_8 = V11_8_8.x;
-        const double2 V10_8_9 = *(const double2 *)(in + base + 2 * s0 + 2);
-        const double v10_10_8 = V10_8_9.x;
-        const double v11_9_8 = V11_8_8.y;
+        const double2 E10_8_M1 = *(const double2 *)(in + base + 2 * s0 + eoM1);
+        const double sv10_7_8 = KGT_SHFL(V10_8.y, lane - 1);
+        const double v10_7_8 = lane < 1 ? E10_8_M1.y : sv10_7_8;
+        const double2 V11_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_8_8 = V11_8.x;
+        const double2 E10_8_P1 = *(const double2 *)(in + base + 2 * s0 + eoP1);
+        const double sv10_10_8 = KGT_SHFL(V10_8.x, lane + 1);
+        const double v10_10_8 = lane >= KGT_WARP - 1 ? E10_8_P1.x : sv10_10_8;
+        const double v11_9_8 = V11_8.y;
         {
             double2 r;
             r.x = (v9_8_8 + v10_7_8 + v10_9_8 + v11_8_8) * 0x1p-2;
             r.y = (v9_9_8 + v10_8_8 + v10_10_8 + v11_9_8) * 0x1p-2;
             *(double2 *)(out + base + 2 * s0) = r;
         }
-        const double2 V11_8_7 = *(const double2 *)(in + base + 3 * s0 + -2);
-        const double v11_7_8 = V11_8_7.y;
-        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
-        const double v12_8_8 = V12_8_8.x;
-        const double2 V11_8_9 = *(const double2 *)(in + base + 3 * s0 + 2);
-        const double v11_10_8 = V11_8_9.x;
-        const double v12_9_8 = V12_8_8.y;
+        const double2 E11_8_M1 = *(const double2 *)(in + base + 3 * s0 + eoM1);
+        const double sv11_7_8 = KGT_SHFL(V11_8.y, lane - 1);
+        const double v11_7_8 = lane < 1 ? E11_8_M1.y : sv11_7_8;
+        const double2 V12_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_8_8 = V12_8.x;
+        const double2 E11_8_P1 = *(const double2 *)(in + base + 3 * s0 + eoP1);
+        const double sv11_10_8 = KGT_SHFL(V11_8.x, lane + 1);
+        const double v11_10_8 = lane >= KGT_WARP - 1 ? E11_8_P1.x : sv11_10_8;
+        const double v12_9_8 = V12_8.y;
         {
             double2 r;
             r.x = (v10_8_8 + v11_7_8 + v11_9_8 + v12_8_8) * 0x1p-2;
             r.y = (v10_9_8 + v11_8_8 + v11_10_8 + v12_9_8) * 0x1p-2;
             *(double2 *)(out + base + 3 * s0) = r;
         }
-        const double2 V12_8_7 = *(const double2 *)(in + base + 4 * s0 + -2);
-        const double v12_7_8 = V12_8_7.y;
-        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
-        const double v13_8_8 = V13_8_8.x;
-        const double2 V12_8_9 = *(const double2 *)(in + base + 4 * s0 + 2);
-        const double v12_10_8 = V12_8_9.x;
-        const double v13_9_8 = V13_8_8.y;
+        const double2 E12_8_M1 = *(const double2 *)(in + base + 4 * s0 + eoM1);
+        const double sv12_7_8 = KGT_SHFL(V12_8.y, lane - 1);
+        const double v12_7_8 = lane < 1 ? E12_8_M1.y : sv12_7_8;
+        const double2 V13_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_8_8 = V13_8.x;
+        const double2 E12_8_P1 = *(const double2 *)(in + base + 4 * s0 + eoP1);
+        const double sv12_10_8 = KGT_SHFL(V12_8.x, lane + 1);
+        const double v12_10_8 = lane >= KGT_WARP - 1 ? E12_8_P1.x : sv12_10_8;
+        const double v13_9_8 = V13_8.y;
         {
             double2 r;
             r.x = (v11_8_8 + v12_7_8 + v12_9_8 + v13_8_8) * 0x1p-2;
             r.y = (v11_9_8 + v12_8_8 + v12_10_8 + v13_9_8) * 0x1p-2;
             *(double2 *)(out + base + 4 * s0) = r;
         }
-        const double2 V13_8_7 = *(const double2 *)(in + base + 5 * s0 + -2);
-        const double v13_7_8 = V13_8_7.y;
-        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
-        const double v14_8_8 = V14_8_8.x;
-        const double2 V13_8_9 = *(const double2 *)(in + base + 5 * s0 + 2);
-        const double v13_10_8 = V13_8_9.x;
-        const double v14_9_8 = V14_8_8.y;
+        const double2 E13_8_M1 = *(const double2 *)(in + base + 5 * s0 + eoM1);
+        const double sv13_7_8 = KGT_SHFL(V13_8.y, lane - 1);
+        const double v13_7_8 = lane < 1 ? E13_8_M1.y : sv13_7_8;
+        const double2 V14_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_8_8 = V14_8.x;
+        const double2 E13_8_P1 = *(const double2 *)(in + base + 5 * s0 + eoP1);
+        const double sv13_10_8 = KGT_SHFL(V13_8.x, lane + 1);
+        const double v13_10_8 = lane >= KGT_WARP - 1 ? E13_8_P1.x : sv13_10_8;
+        const double v14_9_8 = V14_8.y;
         {
             double2 r;
             r.x = (v12_8_8 + v13_7_8 + v13_9_8 + v14_8_8) * 0x1p-2;
             r.y = (v12_9_8 + v13_8_8 + v13_10_8 + v14_9_8) * 0x1p-2;
             *(double2 *)(out + base + 5 * s0) = r;
         }
-        const double2 V14_8_7 = *(const double2 *)(in + base + 6 * s0 + -2);
-        const double v14_7_8 = V14_8_7.y;
-        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
-        const double v15_8_8 = V15_8_8.x;
-        const double2 V14_8_9 = *(const double2 *)(in + base + 6 * s0 + 2);
-        const double v14_10_8 = V14_8_9.x;
-        const double v15_9_8 = V15_8_8.y;
+        const double2 E14_8_M1 = *(const double2 *)(in + base + 6 * s0 + eoM1);
+        const double sv14_7_8 = KGT_SHFL(V14_8.y, lane - 1);
+        const double v14_7_8 = lane < 1 ? E14_8_M1.y : sv14_7_8;
+        const double2 V15_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_8_8 = V15_8.x;
+        const double2 E14_8_P1 = *(const double2 *)(in + base + 6 * s0 + eoP1);
+        const double sv14_10_8 = KGT_SHFL(V14_8.x, lane + 1);
+        const double v14_10_8 = lane >= KGT_WARP - 1 ? E14_8_P1.x : sv14_10_8;
+        const double v15_9_8 = V15_8.y;
         {
             double2 r;
             r.x = (v13_8_8 + v14_7_8 + v14_9_8 + v15_8_8) * 0x1p-2;
             r.y = (v13_9_8 + v14_8_8 + v14_10_8 + v15_9_8) * 0x1p-2;
             *(double2 *)(out + base + 6 * s0) = r;
         }
-        const double2 V15_8_7 = *(const double2 *)(in + base + 7 * s0 + -2);
-        const double v15_7_8 = V15_8_7.y;
-        const double2 V16_8_8 = *(const double2 *)(in + base + 8 * s0);
-        const double v16_8_8 = V16_8_8.x;
-        const double2 V15_8_9 = *(const double2 *)(in + base + 7 * s0 + 2);
-        const double v15_10_8 = V15_8_9.x;
-        const double v16_9_8 = V16_8_8.y;
+        const double2 E15_8_M1 = *(const double2 *)(in + base + 7 * s0 + eoM1);
+        const double sv15_7_8 = KGT_SHFL(V15_8.y, lane - 1);
+        const double v15_7_8 = lane < 1 ? E15_8_M1.y : sv15_7_8;
+        const double2 V16_8 = *(const double2 *)(in + base + 8 * s0);
+        const double v16_8_8 = V16_8.x;
+        const double2 E15_8_P1 = *(const double2 *)(in + base + 7 * s0 + eoP1);
+        const double sv15_10_8 = KGT_SHFL(V15_8.x, lane + 1);
+        const double v15_10_8 = lane >= KGT_WARP - 1 ? E15_8_P1.x : sv15_10_8;
+        const double v16_9_8 = V16_8.y;
         {
             double2 r;
             r.x = (v14_8_8 + v15_7_8 + v15_9_8 + v16_8_8) * 0x1p-2;
@@ -445,13 +493,15 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 2;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 2; j++)
-                if (x + j >= l1 && x + j < h1) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 2; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l1 && xc < h1) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2;
                 }
+            }
     }
 }
 
@@ -643,22 +693,27 @@ static __global__ void __launch_bounds__(256)
     const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l1 && x + 4 <= h1 && x - 0 >= l1 - 0 &&
-        x + 7 <= h1 - 1 + 1) {
-        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
-        const float v8_8_8 = V8_8_8.x;
-        const float v8_9_8 = V8_8_8.y;
-        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
-        const float v9_9_8 = V9_8_8.y;
-        const float v8_10_8 = V8_8_8.z;
-        const float v9_10_8 = V9_8_8.z;
-        const float v8_11_8 = V8_8_8.w;
-        const float v9_11_8 = V9_8_8.w;
-        const float4 V8_8_9 = *(const float4 *)(in + base + 0 * s0 + 4);
-        const float v8_12_8 = V8_8_9.x;
-        const float4 V9_8_9 = *(const float4 *)(in + base + 1 * s0 + 4);
-        const float v9_12_8 = V9_8_9.x;
+    const int ok = x >= l1 && x + 4 <= h1 && x - 0 >= l1 - 0 &&
+                   x + 7 <= h1 - 1 + 1;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 4;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const float4 V8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float v8_8_8 = V8_8.x;
+        const float v8_9_8 = V8_8.y;
+        const float4 V9_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_9_8 = V9_8.y;
+        const float v8_10_8 = V8_8.z;
+        const float v9_10_8 = V9_8.z;
+        const float v8_11_8 = V8_8.w;
+        const float v9_11_8 = V9_8.w;
+        const float4 E8_8_P1 = *(const float4 *)(in + base + 0 * s0 + eoP1);
+        const float sv8_12_8 = KGT_SHFL(V8_8.x, lane + 1);
+        const float v8_12_8 = lane >= KGT_WARP - 1 ? E8_8_P1.x : sv8_12_8;
+        const float4 E9_8_P1 = *(const float4 *)(in + base + 1 * s0 + eoP1);
+        const float sv9_12_8 = KGT_SHFL(V9_8.x, lane + 1);
+        const float v9_12_8 = lane >= KGT_WARP - 1 ? E9_8_P1.x : sv9_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v8_8_8 - v8_9_8 + v9_9_8;
@@ -667,13 +722,14 @@ static __global__ void __launch_bounds__(256)
             r.w = 0x1.99999ap-4f * v8_11_8 - v8_12_8 + v9_12_8;
             *(float4 *)(out + base + 0 * s0) = r;
         }
-        const float v9_8_8 = V9_8_8.x;
-        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
-        const float v10_9_8 = V10_8_8.y;
-        const float v10_10_8 = V10_8_8.z;
-        const float v10_11_8 = V10_8_8.w;
-        const float4 V10_8_9 = *(const float4 *)(in + base + 2 * s0 + 4);
-        const float v10_12_8 = V10_8_9.x;
+        const float v9_8_8 = V9_8.x;
+        const float4 V10_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_9_8 = V10_8.y;
+        const float v10_10_8 = V10_8.z;
+        const float v10_11_8 = V10_8.w;
+        const float4 E10_8_P1 = *(const float4 *)(in + base + 2 * s0 + eoP1);
+        const float sv10_12_8 = KGT_SHFL(V10_8.x, lane + 1);
+        const float v10_12_8 = lane >= KGT_WARP - 1 ? E10_8_P1.x : sv10_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v9_8_8 - v9_9_8 + v10_9_8;
@@ -682,13 +738,14 @@ static __global__ void __launch_bounds__(256)
             r.w = 0x1.99999ap-4f * v9_11_8 - v9_12_8 + v10_12_8;
             *(float4 *)(out + base + 1 * s0) = r;
         }
-        const float v10_8_8 = V10_8_8.x;
-        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
-        const float v11_9_8 = V11_8_8.y;
-        const float v11_10_8 = V11_8_8.z;
-        const float v11_11_8 = V11_8_8.w;
-        const float4 V11_8_9 = *(const float4 *)(in + base + 3 * s0 + 4);
-        const float v11_12_8 = V11_8_9.x;
+        const float v10_8_8 = V10_8.x;
+        const float4 V11_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_9_8 = V11_8.y;
+        const float v11_10_8 = V11_8.z;
+        const float v11_11_8 = V11_8.w;
+        const float4 E11_8_P1 = *(const float4 *)(in + base + 3 * s0 + eoP1);
+        const float sv11_12_8 = KGT_SHFL(V11_8.x, lane + 1);
+        const float v11_12_8 = lane >= KGT_WARP - 1 ? E11_8_P1.x : sv11_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v10_8_8 - v10_9_8 + v11_9_8;
@@ -697,13 +754,14 @@ static __global__ void __launch_bounds__(256)
             r.w = 0x1.99999ap-4f * v10_11_8 - v10_12_8 + v11_12_8;
             *(float4 *)(out + base + 2 * s0) = r;
         }
-        const float v11_8_8 = V11_8_8.x;
-        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
-        const float v12_9_8 = V12_8_8.y;
-        const float v12_10_8 = V12_8_8.z;
-        const float v12_11_8 = V12_8_8.w;
-        const float4 V12_8_9 = *(const float4 *)(in + base + 4 * s0 + 4);
-        const float v12_12_8 = V12_8_9.x;
+        const float v11_8_8 = V11_8.x;
+        const float4 V12_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_9_8 = V12_8.y;
+        const float v12_10_8 = V12_8.z;
+        const float v12_11_8 = V12_8.w;
+        const float4 E12_8_P1 = *(const float4 *)(in + base + 4 * s0 + eoP1);
+        const float sv12_12_8 = KGT_SHFL(V12_8.x, lane + 1);
+        const float v12_12_8 = lane >= KGT_WARP - 1 ? E12_8_P1.x : sv12_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v11_8_8 - v11_9_8 + v12_9_8;
@@ -712,13 +770,14 @@ static __global__ void __launch_bounds__(256)
             r.w = 0x1.99999ap-4f * v11_11_8 - v11_12_8 + v12_12_8;
             *(float4 *)(out + base + 3 * s0) = r;
         }
-        const float v12_8_8 = V12_8_8.x;
-        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
-        const float v13_9_8 = V13_8_8.y;
-        const float v13_10_8 = V13_8_8.z;
-        const float v13_11_8 = V13_8_8.w;
-        const float4 V13_8_9 = *(const float4 *)(in + base + 5 * s0 + 4);
-        const float v13_12_8 = V13_8_9.x;
+        const float v12_8_8 = V12_8.x;
+        const float4 V13_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_9_8 = V13_8.y;
+        const float v13_10_8 = V13_8.z;
+        const float v13_11_8 = V13_8.w;
+        const float4 E13_8_P1 = *(const float4 *)(in + base + 5 * s0 + eoP1);
+        const float sv13_12_8 = KGT_SHFL(V13_8.x, lane + 1);
+        const float v13_12_8 = lane >= KGT_WARP - 1 ? E13_8_P1.x : sv13_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v12_8_8 - v12_9_8 + v13_9_8;
@@ -727,13 +786,14 @@ static __global__ void __launch_bounds__(256)
             r.w = 0x1.99999ap-4f * v12_11_8 - v12_12_8 + v13_12_8;
             *(float4 *)(out + base + 4 * s0) = r;
         }
-        const float v13_8_8 = V13_8_8.x;
-        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
-        const float v14_9_8 = V14_8_8.y;
-        const float v14_10_8 = V14_8_8.z;
-        const float v14_11_8 = V14_8_8.w;
-        const float4 V14_8_9 = *(const float4 *)(in + base + 6 * s0 + 4);
-        const float v14_12_8 = V14_8_9.x;
+        const float v13_8_8 = V13_8.x;
+        const float4 V14_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_9_8 = V14_8.y;
+        const float v14_10_8 = V14_8.z;
+        const float v14_11_8 = V14_8.w;
+        const float4 E14_8_P1 = *(const float4 *)(in + base + 6 * s0 + eoP1);
+        const float sv14_12_8 = KGT_SHFL(V14_8.x, lane + 1);
+        const float v14_12_8 = lane >= KGT_WARP - 1 ? E14_8_P1.x : sv14_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v13_8_8 - v13_9_8 + v14_9_8;
@@ -742,13 +802,14 @@ static __global__ void __launch_bounds__(256)
             r.w = 0x1.99999ap-4f * v13_11_8 - v13_12_8 + v14_12_8;
             *(float4 *)(out + base + 5 * s0) = r;
         }
-        const float v14_8_8 = V14_8_8.x;
-        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
-        const float v15_9_8 = V15_8_8.y;
-        const float v15_10_8 = V15_8_8.z;
-        const float v15_11_8 = V15_8_8.w;
-        const float4 V15_8_9 = *(const float4 *)(in + base + 7 * s0 + 4);
-        const float v15_12_8 = V15_8_9.x;
+        const float v14_8_8 = V14_8.x;
+        const float4 V15_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_9_8 = V15_8.y;
+        const float v15_10_8 = V15_8.z;
+        const float v15_11_8 = V15_8.w;
+        const float4 E15_8_P1 = *(const float4 *)(in + base + 7 * s0 + eoP1);
+        const float sv15_12_8 = KGT_SHFL(V15_8.x, lane + 1);
+        const float v15_12_8 = lane >= KGT_WARP - 1 ? E15_8_P1.x : sv15_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v14_8_8 - v14_9_8 + v15_9_8;
@@ -757,13 +818,14 @@ static __global__ void __launch_bounds__(256)
             r.w = 0x1.99999ap-4f * v14_11_8 - v14_12_8 + v15_12_8;
             *(float4 *)(out + base + 6 * s0) = r;
         }
-        const float v15_8_8 = V15_8_8.x;
-        const float4 V16_8_8 = *(const float4 *)(in + base + 8 * s0);
-        const float v16_9_8 = V16_8_8.y;
-        const float v16_10_8 = V16_8_8.z;
-        const float v16_11_8 = V16_8_8.w;
-        const float4 V16_8_9 = *(const float4 *)(in + base + 8 * s0 + 4);
-        const float v16_12_8 = V16_8_9.x;
+        const float v15_8_8 = V15_8.x;
+        const float4 V16_8 = *(const float4 *)(in + base + 8 * s0);
+        const float v16_9_8 = V16_8.y;
+        const float v16_10_8 = V16_8.z;
+        const float v16_11_8 = V16_8.w;
+        const float4 E16_8_P1 = *(const float4 *)(in + base + 8 * s0 + eoP1);
+        const float sv16_12_8 = KGT_SHFL(V16_8.x, lane + 1);
+        const float v16_12_8 = lane >= KGT_WARP - 1 ? E16_8_P1.x : sv16_12_8;
         {
             float4 r;
             r.x = 0x1.99999ap-4f * v15_8_8 - v15_9_8 + v16_9_8;
@@ -773,13 +835,15 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 4;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 4; j++)
-                if (x + j >= l1 && x + j < h1) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 4; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l1 && xc < h1) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = 0x1.99999ap-4f * in[c] - in[c + 1] + in[c + s0 + 1];
                 }
+            }
     }
 }
 
@@ -791,95 +855,107 @@ static __global__ void __launch_bounds__(256)
     const long y = 0, i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l1 && x + 2 <= h1 && x - 0 >= l1 - 0 &&
-        x + 3 <= h1 - 1 + 1) {
-        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
-        const double v8_8_8 = V8_8_8.x;
-        const double v8_9_8 = V8_8_8.y;
-        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
-        const double v9_9_8 = V9_8_8.y;
-        const double2 V8_8_9 = *(const double2 *)(in + base + 0 * s0 + 2);
-        const double v8_10_8 = V8_8_9.x;
-        const double2 V9_8_9 = *(const double2 *)(in + base + 1 * s0 + 2);
-        const double v9_10_8 = V9_8_9.x;
+    const int ok = x >= l1 && x + 2 <= h1 && x - 0 >= l1 - 0 &&
+                   x + 3 <= h1 - 1 + 1;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 2;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const double2 V8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double v8_8_8 = V8_8.x;
+        const double v8_9_8 = V8_8.y;
+        const double2 V9_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_9_8 = V9_8.y;
+        const double2 E8_8_P1 = *(const double2 *)(in + base + 0 * s0 + eoP1);
+        const double sv8_10_8 = KGT_SHFL(V8_8.x, lane + 1);
+        const double v8_10_8 = lane >= KGT_WARP - 1 ? E8_8_P1.x : sv8_10_8;
+        const double2 E9_8_P1 = *(const double2 *)(in + base + 1 * s0 + eoP1);
+        const double sv9_10_8 = KGT_SHFL(V9_8.x, lane + 1);
+        const double v9_10_8 = lane >= KGT_WARP - 1 ? E9_8_P1.x : sv9_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v8_8_8 - v8_9_8 + 0x1.0000002af31dcp+0 * v9_9_8;
             r.y = 0x1.999999999999ap-4 * v8_9_8 - v8_10_8 + 0x1.0000002af31dcp+0 * v9_10_8;
             *(double2 *)(out + base + 0 * s0) = r;
         }
-        const double v9_8_8 = V9_8_8.x;
-        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
-        const double v10_9_8 = V10_8_8.y;
-        const double2 V10_8_9 = *(const double2 *)(in + base + 2 * s0 + 2);
-        const double v10_10_8 = V10_8_9.x;
+        const double v9_8_8 = V9_8.x;
+        const double2 V10_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_9_8 = V10_8.y;
+        const double2 E10_8_P1 = *(const double2 *)(in + base + 2 * s0 + eoP1);
+        const double sv10_10_8 = KGT_SHFL(V10_8.x, lane + 1);
+        const double v10_10_8 = lane >= KGT_WARP - 1 ? E10_8_P1.x : sv10_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v9_8_8 - v9_9_8 + 0x1.0000002af31dcp+0 * v10_9_8;
             r.y = 0x1.999999999999ap-4 * v9_9_8 - v9_10_8 + 0x1.0000002af31dcp+0 * v10_10_8;
             *(double2 *)(out + base + 1 * s0) = r;
         }
-        const double v10_8_8 = V10_8_8.x;
-        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
-        const double v11_9_8 = V11_8_8.y;
-        const double2 V11_8_9 = *(const double2 *)(in + base + 3 * s0 + 2);
-        const double v11_10_8 = V11_8_9.x;
+        const double v10_8_8 = V10_8.x;
+        const double2 V11_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_9_8 = V11_8.y;
+        const double2 E11_8_P1 = *(const double2 *)(in + base + 3 * s0 + eoP1);
+        const double sv11_10_8 = KGT_SHFL(V11_8.x, lane + 1);
+        const double v11_10_8 = lane >= KGT_WARP - 1 ? E11_8_P1.x : sv11_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v10_8_8 - v10_9_8 + 0x1.0000002af31dcp+0 * v11_9_8;
             r.y = 0x1.999999999999ap-4 * v10_9_8 - v10_10_8 + 0x1.0000002af31dcp+0 * v11_10_8;
             *(double2 *)(out + base + 2 * s0) = r;
         }
-        const double v11_8_8 = V11_8_8.x;
-        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
-        const double v12_9_8 = V12_8_8.y;
-        const double2 V12_8_9 = *(const double2 *)(in + base + 4 * s0 + 2);
-        const double v12_10_8 = V12_8_9.x;
+        const double v11_8_8 = V11_8.x;
+        const double2 V12_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_9_8 = V12_8.y;
+        const double2 E12_8_P1 = *(const double2 *)(in + base + 4 * s0 + eoP1);
+        const double sv12_10_8 = KGT_SHFL(V12_8.x, lane + 1);
+        const double v12_10_8 = lane >= KGT_WARP - 1 ? E12_8_P1.x : sv12_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v11_8_8 - v11_9_8 + 0x1.0000002af31dcp+0 * v12_9_8;
             r.y = 0x1.999999999999ap-4 * v11_9_8 - v11_10_8 + 0x1.0000002af31dcp+0 * v12_10_8;
             *(double2 *)(out + base + 3 * s0) = r;
         }
-        const double v12_8_8 = V12_8_8.x;
-        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
-        const double v13_9_8 = V13_8_8.y;
-        const double2 V13_8_9 = *(const double2 *)(in + base + 5 * s0 + 2);
-        const double v13_10_8 = V13_8_9.x;
+        const double v12_8_8 = V12_8.x;
+        const double2 V13_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_9_8 = V13_8.y;
+        const double2 E13_8_P1 = *(const double2 *)(in + base + 5 * s0 + eoP1);
+        const double sv13_10_8 = KGT_SHFL(V13_8.x, lane + 1);
+        const double v13_10_8 = lane >= KGT_WARP - 1 ? E13_8_P1.x : sv13_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v12_8_8 - v12_9_8 + 0x1.0000002af31dcp+0 * v13_9_8;
             r.y = 0x1.999999999999ap-4 * v12_9_8 - v12_10_8 + 0x1.0000002af31dcp+0 * v13_10_8;
             *(double2 *)(out + base + 4 * s0) = r;
         }
-        const double v13_8_8 = V13_8_8.x;
-        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
-        const double v14_9_8 = V14_8_8.y;
-        const double2 V14_8_9 = *(const double2 *)(in + base + 6 * s0 + 2);
-        const double v14_10_8 = V14_8_9.x;
+        const double v13_8_8 = V13_8.x;
+        const double2 V14_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_9_8 = V14_8.y;
+        const double2 E14_8_P1 = *(const double2 *)(in + base + 6 * s0 + eoP1);
+        const double sv14_10_8 = KGT_SHFL(V14_8.x, lane + 1);
+        const double v14_10_8 = lane >= KGT_WARP - 1 ? E14_8_P1.x : sv14_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v13_8_8 - v13_9_8 + 0x1.0000002af31dcp+0 * v14_9_8;
             r.y = 0x1.999999999999ap-4 * v13_9_8 - v13_10_8 + 0x1.0000002af31dcp+0 * v14_10_8;
             *(double2 *)(out + base + 5 * s0) = r;
         }
-        const double v14_8_8 = V14_8_8.x;
-        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
-        const double v15_9_8 = V15_8_8.y;
-        const double2 V15_8_9 = *(const double2 *)(in + base + 7 * s0 + 2);
-        const double v15_10_8 = V15_8_9.x;
+        const double v14_8_8 = V14_8.x;
+        const double2 V15_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_9_8 = V15_8.y;
+        const double2 E15_8_P1 = *(const double2 *)(in + base + 7 * s0 + eoP1);
+        const double sv15_10_8 = KGT_SHFL(V15_8.x, lane + 1);
+        const double v15_10_8 = lane >= KGT_WARP - 1 ? E15_8_P1.x : sv15_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v14_8_8 - v14_9_8 + 0x1.0000002af31dcp+0 * v15_9_8;
             r.y = 0x1.999999999999ap-4 * v14_9_8 - v14_10_8 + 0x1.0000002af31dcp+0 * v15_10_8;
             *(double2 *)(out + base + 6 * s0) = r;
         }
-        const double v15_8_8 = V15_8_8.x;
-        const double2 V16_8_8 = *(const double2 *)(in + base + 8 * s0);
-        const double v16_9_8 = V16_8_8.y;
-        const double2 V16_8_9 = *(const double2 *)(in + base + 8 * s0 + 2);
-        const double v16_10_8 = V16_8_9.x;
+        const double v15_8_8 = V15_8.x;
+        const double2 V16_8 = *(const double2 *)(in + base + 8 * s0);
+        const double v16_9_8 = V16_8.y;
+        const double2 E16_8_P1 = *(const double2 *)(in + base + 8 * s0 + eoP1);
+        const double sv16_10_8 = KGT_SHFL(V16_8.x, lane + 1);
+        const double v16_10_8 = lane >= KGT_WARP - 1 ? E16_8_P1.x : sv16_10_8;
         {
             double2 r;
             r.x = 0x1.999999999999ap-4 * v15_8_8 - v15_9_8 + 0x1.0000002af31dcp+0 * v16_9_8;
@@ -887,13 +963,15 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 2;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 2; j++)
-                if (x + j >= l1 && x + j < h1) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 2; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l1 && xc < h1) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = 0x1.999999999999ap-4 * in[c] - in[c + 1] + 0x1.0000002af31dcp+0 * in[c + s0 + 1];
                 }
+            }
     }
 }
 
@@ -1036,20 +1114,24 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.z * 8;
     if (y >= h1) return;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l2 && x + 4 <= h2 && x - 0 >= l2 - 0 &&
-        x + 7 <= h2 - 1 + 1) {
-        const float4 V7_8_8 = *(const float4 *)(in + base + -1 * s0);
-        const float v7_8_8 = V7_8_8.x;
-        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
-        const float v8_8_9 = V8_8_8.y;
-        const float v7_8_9 = V7_8_8.y;
-        const float v8_8_10 = V8_8_8.z;
-        const float v7_8_10 = V7_8_8.z;
-        const float v8_8_11 = V8_8_8.w;
-        const float v7_8_11 = V7_8_8.w;
-        const float4 V8_8_9 = *(const float4 *)(in + base + 0 * s0 + 4);
-        const float v8_8_12 = V8_8_9.x;
+    const int ok = x >= l2 && x + 4 <= h2 && x - 0 >= l2 - 0 &&
+                   x + 7 <= h2 - 1 + 1;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 4;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const float4 V7_8 = *(const float4 *)(in + base + -1 * s0);
+        const float v7_8_8 = V7_8.x;
+        const float4 V8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float v8_8_9 = V8_8.y;
+        const float v7_8_9 = V7_8.y;
+        const float v8_8_10 = V8_8.z;
+        const float v7_8_10 = V7_8.z;
+        const float v8_8_11 = V8_8.w;
+        const float v7_8_11 = V7_8.w;
+        const float4 E8_8_P1 = *(const float4 *)(in + base + 0 * s0 + eoP1);
+        const float sv8_8_12 = KGT_SHFL(V8_8.x, lane + 1);
+        const float v8_8_12 = lane >= KGT_WARP - 1 ? E8_8_P1.x : sv8_8_12;
         {
             float4 r;
             r.x = (-v7_8_8 + v8_8_9) * -0x1p-2f;
@@ -1058,13 +1140,14 @@ static __global__ void __launch_bounds__(256)
             r.w = (-v7_8_11 + v8_8_12) * -0x1p-2f;
             *(float4 *)(out + base + 0 * s0) = r;
         }
-        const float v8_8_8 = V8_8_8.x;
-        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
-        const float v9_8_9 = V9_8_8.y;
-        const float v9_8_10 = V9_8_8.z;
-        const float v9_8_11 = V9_8_8.w;
-        const float4 V9_8_9 = *(const float4 *)(in + base + 1 * s0 + 4);
-        const float v9_8_12 = V9_8_9.x;
+        const float v8_8_8 = V8_8.x;
+        const float4 V9_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_8_9 = V9_8.y;
+        const float v9_8_10 = V9_8.z;
+        const float v9_8_11 = V9_8.w;
+        const float4 E9_8_P1 = *(const float4 *)(in + base + 1 * s0 + eoP1);
+        const float sv9_8_12 = KGT_SHFL(V9_8.x, lane + 1);
+        const float v9_8_12 = lane >= KGT_WARP - 1 ? E9_8_P1.x : sv9_8_12;
         {
             float4 r;
             r.x = (-v8_8_8 + v9_8_9) * -0x1p-2f;
@@ -1073,13 +1156,14 @@ static __global__ void __launch_bounds__(256)
             r.w = (-v8_8_11 + v9_8_12) * -0x1p-2f;
             *(float4 *)(out + base + 1 * s0) = r;
         }
-        const float v9_8_8 = V9_8_8.x;
-        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
-        const float v10_8_9 = V10_8_8.y;
-        const float v10_8_10 = V10_8_8.z;
-        const float v10_8_11 = V10_8_8.w;
-        const float4 V10_8_9 = *(const float4 *)(in + base + 2 * s0 + 4);
-        const float v10_8_12 = V10_8_9.x;
+        const float v9_8_8 = V9_8.x;
+        const float4 V10_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_8_9 = V10_8.y;
+        const float v10_8_10 = V10_8.z;
+        const float v10_8_11 = V10_8.w;
+        const float4 E10_8_P1 = *(const float4 *)(in + base + 2 * s0 + eoP1);
+        const float sv10_8_12 = KGT_SHFL(V10_8.x, lane + 1);
+        const float v10_8_12 = lane >= KGT_WARP - 1 ? E10_8_P1.x : sv10_8_12;
         {
             float4 r;
             r.x = (-v9_8_8 + v10_8_9) * -0x1p-2f;
@@ -1088,13 +1172,14 @@ static __global__ void __launch_bounds__(256)
             r.w = (-v9_8_11 + v10_8_12) * -0x1p-2f;
             *(float4 *)(out + base + 2 * s0) = r;
         }
-        const float v10_8_8 = V10_8_8.x;
-        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
-        const float v11_8_9 = V11_8_8.y;
-        const float v11_8_10 = V11_8_8.z;
-        const float v11_8_11 = V11_8_8.w;
-        const float4 V11_8_9 = *(const float4 *)(in + base + 3 * s0 + 4);
-        const float v11_8_12 = V11_8_9.x;
+        const float v10_8_8 = V10_8.x;
+        const float4 V11_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_8_9 = V11_8.y;
+        const float v11_8_10 = V11_8.z;
+        const float v11_8_11 = V11_8.w;
+        const float4 E11_8_P1 = *(const float4 *)(in + base + 3 * s0 + eoP1);
+        const float sv11_8_12 = KGT_SHFL(V11_8.x, lane + 1);
+        const float v11_8_12 = lane >= KGT_WARP - 1 ? E11_8_P1.x : sv11_8_12;
         {
             float4 r;
             r.x = (-v10_8_8 + v11_8_9) * -0x1p-2f;
@@ -1103,13 +1188,14 @@ static __global__ void __launch_bounds__(256)
             r.w = (-v10_8_11 + v11_8_12) * -0x1p-2f;
             *(float4 *)(out + base + 3 * s0) = r;
         }
-        const float v11_8_8 = V11_8_8.x;
-        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
-        const float v12_8_9 = V12_8_8.y;
-        const float v12_8_10 = V12_8_8.z;
-        const float v12_8_11 = V12_8_8.w;
-        const float4 V12_8_9 = *(const float4 *)(in + base + 4 * s0 + 4);
-        const float v12_8_12 = V12_8_9.x;
+        const float v11_8_8 = V11_8.x;
+        const float4 V12_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_8_9 = V12_8.y;
+        const float v12_8_10 = V12_8.z;
+        const float v12_8_11 = V12_8.w;
+        const float4 E12_8_P1 = *(const float4 *)(in + base + 4 * s0 + eoP1);
+        const float sv12_8_12 = KGT_SHFL(V12_8.x, lane + 1);
+        const float v12_8_12 = lane >= KGT_WARP - 1 ? E12_8_P1.x : sv12_8_12;
         {
             float4 r;
             r.x = (-v11_8_8 + v12_8_9) * -0x1p-2f;
@@ -1118,13 +1204,14 @@ static __global__ void __launch_bounds__(256)
             r.w = (-v11_8_11 + v12_8_12) * -0x1p-2f;
             *(float4 *)(out + base + 4 * s0) = r;
         }
-        const float v12_8_8 = V12_8_8.x;
-        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
-        const float v13_8_9 = V13_8_8.y;
-        const float v13_8_10 = V13_8_8.z;
-        const float v13_8_11 = V13_8_8.w;
-        const float4 V13_8_9 = *(const float4 *)(in + base + 5 * s0 + 4);
-        const float v13_8_12 = V13_8_9.x;
+        const float v12_8_8 = V12_8.x;
+        const float4 V13_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_8_9 = V13_8.y;
+        const float v13_8_10 = V13_8.z;
+        const float v13_8_11 = V13_8.w;
+        const float4 E13_8_P1 = *(const float4 *)(in + base + 5 * s0 + eoP1);
+        const float sv13_8_12 = KGT_SHFL(V13_8.x, lane + 1);
+        const float v13_8_12 = lane >= KGT_WARP - 1 ? E13_8_P1.x : sv13_8_12;
         {
             float4 r;
             r.x = (-v12_8_8 + v13_8_9) * -0x1p-2f;
@@ -1133,13 +1220,14 @@ static __global__ void __launch_bounds__(256)
             r.w = (-v12_8_11 + v13_8_12) * -0x1p-2f;
             *(float4 *)(out + base + 5 * s0) = r;
         }
-        const float v13_8_8 = V13_8_8.x;
-        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
-        const float v14_8_9 = V14_8_8.y;
-        const float v14_8_10 = V14_8_8.z;
-        const float v14_8_11 = V14_8_8.w;
-        const float4 V14_8_9 = *(const float4 *)(in + base + 6 * s0 + 4);
-        const float v14_8_12 = V14_8_9.x;
+        const float v13_8_8 = V13_8.x;
+        const float4 V14_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_8_9 = V14_8.y;
+        const float v14_8_10 = V14_8.z;
+        const float v14_8_11 = V14_8.w;
+        const float4 E14_8_P1 = *(const float4 *)(in + base + 6 * s0 + eoP1);
+        const float sv14_8_12 = KGT_SHFL(V14_8.x, lane + 1);
+        const float v14_8_12 = lane >= KGT_WARP - 1 ? E14_8_P1.x : sv14_8_12;
         {
             float4 r;
             r.x = (-v13_8_8 + v14_8_9) * -0x1p-2f;
@@ -1148,13 +1236,14 @@ static __global__ void __launch_bounds__(256)
             r.w = (-v13_8_11 + v14_8_12) * -0x1p-2f;
             *(float4 *)(out + base + 6 * s0) = r;
         }
-        const float v14_8_8 = V14_8_8.x;
-        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
-        const float v15_8_9 = V15_8_8.y;
-        const float v15_8_10 = V15_8_8.z;
-        const float v15_8_11 = V15_8_8.w;
-        const float4 V15_8_9 = *(const float4 *)(in + base + 7 * s0 + 4);
-        const float v15_8_12 = V15_8_9.x;
+        const float v14_8_8 = V14_8.x;
+        const float4 V15_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_8_9 = V15_8.y;
+        const float v15_8_10 = V15_8.z;
+        const float v15_8_11 = V15_8.w;
+        const float4 E15_8_P1 = *(const float4 *)(in + base + 7 * s0 + eoP1);
+        const float sv15_8_12 = KGT_SHFL(V15_8.x, lane + 1);
+        const float v15_8_12 = lane >= KGT_WARP - 1 ? E15_8_P1.x : sv15_8_12;
         {
             float4 r;
             r.x = (-v14_8_8 + v15_8_9) * -0x1p-2f;
@@ -1164,13 +1253,15 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 4;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 4; j++)
-                if (x + j >= l2 && x + j < h2) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 4; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l2 && xc < h2) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2f;
                 }
+            }
     }
 }
 
@@ -1183,93 +1274,104 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.z * 8;
     if (y >= h1) return;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l2 && x + 2 <= h2 && x - 0 >= l2 - 0 &&
-        x + 3 <= h2 - 1 + 1) {
-        const double2 V7_8_8 = *(const double2 *)(in + base + -1 * s0);
-        const double v7_8_8 = V7_8_8.x;
-        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
-        const double v8_8_9 = V8_8_8.y;
-        const double v7_8_9 = V7_8_8.y;
-        const double2 V8_8_9 = *(const double2 *)(in + base + 0 * s0 + 2);
-        const double v8_8_10 = V8_8_9.x;
+    const int ok = x >= l2 && x + 2 <= h2 && x - 0 >= l2 - 0 &&
+                   x + 3 <= h2 - 1 + 1;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 2;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const double2 V7_8 = *(const double2 *)(in + base + -1 * s0);
+        const double v7_8_8 = V7_8.x;
+        const double2 V8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double v8_8_9 = V8_8.y;
+        const double v7_8_9 = V7_8.y;
+        const double2 E8_8_P1 = *(const double2 *)(in + base + 0 * s0 + eoP1);
+        const double sv8_8_10 = KGT_SHFL(V8_8.x, lane + 1);
+        const double v8_8_10 = lane >= KGT_WARP - 1 ? E8_8_P1.x : sv8_8_10;
         {
             double2 r;
             r.x = (-v7_8_8 + v8_8_9) * -0x1p-2;
             r.y = (-v7_8_9 + v8_8_10) * -0x1p-2;
             *(double2 *)(out + base + 0 * s0) = r;
         }
-        const double v8_8_8 = V8_8_8.x;
-        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
-        const double v9_8_9 = V9_8_8.y;
-        const double2 V9_8_9 = *(const double2 *)(in + base + 1 * s0 + 2);
-        const double v9_8_10 = V9_8_9.x;
+        const double v8_8_8 = V8_8.x;
+        const double2 V9_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_8_9 = V9_8.y;
+        const double2 E9_8_P1 = *(const double2 *)(in + base + 1 * s0 + eoP1);
+        const double sv9_8_10 = KGT_SHFL(V9_8.x, lane + 1);
+        const double v9_8_10 = lane >= KGT_WARP - 1 ? E9_8_P1.x : sv9_8_10;
         {
             double2 r;
             r.x = (-v8_8_8 + v9_8_9) * -0x1p-2;
             r.y = (-v8_8_9 + v9_8_10) * -0x1p-2;
             *(double2 *)(out + base + 1 * s0) = r;
         }
-        const double v9_8_8 = V9_8_8.x;
-        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
-        const double v10_8_9 = V10_8_8.y;
-        const double2 V10_8_9 = *(const double2 *)(in + base + 2 * s0 + 2);
-        const double v10_8_10 = V10_8_9.x;
+        const double v9_8_8 = V9_8.x;
+        const double2 V10_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_8_9 = V10_8.y;
+        const double2 E10_8_P1 = *(const double2 *)(in + base + 2 * s0 + eoP1);
+        const double sv10_8_10 = KGT_SHFL(V10_8.x, lane + 1);
+        const double v10_8_10 = lane >= KGT_WARP - 1 ? E10_8_P1.x : sv10_8_10;
         {
             double2 r;
             r.x = (-v9_8_8 + v10_8_9) * -0x1p-2;
             r.y = (-v9_8_9 + v10_8_10) * -0x1p-2;
             *(double2 *)(out + base + 2 * s0) = r;
         }
-        const double v10_8_8 = V10_8_8.x;
-        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
-        const double v11_8_9 = V11_8_8.y;
-        const double2 V11_8_9 = *(const double2 *)(in + base + 3 * s0 + 2);
-        const double v11_8_10 = V11_8_9.x;
+        const double v10_8_8 = V10_8.x;
+        const double2 V11_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_8_9 = V11_8.y;
+        const double2 E11_8_P1 = *(const double2 *)(in + base + 3 * s0 + eoP1);
+        const double sv11_8_10 = KGT_SHFL(V11_8.x, lane + 1);
+        const double v11_8_10 = lane >= KGT_WARP - 1 ? E11_8_P1.x : sv11_8_10;
         {
             double2 r;
             r.x = (-v10_8_8 + v11_8_9) * -0x1p-2;
             r.y = (-v10_8_9 + v11_8_10) * -0x1p-2;
             *(double2 *)(out + base + 3 * s0) = r;
         }
-        const double v11_8_8 = V11_8_8.x;
-        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
-        const double v12_8_9 = V12_8_8.y;
-        const double2 V12_8_9 = *(const double2 *)(in + base + 4 * s0 + 2);
-        const double v12_8_10 = V12_8_9.x;
+        const double v11_8_8 = V11_8.x;
+        const double2 V12_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_8_9 = V12_8.y;
+        const double2 E12_8_P1 = *(const double2 *)(in + base + 4 * s0 + eoP1);
+        const double sv12_8_10 = KGT_SHFL(V12_8.x, lane + 1);
+        const double v12_8_10 = lane >= KGT_WARP - 1 ? E12_8_P1.x : sv12_8_10;
         {
             double2 r;
             r.x = (-v11_8_8 + v12_8_9) * -0x1p-2;
             r.y = (-v11_8_9 + v12_8_10) * -0x1p-2;
             *(double2 *)(out + base + 4 * s0) = r;
         }
-        const double v12_8_8 = V12_8_8.x;
-        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
-        const double v13_8_9 = V13_8_8.y;
-        const double2 V13_8_9 = *(const double2 *)(in + base + 5 * s0 + 2);
-        const double v13_8_10 = V13_8_9.x;
+        const double v12_8_8 = V12_8.x;
+        const double2 V13_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_8_9 = V13_8.y;
+        const double2 E13_8_P1 = *(const double2 *)(in + base + 5 * s0 + eoP1);
+        const double sv13_8_10 = KGT_SHFL(V13_8.x, lane + 1);
+        const double v13_8_10 = lane >= KGT_WARP - 1 ? E13_8_P1.x : sv13_8_10;
         {
             double2 r;
             r.x = (-v12_8_8 + v13_8_9) * -0x1p-2;
             r.y = (-v12_8_9 + v13_8_10) * -0x1p-2;
             *(double2 *)(out + base + 5 * s0) = r;
         }
-        const double v13_8_8 = V13_8_8.x;
-        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
-        const double v14_8_9 = V14_8_8.y;
-        const double2 V14_8_9 = *(const double2 *)(in + base + 6 * s0 + 2);
-        const double v14_8_10 = V14_8_9.x;
+        const double v13_8_8 = V13_8.x;
+        const double2 V14_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_8_9 = V14_8.y;
+        const double2 E14_8_P1 = *(const double2 *)(in + base + 6 * s0 + eoP1);
+        const double sv14_8_10 = KGT_SHFL(V14_8.x, lane + 1);
+        const double v14_8_10 = lane >= KGT_WARP - 1 ? E14_8_P1.x : sv14_8_10;
         {
             double2 r;
             r.x = (-v13_8_8 + v14_8_9) * -0x1p-2;
             r.y = (-v13_8_9 + v14_8_10) * -0x1p-2;
             *(double2 *)(out + base + 6 * s0) = r;
         }
-        const double v14_8_8 = V14_8_8.x;
-        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
-        const double v15_8_9 = V15_8_8.y;
-        const double2 V15_8_9 = *(const double2 *)(in + base + 7 * s0 + 2);
-        const double v15_8_10 = V15_8_9.x;
+        const double v14_8_8 = V14_8.x;
+        const double2 V15_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_8_9 = V15_8.y;
+        const double2 E15_8_P1 = *(const double2 *)(in + base + 7 * s0 + eoP1);
+        const double sv15_8_10 = KGT_SHFL(V15_8.x, lane + 1);
+        const double v15_8_10 = lane >= KGT_WARP - 1 ? E15_8_P1.x : sv15_8_10;
         {
             double2 r;
             r.x = (-v14_8_8 + v15_8_9) * -0x1p-2;
@@ -1277,13 +1379,15 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 2;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 2; j++)
-                if (x + j >= l2 && x + j < h2) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 2; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l2 && xc < h2) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = (-in[c - s0] + in[c + 1]) * -0x1p-2;
                 }
+            }
     }
 }
 
@@ -1535,37 +1639,45 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.z * 8;
     if (y >= h1) return;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l2 && x + 4 <= h2 && x - 4 >= l2 - 1 &&
-        x + 7 <= h2 - 1 + 1) {
-        const float4 V7_8_8 = *(const float4 *)(in + base + -1 * s0);
-        const float v7_8_8 = V7_8_8.x;
-        const float4 V7_9_7 = *(const float4 *)(in + base + -1 * s0 + 1 * s1 + -4);
-        const float v7_9_7 = V7_9_7.w;
-        const float4 V7_9_8 = *(const float4 *)(in + base + -1 * s0 + 1 * s1);
-        const float v7_9_8 = V7_9_8.x;
-        const float v7_9_9 = V7_9_8.y;
-        const float4 V8_8_8 = *(const float4 *)(in + base + 0 * s0);
-        const float v8_8_8 = V8_8_8.x;
-        const float4 V8_9_7 = *(const float4 *)(in + base + 0 * s0 + 1 * s1 + -4);
-        const float v8_9_7 = V8_9_7.w;
-        const float4 V8_9_8 = *(const float4 *)(in + base + 0 * s0 + 1 * s1);
-        const float v8_9_8 = V8_9_8.x;
-        const float v8_9_9 = V8_9_8.y;
-        const float v7_8_9 = V7_8_8.y;
-        const float v7_9_10 = V7_9_8.z;
-        const float v8_8_9 = V8_8_8.y;
-        const float v8_9_10 = V8_9_8.z;
-        const float v7_8_10 = V7_8_8.z;
-        const float v7_9_11 = V7_9_8.w;
-        const float v8_8_10 = V8_8_8.z;
-        const float v8_9_11 = V8_9_8.w;
-        const float v7_8_11 = V7_8_8.w;
-        const float4 V7_9_9 = *(const float4 *)(in + base + -1 * s0 + 1 * s1 + 4);
-        const float v7_9_12 = V7_9_9.x;
-        const float v8_8_11 = V8_8_8.w;
-        const float4 V8_9_9 = *(const float4 *)(in + base + 0 * s0 + 1 * s1 + 4);
-        const float v8_9_12 = V8_9_9.x;
+    const int ok = x >= l2 && x + 4 <= h2 && x - 4 >= l2 - 1 &&
+                   x + 7 <= h2 - 1 + 1;
+    const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 4;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 4;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const float4 V7_8 = *(const float4 *)(in + base + -1 * s0);
+        const float v7_8_8 = V7_8.x;
+        const float4 V7_9 = *(const float4 *)(in + base + -1 * s0 + 1 * s1);
+        const float4 E7_9_M1 = *(const float4 *)(in + base + -1 * s0 + 1 * s1 + eoM1);
+        const float sv7_9_7 = KGT_SHFL(V7_9.w, lane - 1);
+        const float v7_9_7 = lane < 1 ? E7_9_M1.w : sv7_9_7;
+        const float v7_9_8 = V7_9.x;
+        const float v7_9_9 = V7_9.y;
+        const float4 V8_8 = *(const float4 *)(in + base + 0 * s0);
+        const float v8_8_8 = V8_8.x;
+        const float4 V8_9 = *(const float4 *)(in + base + 0 * s0 + 1 * s1);
+        const float4 E8_9_M1 = *(const float4 *)(in + base + 0 * s0 + 1 * s1 + eoM1);
+        const float sv8_9_7 = KGT_SHFL(V8_9.w, lane - 1);
+        const float v8_9_7 = lane < 1 ? E8_9_M1.w : sv8_9_7;
+        const float v8_9_8 = V8_9.x;
+        const float v8_9_9 = V8_9.y;
+        const float v7_8_9 = V7_8.y;
+        const float v7_9_10 = V7_9.z;
+        const float v8_8_9 = V8_8.y;
+        const float v8_9_10 = V8_9.z;
+        const float v7_8_10 = V7_8.z;
+        const float v7_9_11 = V7_9.w;
+        const float v8_8_10 = V8_8.z;
+        const float v8_9_11 = V8_9.w;
+        const float v7_8_11 = V7_8.w;
+        const float4 E7_9_P1 = *(const float4 *)(in + base + -1 * s0 + 1 * s1 + eoP1);
+        const float sv7_9_12 = KGT_SHFL(V7_9.x, lane + 1);
+        const float v7_9_12 = lane >= KGT_WARP - 1 ? E7_9_P1.x : sv7_9_12;
+        const float v8_8_11 = V8_8.w;
+        const float4 E8_9_P1 = *(const float4 *)(in + base + 0 * s0 + 1 * s1 + eoP1);
+        const float sv8_9_12 = KGT_SHFL(V8_9.x, lane + 1);
+        const float v8_9_12 = lane >= KGT_WARP - 1 ? E8_9_P1.x : sv8_9_12;
         {
             float4 r;
             r.x = (v7_8_8 + v7_9_7 + 0x1p+1f * v7_9_8 + v7_9_9
@@ -1578,20 +1690,22 @@ static __global__ void __launch_bounds__(256)
                 - v8_8_11 + 0x1.8p+1f * v8_9_10 + 0x1p-1f * v8_9_11 + 0x1.8p+1f * v8_9_12) / 0x1.cp+2f;
             *(float4 *)(out + base + 0 * s0) = r;
         }
-        const float4 V9_8_8 = *(const float4 *)(in + base + 1 * s0);
-        const float v9_8_8 = V9_8_8.x;
-        const float4 V9_9_7 = *(const float4 *)(in + base + 1 * s0 + 1 * s1 + -4);
-        const float v9_9_7 = V9_9_7.w;
-        const float4 V9_9_8 = *(const float4 *)(in + base + 1 * s0 + 1 * s1);
-        const float v9_9_8 = V9_9_8.x;
-        const float v9_9_9 = V9_9_8.y;
-        const float v9_8_9 = V9_8_8.y;
-        const float v9_9_10 = V9_9_8.z;
-        const float v9_8_10 = V9_8_8.z;
-        const float v9_9_11 = V9_9_8.w;
-        const float v9_8_11 = V9_8_8.w;
-        const float4 V9_9_9 = *(const float4 *)(in + base + 1 * s0 + 1 * s1 + 4);
-        const float v9_9_12 = V9_9_9.x;
+        const float4 V9_8 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_8_8 = V9_8.x;
+        const float4 V9_9 = *(const float4 *)(in + base + 1 * s0 + 1 * s1);
+        const float4 E9_9_M1 = *(const float4 *)(in + base + 1 * s0 + 1 * s1 + eoM1);
+        const float sv9_9_7 = KGT_SHFL(V9_9.w, lane - 1);
+        const float v9_9_7 = lane < 1 ? E9_9_M1.w : sv9_9_7;
+        const float v9_9_8 = V9_9.x;
+        const float v9_9_9 = V9_9.y;
+        const float v9_8_9 = V9_8.y;
+        const float v9_9_10 = V9_9.z;
+        const float v9_8_10 = V9_8.z;
+        const float v9_9_11 = V9_9.w;
+        const float v9_8_11 = V9_8.w;
+        const float4 E9_9_P1 = *(const float4 *)(in + base + 1 * s0 + 1 * s1 + eoP1);
+        const float sv9_9_12 = KGT_SHFL(V9_9.x, lane + 1);
+        const float v9_9_12 = lane >= KGT_WARP - 1 ? E9_9_P1.x : sv9_9_12;
         {
             float4 r;
             r.x = (v8_8_8 + v8_9_7 + 0x1p+1f * v8_9_8 + v8_9_9
@@ -1604,20 +1718,22 @@ static __global__ void __launch_bounds__(256)
                 - v9_8_11 + 0x1.8p+1f * v9_9_10 + 0x1p-1f * v9_9_11 + 0x1.8p+1f * v9_9_12) / 0x1.cp+2f;
             *(float4 *)(out + base + 1 * s0) = r;
         }
-        const float4 V10_8_8 = *(const float4 *)(in + base + 2 * s0);
-        const float v10_8_8 = V10_8_8.x;
-        const float4 V10_9_7 = *(const float4 *)(in + base + 2 * s0 + 1 * s1 + -4);
-        const float v10_9_7 = V10_9_7.w;
-        const float4 V10_9_8 = *(const float4 *)(in + base + 2 * s0 + 1 * s1);
-        const float v10_9_8 = V10_9_8.x;
-        const float v10_9_9 = V10_9_8.y;
-        const float v10_8_9 = V10_8_8.y;
-        const float v10_9_10 = V10_9_8.z;
-        const float v10_8_10 = V10_8_8.z;
-        const float v10_9_11 = V10_9_8.w;
-        const float v10_8_11 = V10_8_8.w;
-        const float4 V10_9_9 = *(const float4 *)(in + base + 2 * s0 + 1 * s1 + 4);
-        const float v10_9_12 = V10_9_9.x;
+        const float4 V10_8 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_8_8 = V10_8.x;
+        const float4 V10_9 = *(const float4 *)(in + base + 2 * s0 + 1 * s1);
+        const float4 E10_9_M1 = *(const float4 *)(in + base + 2 * s0 + 1 * s1 + eoM1);
+        const float sv10_9_7 = KGT_SHFL(V10_9.w, lane - 1);
+        const float v10_9_7 = lane < 1 ? E10_9_M1.w : sv10_9_7;
+        const float v10_9_8 = V10_9.x;
+        const float v10_9_9 = V10_9.y;
+        const float v10_8_9 = V10_8.y;
+        const float v10_9_10 = V10_9.z;
+        const float v10_8_10 = V10_8.z;
+        const float v10_9_11 = V10_9.w;
+        const float v10_8_11 = V10_8.w;
+        const float4 E10_9_P1 = *(const float4 *)(in + base + 2 * s0 + 1 * s1 + eoP1);
+        const float sv10_9_12 = KGT_SHFL(V10_9.x, lane + 1);
+        const float v10_9_12 = lane >= KGT_WARP - 1 ? E10_9_P1.x : sv10_9_12;
         {
             float4 r;
             r.x = (v9_8_8 + v9_9_7 + 0x1p+1f * v9_9_8 + v9_9_9
@@ -1630,20 +1746,22 @@ static __global__ void __launch_bounds__(256)
                 - v10_8_11 + 0x1.8p+1f * v10_9_10 + 0x1p-1f * v10_9_11 + 0x1.8p+1f * v10_9_12) / 0x1.cp+2f;
             *(float4 *)(out + base + 2 * s0) = r;
         }
-        const float4 V11_8_8 = *(const float4 *)(in + base + 3 * s0);
-        const float v11_8_8 = V11_8_8.x;
-        const float4 V11_9_7 = *(const float4 *)(in + base + 3 * s0 + 1 * s1 + -4);
-        const float v11_9_7 = V11_9_7.w;
-        const float4 V11_9_8 = *(const float4 *)(in + base + 3 * s0 + 1 * s1);
-        const float v11_9_8 = V11_9_8.x;
-        const float v11_9_9 = V11_9_8.y;
-        const float v11_8_9 = V11_8_8.y;
-        const float v11_9_10 = V11_9_8.z;
-        const float v11_8_10 = V11_8_8.z;
-        const float v11_9_11 = V11_9_8.w;
-        const float v11_8_11 = V11_8_8.w;
-        const float4 V11_9_9 = *(const float4 *)(in + base + 3 * s0 + 1 * s1 + 4);
-        const float v11_9_12 = V11_9_9.x;
+        const float4 V11_8 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_8_8 = V11_8.x;
+        const float4 V11_9 = *(const float4 *)(in + base + 3 * s0 + 1 * s1);
+        const float4 E11_9_M1 = *(const float4 *)(in + base + 3 * s0 + 1 * s1 + eoM1);
+        const float sv11_9_7 = KGT_SHFL(V11_9.w, lane - 1);
+        const float v11_9_7 = lane < 1 ? E11_9_M1.w : sv11_9_7;
+        const float v11_9_8 = V11_9.x;
+        const float v11_9_9 = V11_9.y;
+        const float v11_8_9 = V11_8.y;
+        const float v11_9_10 = V11_9.z;
+        const float v11_8_10 = V11_8.z;
+        const float v11_9_11 = V11_9.w;
+        const float v11_8_11 = V11_8.w;
+        const float4 E11_9_P1 = *(const float4 *)(in + base + 3 * s0 + 1 * s1 + eoP1);
+        const float sv11_9_12 = KGT_SHFL(V11_9.x, lane + 1);
+        const float v11_9_12 = lane >= KGT_WARP - 1 ? E11_9_P1.x : sv11_9_12;
         {
             float4 r;
             r.x = (v10_8_8 + v10_9_7 + 0x1p+1f * v10_9_8 + v10_9_9
@@ -1656,20 +1774,22 @@ static __global__ void __launch_bounds__(256)
                 - v11_8_11 + 0x1.8p+1f * v11_9_10 + 0x1p-1f * v11_9_11 + 0x1.8p+1f * v11_9_12) / 0x1.cp+2f;
             *(float4 *)(out + base + 3 * s0) = r;
         }
-        const float4 V12_8_8 = *(const float4 *)(in + base + 4 * s0);
-        const float v12_8_8 = V12_8_8.x;
-        const float4 V12_9_7 = *(const float4 *)(in + base + 4 * s0 + 1 * s1 + -4);
-        const float v12_9_7 = V12_9_7.w;
-        const float4 V12_9_8 = *(const float4 *)(in + base + 4 * s0 + 1 * s1);
-        const float v12_9_8 = V12_9_8.x;
-        const float v12_9_9 = V12_9_8.y;
-        const float v12_8_9 = V12_8_8.y;
-        const float v12_9_10 = V12_9_8.z;
-        const float v12_8_10 = V12_8_8.z;
-        const float v12_9_11 = V12_9_8.w;
-        const float v12_8_11 = V12_8_8.w;
-        const float4 V12_9_9 = *(const float4 *)(in + base + 4 * s0 + 1 * s1 + 4);
-        const float v12_9_12 = V12_9_9.x;
+        const float4 V12_8 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_8_8 = V12_8.x;
+        const float4 V12_9 = *(const float4 *)(in + base + 4 * s0 + 1 * s1);
+        const float4 E12_9_M1 = *(const float4 *)(in + base + 4 * s0 + 1 * s1 + eoM1);
+        const float sv12_9_7 = KGT_SHFL(V12_9.w, lane - 1);
+        const float v12_9_7 = lane < 1 ? E12_9_M1.w : sv12_9_7;
+        const float v12_9_8 = V12_9.x;
+        const float v12_9_9 = V12_9.y;
+        const float v12_8_9 = V12_8.y;
+        const float v12_9_10 = V12_9.z;
+        const float v12_8_10 = V12_8.z;
+        const float v12_9_11 = V12_9.w;
+        const float v12_8_11 = V12_8.w;
+        const float4 E12_9_P1 = *(const float4 *)(in + base + 4 * s0 + 1 * s1 + eoP1);
+        const float sv12_9_12 = KGT_SHFL(V12_9.x, lane + 1);
+        const float v12_9_12 = lane >= KGT_WARP - 1 ? E12_9_P1.x : sv12_9_12;
         {
             float4 r;
             r.x = (v11_8_8 + v11_9_7 + 0x1p+1f * v11_9_8 + v11_9_9
@@ -1682,20 +1802,22 @@ static __global__ void __launch_bounds__(256)
                 - v12_8_11 + 0x1.8p+1f * v12_9_10 + 0x1p-1f * v12_9_11 + 0x1.8p+1f * v12_9_12) / 0x1.cp+2f;
             *(float4 *)(out + base + 4 * s0) = r;
         }
-        const float4 V13_8_8 = *(const float4 *)(in + base + 5 * s0);
-        const float v13_8_8 = V13_8_8.x;
-        const float4 V13_9_7 = *(const float4 *)(in + base + 5 * s0 + 1 * s1 + -4);
-        const float v13_9_7 = V13_9_7.w;
-        const float4 V13_9_8 = *(const float4 *)(in + base + 5 * s0 + 1 * s1);
-        const float v13_9_8 = V13_9_8.x;
-        const float v13_9_9 = V13_9_8.y;
-        const float v13_8_9 = V13_8_8.y;
-        const float v13_9_10 = V13_9_8.z;
-        const float v13_8_10 = V13_8_8.z;
-        const float v13_9_11 = V13_9_8.w;
-        const float v13_8_11 = V13_8_8.w;
-        const float4 V13_9_9 = *(const float4 *)(in + base + 5 * s0 + 1 * s1 + 4);
-        const float v13_9_12 = V13_9_9.x;
+        const float4 V13_8 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_8_8 = V13_8.x;
+        const float4 V13_9 = *(const float4 *)(in + base + 5 * s0 + 1 * s1);
+        const float4 E13_9_M1 = *(const float4 *)(in + base + 5 * s0 + 1 * s1 + eoM1);
+        const float sv13_9_7 = KGT_SHFL(V13_9.w, lane - 1);
+        const float v13_9_7 = lane < 1 ? E13_9_M1.w : sv13_9_7;
+        const float v13_9_8 = V13_9.x;
+        const float v13_9_9 = V13_9.y;
+        const float v13_8_9 = V13_8.y;
+        const float v13_9_10 = V13_9.z;
+        const float v13_8_10 = V13_8.z;
+        const float v13_9_11 = V13_9.w;
+        const float v13_8_11 = V13_8.w;
+        const float4 E13_9_P1 = *(const float4 *)(in + base + 5 * s0 + 1 * s1 + eoP1);
+        const float sv13_9_12 = KGT_SHFL(V13_9.x, lane + 1);
+        const float v13_9_12 = lane >= KGT_WARP - 1 ? E13_9_P1.x : sv13_9_12;
         {
             float4 r;
             r.x = (v12_8_8 + v12_9_7 + 0x1p+1f * v12_9_8 + v12_9_9
@@ -1708,20 +1830,22 @@ static __global__ void __launch_bounds__(256)
                 - v13_8_11 + 0x1.8p+1f * v13_9_10 + 0x1p-1f * v13_9_11 + 0x1.8p+1f * v13_9_12) / 0x1.cp+2f;
             *(float4 *)(out + base + 5 * s0) = r;
         }
-        const float4 V14_8_8 = *(const float4 *)(in + base + 6 * s0);
-        const float v14_8_8 = V14_8_8.x;
-        const float4 V14_9_7 = *(const float4 *)(in + base + 6 * s0 + 1 * s1 + -4);
-        const float v14_9_7 = V14_9_7.w;
-        const float4 V14_9_8 = *(const float4 *)(in + base + 6 * s0 + 1 * s1);
-        const float v14_9_8 = V14_9_8.x;
-        const float v14_9_9 = V14_9_8.y;
-        const float v14_8_9 = V14_8_8.y;
-        const float v14_9_10 = V14_9_8.z;
-        const float v14_8_10 = V14_8_8.z;
-        const float v14_9_11 = V14_9_8.w;
-        const float v14_8_11 = V14_8_8.w;
-        const float4 V14_9_9 = *(const float4 *)(in + base + 6 * s0 + 1 * s1 + 4);
-        const float v14_9_12 = V14_9_9.x;
+        const float4 V14_8 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_8_8 = V14_8.x;
+        const float4 V14_9 = *(const float4 *)(in + base + 6 * s0 + 1 * s1);
+        const float4 E14_9_M1 = *(const float4 *)(in + base + 6 * s0 + 1 * s1 + eoM1);
+        const float sv14_9_7 = KGT_SHFL(V14_9.w, lane - 1);
+        const float v14_9_7 = lane < 1 ? E14_9_M1.w : sv14_9_7;
+        const float v14_9_8 = V14_9.x;
+        const float v14_9_9 = V14_9.y;
+        const float v14_8_9 = V14_8.y;
+        const float v14_9_10 = V14_9.z;
+        const float v14_8_10 = V14_8.z;
+        const float v14_9_11 = V14_9.w;
+        const float v14_8_11 = V14_8.w;
+        const float4 E14_9_P1 = *(const float4 *)(in + base + 6 * s0 + 1 * s1 + eoP1);
+        const float sv14_9_12 = KGT_SHFL(V14_9.x, lane + 1);
+        const float v14_9_12 = lane >= KGT_WARP - 1 ? E14_9_P1.x : sv14_9_12;
         {
             float4 r;
             r.x = (v13_8_8 + v13_9_7 + 0x1p+1f * v13_9_8 + v13_9_9
@@ -1734,20 +1858,22 @@ static __global__ void __launch_bounds__(256)
                 - v14_8_11 + 0x1.8p+1f * v14_9_10 + 0x1p-1f * v14_9_11 + 0x1.8p+1f * v14_9_12) / 0x1.cp+2f;
             *(float4 *)(out + base + 6 * s0) = r;
         }
-        const float4 V15_8_8 = *(const float4 *)(in + base + 7 * s0);
-        const float v15_8_8 = V15_8_8.x;
-        const float4 V15_9_7 = *(const float4 *)(in + base + 7 * s0 + 1 * s1 + -4);
-        const float v15_9_7 = V15_9_7.w;
-        const float4 V15_9_8 = *(const float4 *)(in + base + 7 * s0 + 1 * s1);
-        const float v15_9_8 = V15_9_8.x;
-        const float v15_9_9 = V15_9_8.y;
-        const float v15_8_9 = V15_8_8.y;
-        const float v15_9_10 = V15_9_8.z;
-        const float v15_8_10 = V15_8_8.z;
-        const float v15_9_11 = V15_9_8.w;
-        const float v15_8_11 = V15_8_8.w;
-        const float4 V15_9_9 = *(const float4 *)(in + base + 7 * s0 + 1 * s1 + 4);
-        const float v15_9_12 = V15_9_9.x;
+        const float4 V15_8 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_8_8 = V15_8.x;
+        const float4 V15_9 = *(const float4 *)(in + base + 7 * s0 + 1 * s1);
+        const float4 E15_9_M1 = *(const float4 *)(in + base + 7 * s0 + 1 * s1 + eoM1);
+        const float sv15_9_7 = KGT_SHFL(V15_9.w, lane - 1);
+        const float v15_9_7 = lane < 1 ? E15_9_M1.w : sv15_9_7;
+        const float v15_9_8 = V15_9.x;
+        const float v15_9_9 = V15_9.y;
+        const float v15_8_9 = V15_8.y;
+        const float v15_9_10 = V15_9.z;
+        const float v15_8_10 = V15_8.z;
+        const float v15_9_11 = V15_9.w;
+        const float v15_8_11 = V15_8.w;
+        const float4 E15_9_P1 = *(const float4 *)(in + base + 7 * s0 + 1 * s1 + eoP1);
+        const float sv15_9_12 = KGT_SHFL(V15_9.x, lane + 1);
+        const float v15_9_12 = lane >= KGT_WARP - 1 ? E15_9_P1.x : sv15_9_12;
         {
             float4 r;
             r.x = (v14_8_8 + v14_9_7 + 0x1p+1f * v14_9_8 + v14_9_9
@@ -1761,14 +1887,16 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 4;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 4; j++)
-                if (x + j >= l2 && x + j < h2) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 4; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l2 && xc < h2) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1f * in[c - s0 + s1] + in[c - s0 + s1 + 1]
-                    - in[c] + 0x1.8p+1f * in[c + s1 - 1] + 0x1p-1f * in[c + s1] + 0x1.8p+1f * in[c + s1 + 1]) / 0x1.cp+2f;
+                        - in[c] + 0x1.8p+1f * in[c + s1 - 1] + 0x1p-1f * in[c + s1] + 0x1.8p+1f * in[c + s1 + 1]) / 0x1.cp+2f;
                 }
+            }
     }
 }
 
@@ -1781,29 +1909,37 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.z * 8;
     if (y >= h1) return;
     if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + y * s1 + x;
-    if (i0 + 8 <= h0 && x >= l2 && x + 2 <= h2 && x - 2 >= l2 - 1 &&
-        x + 3 <= h2 - 1 + 1) {
-        const double2 V7_8_8 = *(const double2 *)(in + base + -1 * s0);
-        const double v7_8_8 = V7_8_8.x;
-        const double2 V7_9_7 = *(const double2 *)(in + base + -1 * s0 + 1 * s1 + -2);
-        const double v7_9_7 = V7_9_7.y;
-        const double2 V7_9_8 = *(const double2 *)(in + base + -1 * s0 + 1 * s1);
-        const double v7_9_8 = V7_9_8.x;
-        const double v7_9_9 = V7_9_8.y;
-        const double2 V8_8_8 = *(const double2 *)(in + base + 0 * s0);
-        const double v8_8_8 = V8_8_8.x;
-        const double2 V8_9_7 = *(const double2 *)(in + base + 0 * s0 + 1 * s1 + -2);
-        const double v8_9_7 = V8_9_7.y;
-        const double2 V8_9_8 = *(const double2 *)(in + base + 0 * s0 + 1 * s1);
-        const double v8_9_8 = V8_9_8.x;
-        const double v8_9_9 = V8_9_8.y;
-        const double v7_8_9 = V7_8_8.y;
-        const double2 V7_9_9 = *(const double2 *)(in + base + -1 * s0 + 1 * s1 + 2);
-        const double v7_9_10 = V7_9_9.x;
-        const double v8_8_9 = V8_8_8.y;
-        const double2 V8_9_9 = *(const double2 *)(in + base + 0 * s0 + 1 * s1 + 2);
-        const double v8_9_10 = V8_9_9.x;
+    const int ok = x >= l2 && x + 2 <= h2 && x - 2 >= l2 - 1 &&
+                   x + 3 <= h2 - 1 + 1;
+    const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 2;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 2;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const double2 V7_8 = *(const double2 *)(in + base + -1 * s0);
+        const double v7_8_8 = V7_8.x;
+        const double2 V7_9 = *(const double2 *)(in + base + -1 * s0 + 1 * s1);
+        const double2 E7_9_M1 = *(const double2 *)(in + base + -1 * s0 + 1 * s1 + eoM1);
+        const double sv7_9_7 = KGT_SHFL(V7_9.y, lane - 1);
+        const double v7_9_7 = lane < 1 ? E7_9_M1.y : sv7_9_7;
+        const double v7_9_8 = V7_9.x;
+        const double v7_9_9 = V7_9.y;
+        const double2 V8_8 = *(const double2 *)(in + base + 0 * s0);
+        const double v8_8_8 = V8_8.x;
+        const double2 V8_9 = *(const double2 *)(in + base + 0 * s0 + 1 * s1);
+        const double2 E8_9_M1 = *(const double2 *)(in + base + 0 * s0 + 1 * s1 + eoM1);
+        const double sv8_9_7 = KGT_SHFL(V8_9.y, lane - 1);
+        const double v8_9_7 = lane < 1 ? E8_9_M1.y : sv8_9_7;
+        const double v8_9_8 = V8_9.x;
+        const double v8_9_9 = V8_9.y;
+        const double v7_8_9 = V7_8.y;
+        const double2 E7_9_P1 = *(const double2 *)(in + base + -1 * s0 + 1 * s1 + eoP1);
+        const double sv7_9_10 = KGT_SHFL(V7_9.x, lane + 1);
+        const double v7_9_10 = lane >= KGT_WARP - 1 ? E7_9_P1.x : sv7_9_10;
+        const double v8_8_9 = V8_8.y;
+        const double2 E8_9_P1 = *(const double2 *)(in + base + 0 * s0 + 1 * s1 + eoP1);
+        const double sv8_9_10 = KGT_SHFL(V8_9.x, lane + 1);
+        const double v8_9_10 = lane >= KGT_WARP - 1 ? E8_9_P1.x : sv8_9_10;
         {
             double2 r;
             r.x = (v7_8_8 + v7_9_7 + 0x1p+1 * v7_9_8 + v7_9_9
@@ -1812,16 +1948,18 @@ static __global__ void __launch_bounds__(256)
                 - v8_8_9 + 0x1.8p+1 * v8_9_8 + 0x1p-1 * v8_9_9 + 0x1.8p+1 * v8_9_10) / 0x1.cp+2;
             *(double2 *)(out + base + 0 * s0) = r;
         }
-        const double2 V9_8_8 = *(const double2 *)(in + base + 1 * s0);
-        const double v9_8_8 = V9_8_8.x;
-        const double2 V9_9_7 = *(const double2 *)(in + base + 1 * s0 + 1 * s1 + -2);
-        const double v9_9_7 = V9_9_7.y;
-        const double2 V9_9_8 = *(const double2 *)(in + base + 1 * s0 + 1 * s1);
-        const double v9_9_8 = V9_9_8.x;
-        const double v9_9_9 = V9_9_8.y;
-        const double v9_8_9 = V9_8_8.y;
-        const double2 V9_9_9 = *(const double2 *)(in + base + 1 * s0 + 1 * s1 + 2);
-        const double v9_9_10 = V9_9_9.x;
+        const double2 V9_8 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_8_8 = V9_8.x;
+        const double2 V9_9 = *(const double2 *)(in + base + 1 * s0 + 1 * s1);
+        const double2 E9_9_M1 = *(const double2 *)(in + base + 1 * s0 + 1 * s1 + eoM1);
+        const double sv9_9_7 = KGT_SHFL(V9_9.y, lane - 1);
+        const double v9_9_7 = lane < 1 ? E9_9_M1.y : sv9_9_7;
+        const double v9_9_8 = V9_9.x;
+        const double v9_9_9 = V9_9.y;
+        const double v9_8_9 = V9_8.y;
+        const double2 E9_9_P1 = *(const double2 *)(in + base + 1 * s0 + 1 * s1 + eoP1);
+        const double sv9_9_10 = KGT_SHFL(V9_9.x, lane + 1);
+        const double v9_9_10 = lane >= KGT_WARP - 1 ? E9_9_P1.x : sv9_9_10;
         {
             double2 r;
             r.x = (v8_8_8 + v8_9_7 + 0x1p+1 * v8_9_8 + v8_9_9
@@ -1830,16 +1968,18 @@ static __global__ void __launch_bounds__(256)
                 - v9_8_9 + 0x1.8p+1 * v9_9_8 + 0x1p-1 * v9_9_9 + 0x1.8p+1 * v9_9_10) / 0x1.cp+2;
             *(double2 *)(out + base + 1 * s0) = r;
         }
-        const double2 V10_8_8 = *(const double2 *)(in + base + 2 * s0);
-        const double v10_8_8 = V10_8_8.x;
-        const double2 V10_9_7 = *(const double2 *)(in + base + 2 * s0 + 1 * s1 + -2);
-        const double v10_9_7 = V10_9_7.y;
-        const double2 V10_9_8 = *(const double2 *)(in + base + 2 * s0 + 1 * s1);
-        const double v10_9_8 = V10_9_8.x;
-        const double v10_9_9 = V10_9_8.y;
-        const double v10_8_9 = V10_8_8.y;
-        const double2 V10_9_9 = *(const double2 *)(in + base + 2 * s0 + 1 * s1 + 2);
-        const double v10_9_10 = V10_9_9.x;
+        const double2 V10_8 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_8_8 = V10_8.x;
+        const double2 V10_9 = *(const double2 *)(in + base + 2 * s0 + 1 * s1);
+        const double2 E10_9_M1 = *(const double2 *)(in + base + 2 * s0 + 1 * s1 + eoM1);
+        const double sv10_9_7 = KGT_SHFL(V10_9.y, lane - 1);
+        const double v10_9_7 = lane < 1 ? E10_9_M1.y : sv10_9_7;
+        const double v10_9_8 = V10_9.x;
+        const double v10_9_9 = V10_9.y;
+        const double v10_8_9 = V10_8.y;
+        const double2 E10_9_P1 = *(const double2 *)(in + base + 2 * s0 + 1 * s1 + eoP1);
+        const double sv10_9_10 = KGT_SHFL(V10_9.x, lane + 1);
+        const double v10_9_10 = lane >= KGT_WARP - 1 ? E10_9_P1.x : sv10_9_10;
         {
             double2 r;
             r.x = (v9_8_8 + v9_9_7 + 0x1p+1 * v9_9_8 + v9_9_9
@@ -1848,16 +1988,18 @@ static __global__ void __launch_bounds__(256)
                 - v10_8_9 + 0x1.8p+1 * v10_9_8 + 0x1p-1 * v10_9_9 + 0x1.8p+1 * v10_9_10) / 0x1.cp+2;
             *(double2 *)(out + base + 2 * s0) = r;
         }
-        const double2 V11_8_8 = *(const double2 *)(in + base + 3 * s0);
-        const double v11_8_8 = V11_8_8.x;
-        const double2 V11_9_7 = *(const double2 *)(in + base + 3 * s0 + 1 * s1 + -2);
-        const double v11_9_7 = V11_9_7.y;
-        const double2 V11_9_8 = *(const double2 *)(in + base + 3 * s0 + 1 * s1);
-        const double v11_9_8 = V11_9_8.x;
-        const double v11_9_9 = V11_9_8.y;
-        const double v11_8_9 = V11_8_8.y;
-        const double2 V11_9_9 = *(const double2 *)(in + base + 3 * s0 + 1 * s1 + 2);
-        const double v11_9_10 = V11_9_9.x;
+        const double2 V11_8 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_8_8 = V11_8.x;
+        const double2 V11_9 = *(const double2 *)(in + base + 3 * s0 + 1 * s1);
+        const double2 E11_9_M1 = *(const double2 *)(in + base + 3 * s0 + 1 * s1 + eoM1);
+        const double sv11_9_7 = KGT_SHFL(V11_9.y, lane - 1);
+        const double v11_9_7 = lane < 1 ? E11_9_M1.y : sv11_9_7;
+        const double v11_9_8 = V11_9.x;
+        const double v11_9_9 = V11_9.y;
+        const double v11_8_9 = V11_8.y;
+        const double2 E11_9_P1 = *(const double2 *)(in + base + 3 * s0 + 1 * s1 + eoP1);
+        const double sv11_9_10 = KGT_SHFL(V11_9.x, lane + 1);
+        const double v11_9_10 = lane >= KGT_WARP - 1 ? E11_9_P1.x : sv11_9_10;
         {
             double2 r;
             r.x = (v10_8_8 + v10_9_7 + 0x1p+1 * v10_9_8 + v10_9_9
@@ -1866,16 +2008,18 @@ static __global__ void __launch_bounds__(256)
                 - v11_8_9 + 0x1.8p+1 * v11_9_8 + 0x1p-1 * v11_9_9 + 0x1.8p+1 * v11_9_10) / 0x1.cp+2;
             *(double2 *)(out + base + 3 * s0) = r;
         }
-        const double2 V12_8_8 = *(const double2 *)(in + base + 4 * s0);
-        const double v12_8_8 = V12_8_8.x;
-        const double2 V12_9_7 = *(const double2 *)(in + base + 4 * s0 + 1 * s1 + -2);
-        const double v12_9_7 = V12_9_7.y;
-        const double2 V12_9_8 = *(const double2 *)(in + base + 4 * s0 + 1 * s1);
-        const double v12_9_8 = V12_9_8.x;
-        const double v12_9_9 = V12_9_8.y;
-        const double v12_8_9 = V12_8_8.y;
-        const double2 V12_9_9 = *(const double2 *)(in + base + 4 * s0 + 1 * s1 + 2);
-        const double v12_9_10 = V12_9_9.x;
+        const double2 V12_8 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_8_8 = V12_8.x;
+        const double2 V12_9 = *(const double2 *)(in + base + 4 * s0 + 1 * s1);
+        const double2 E12_9_M1 = *(const double2 *)(in + base + 4 * s0 + 1 * s1 + eoM1);
+        const double sv12_9_7 = KGT_SHFL(V12_9.y, lane - 1);
+        const double v12_9_7 = lane < 1 ? E12_9_M1.y : sv12_9_7;
+        const double v12_9_8 = V12_9.x;
+        const double v12_9_9 = V12_9.y;
+        const double v12_8_9 = V12_8.y;
+        const double2 E12_9_P1 = *(const double2 *)(in + base + 4 * s0 + 1 * s1 + eoP1);
+        const double sv12_9_10 = KGT_SHFL(V12_9.x, lane + 1);
+        const double v12_9_10 = lane >= KGT_WARP - 1 ? E12_9_P1.x : sv12_9_10;
         {
             double2 r;
             r.x = (v11_8_8 + v11_9_7 + 0x1p+1 * v11_9_8 + v11_9_9
@@ -1884,16 +2028,18 @@ static __global__ void __launch_bounds__(256)
                 - v12_8_9 + 0x1.8p+1 * v12_9_8 + 0x1p-1 * v12_9_9 + 0x1.8p+1 * v12_9_10) / 0x1.cp+2;
             *(double2 *)(out + base + 4 * s0) = r;
         }
-        const double2 V13_8_8 = *(const double2 *)(in + base + 5 * s0);
-        const double v13_8_8 = V13_8_8.x;
-        const double2 V13_9_7 = *(const double2 *)(in + base + 5 * s0 + 1 * s1 + -2);
-        const double v13_9_7 = V13_9_7.y;
-        const double2 V13_9_8 = *(const double2 *)(in + base + 5 * s0 + 1 * s1);
-        const double v13_9_8 = V13_9_8.x;
-        const double v13_9_9 = V13_9_8.y;
-        const double v13_8_9 = V13_8_8.y;
-        const double2 V13_9_9 = *(const double2 *)(in + base + 5 * s0 + 1 * s1 + 2);
-        const double v13_9_10 = V13_9_9.x;
+        const double2 V13_8 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_8_8 = V13_8.x;
+        const double2 V13_9 = *(const double2 *)(in + base + 5 * s0 + 1 * s1);
+        const double2 E13_9_M1 = *(const double2 *)(in + base + 5 * s0 + 1 * s1 + eoM1);
+        const double sv13_9_7 = KGT_SHFL(V13_9.y, lane - 1);
+        const double v13_9_7 = lane < 1 ? E13_9_M1.y : sv13_9_7;
+        const double v13_9_8 = V13_9.x;
+        const double v13_9_9 = V13_9.y;
+        const double v13_8_9 = V13_8.y;
+        const double2 E13_9_P1 = *(const double2 *)(in + base + 5 * s0 + 1 * s1 + eoP1);
+        const double sv13_9_10 = KGT_SHFL(V13_9.x, lane + 1);
+        const double v13_9_10 = lane >= KGT_WARP - 1 ? E13_9_P1.x : sv13_9_10;
         {
             double2 r;
             r.x = (v12_8_8 + v12_9_7 + 0x1p+1 * v12_9_8 + v12_9_9
@@ -1902,16 +2048,18 @@ static __global__ void __launch_bounds__(256)
                 - v13_8_9 + 0x1.8p+1 * v13_9_8 + 0x1p-1 * v13_9_9 + 0x1.8p+1 * v13_9_10) / 0x1.cp+2;
             *(double2 *)(out + base + 5 * s0) = r;
         }
-        const double2 V14_8_8 = *(const double2 *)(in + base + 6 * s0);
-        const double v14_8_8 = V14_8_8.x;
-        const double2 V14_9_7 = *(const double2 *)(in + base + 6 * s0 + 1 * s1 + -2);
-        const double v14_9_7 = V14_9_7.y;
-        const double2 V14_9_8 = *(const double2 *)(in + base + 6 * s0 + 1 * s1);
-        const double v14_9_8 = V14_9_8.x;
-        const double v14_9_9 = V14_9_8.y;
-        const double v14_8_9 = V14_8_8.y;
-        const double2 V14_9_9 = *(const double2 *)(in + base + 6 * s0 + 1 * s1 + 2);
-        const double v14_9_10 = V14_9_9.x;
+        const double2 V14_8 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_8_8 = V14_8.x;
+        const double2 V14_9 = *(const double2 *)(in + base + 6 * s0 + 1 * s1);
+        const double2 E14_9_M1 = *(const double2 *)(in + base + 6 * s0 + 1 * s1 + eoM1);
+        const double sv14_9_7 = KGT_SHFL(V14_9.y, lane - 1);
+        const double v14_9_7 = lane < 1 ? E14_9_M1.y : sv14_9_7;
+        const double v14_9_8 = V14_9.x;
+        const double v14_9_9 = V14_9.y;
+        const double v14_8_9 = V14_8.y;
+        const double2 E14_9_P1 = *(const double2 *)(in + base + 6 * s0 + 1 * s1 + eoP1);
+        const double sv14_9_10 = KGT_SHFL(V14_9.x, lane + 1);
+        const double v14_9_10 = lane >= KGT_WARP - 1 ? E14_9_P1.x : sv14_9_10;
         {
             double2 r;
             r.x = (v13_8_8 + v13_9_7 + 0x1p+1 * v13_9_8 + v13_9_9
@@ -1920,16 +2068,18 @@ static __global__ void __launch_bounds__(256)
                 - v14_8_9 + 0x1.8p+1 * v14_9_8 + 0x1p-1 * v14_9_9 + 0x1.8p+1 * v14_9_10) / 0x1.cp+2;
             *(double2 *)(out + base + 6 * s0) = r;
         }
-        const double2 V15_8_8 = *(const double2 *)(in + base + 7 * s0);
-        const double v15_8_8 = V15_8_8.x;
-        const double2 V15_9_7 = *(const double2 *)(in + base + 7 * s0 + 1 * s1 + -2);
-        const double v15_9_7 = V15_9_7.y;
-        const double2 V15_9_8 = *(const double2 *)(in + base + 7 * s0 + 1 * s1);
-        const double v15_9_8 = V15_9_8.x;
-        const double v15_9_9 = V15_9_8.y;
-        const double v15_8_9 = V15_8_8.y;
-        const double2 V15_9_9 = *(const double2 *)(in + base + 7 * s0 + 1 * s1 + 2);
-        const double v15_9_10 = V15_9_9.x;
+        const double2 V15_8 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_8_8 = V15_8.x;
+        const double2 V15_9 = *(const double2 *)(in + base + 7 * s0 + 1 * s1);
+        const double2 E15_9_M1 = *(const double2 *)(in + base + 7 * s0 + 1 * s1 + eoM1);
+        const double sv15_9_7 = KGT_SHFL(V15_9.y, lane - 1);
+        const double v15_9_7 = lane < 1 ? E15_9_M1.y : sv15_9_7;
+        const double v15_9_8 = V15_9.x;
+        const double v15_9_9 = V15_9.y;
+        const double v15_8_9 = V15_8.y;
+        const double2 E15_9_P1 = *(const double2 *)(in + base + 7 * s0 + 1 * s1 + eoP1);
+        const double sv15_9_10 = KGT_SHFL(V15_9.x, lane + 1);
+        const double v15_9_10 = lane >= KGT_WARP - 1 ? E15_9_P1.x : sv15_9_10;
         {
             double2 r;
             r.x = (v14_8_8 + v14_9_7 + 0x1p+1 * v14_9_8 + v14_9_9
@@ -1939,14 +2089,16 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 2;
         for (long i = i0; i < iend; i++)
-            for (int j = 0; j < 2; j++)
-                if (x + j >= l2 && x + j < h2) {
-                    const long c = i * s0 + y * s1 + x + j;
+            for (int j = 0; j < 2; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l2 && xc < h2) {
+                    const long c = i * s0 + y * s1 + xc;
                     out[c] = (in[c - s0] + in[c - s0 + s1 - 1] + 0x1p+1 * in[c - s0 + s1] + in[c - s0 + s1 + 1]
-                    - in[c] + 0x1.8p+1 * in[c + s1 - 1] + 0x1p-1 * in[c + s1] + 0x1.8p+1 * in[c + s1 + 1]) / 0x1.cp+2;
+                        - in[c] + 0x1.8p+1 * in[c + s1 - 1] + 0x1p-1 * in[c + s1] + 0x1.8p+1 * in[c + s1 + 1]) / 0x1.cp+2;
                 }
+            }
     }
 }
 
