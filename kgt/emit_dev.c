@@ -215,27 +215,28 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
 static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     const char *t = tname[dbl];
-    int nd = s->ndims, last = nd - 1, vw = dbl ? 2 : 4;
-    if (nd > 1) {
+    int nd = s->ndims, last = nd - 1, vw = dbl ? 2 : 4, vec = kgt_gpu_vector(s, dbl);
+    int walk = nd > 1 ? kgt_walk(g, s) : 1;
+    if (vec) {
         kgt_printf(b, "    const int vec = stride[0] %% %d == 0 && ", vw);
         if (nd > 2) kgt_printf(b, "stride[1] %% %d == 0 && ", vw);
         kgt_printf(b,
                    "(uintptr_t)in %% 16 == 0 &&\n                    (uintptr_t)out %% 16 == 0;\n");
-        kgt_printf(b, "    int ok = kgt_grid(a, hi, %d, %d, vec ? %d : 1, blk, &grd);\n", nd,
-                   kgt_walk(g, s), vw);
+        kgt_printf(b, "    int ok = kgt_grid(a, hi, %d, %d, vec ? %d : 1, blk, &grd);\n", nd, walk,
+                   vw);
     } else {
-        kgt_printf(b, "    int ok = kgt_grid(a, hi, 1, 1, 1, blk, &grd);\n");
+        kgt_printf(b, "    int ok = kgt_grid(a, hi, %d, %d, 1, blk, &grd);\n", nd, walk);
     }
     kgt_printf(b, "    if (ok <= 0) return ok < 0;\n");
-    for (int v = nd > 1; v >= 0; v--)
-        kgt_printf(
-            b,
-            "    %s%s_%s_%c%c<<<grd, blk, 0, (kgt_stream)queue>>>((const %s *)in, (%s *)out,\n"
-            "        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[%d]);\n",
-            v        ? "if (vec)\n    "
-            : nd > 1 ? "else\n    "
-                     : "",
-            g->prefix, s->stem, v ? 'v' : 'k', tsuf[dbl], t, t, last);
+    for (int v = vec; v >= 0; v--)
+        kgt_printf(b,
+                   "    %s%s_%s_%c%c<<<grd, blk, 0, (kgt_stream)queue>>>((const %s *)in, (%s *)out,"
+                   "\n        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], "
+                   "a[%d]);\n",
+                   !vec ? ""
+                   : v  ? "if (vec)\n    "
+                        : "else\n    ",
+                   g->prefix, s->stem, v ? 'v' : 'k', tsuf[dbl], t, t, last);
 }
 
 static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
@@ -266,7 +267,8 @@ void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g)
         kgt_emit_summary(b, s, " * ");
         kgt_printf(b, " */\n");
         for (int dbl = 0; dbl < 2; dbl++) emit_gpu_kernel(b, g, s, dbl);
-        for (int dbl = 0; dbl < 2 && s->ndims > 1; dbl++) kgt_emit_gpu_vec(b, g, s, dbl);
+        for (int dbl = 0; dbl < 2; dbl++)
+            if (kgt_gpu_vector(s, dbl)) kgt_emit_gpu_vec(b, g, s, dbl);
         for (int dbl = 0; dbl < 2; dbl++) emit_launcher(b, g, s, dbl);
     }
 }

@@ -95,7 +95,7 @@ static void emit_index(kgt_buf *b, const kgt_stencil *s, const int *off, const k
 }
 
 /* Non-zero when the reciprocal of the divisor, in the element type, is exact. */
-static int exact_reciprocal(double d, int dbl, double *r)
+int kgt_exact_reciprocal(double d, int dbl, double *r)
 {
     int e;
     double m = frexp(d, &e);
@@ -148,7 +148,7 @@ void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *i
     kgt_printf(b, paren ? "(" : "");
     emit_sum(b, s, dbl, ix);
     kgt_printf(b, paren ? ") " : " ");
-    if (exact_reciprocal(d, dbl, &r)) {
+    if (kgt_exact_reciprocal(d, dbl, &r)) {
         kgt_printf(b, "* ");
         kgt_emit_literal(b, r, dbl);
     } else {

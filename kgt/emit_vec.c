@@ -183,6 +183,19 @@ static void emit_edge_offsets(kgt_buf *b, int kmin, int kmax, int vw)
     }
 }
 
+/*
+ * Chosen by measurement on an H200 (bench/RESULTS.md, kgt): the vector kernels won clearly in 2D
+ * where every cell ends in a true division (2d9, 2d9nc, 2d5asym: 1.08-1.26x the generic kernel),
+ * where the four divisions of a thread are independent work; with a multiplication instead
+ * (2d4, 2d-diag) and in 3D they were slower than the scalar kernels, L2-bound at half the DRAM
+ * bandwidth.
+ */
+int kgt_gpu_vector(const kgt_stencil *s, int dbl)
+{
+    double r;
+    return s->ndims == 2 && !kgt_exact_reciprocal(s->divisor, dbl, &r);
+}
+
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     int nd = s->ndims, walk = kgt_walk(g, s), vw = vw_of(dbl), rlo, rhi;

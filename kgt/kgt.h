@@ -113,6 +113,10 @@ void kgt_emit_summary(kgt_buf *b, const kgt_stencil *s, const char *lead);
 void kgt_emit_header(kgt_buf *b, const kgt_gen *g);
 void kgt_emit_c(kgt_buf *b, const kgt_gen *g);
 void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g);
+/* Non-zero when 1/d is exact in the element type (the divisor becomes a multiplication). */
+int kgt_exact_reciprocal(double d, int dbl, double *r);
+/* Whether the CUDA/HIP output of s for type dbl has a vector kernel (emit_vec.c). */
+int kgt_gpu_vector(const kgt_stencil *s, int dbl);
 /* The vector kernel <prefix>_<stem>_v<f|d> of a 2D/3D stencil for CUDA/HIP (emit_vec.c). */
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 /* The OpenCL C source of one stencil (a program defining stencil_update). */
