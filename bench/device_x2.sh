@@ -16,6 +16,8 @@
 #             equal / balanced / auto shares
 #   kgt       generic vs kgt-specialized kernels on one GPU
 #   kgtwalk   kgt kernels generated with other --walk values (KGT_WALKS), on one GPU
+#   trace     per-iteration phase traces, 2D strong case on TRACE_RANKS GPUs (peer/staged, serialized)
+#   poclwalk  PoCL alone with each walk of the generic OpenCL kernel
 #   ncukgt    Nsight Compute sections of kgt kernels (KGT_NCU)
 #   peer      tests/mpi/test_skeleton on 3 and 4 ranks (PEER_RANKS) with the CUDA peer path forced
 # JSON lines and logs go to $OUT; a summary is printed last.
@@ -208,6 +210,37 @@ step_kgtwalk() {
         done
     done
     note "kgtwalk: $(wc -l <"$OUT/kgt.jsonl") runs in kgt.jsonl"
+}
+
+# Per-iteration phase traces (options.trace) of the strong 2D case on NGPU ranks, overlapped and
+# serialized, for the peer path and host staging; the same runs untraced for the rate.
+step_trace() {
+    local n=${TRACE_RANKS:-2} app=(-b cuda -S 2d4 -n 20480x20480 -i 1000) v
+    for v in "--peer 1" "--peer 1 --serialize" "--peer 0" "--peer 0 --serialize"; do
+        local tag=${v// /}
+        # shellcheck disable=SC2086
+        "${MPI[@]}" -n $n $B/bench/stencil_bench --label "untraced$tag" "${app[@]}" $v --repeat 2 |
+            tee -a "$OUT/trace.jsonl"
+        # shellcheck disable=SC2086
+        "${MPI[@]}" -n $n $B/bench/stencil_bench --label "traced$tag" "${app[@]}" $v \
+            --trace "$OUT/tr$tag" | tee -a "$OUT/trace.jsonl"
+        echo "-- $v" >>"$OUT/trace-summary.txt"
+        bash bench/trace_summary.sh -s 10 "$OUT/tr$tag".*.jsonl >>"$OUT/trace-summary.txt"
+    done
+    (cd "$OUT" && tar czf traces.tgz tr*.jsonl && rm -f tr*.jsonl)
+    note "trace: $(wc -l <"$OUT/trace.jsonl") runs"
+    cat "$OUT/trace-summary.txt"
+}
+
+# PoCL alone on the CPU with each walk of the generic OpenCL kernel.
+step_poclwalk() {
+    local w
+    for w in 1 4 8; do
+        STENCIL_OPENCL_WALK=$w STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 \
+            $B/bench/stencil_bench --label "pocl-walk$w" -b opencl -S 2d4 -n 20480x20480 -i 5 \
+            --repeat 2 | tee -a "$OUT/poclwalk.jsonl"
+    done
+    note "poclwalk: $(wc -l <"$OUT/poclwalk.jsonl") runs"
 }
 
 # Nsight Compute on the kgt kernels (KGT_NCU: stencils), one launch each after warm-up.
