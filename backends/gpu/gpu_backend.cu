@@ -943,7 +943,9 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_ipc_open,
     gpu_ipc_close,
     gpu_copy_peer,
-    /* On by default again since exported buffers are whole 2 MiB blocks (gpu_mem_alloc). */
-    1,
+    /* Off by default: with 3 ranks on 2 H200s 3d-oct (fixed boundary) still comes out wrong on
+       the peer path (bench/RESULTS.md), after the 2 MiB blocks fixed the same failure on one
+       GPU; the peer path runs only when asked for (options.peer = 1, STENCIL_PEER=1). */
+    0,
 };
 #endif
