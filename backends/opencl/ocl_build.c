@@ -203,8 +203,9 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
 
 /* Cells of dimension 0 per work-item of the generic kernel: STENCIL_OPENCL_WALK, else
    OCL_WALK_CPU on CPU devices and OCL_WALK elsewhere. On a GPU the walk keeps the inputs that
-   neighbouring cells share in registers; PoCL vectorises the work-item loop instead, and there a
-   walk of 4 measured best (bench/RESULTS.md, PoCL section). */
+   neighbouring cells share in registers; PoCL vectorises the work-item loop instead: walks 4
+   and 8 tied on the 2-core CI machine and 8 was fastest on the GPU host's CPU (bench/RESULTS.md,
+   PoCL section), so both defaults are 8 for now. */
 static int pick_walk(sb_dev *dev, ocl_impl *o)
 {
     const char *env = getenv("STENCIL_OPENCL_WALK");
