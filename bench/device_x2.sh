@@ -227,7 +227,7 @@ step_trace() {
         echo "-- $v" >>"$OUT/trace-summary.txt"
         bash bench/trace_summary.sh -s 10 "$OUT/tr$tag".*.jsonl >>"$OUT/trace-summary.txt"
     done
-    (cd "$OUT" && tar czf traces.tgz tr*.jsonl && rm -f tr*.jsonl)
+    (cd "$OUT" && tar czf traces.tgz tr--*.jsonl && rm -f tr--*.jsonl)
     note "trace: $(wc -l <"$OUT/trace.jsonl") runs"
     cat "$OUT/trace-summary.txt"
 }
