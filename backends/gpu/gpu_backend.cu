@@ -457,6 +457,10 @@ int gpu_write(sb_dev *dev, sb_mem m, const void *src, size_t bytes)
     int rc = drain(dev);
     if (rc) return rc;
     GPU_TRY(dev, gpuMemcpy(m, src, bytes, gpuMemcpyHostToDevice));
+    /* From pageable memory the copy may return before its DMA lands, and the non-blocking
+       queues do not wait for it; nor does a neighbour pulling this buffer over the peer path
+       (3 ranks on 2 H200s read the initial data too early: bench/RESULTS.md). */
+    GPU_TRY(dev, gpuStreamSynchronize(0));
     return 0;
 }
 
