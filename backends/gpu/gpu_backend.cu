@@ -947,9 +947,7 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_ipc_open,
     gpu_ipc_close,
     gpu_copy_peer,
-    /* Off by default: with 3 ranks on 2 H200s 3d-oct (fixed boundary) still comes out wrong on
-       the peer path (bench/RESULTS.md), after the 2 MiB blocks fixed the same failure on one
-       GPU; the peer path runs only when asked for (options.peer = 1, STENCIL_PEER=1). */
-    0,
+    /* On: the 3-rank failure on 2 H200s was the initial write not yet landed (gpu_write). */
+    1,
 };
 #endif
