@@ -11,8 +11,8 @@
  * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last
  * round's rates are the weights. Every rank decides from the same allgathered rates, so all stop
  * together. A round costs a device open and kernel build, the allocation and fill of the share,
- * and the timed updates of measure() (at least 3 updates, else about 0.2 s); ranks wait for the
- * slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
+ * and a few short runs of the real loop (measure(): until the slowest rank's batch takes 0.05 s,
+ * at most 1365 iterations in all); the worst case is SK_CALIB_ROUNDS such rounds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,32 +42,44 @@ static int fill(sk_run *r)
     return 0;
 }
 
-/* Runs batches of doubling size until one takes long enough to time reliably. */
+/*
+ * Runs the real loop (border, exchange, inner) on this partition, in collective batches that
+ * grow until the slowest rank's batch takes long enough to time, and rates this rank by the
+ * cells it updates per second of its own busy time: the loop minus what it spent waiting in
+ * MPI. Halo copies and launch overheads then count against the rank that pays them, which
+ * timing the update kernel alone missed (the mixed job of bench/RESULTS.md lost 10-15% there).
+ */
 static int measure(sk_run *r, double *rate)
 {
-    const sb_ops *o = r->dev.ops;
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
-    double cells = (double)sl_box_volume(&b), dt = 0;
-    long batch = 1, k = 0;
+    double cells = (double)sl_box_volume(&b), slowest = 0, busy = 0;
+    long keep_iters = r->iters, keep_progress = r->opt.progress, n = 1;
     int rc = fill(r);
-    for (int warm = 1; !rc && dt < 0.05 && batch <= 4096; batch *= 2, warm = 0) {
-        double t0 = MPI_Wtime();
-        for (k = 0; !rc && k < batch; k++)
-            rc = o->update(&r->dev, SB_QINNER, r->buf[k & 1], r->buf[(k + 1) & 1], &b);
-        if (!rc) rc = o->wait(&r->dev, SB_QINNER);
-        dt = warm ? 0 : MPI_Wtime() - t0;
+    r->opt.progress = 0;
+    for (int warm = 1; !rc; warm = 0, n *= 4) {
+        r->iters = n;
+        rc = sk_agree(r->comm, sk_loop(r), r->msg, sizeof r->msg);
+        if (!rc && MPI_Allreduce(&r->stats.t_loop, &slowest, 1, MPI_DOUBLE, MPI_MAX, r->comm) !=
+                       MPI_SUCCESS)
+            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
+        busy = r->stats.t_loop - r->stats.t_mpi;
+        if (!warm && (slowest >= 0.05 || n >= 1024)) break;
     }
-    if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
-    *rate = dt > 0 && cells > 0 ? cells * (double)k / dt : 0;
+    r->iters = keep_iters;
+    r->opt.progress = keep_progress;
+    r->rc = 0;
+    if (rc) return rc;
+    *rate = busy > 0 && cells > 0 ? cells * (double)n / busy : 0;
     return 0;
 }
 
-/* Times this rank on the partition of r->weights (NULL: equal shares). */
+/* Times this rank on the partition of r->weights (NULL: equal shares), halos as in the run. */
 static int calibrate(sk_run *r, const long *sizes, const stencil_kernel *named, double *rate)
 {
     *rate = 0;
     int rc = sk_prepare(r, sizes, named);
-    if (!rc) rc = sk_agree(r->comm, measure(r, rate), r->msg, sizeof r->msg);
+    SK_PHASE(r, rc, sk_peer_setup(r));
+    if (!rc) rc = measure(r, rate);
     sk_release(r);
     return rc;
 }
