@@ -10,9 +10,11 @@
  * on that share. Rounds stop once no rank's share moves by more than SK_CALIB_CHANGE from the
  * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last
  * round's rates are the weights. Every rank decides from the same allgathered rates, so all stop
- * together. A round costs a device open and kernel build, the allocation and fill of the share,
- * and a few short runs of the real loop (measure(): until the slowest rank's batch takes 0.1 s,
- * at most 1365 iterations in all); the worst case is SK_CALIB_ROUNDS such rounds.
+ * together. Round 1 times the update kernel alone (time_kernel), later rounds the real loop
+ * (time_loop), and later rounds move the weights only halfway toward what they measured (damp).
+ * A round costs a device open and kernel build, the allocation and fill of the share, and the
+ * timed batches (kernel: about 0.1 s; loop: until every rank was busy 50 ms, at most 1 s per
+ * batch or 1365 iterations in all); the worst case is SK_CALIB_ROUNDS such rounds.
  */
 #include <errno.h>
 #include <math.h>
@@ -43,44 +45,68 @@ static int fill(sk_run *r)
     return 0;
 }
 
+/* Round 1, equal shares: the update kernel alone, in doubling batches until one takes 50 ms.
+   (The loop would run at the pace of the slowest rank and leave the fast ones a few
+   iterations' worth of busy time to measure.) */
+static int time_kernel(sk_run *r, double *rate)
+{
+    const sb_ops *o = r->dev.ops;
+    sl_box b = sl_local_box(&r->loc, &r->loc.update);
+    double cells = (double)sl_box_volume(&b), dt = 0;
+    long batch = 1, k = 0;
+    int rc = fill(r);
+    for (int warm = 1; !rc && dt < 0.05 && batch <= 4096; batch *= 2, warm = 0) {
+        double t0 = MPI_Wtime();
+        for (k = 0; !rc && k < batch; k++)
+            rc = o->update(&r->dev, SB_QINNER, r->buf[k & 1], r->buf[(k + 1) & 1], &b);
+        if (!rc) rc = o->wait(&r->dev, SB_QINNER);
+        dt = warm ? 0 : MPI_Wtime() - t0;
+    }
+    if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
+    *rate = dt > 0 && cells > 0 ? cells * (double)k / dt : 0;
+    return 0;
+}
+
 /*
- * Runs the real loop (border, exchange, inner) on this partition, in collective batches that
- * grow until the slowest rank's batch takes long enough to time, and rates this rank by the
- * cells it updates per second of its own busy time: the loop minus what it spent waiting in
- * MPI. Halo copies and launch overheads then count against the rank that pays them, which
- * timing the update kernel alone missed (the mixed job of bench/RESULTS.md lost 10-15% there).
+ * Later rounds, weighted shares: the real loop (border, exchange, inner) in collective batches
+ * that grow until every rank has been busy 50 ms (or the slowest batch took 1 s, or 1024
+ * iterations), rating each rank by the cells it updates per second of its own busy time: the
+ * loop minus what it spent waiting in MPI. Halo copies and launch overheads then count against
+ * the rank that pays them, which timing the kernel alone missed (bench/RESULTS.md, mixed job).
  */
-static int measure(sk_run *r, double *rate)
+static int time_loop(sk_run *r, double *rate)
 {
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
-    double cells = (double)sl_box_volume(&b), slowest = 0, busy = 0;
+    double cells = (double)sl_box_volume(&b), t[2] = {0, 0}, agreed[2] = {0, 0};
     long keep_iters = r->iters, keep_progress = r->opt.progress, n = 1;
     int rc = fill(r);
     r->opt.progress = 0;
     for (int warm = 1; !rc; warm = 0, n *= 4) {
         r->iters = n;
         rc = sk_agree(r->comm, sk_loop(r), r->msg, sizeof r->msg);
-        if (!rc && MPI_Allreduce(&r->stats.t_loop, &slowest, 1, MPI_DOUBLE, MPI_MAX, r->comm) !=
-                       MPI_SUCCESS)
+        t[0] = -(r->stats.t_loop - r->stats.t_mpi); /* max of -busy: the least busy rank */
+        t[1] = r->stats.t_loop;
+        if (!rc && MPI_Allreduce(t, agreed, 2, MPI_DOUBLE, MPI_MAX, r->comm) != MPI_SUCCESS)
             rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
-        busy = r->stats.t_loop - r->stats.t_mpi;
-        if (!warm && (slowest >= 0.1 || n >= 1024)) break;
+        if (!warm && (-agreed[0] >= 0.05 || agreed[1] >= 1.0 || n >= 1024)) break;
     }
     r->iters = keep_iters;
     r->opt.progress = keep_progress;
     r->rc = 0;
     if (rc) return rc;
-    *rate = busy > 0 && cells > 0 ? cells * (double)n / busy : 0;
+    *rate = -t[0] > 0 && cells > 0 ? cells * (double)n / -t[0] : 0;
     return 0;
 }
 
-/* Times this rank on the partition of r->weights (NULL: equal shares), halos as in the run. */
+/* Times this rank on the partition of r->weights (NULL: equal shares, the kernel alone). */
 static int calibrate(sk_run *r, const long *sizes, const stencil_kernel *named, double *rate)
 {
     *rate = 0;
     int rc = sk_prepare(r, sizes, named);
-    SK_PHASE(r, rc, sk_peer_setup(r));
-    if (!rc) rc = measure(r, rate);
+    if (r->weights) SK_PHASE(r, rc, sk_peer_setup(r));
+    if (!rc)
+        rc = r->weights ? time_loop(r, rate)
+                        : sk_agree(r->comm, time_kernel(r, rate), r->msg, sizeof r->msg);
     sk_release(r);
     return rc;
 }
