@@ -10,14 +10,11 @@
  * on that share. Rounds stop once no rank's share moves by more than SK_CALIB_CHANGE from the
  * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last
  * round's rates are the weights. Every rank decides from the same allgathered rates, so all stop
- * together. Round 1 times the update kernel alone (time_kernel), later rounds the real loop
- * (time_loop), and later rounds move the weights only halfway toward what they measured (damp).
- * A round costs a device open and kernel build, the allocation and fill of the share, and the
- * timed batches (kernel: about 0.1 s; loop: until every rank was busy 50 ms, at most 1 s per
- * batch or 1365 iterations in all); the worst case is SK_CALIB_ROUNDS such rounds.
+ * together. A round costs a device open and kernel build, the allocation and fill of the share,
+ * and the timed updates of measure() (at least 3 updates, else about 0.2 s); ranks wait for the
+ * slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +42,8 @@ static int fill(sk_run *r)
     return 0;
 }
 
-/* Round 1, equal shares: the update kernel alone, in doubling batches until one takes 50 ms.
-   (The loop would run at the pace of the slowest rank and leave the fast ones a few
-   iterations' worth of busy time to measure.) */
-static int time_kernel(sk_run *r, double *rate)
+/* Runs batches of doubling size until one takes long enough to time reliably. */
+static int measure(sk_run *r, double *rate)
 {
     const sb_ops *o = r->dev.ops;
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
@@ -67,59 +62,14 @@ static int time_kernel(sk_run *r, double *rate)
     return 0;
 }
 
-/*
- * Later rounds, weighted shares: the real loop (border, exchange, inner) in collective batches
- * that grow until every rank has been busy 50 ms (or the slowest batch took 1 s, or 1024
- * iterations), rating each rank by the cells it updates per second of its own busy time: the
- * loop minus what it spent waiting in MPI. Halo copies and launch overheads then count against
- * the rank that pays them, which timing the kernel alone missed (bench/RESULTS.md, mixed job).
- */
-static int time_loop(sk_run *r, double *rate)
-{
-    sl_box b = sl_local_box(&r->loc, &r->loc.update);
-    double cells = (double)sl_box_volume(&b), t[2] = {0, 0}, agreed[2] = {0, 0};
-    long keep_iters = r->iters, keep_progress = r->opt.progress, n = 1;
-    int rc = fill(r);
-    r->opt.progress = 0;
-    for (int warm = 1; !rc; warm = 0, n *= 4) {
-        r->iters = n;
-        rc = sk_agree(r->comm, sk_loop(r), r->msg, sizeof r->msg);
-        t[0] = -(r->stats.t_loop - r->stats.t_mpi); /* max of -busy: the least busy rank */
-        t[1] = r->stats.t_loop;
-        if (!rc && MPI_Allreduce(t, agreed, 2, MPI_DOUBLE, MPI_MAX, r->comm) != MPI_SUCCESS)
-            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
-        if (!warm && (-agreed[0] >= 0.05 || agreed[1] >= 1.0 || n >= 1024)) break;
-    }
-    r->iters = keep_iters;
-    r->opt.progress = keep_progress;
-    r->rc = 0;
-    if (rc) return rc;
-    *rate = -t[0] > 0 && cells > 0 ? cells * (double)n / -t[0] : 0;
-    return 0;
-}
-
-/* Times this rank on the partition of r->weights (NULL: equal shares, the kernel alone). */
+/* Times this rank on the partition of r->weights (NULL: equal shares). */
 static int calibrate(sk_run *r, const long *sizes, const stencil_kernel *named, double *rate)
 {
     *rate = 0;
     int rc = sk_prepare(r, sizes, named);
-    if (r->weights) SK_PHASE(r, rc, sk_peer_setup(r));
-    if (!rc)
-        rc = r->weights ? time_loop(r, rate)
-                        : sk_agree(r->comm, time_kernel(r, rate), r->msg, sizeof r->msg);
+    if (!rc) rc = sk_agree(r->comm, measure(r, rate), r->msg, sizeof r->msg);
     sk_release(r);
     return rc;
-}
-
-/*
- * Busy times measured on the real loop are noisy and not proportional to the share (fixed
- * per-iteration costs), and re-cutting by them alone swung the shares back and forth between
- * rounds on the GPU host (CUDA 9.8e11, 4.8e11, 1.3e12 cells/s in rounds 1-3). Each later round
- * therefore moves only halfway (geometrically) from the weights it ran on to the measured rates.
- */
-static void damp(double *w, const double *prev, int n)
-{
-    for (int i = 0; prev && i < n; i++) w[i] = sqrt(w[i] * prev[i]);
 }
 
 /* A rank with nothing to update measured nothing: give it the smallest measured share. */
@@ -193,7 +143,6 @@ static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *
             rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allgather failed (calibration)");
         if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) break;
         fix_zero_rates(w, n);
-        damp(w, prev, n);
         r->stats.calib_rounds = k;
         double change = sl_share_change(prev, w, n);
         if (verbose(r)) {
