@@ -12,10 +12,9 @@
 /* How non-contiguous boxes move between device and host (contiguous ones are one plain copy). */
 enum { OCL_COPY_RECT = 0, OCL_COPY_PACK = 1 };
 
-/* Cells of dimension 0 one work-item of the generic kernel computes (STENCIL_WALK), on GPUs and
-   on CPU devices; STENCIL_OPENCL_WALK overrides both (ocl_build.c). */
-#define OCL_WALK     8
-#define OCL_WALK_CPU 8
+/* Cells of dimension 0 one work-item of the generic kernel computes (STENCIL_WALK) on every
+   device; STENCIL_OPENCL_WALK overrides it (ocl_build.c). */
+#define OCL_WALK 8
 
 /* A pinned host buffer handed out by host_alloc: the mapped pointer and the buffer behind it. */
 typedef struct ocl_pinned {

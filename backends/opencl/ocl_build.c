@@ -201,17 +201,14 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
     return rc;
 }
 
-/* Cells of dimension 0 per work-item of the generic kernel: STENCIL_OPENCL_WALK, else
-   OCL_WALK_CPU on CPU devices and OCL_WALK elsewhere. On a GPU the walk keeps the inputs that
-   neighbouring cells share in registers; PoCL vectorises the work-item loop instead: walks 4
-   and 8 tied on the 2-core CI machine and 8 was fastest on the GPU host's CPU (bench/RESULTS.md,
-   PoCL section), so both defaults are 8 for now. */
+/* Cells of dimension 0 per work-item of the generic kernel: STENCIL_OPENCL_WALK, else OCL_WALK.
+   On a GPU the walk keeps the inputs that neighbouring cells share in registers; PoCL vectorises
+   the work-item loop instead, and there walks 4 and 8 tied on the 2-core CI machine while 8 was
+   fastest on the GPU host's CPU (bench/RESULTS.md, PoCL section), so one default serves both. */
 static int pick_walk(sb_dev *dev, ocl_impl *o)
 {
     const char *env = getenv("STENCIL_OPENCL_WALK");
-    cl_device_type t = 0;
-    clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
-    o->walk = (t & CL_DEVICE_TYPE_CPU) ? OCL_WALK_CPU : OCL_WALK;
+    o->walk = OCL_WALK;
     if (!env || !*env) return 0;
     char *end;
     long w = strtol(env, &end, 10);
