@@ -19,9 +19,8 @@ static const char tsuf[2] = {'f', 'd'};
 
 /* Cells of dimension 0 one thread computes in 2D/3D, unless --walk says otherwise: longer
    walks share more loads between cells but hold more registers (bench/RESULTS.md, kgt). */
-int kgt_walk(const kgt_gen *g, const kgt_stencil *s)
+int kgt_walk(const kgt_gen *g)
 {
-    (void)s;
     return g->walk ? g->walk : 8;
 }
 
@@ -175,7 +174,7 @@ static void emit_kernel_1d(kgt_buf *b, const kgt_stencil *s, int dbl)
 static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     const char *t = tname[dbl];
-    int nd = s->ndims, walk = kgt_walk(g, s);
+    int nd = s->ndims, walk = kgt_walk(g);
     const char *lx = nd == 2 ? "l1" : "l2", *hx = nd == 2 ? "h1" : "h2";
     kgt_printf(b,
                "static __global__ void __launch_bounds__(256)\n"
@@ -216,10 +215,9 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
 {
     const char *t = tname[dbl];
     int nd = s->ndims, last = nd - 1, vw = dbl ? 2 : 4, vec = kgt_gpu_vector(s, dbl);
-    int walk = nd > 1 ? kgt_walk(g, s) : 1;
+    int walk = nd > 1 ? kgt_walk(g) : 1;
     if (vec) {
         kgt_printf(b, "    const int vec = stride[0] %% %d == 0 && ", vw);
-        if (nd > 2) kgt_printf(b, "stride[1] %% %d == 0 && ", vw);
         kgt_printf(b,
                    "(uintptr_t)in %% 16 == 0 &&\n                    (uintptr_t)out %% 16 == 0;\n");
         kgt_printf(b, "    int ok = kgt_grid(a, hi, %d, %d, vec ? %d : 1, blk, &grd);\n", nd, walk,

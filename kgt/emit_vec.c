@@ -1,5 +1,5 @@
 /*
- * The vector form of a CUDA/HIP kernel (2D/3D): each thread owns 16 bytes of a row (4 floats or
+ * The vector form of a 2D CUDA/HIP kernel: each thread owns 16 bytes of a row (4 floats or
  * 2 doubles) and walks them along dimension 0. Every input row it reads comes in as aligned
  * 16-byte loads (its own vector and, for x offsets, the neighbouring ones), so the
  * x-neighbours cost no extra load instructions; results leave as one 16-byte store per row.
@@ -14,7 +14,6 @@
 
 enum {
     V_ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS,
-    V_SIDE = 2 * KGT_MAX_RADIUS + 1,
     V_X = 2 * KGT_MAX_RADIUS + 4, /* x of a cell relative to the vector: -8 .. 3 + 8 */
     V_K = 16                      /* vector index: -8 .. 7 (doubles: two a vector) */
 };
@@ -34,12 +33,12 @@ static int vw_of(int dbl)
     return dbl ? 2 : 4;
 }
 
-/* Non-zero weights reach lo cells below and hi above along the last dimension. */
+/* Non-zero weights reach lo cells below and hi above along dimension 1 (x). */
 static void x_reach(const kgt_stencil *s, int *lo, int *hi)
 {
     *lo = *hi = 0;
     for (int p = 0; p < s->npts; p++) {
-        int dx = s->pts[p].off[s->ndims - 1];
+        int dx = s->pts[p].off[1];
         if (s->pts[p].w == 0.0) continue;
         if (-dx > *lo) *lo = -dx;
         if (dx > *hi) *hi = dx;
@@ -52,69 +51,58 @@ static void kname(kgt_buf *b, int k)
     kgt_printf(b, "%c%d", k < 0 ? 'M' : 'P', abs(k));
 }
 
-/* Declares the thread's own vector of one row once: V<row>_<y>. */
-static void emit_center(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int row,
-                        int y, unsigned char *seen)
+/* Declares the thread's own vector of one row once: V<row>. */
+static void emit_center(kgt_buf *b, int dbl, int row, unsigned char *seen)
 {
-    size_t key = (size_t)(row * V_SIDE + y) * V_K + V_K / 2;
+    size_t key = (size_t)row * V_K + V_K / 2;
     if (seen[key]) return;
     seen[key] = 1;
-    kgt_printf(b, "        const %s V%d_%d = *(const %s *)(in + base + %d * s0", vname[dbl], row, y,
-               vname[dbl], u + off[0]);
-    if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
-    kgt_printf(b, ");\n");
+    kgt_printf(b, "        const %s V%d = *(const %s *)(in + base + %d * s0);\n", vname[dbl], row,
+               vname[dbl], row - KGT_MAX_RADIUS);
 }
 
-/* Declares the edge lanes' load of the vector k away once: E<row>_<y>_<k>. */
-static void emit_edge(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int row,
-                      int y, int k, unsigned char *seen)
+/* Declares the edge lanes' load of the vector k away once: E<row>_<k>. */
+static void emit_edge(kgt_buf *b, int dbl, int row, int k, unsigned char *seen)
 {
-    size_t key = (size_t)(row * V_SIDE + y) * V_K + (size_t)(k + V_K / 2);
+    size_t key = (size_t)row * V_K + (size_t)(k + V_K / 2);
     if (seen[key]) return;
     seen[key] = 1;
-    kgt_printf(b, "        const %s E%d_%d_", vname[dbl], row, y);
+    kgt_printf(b, "        const %s E%d_", vname[dbl], row);
     kname(b, k);
-    kgt_printf(b, " = *(const %s *)(in + base + %d * s0", vname[dbl], u + off[0]);
-    if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
-    kgt_printf(b, " + eo");
+    kgt_printf(b, " = *(const %s *)(in + base + %d * s0 + eo", vname[dbl], row - KGT_MAX_RADIUS);
     kname(b, k);
     kgt_printf(b, ");\n");
 }
 
 /*
- * Names input cell (row u + off[0], y off[1], x = xpos from the thread's vector): a component
- * of its own vector, or of the vector k lanes away by a shuffle; the lanes at the warp's edge
- * take that one from their edge load instead. Each name is declared once per walk.
+ * Names input cell (row u + o0, x = xpos from the thread's vector): a component of its own
+ * vector, or of the vector k lanes away by a shuffle; the lanes at the warp's edge take that one
+ * from their edge load instead. Each name is declared once per walk.
  */
-static void emit_vload(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off, int xpos,
-                       unsigned char *seen)
+static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned char *seen)
 {
-    int last = s->ndims - 1, vw = vw_of(dbl), k = floordiv(xpos, vw), c = xpos - k * vw;
-    int row = u + off[0] + KGT_MAX_RADIUS, y = (s->ndims == 3 ? off[1] : 0) + KGT_MAX_RADIUS;
-    size_t ckey = (size_t)V_ROWS * V_SIDE * V_K + (size_t)(row * V_SIDE + y) * V_X +
-                  (size_t)(xpos + KGT_MAX_RADIUS);
-    int o[3] = {off[0], off[1], off[2]};
+    int vw = vw_of(dbl), k = floordiv(xpos, vw), c = xpos - k * vw;
+    int row = u + o0 + KGT_MAX_RADIUS, o[3] = {o0, xpos, 0};
+    size_t ckey = (size_t)V_ROWS * V_K + (size_t)row * V_X + (size_t)(xpos + KGT_MAX_RADIUS);
     if (seen[ckey]) return;
     seen[ckey] = 1;
-    o[last] = xpos;
-    emit_center(b, s, dbl, u, off, row, y, seen);
+    emit_center(b, dbl, row, seen);
     if (!k) {
         kgt_printf(b, "        const %s ", tname[dbl]);
         kgt_temp(b, u, o);
-        kgt_printf(b, " = V%d_%d.%c;\n", row, y, "xyzw"[c]);
+        kgt_printf(b, " = V%d.%c;\n", row, "xyzw"[c]);
         return;
     }
-    emit_edge(b, s, dbl, u, off, row, y, k, seen);
+    emit_edge(b, dbl, row, k, seen);
     kgt_printf(b, "        const %s s", tname[dbl]);
     kgt_temp(b, u, o);
-    kgt_printf(b, " = KGT_SHFL(V%d_%d.%c, lane %c %d);\n", row, y, "xyzw"[c], k < 0 ? '-' : '+',
-               abs(k));
+    kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n", row, "xyzw"[c], k < 0 ? '-' : '+', abs(k));
     kgt_printf(b, "        const %s ", tname[dbl]);
     kgt_temp(b, u, o);
     if (k < 0)
-        kgt_printf(b, " = lane < %d ? E%d_%d_", -k, row, y);
+        kgt_printf(b, " = lane < %d ? E%d_", -k, row);
     else
-        kgt_printf(b, " = lane >= KGT_WARP - %d ? E%d_%d_", k, row, y);
+        kgt_printf(b, " = lane >= KGT_WARP - %d ? E%d_", k, row);
     kname(b, k);
     kgt_printf(b, ".%c : s", "xyzw"[c]);
     kgt_temp(b, u, o);
@@ -124,7 +112,7 @@ static void emit_vload(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const i
 /* The unrolled walk: per row, the loads its cells need, then one vector of results. */
 static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
-    static unsigned char seen[V_ROWS * V_SIDE * V_K + V_ROWS * V_SIDE * V_X];
+    static unsigned char seen[V_ROWS * V_K + V_ROWS * V_X];
     int vw = vw_of(dbl);
     char wrap[40];
     memset(seen, 0, sizeof seen);
@@ -132,7 +120,7 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
         for (int j = 0; j < vw; j++)
             for (int p = 0; p < s->npts; p++)
                 if (s->pts[p].w != 0.0)
-                    emit_vload(b, s, dbl, u, s->pts[p].off, j + s->pts[p].off[s->ndims - 1], seen);
+                    emit_vload(b, dbl, u, s->pts[p].off[0], j + s->pts[p].off[1], seen);
         kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
         for (int j = 0; j < vw; j++) {
             kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, u, j};
@@ -148,21 +136,19 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
  * Warps with a lane outside the vector path (the box's edges, its last rows): cell by cell,
  * lane after lane, so these warps still move whole lines.
  */
-static void emit_vrest(kgt_buf *b, const kgt_stencil *s, int dbl, const char *lx, const char *hx,
-                       int walk)
+static void emit_vrest(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
     char wrap[40];
-    kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0};
-    if (s->ndims > 2) ix.stride[1] = "s1";
+    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0};
     kgt_printf(b,
                "        const long iend = i0 + %d < h0 ? i0 + %d : h0, x0 = x - (long)lane * %d;\n"
                "        for (long i = i0; i < iend; i++)\n"
                "            for (int j = 0; j < %d; j++) {\n"
                "                const long xc = x0 + (long)j * KGT_WARP + lane;\n"
-               "                if (xc >= %s && xc < %s) {\n"
-               "                    const long c = i * s0 + y * s1 + xc;\n"
+               "                if (xc >= l1 && xc < h1) {\n"
+               "                    const long c = i * s0 + xc;\n"
                "                    out[c] = ",
-               walk, walk, vw_of(dbl), vw_of(dbl), lx, hx);
+               walk, walk, vw_of(dbl), vw_of(dbl));
     kgt_emit_expr(b, s, dbl, &ix);
     kgt_printf(b, ";\n                }\n            }\n");
 }
@@ -184,7 +170,8 @@ static void emit_edge_offsets(kgt_buf *b, int kmin, int kmax, int vw)
 }
 
 /*
- * Chosen by measurement on an H200 (bench/RESULTS.md, kgt): the vector kernels won clearly in 2D
+ * Chosen by measurement on an H200 (bench/RESULTS.md, kgt), which is why this file handles 2D
+ * only: the vector kernels won clearly in 2D
  * where every cell ends in a true division (2d9, 2d9nc, 2d5asym: 1.08-1.26x the generic kernel),
  * where the four divisions of a thread are independent work; with a multiplication instead
  * (2d4, 2d-diag) and in 3D they were slower than the scalar kernels, L2-bound at half the DRAM
@@ -198,39 +185,29 @@ int kgt_gpu_vector(const kgt_stencil *s, int dbl)
 
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
-    int nd = s->ndims, walk = kgt_walk(g, s), vw = vw_of(dbl), rlo, rhi;
-    const char *lx = nd == 2 ? "l1" : "l2", *hx = nd == 2 ? "h1" : "h2";
+    int walk = kgt_walk(g), vw = vw_of(dbl), rlo, rhi;
     x_reach(s, &rlo, &rhi);
     int kmin = floordiv(-rlo, vw), kmax = floordiv(vw - 1 + rhi, vw);
     kgt_printf(b,
                "static __global__ void __launch_bounds__(256)\n"
                "    %s_%s_v%c(const %s *__restrict__ in, %s *__restrict__ out, long l0, long l1,\n"
                "    long l2, long h0, long h1, long h2, long s0, long s1, long xa)\n{\n"
-               "    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n",
-               g->prefix, s->stem, tsuf[dbl], tname[dbl], tname[dbl], vw);
-    if (nd == 2)
-        kgt_printf(b,
-                   "    const long y = 0, i0 = l0 + (long)blockIdx.y * %d;\n"
-                   "    (void)l2; (void)h2;\n",
-                   walk);
-    else
-        kgt_printf(b,
-                   "    const long y = l1 + (long)blockIdx.y * blockDim.y + threadIdx.y;\n"
-                   "    const long i0 = l0 + (long)blockIdx.z * %d;\n"
-                   "    if (y >= h1) return;\n",
-                   walk);
+               "    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n"
+               "    const long i0 = l0 + (long)blockIdx.y * %d;\n"
+               "    (void)l2; (void)h2; (void)s1;\n",
+               g->prefix, s->stem, tsuf[dbl], tname[dbl], tname[dbl], vw, walk);
     /* ok: the lane's vector in the box, its neighbours' inside the rows' readable part. */
     kgt_printf(b,
                "    if (i0 >= h0) return;\n"
                "    const int lane = (int)(threadIdx.x %% KGT_WARP);\n"
-               "    const long base = i0 * s0 + y * s1 + x;\n"
-               "    const int ok = x >= %s && x + %d <= %s && x - %d >= %s - %d &&\n"
-               "                   x + %d <= %s - 1 + %d;\n",
-               lx, vw, hx, -kmin * vw, lx, rlo, kmax * vw + vw - 1, hx, rhi);
+               "    const long base = i0 * s0 + x;\n"
+               "    const int ok = x >= l1 && x + %d <= h1 && x - %d >= l1 - %d &&\n"
+               "                   x + %d <= h1 - 1 + %d;\n",
+               vw, -kmin * vw, rlo, kmax * vw + vw - 1, rhi);
     emit_edge_offsets(b, kmin, kmax, vw);
     kgt_printf(b, "    if (i0 + %d <= h0 && KGT_ALL(ok)) {\n", walk);
     emit_vwalk(b, s, dbl, walk);
     kgt_printf(b, "    } else {\n");
-    emit_vrest(b, s, dbl, lx, hx, walk);
+    emit_vrest(b, s, dbl, walk);
     kgt_printf(b, "    }\n}\n\n");
 }

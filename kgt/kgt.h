@@ -64,8 +64,8 @@ typedef struct kgt_gen {
 
 /* Longest --walk: the emitter keeps a table of the registers of one walk. */
 #define KGT_WALK_MAX 32
-/* The walk of s's GPU kernels under g. */
-int kgt_walk(const kgt_gen *g, const kgt_stencil *s);
+/* The walk of the GPU kernels under g. */
+int kgt_walk(const kgt_gen *g);
 
 /* A growing string: every emitter writes into one, so a failed run leaves no half-written file. */
 typedef struct kgt_buf {
