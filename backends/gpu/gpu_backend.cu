@@ -378,8 +378,8 @@ int gpu_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
     int rc = use_device(dev);
     if (rc) return rc;
     /* The runtime may carve small allocations out of one larger block, and an IPC handle maps
-       the whole block at its base: a peer would read a neighbouring buffer (3 ranks, 3d-oct,
-       2026-11-22). Whole 2 MiB blocks are never shared (CUDA programming guide, IPC). */
+       the whole block at its base, so a peer could read a neighbouring buffer. Whole 2 MiB
+       blocks are never shared (CUDA programming guide, interprocess communication). */
     if (im->peer) bytes = (bytes + SB_GPU_IPC_BLOCK - 1) / SB_GPU_IPC_BLOCK * SB_GPU_IPC_BLOCK;
     gpuError_t e = gpuMalloc(&p, bytes ? bytes : 1);
     if (e != gpuSuccess) {
