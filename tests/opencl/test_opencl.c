@@ -10,54 +10,13 @@
 #include <string.h>
 
 #include "backend.h"
+#include "backend_fixture.h"
 #include "layout.h"
 #include "ocl.h"
 #include "stencil_set.h"
 #include "testutil.h"
 
-/* Check records every passing ck_assert; hot loops assert only failures. */
-#define REQ(c)                                                                                     \
-    do {                                                                                           \
-        if (!(c)) ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #c);                               \
-    } while (0)
-#define OK(dev, call)                                                                              \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_) ck_abort_msg("%s:%d: %s = %d: %s", __FILE__, __LINE__, #call, rc_, (dev)->err);   \
-    } while (0)
-
-typedef struct fixture {
-    stencil_desc desc;
-    sl_stencil s;
-    sl_partition p;
-    sl_local l;
-    sb_dev dev;
-    sb_mem m[2];
-    size_t es, bytes;
-    char *h[2]; /* host mirrors of m */
-} fixture;
-
 static const long sizes[4][3] = {{0}, {97}, {37, 29}, {13, 11, 9}};
-
-/* Partition for one rank; 0, or the layout's error. */
-static int fx_layout(fixture *f, const stencil_desc *d, const long *gsize, int periodic)
-{
-    char msg[256];
-    int pgrid[SL_D] = {1, 1, 1}, minpart[SL_D];
-    long g[SL_D] = {1, 1, 1};
-    memset(f, 0, sizeof *f);
-    f->desc = *d;
-    memcpy(g, gsize, sizeof *g * (size_t)d->ndims);
-    int rc = sl_stencil_make(&f->s, d, msg, sizeof msg);
-    ck_assert_msg(rc == 0, "sl_stencil_make: %s", msg);
-    sl_min_part(&f->s, minpart);
-    rc = sl_partition_make(&f->p, d->ndims, g, pgrid, NULL, minpart, periodic, msg, sizeof msg);
-    ck_assert_msg(rc == 0, "sl_partition_make: %s", msg);
-    ck_assert_int_eq(sl_local_make(&f->l, &f->p, &f->s, 0), 0);
-    f->es = sb_elem_size(d->type);
-    f->bytes = f->l.nelems * f->es;
-    return 0;
-}
 
 static int fx_open(fixture *f, const stencil_kernel *named)
 {
