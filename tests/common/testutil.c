@@ -1,7 +1,9 @@
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -194,4 +196,30 @@ long tu_allsum(MPI_Comm comm, long v)
     long s = 0;
     MPI_Allreduce(&v, &s, 1, MPI_LONG, MPI_SUM, comm);
     return s;
+}
+
+void tu_scratch_make(MPI_Comm comm, const char *stem, char *dir, size_t len)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, len, "%s/%s-XXXXXX", tmp && tmp[0] ? tmp : "/tmp", stem);
+        if (!mkdtemp(dir)) dir[0] = '\0';
+    }
+    MPI_Bcast(dir, (int)len, MPI_CHAR, 0, comm);
+}
+
+void tu_scratch_remove(MPI_Comm comm, const char *dir, const char *const *names, size_t n)
+{
+    int rank;
+    MPI_Barrier(comm);
+    MPI_Comm_rank(comm, &rank);
+    if (rank != 0) return;
+    for (size_t i = 0; i < n; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
 }

@@ -38,4 +38,12 @@ long tu_compare_tile(const stencil_tile *t, const double *g, double *maxdiff);
 /* Sum over ranks, so every rank asserts on the same number. */
 long tu_allsum(MPI_Comm comm, long v);
 
+/*
+ * A fresh scratch directory, the same path on every rank of comm (made by rank 0 under TMPDIR,
+ * else /tmp, named stem-XXXXXX); dir is "" when it cannot be made. Collective.
+ */
+void tu_scratch_make(MPI_Comm comm, const char *stem, char *dir, size_t len);
+/* Removes the named files of dir and dir itself, after every rank got there. Collective. */
+void tu_scratch_remove(MPI_Comm comm, const char *dir, const char *const *names, size_t n);
+
 #endif

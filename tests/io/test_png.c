@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pngread.h"
 #include "stencil_set.h"
@@ -229,16 +228,7 @@ END_TEST
 static void remove_dir(void)
 {
     static const char *const names[] = {"a.png", "b.png", "c.png", "d.png", "e.png"};
-    int rank;
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0) return;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char p[300];
-        path_of(p, sizeof p, names[i]);
-        unlink(p);
-    }
-    rmdir(dir);
+    tu_scratch_remove(MPI_COMM_WORLD, dir, names, sizeof names / sizeof *names);
 }
 
 int main(int argc, char **argv)
@@ -246,12 +236,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/stencil-png-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-        if (!mkdtemp(dir)) dir[0] = '\0';
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    tu_scratch_make(MPI_COMM_WORLD, "stencil-png", dir, sizeof dir);
     if (!dir[0]) {
         fprintf(stderr, "test_png: cannot make a temporary directory\n");
         MPI_Finalize();

@@ -353,31 +353,10 @@ START_TEST(io_failures)
 }
 END_TEST
 
-static void make_dir(void)
-{
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/stencil-io-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-        if (!mkdtemp(dir)) dir[0] = '\0';
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
 static void remove_dir(void)
 {
     static const char *const names[] = {"part.sten", "full.sten", "band.sten", "mismatch.sten"};
-    int rank;
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0) return;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char p[300];
-        path_of(p, sizeof p, names[i]);
-        unlink(p);
-    }
-    rmdir(dir);
+    tu_scratch_remove(MPI_COMM_WORLD, dir, names, sizeof names / sizeof *names);
 }
 
 int main(int argc, char **argv)
@@ -385,7 +364,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    make_dir();
+    tu_scratch_make(MPI_COMM_WORLD, "stencil-io", dir, sizeof dir);
     if (size != 4 || !dir[0]) {
         fprintf(stderr, "test_restart: needs mpiexec -n 4 and a temporary directory\n");
         MPI_Finalize();
