@@ -13,7 +13,7 @@
 #   scaling   bench/scaling.sh on 1 and 2 GPUs (strong, weak, serialized, host-staged, 3D)
 #   opencl    2D 4-point fp32 20480^2 x 1000 with NVIDIA OpenCL on 1 and 2 GPUs (+ serialized)
 #   mixed     one job of a CUDA rank, an NVIDIA-OpenCL rank and a PoCL CPU rank: solo rates,
-#             equal / balanced / auto shares
+#             equal / balanced / auto shares (MIXED_N, MIXED_I, MIXED_EQUAL_I, MIXED_REPEAT)
 #   kgt       generic vs kgt-specialized kernels on one GPU
 #   kgtwalk   kgt kernels generated with other --walk values (KGT_WALKS), on one GPU
 #   trace     per-iteration phase traces, 2D strong case on TRACE_RANKS GPUs (peer/staged, serialized)
@@ -132,9 +132,9 @@ step_opencl() {
 }
 
 # A 3-rank job: CUDA on GPU 0, NVIDIA OpenCL on GPU 1, PoCL on the CPU.
-mixed() { # label weight0 weight1 weight2
-    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n ${MIXED_N:-8192x8192} -i ${MIXED_I:-200})
-    timeout 300 "${MPI[@]}" -n 1 env STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 "${app[@]}" : \
+mixed() { # label weight0 weight1 weight2 [iterations]
+    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n ${MIXED_N:-8192x8192} -i ${5:-${MIXED_I:-200}})
+    timeout 300 "${MPI[@]}" -n 1 env STENCIL_VERBOSE=1 STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 "${app[@]}" : \
         -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
         STENCIL_WEIGHT=$3 "${app[@]}" : \
         -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=Portable STENCIL_WEIGHT=$4 \
@@ -153,9 +153,13 @@ step_mixed() {
         -b opencl -S 2d4 -n ${MIXED_N:-8192x8192} -i 5 | tee -a "$OUT/mixed.jsonl"
     local w0 w1 w2
     w0=$(rate 0) w1=$(rate 1) w2=$(rate 2)
-    mixed equal 1 1 1
-    mixed balanced "$w0" "$w1" "$w2"
-    mixed auto auto auto auto
+    # Equal shares give the CPU rank a third of the grid: fewer iterations keep that run short.
+    mixed equal 1 1 1 "${MIXED_EQUAL_I:-}"
+    # Same-command runs vary (balanced 639-788 Gcells/s in one session): MIXED_REPEAT of each.
+    for _ in $(seq "${MIXED_REPEAT:-1}"); do
+        mixed balanced "$w0" "$w1" "$w2"
+        mixed auto auto auto auto
+    done
     note "mixed: $(wc -l <"$OUT/mixed.jsonl") runs (solo $w0 / $w1 / $w2 Gcells/s)"
 }
 
