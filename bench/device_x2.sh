@@ -132,24 +132,49 @@ step_opencl() {
 }
 
 # A 3-rank job: CUDA on GPU 0, NVIDIA OpenCL on GPU 1, PoCL on the CPU.
+# MIXED_PIN=1: each rank on its own physical cores (one logical CPU per core, from sysfs), the
+# PoCL rank on POCL_MAX_PTHREAD_COUNT + 1 of them, so its worker threads never share a core with
+# the GPU ranks' spinning host threads or with each other. PIN0/PIN1/PIN2 are taskset prefixes.
+pin_cpus() {
+    PIN0=() PIN1=() PIN2=()
+    [ "${MIXED_PIN:-0}" = 1 ] || return 0
+    local cores=() c id first
+    for c in /sys/devices/system/cpu/cpu[0-9]*; do
+        id=${c##*cpu}
+        first=$(sed 's/[-,].*//' "$c/topology/thread_siblings_list")
+        [ "$first" = "$id" ] && taskset -c "$id" true 2>/dev/null && cores+=("$id")
+    done
+    local n=$((POCL_MAX_PTHREAD_COUNT + 1)) sorted
+    sorted=($(printf '%s\n' "${cores[@]}" | sort -n))
+    if [ ${#sorted[@]} -lt $((n + 2)) ]; then
+        echo "pinning: off, ${#sorted[@]} physical cores < $((n + 2))" | tee -a "$OUT/pin.txt"
+        return 0
+    fi
+    PIN0=(taskset -c "${sorted[0]}") PIN1=(taskset -c "${sorted[1]}")
+    PIN2=(taskset -c "$(IFS=,; echo "${sorted[*]:2:$n}")")
+    echo "pinning: ${PIN0[*]} / ${PIN1[*]} / ${PIN2[*]} (of ${#sorted[@]} physical cores)" | tee -a "$OUT/pin.txt"
+}
+
 mixed() { # label weight0 weight1 weight2 [iterations]
     local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n ${MIXED_N:-8192x8192} -i ${5:-${MIXED_I:-200}})
-    timeout 300 "${MPI[@]}" -n 1 env STENCIL_VERBOSE=1 STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 "${app[@]}" : \
+    timeout 300 "${MPI[@]}" -n 1 env STENCIL_VERBOSE=1 STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 \
+        "${PIN0[@]}" "${app[@]}" : \
         -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
-        STENCIL_WEIGHT=$3 "${app[@]}" : \
+        STENCIL_WEIGHT=$3 "${PIN1[@]}" "${app[@]}" : \
         -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=Portable STENCIL_WEIGHT=$4 \
-        "${app[@]}" | tee -a "$OUT/mixed.jsonl"
+        "${PIN2[@]}" "${app[@]}" | tee -a "$OUT/mixed.jsonl"
 }
 
 rate() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])])["gcells_best"])' "$OUT/mixed.jsonl" "$1"; }
 
 step_mixed() {
     rm -f "$OUT/mixed.jsonl"
+    pin_cpus
     local app=(-S 2d4 -n ${MIXED_N:-8192x8192} -i ${MIXED_I:-200} --repeat 2)
-    "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" | tee -a "$OUT/mixed.jsonl"
-    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 $B/bench/stencil_bench \
+    "${MPI[@]}" -n 1 "${PIN0[@]}" $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" | tee -a "$OUT/mixed.jsonl"
+    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 "${PIN1[@]}" $B/bench/stencil_bench \
         --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixed.jsonl"
-    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-pocl \
+    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 "${PIN2[@]}" $B/bench/stencil_bench --label solo-pocl \
         -b opencl -S 2d4 -n ${MIXED_N:-8192x8192} -i 5 | tee -a "$OUT/mixed.jsonl"
     local w0 w1 w2
     w0=$(rate 0) w1=$(rate 1) w2=$(rate 2)
