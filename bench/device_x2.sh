@@ -13,7 +13,8 @@
 #   scaling   bench/scaling.sh on 1 and 2 GPUs (strong, weak, serialized, host-staged, 3D)
 #   opencl    2D 4-point fp32 20480^2 x 1000 with NVIDIA OpenCL on 1 and 2 GPUs (+ serialized)
 #   mixed     one job of a CUDA rank, an NVIDIA-OpenCL rank and a PoCL CPU rank: solo rates,
-#             equal / balanced / auto shares (MIXED_N, MIXED_I, MIXED_EQUAL_I, MIXED_REPEAT)
+#             equal / balanced / auto shares (MIXED_N, MIXED_I, MIXED_EQUAL_I, MIXED_REPEAT,
+#             MIXED_PIN; MIXED_POCL_N: the PoCL solo size, since PoCL allocates at most 2 GiB)
 #   kgt       generic vs kgt-specialized kernels on one GPU
 #   kgtwalk   kgt kernels generated with other --walk values (KGT_WALKS), on one GPU
 #   trace     per-iteration phase traces, 2D strong case on TRACE_RANKS GPUs (peer/staged, serialized)
@@ -175,7 +176,7 @@ step_mixed() {
     STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 "${PIN1[@]}" $B/bench/stencil_bench \
         --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixed.jsonl"
     STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 "${PIN2[@]}" $B/bench/stencil_bench --label solo-pocl \
-        -b opencl -S 2d4 -n ${MIXED_N:-8192x8192} -i 5 | tee -a "$OUT/mixed.jsonl"
+        -b opencl -S 2d4 -n ${MIXED_POCL_N:-${MIXED_N:-8192x8192}} -i 5 | tee -a "$OUT/mixed.jsonl"
     local w0 w1 w2
     w0=$(rate 0) w1=$(rate 1) w2=$(rate 2)
     # Equal shares give the CPU rank a third of the grid: fewer iterations keep that run short.

@@ -11,7 +11,7 @@
  * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last
  * round's rates are the weights. Every rank decides from the same allgathered rates, so all stop
  * together. A round costs a device open and kernel build, the allocation and fill of the share,
- * and the timed device iterations of measure() (at least 3, else about 0.2 s); ranks wait for the
+ * and the timed device iterations of measure() (at least 5, else about 0.1 s); ranks wait for the
  * slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
  */
 #include <errno.h>
@@ -24,6 +24,9 @@
 #define SK_CALIB_ROUNDS 3    /* at most: the equal round and two re-cut ones */
 #define SK_CALIB_MAX    10   /* most rounds STENCIL_CALIBRATION_ROUNDS may ask for */
 #define SK_CALIB_CHANGE 0.05 /* a share moving less than this (relative) is settled */
+#define SK_CALIB_TIME   0.1  /* seconds of timed iterations per round, at least */
+#define SK_CALIB_MIN    5    /* timed iterations per round, at least */
+#define SK_CALIB_MAX_IT 4096 /* timed iterations per round, at most */
 
 /* Fills both buffers with a harmless constant so the timing sees ordinary numbers. */
 static int fill(sk_run *r)
@@ -68,23 +71,40 @@ static int device_iteration(sk_run *r, long k)
     return rc ? rc : o->join(&r->dev);
 }
 
-/* Runs batches of doubling size until one takes long enough to time reliably. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Times iterations one by one (after one untimed) until SK_CALIB_TIME has passed and at least
+ * SK_CALIB_MIN were timed, and rates the rank by the median time. One iteration at a time is how
+ * the loop runs (it waits for the border every iteration); the median ignores the odd iteration
+ * that lost its core to another process, which on an oversubscribed node (CI: three ranks on two
+ * cores) otherwise decides the rate. A 90th percentile was tried for devices whose speed scatters
+ * and failed exactly there: both fast ranks were rated by one scheduler time slice.
+ */
 static int measure(sk_run *r, double *rate)
 {
     const sb_ops *o = r->dev.ops;
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
-    double cells = (double)sl_box_volume(&b), dt = 0;
-    long batch = 1, k = 0;
-    int rc = fill(r);
-    for (int warm = 1; !rc && dt < 0.05 && batch <= 4096; batch *= 2, warm = 0) {
+    double cells = (double)sl_box_volume(&b), total = 0, t[SK_CALIB_MAX_IT];
+    int n = 0, rc = fill(r);
+    for (long k = 0; !rc && k <= SK_CALIB_MAX_IT; k++) {
         double t0 = MPI_Wtime();
-        for (k = 0; !rc && k < batch; k++) rc = device_iteration(r, k);
+        rc = device_iteration(r, k);
         if (!rc) rc = o->wait(&r->dev, SB_QBORDER);
         if (!rc) rc = o->wait(&r->dev, SB_QINNER);
-        dt = warm ? 0 : MPI_Wtime() - t0;
+        if (k == 0) continue; /* warm-up: first launches, first touches */
+        t[n] = MPI_Wtime() - t0;
+        total += t[n++];
+        if (total >= SK_CALIB_TIME && n >= SK_CALIB_MIN) break;
     }
     if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
-    *rate = dt > 0 && cells > 0 ? cells * (double)k / dt : 0;
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    *rate = median > 0 && cells > 0 ? cells / median : 0;
     return 0;
 }
 
