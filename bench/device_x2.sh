@@ -20,6 +20,7 @@
 #   trace     per-iteration phase traces, 2D strong case on TRACE_RANKS GPUs (peer/staged, serialized)
 #   poclwalk  PoCL alone with each walk of the generic OpenCL kernel
 #   ncukgt    Nsight Compute sections of kgt kernels (KGT_NCU)
+#   fused     two time steps in one kernel, a feasibility study (bench/gpu/fused.cu), one GPU
 #   peer      tests/mpi/test_skeleton on 3 and 4 ranks (PEER_RANKS) with the CUDA peer path forced
 # JSON lines and logs go to $OUT; a summary is printed last.
 set -u
@@ -207,6 +208,19 @@ step_kgt() {
         done
     done
     note "kgt: $(wc -l <"$OUT/kgt.jsonl") runs"
+}
+
+# Issue 5 feasibility study: two steps fused into one kernel (bench/gpu/fused.cu), one GPU,
+# after a memcheck of every tile shape on a small odd-sized grid.
+step_fused() {
+    local bf=$B/bench/gpu/bench_fused
+    for s in 2d4 2d9nc; do
+        runlog fused-memcheck-$s 300 compute-sanitizer --tool memcheck --error-exitcode 9 $bf $s 1001 4
+    done
+    for s in 2d4 2d9nc; do
+        for n in 16384 32768; do $bf $s $n 200 | tee -a "$OUT/fused.jsonl"; done
+    done
+    note "fused: $(wc -l <"$OUT/fused.jsonl") lines"
 }
 
 # The peer path with more ranks than GPUs (ranks share a device): every link on the peer path.
