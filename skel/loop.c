@@ -30,7 +30,7 @@
         if ((r)->tr) sk_trace_host((r), (what), (when));                                           \
     } while (0)
 
-static void update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n)
+void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n)
 {
     for (int i = 0; i < n; i++) {
         sl_box lb = sl_local_box(&r->loc, &b[i]);
@@ -68,14 +68,14 @@ static void exchange(sk_run *r, int out, int sent)
 static void border(sk_run *r, int q, sb_mem in, sb_mem out)
 {
     STAMP(r, q, SK_B0);
-    update_boxes(r, q, in, out, r->loc.border, r->loc.nborder);
+    sk_update_boxes(r, q, in, out, r->loc.border, r->loc.nborder);
     STAMP(r, q, SK_B1);
 }
 
 static void inner(sk_run *r, sb_mem in, sb_mem out)
 {
     STAMP(r, SB_QINNER, SK_I0);
-    update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+    sk_update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
     STAMP(r, SB_QINNER, SK_I1);
 }
 

@@ -144,6 +144,8 @@ void sk_trace_free(sk_run *r);
 
 /* The iterations (loop.c) and their statistics. */
 int sk_loop(sk_run *r);
+/* Queues updates of the global boxes b[0..n-1] on queue q and flushes it; errors go to r->rc. */
+void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
 void sk_stats(sk_run *r, double t0, double t_setup);
 
 #endif /* SK_SKEL_H */

@@ -53,22 +53,16 @@ static int fill(sk_run *r)
  * and host-staged halo copies (on the GPU host a PoCL rank's share was a few rows, where these
  * fixed costs, not the cells, set its pace).
  */
-static int device_iteration(sk_run *r, long k)
+static void device_iteration(sk_run *r, long k)
 {
     const sb_ops *o = r->dev.ops;
     sb_mem in = r->buf[k & 1], out = r->buf[(k + 1) & 1];
-    int rc = 0;
-    for (int i = 0; !rc && i < r->loc.nborder; i++) {
-        sl_box lb = sl_local_box(&r->loc, &r->loc.border[i]);
-        rc = o->update(&r->dev, SB_QBORDER, in, out, &lb);
-    }
-    if (!rc) rc = sk_exchange_pack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1));
-    sl_box ib = sl_local_box(&r->loc, &r->loc.inner);
-    if (!rc && sl_box_volume(&ib) > 0) rc = o->update(&r->dev, SB_QINNER, in, out, &ib);
-    if (!rc) rc = o->flush(&r->dev, SB_QINNER);
-    if (!rc) rc = o->wait(&r->dev, SB_QBORDER);
-    if (!rc) rc = sk_exchange_unpack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1), r->loc.stride);
-    return rc ? rc : o->join(&r->dev);
+    sk_update_boxes(r, SB_QBORDER, in, out, r->loc.border, r->loc.nborder);
+    SK_DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1)));
+    sk_update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
+    SK_DEV(r, o->wait(&r->dev, SB_QBORDER));
+    SK_DEV(r, sk_exchange_unpack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1), r->loc.stride));
+    SK_DEV(r, o->join(&r->dev));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -91,16 +85,18 @@ static int measure(sk_run *r, double *rate)
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
     double cells = (double)sl_box_volume(&b), total = 0, t[SK_CALIB_MAX_IT];
     int n = 0, rc = fill(r);
-    for (long k = 0; !rc && k <= SK_CALIB_MAX_IT; k++) {
+    for (long k = 0; !rc && !r->rc && k <= SK_CALIB_MAX_IT; k++) {
         double t0 = MPI_Wtime();
-        rc = device_iteration(r, k);
-        if (!rc) rc = o->wait(&r->dev, SB_QBORDER);
-        if (!rc) rc = o->wait(&r->dev, SB_QINNER);
+        device_iteration(r, k);
+        SK_DEV(r, o->wait(&r->dev, SB_QBORDER));
+        SK_DEV(r, o->wait(&r->dev, SB_QINNER));
         if (k == 0) continue; /* warm-up: first launches, first touches */
         t[n] = MPI_Wtime() - t0;
         total += t[n++];
         if (total >= SK_CALIB_TIME && n >= SK_CALIB_MIN) break;
     }
+    if (!rc) rc = r->rc;
+    r->rc = 0; /* the loop's error slot (SK_DEV), free again for the run itself */
     if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);

@@ -67,6 +67,18 @@ template <class S> __global__ void k_step(const float *in, float *out, int n)
     out[(size_t)y * n + x] = S::f(Acc{in + (size_t)y * n + x, n});
 }
 
+/* Step 2 of the tile from step 1 in shared memory (the tile plus R around it, row-major). */
+template <class S, int TX, int TY, int BY>
+__device__ void step2(const float *s1, float *out, int n, int x0, int y0)
+{
+    enum { R = S::R, MX = TX + 2 * R };
+    for (int i = threadIdx.y; i < TY; i += BY) {
+        int y = y0 + i, x = x0 + threadIdx.x;
+        if (y < n - R && x < n - R)
+            out[(size_t)y * n + x] = S::f(Acc{&s1[(i + R) * MX + threadIdx.x + R], MX});
+    }
+}
+
 /* Two steps per launch; TX x TY output cells per block of TX x BY threads. */
 template <class S, int TX, int TY, int BY>
 __global__ void __launch_bounds__(TX *BY) k_fused(const float *in, float *out, int n)
@@ -88,10 +100,7 @@ __global__ void __launch_bounds__(TX *BY) k_fused(const float *in, float *out, i
             s1[i][j] = upd ? S::f(Acc{&s0[i + R][j + R], IX}) : s0[i + R][j + R];
         }
     __syncthreads();
-    for (int i = threadIdx.y; i < TY; i += BY) {
-        int y = y0 + i, x = x0 + tx;
-        if (y < n - R && x < n - R) out[(size_t)y * n + x] = S::f(Acc{&s1[i + R][tx + R], MX});
-    }
+    step2<S, TX, TY, BY>(&s1[0][0], out, n, x0, y0);
 }
 
 /*
@@ -115,11 +124,7 @@ __global__ void __launch_bounds__(TX *BY)
             s1[i * MX + j] = upd ? S::f(Acc{c, n}) : *c;
         }
     __syncthreads();
-    for (int i = threadIdx.y; i < TY; i += BY) {
-        int y = y0 + i, x = x0 + tx;
-        if (y < n - R && x < n - R)
-            out[(size_t)y * n + x] = S::f(Acc{&s1[(i + R) * MX + tx + R], MX});
-    }
+    step2<S, TX, TY, BY>(s1, out, n, x0, y0);
 }
 
 template <class S> static void step(const float *a, float *b, int n)

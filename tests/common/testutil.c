@@ -57,16 +57,22 @@ static long wrap(long x, long n)
     return ((x % n) + n) % n;
 }
 
+/* The dense pattern's extent and low radius per dimension, 1 and 0 past ndims. */
+static void pattern_extent(const stencil_desc *st, long ext[3], long lo[3])
+{
+    for (int d = 0; d < 3; d++) {
+        ext[d] = d < st->ndims ? st->radius_lo[d] + 1 + st->radius_hi[d] : 1;
+        lo[d] = d < st->ndims ? st->radius_lo[d] : 0;
+    }
+}
+
 /* One cell, in element type T, terms in row-major pattern order, first term starts the sum. */
 #define REF_CELL(T)                                                                                \
     static T ref_cell_##T(const stencil_desc *st, const long n[3], const T *g, const long c[3],    \
                           int periodic)                                                            \
     {                                                                                              \
-        long ext[3] = {1, 1, 1}, lo[3] = {0, 0, 0};                                                \
-        for (int d = 0; d < st->ndims; d++) {                                                      \
-            ext[d] = st->radius_lo[d] + 1 + st->radius_hi[d];                                      \
-            lo[d] = st->radius_lo[d];                                                              \
-        }                                                                                          \
+        long ext[3], lo[3];                                                                        \
+        pattern_extent(st, ext, lo);                                                               \
         T acc = 0;                                                                                 \
         int first = 1;                                                                             \
         for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                                      \
@@ -131,11 +137,8 @@ void tu_reference(const stencil_desc *st, const long *sizes, int periodic, long 
     static void ref_box_##T(const stencil_desc *st, const long *s, const long *lo, const long *hi, \
                             const T *in, T *out)                                                   \
     {                                                                                              \
-        long ext[3] = {1, 1, 1}, rl[3] = {0, 0, 0};                                                \
-        for (int d = 0; d < st->ndims; d++) {                                                      \
-            ext[d] = st->radius_lo[d] + 1 + st->radius_hi[d];                                      \
-            rl[d] = st->radius_lo[d];                                                              \
-        }                                                                                          \
+        long ext[3], rl[3];                                                                        \
+        pattern_extent(st, ext, rl);                                                               \
         for (long i = lo[0]; i < hi[0]; i++)                                                       \
             for (long j = lo[1]; j < hi[1]; j++)                                                   \
                 for (long k = lo[2]; k < hi[2]; k++) {                                             \
