@@ -128,6 +128,7 @@ typedef struct stencil_stats {
     long owned_lo[STENCIL_MAX_DIMS], owned_hi[STENCIL_MAX_DIMS];
     double weight;    /* this rank's share weight */
     int calib_rounds; /* timed calibration rounds behind the weights (weights auto), else 0 */
+    int steps;        /* time steps per halo exchange: 2 when fused (options.fuse), else 1 */
     char backend[16];
     char device[64];
     /* Tracing on: each phase's device time summed over the traced iterations (0 when off). */
@@ -152,6 +153,15 @@ typedef struct stencil_options {
     int serialize;       /* 1: no overlap (phases one after another), for measuring */
     int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
     int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
+    /*
+     * Time steps per halo exchange. 2: every launch computes two steps (temporal blocking), with
+     * halos twice as deep exchanged every other step; STENCIL_ENOSYS when some rank's backend
+     * cannot, STENCIL_EPARTITION when a part is thinner than twice the radius. 1: one step per
+     * exchange. 0 (default): $STENCIL_FUSE if it says 1 or 2, else 2 where every rank's backend
+     * has a fused kernel for the named kernel (kgt emits them for CUDA/HIP) and the parts are
+     * thick enough, else 1. Results are bitwise the same either way.
+     */
+    int fuse;
     /*
      * Per-iteration phase timestamps: each rank writes "<trace>.<rank>.jsonl", one JSON line per
      * traced iteration (README, "Tracing the overlap"). NULL = $STENCIL_TRACE; "" = off. The first
@@ -192,14 +202,26 @@ typedef void (*stencil_host_kernel_fn)(const void *in, void *out, const long *lo
                                        const long *stride);
 typedef int (*stencil_device_kernel_fn)(const void *in, void *out, const long *lo, const long *hi,
                                         const long *stride, void *queue);
+/*
+ * A fused launcher computes two steps in one launch: out over [lo, hi) receives the stencil
+ * applied twice to in. The first step is needed around the box, up to the stencil's radius; it is
+ * computed (and kept on chip, never stored) only for cells inside [live_lo, live_hi), and the
+ * cells outside that box (the fixed frame) keep their values in both steps. `in` is valid over the
+ * box plus twice the radius, clipped to the local array.
+ */
+typedef int (*stencil_device_fused_fn)(const void *in, void *out, const long *lo, const long *hi,
+                                       const long *live_lo, const long *live_hi, const long *stride,
+                                       void *queue);
 
 struct stencil_kernel {
     const char *name;
     stencil_desc stencil;           /* what it computes; a call must pass an equal stencil */
     stencil_host_kernel_fn host[2]; /* indexed by stencil_type; NULL = none */
     const char *opencl_source; /* OpenCL C defining stencil_update (backends/opencl); NULL = none */
-    stencil_device_kernel_fn cuda[2]; /* NULL = none */
-    stencil_device_kernel_fn hip[2];  /* NULL = none */
+    stencil_device_kernel_fn cuda[2];      /* NULL = none */
+    stencil_device_kernel_fn hip[2];       /* NULL = none */
+    stencil_device_fused_fn cuda_fused[2]; /* two steps per launch (options.fuse); NULL = none */
+    stencil_device_fused_fn hip_fused[2];  /* NULL = none */
 };
 
 /* Adds a kernel to the process-wide registry (call before the skeleton, not concurrently with it).
