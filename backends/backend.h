@@ -66,6 +66,19 @@ typedef struct sb_ops {
     int (*read)(sb_dev *dev, sb_mem m, void *dst, size_t bytes);
     /* out = stencil(in) over box b. */
     int (*update)(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b);
+    /*
+     * Two steps at once (options.fuse): out over box b = the stencil applied twice to in. The
+     * first step is computed where the second reads it, only on cells inside live (sl_local's
+     * live box, local indices); cells outside live (the fixed frame) keep their values. Bitwise
+     * equal to two update() calls.
+     */
+    int (*update2)(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, const sl_box *live);
+    /*
+     * Asked before open, so the halo depth can follow: how this backend would run update2 for st
+     * and the named kernel (NULL: the generic one). 2: a fused kernel, faster than two updates;
+     * 1: correct but not faster (the host's two updates through scratch memory); 0: not at all.
+     */
+    int (*fuse_level)(const sl_stencil *st, const stencil_kernel *named);
     /* Box b of m to/from a contiguous host buffer (row-major, dim 0 slowest). */
     int (*copy_out)(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
     int (*copy_in)(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);

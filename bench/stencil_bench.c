@@ -129,11 +129,11 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
     for (int d = 0; d < st->ndims; d++) printf("%s%ld", d ? "," : "", b->sizes[d]);
     printf("],\"ranks\":%d,\"grid\":[%d,%d,%d],\"partition\":\"%s\",\"boundary\":\"%s\","
            "\"backend\":\"%s\",\"device\":\"%s\",\"iters\":%ld,\"serialize\":%d,\"weak\":%d,\"peer_"
-           "links\":%d,\"links\":%d,",
+           "links\":%d,\"links\":%d,\"steps\":%d,",
            s->nranks, s->proc_grid[0], s->proc_grid[1], s->proc_grid[2],
            b->part == STENCIL_PART_BLOCKS ? "blocks" : "bands",
            b->bnd == STENCIL_BOUNDARY_PERIODIC ? "periodic" : "fixed", s->backend, s->device,
-           b->iters, b->serialize, b->weak, s->peer_links, s->links);
+           b->iters, b->serialize, b->weak, s->peer_links, s->links, s->steps);
     printf("\"gcells_best\":%.3f,\"gcells_median\":%.3f,\"repeats\":%d,\"t_loop\":%.6f,"
            "\"t_setup\":%.4f,\"t_border\":%.6f,\"t_mpi\":%.6f,\"t_halo_in\":%.6f,"
            "\"exchange_hidden\":%.4f,\"bytes_sent\":%lld,\"messages\":%lld,"

@@ -20,10 +20,15 @@ typedef struct sl_box {
     long lo[SL_D], hi[SL_D];
 } sl_box;
 
-/* A stencil reduced to its non-zero points, in the row-major order of the dense pattern. */
+/*
+ * A stencil reduced to its non-zero points, in the row-major order of the dense pattern.
+ * rlo/rhi (how far the points reach) set the halo depth; flo/fhi the fixed frame. They differ only
+ * for a composed stencil (sl_stencil_compose), whose points are what several steps read.
+ */
 typedef struct sl_stencil {
     int ndims;
     int rlo[SL_D], rhi[SL_D];
+    int flo[SL_D], fhi[SL_D];
     int npts;
     int (*off)[SL_D]; /* npts offsets */
     double *w;        /* npts weights */
@@ -60,6 +65,7 @@ typedef struct sl_local {
     sl_box owned;  /* cells this rank owns */
     sl_box ext;    /* owned plus halos; not extended past a fixed global edge */
     sl_box update; /* owned cells the stencil updates (fixed frame excluded) */
+    sl_box live;   /* ext cells the stencil updates: a fused launch computes its first step there */
     sl_box inner;  /* update cells that no neighbour needs: computed while halos travel */
     int nborder;
     sl_box border[2 * SL_D];        /* disjoint boxes covering update minus inner */
@@ -81,6 +87,13 @@ int sl_dir_index(const int d[SL_D]);
 /* Validates desc and extracts its non-zero points. Returns 0 or STENCIL_E*, msg says why. */
 int sl_stencil_make(sl_stencil *s, const stencil_desc *desc, char *msg, size_t msglen);
 void sl_stencil_free(sl_stencil *s);
+/*
+ * The cells that `steps` (1 or 2) updates in a row read, as a stencil for the halo exchange: its
+ * points are sums of `steps` points of s (weights 1), and its frame stays s's. Fixed boundaries
+ * also add s's own points, because a first-step cell in the frame passes its input through
+ * unchanged. Returns 0, STENCIL_EINVAL or STENCIL_ENOMEM.
+ */
+int sl_stencil_compose(sl_stencil *out, const sl_stencil *s, int steps, int periodic);
 
 /*
  * Chooses a process grid for nranks: bands put all ranks on dim 0; blocks use hint where non-zero

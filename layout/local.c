@@ -183,7 +183,7 @@ static int check_fit(const sl_partition *p, const sl_stencil *s, int rank)
     if (!p || !s || s->ndims != p->ndims || rank < 0 || rank >= p->nranks) return STENCIL_EINVAL;
     sl_min_part(s, minpart);
     for (k = 0; k < p->ndims; k++) {
-        if (!p->periodic && p->gsize[k] <= (long)s->rlo[k] + s->rhi[k]) return STENCIL_EINVAL;
+        if (!p->periodic && p->gsize[k] <= (long)s->flo[k] + s->fhi[k]) return STENCIL_EINVAL;
         /* Halos must come from the next rank only: every part at least as wide as the radius. */
         for (i = 0; i < p->pgrid[k]; i++)
             if (p->cuts[k][i + 1] - p->cuts[k][i] < minpart[k]) return STENCIL_EPARTITION;
@@ -205,6 +205,11 @@ static void make_boxes(sl_local *l, const sl_partition *p, const sl_stencil *s)
         /* A fixed edge has nothing beyond it: its frame is owned, not a halo. */
         if (p->periodic || !l->bnd_lo[k]) l->ext.lo[k] -= s->rlo[k];
         if (p->periodic || !l->bnd_hi[k]) l->ext.hi[k] += s->rhi[k];
+    }
+    l->live = l->ext;
+    for (k = 0; k < p->ndims && !p->periodic; k++) {
+        if (l->live.lo[k] < s->flo[k]) l->live.lo[k] = s->flo[k];
+        if (l->live.hi[k] > p->gsize[k] - s->fhi[k]) l->live.hi[k] = p->gsize[k] - s->fhi[k];
     }
     for (k = SL_D - 1; k >= 0; k--) {
         l->stride[k] = (long)l->nelems;

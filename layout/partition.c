@@ -294,8 +294,8 @@ sl_box sl_update_box(const sl_partition *p, const sl_stencil *s, int rank)
 
     if (p->periodic) return own;
     for (d = 0; d < SL_D; d++) {
-        in.lo[d] = s->rlo[d];
-        in.hi[d] = p->gsize[d] - s->rhi[d];
+        in.lo[d] = s->flo[d];
+        in.hi[d] = p->gsize[d] - s->fhi[d];
     }
     return sl_box_intersect(&own, &in);
 }

@@ -108,6 +108,8 @@ int sl_stencil_make(sl_stencil *s, const stencil_desc *desc, char *msg, size_t m
     s->divisor = desc->divisor;
     s->type = desc->type;
     fill_points(s, desc, ndense);
+    memcpy(s->flo, s->rlo, sizeof s->flo);
+    memcpy(s->fhi, s->rhi, sizeof s->fhi);
     if (msg && msglen > 0) msg[0] = '\0';
     return 0;
 }
@@ -130,4 +132,47 @@ void sl_min_part(const sl_stencil *s, int minpart[SL_D])
         minpart[d] = s->rlo[d] > s->rhi[d] ? s->rlo[d] : s->rhi[d];
         if (minpart[d] < 1) minpart[d] = 1;
     }
+}
+
+/* Adds offset o to the set pts[0..*n) unless it is there already; extends the radii. */
+static void add_point(sl_stencil *c, const int o[SL_D])
+{
+    int p, d;
+
+    for (p = 0; p < c->npts; p++)
+        if (memcmp(c->off[p], o, sizeof c->off[p]) == 0) return;
+    memcpy(c->off[c->npts], o, sizeof c->off[c->npts]);
+    c->w[c->npts++] = 1.0;
+    for (d = 0; d < SL_D; d++) {
+        if (-o[d] > c->rlo[d]) c->rlo[d] = -o[d];
+        if (o[d] > c->rhi[d]) c->rhi[d] = o[d];
+    }
+}
+
+int sl_stencil_compose(sl_stencil *out, const sl_stencil *s, int steps, int periodic)
+{
+    int n2 = s->npts + (steps == 2 ? s->npts * (s->npts + 1) : 0), a, b, d, o[SL_D];
+
+    memset(out, 0, sizeof(*out));
+    if (steps != 1 && steps != 2) return STENCIL_EINVAL;
+    out->off = malloc((size_t)n2 * sizeof(*out->off));
+    out->w = malloc((size_t)n2 * sizeof(*out->w));
+    if (!out->off || !out->w) {
+        sl_stencil_free(out);
+        return STENCIL_ENOMEM;
+    }
+    out->ndims = s->ndims;
+    out->divisor = s->divisor;
+    out->type = s->type;
+    memcpy(out->flo, s->flo, sizeof out->flo);
+    memcpy(out->fhi, s->fhi, sizeof out->fhi);
+    for (a = 0; a < s->npts; a++) {
+        if (steps == 1 || !periodic) add_point(out, s->off[a]);
+        for (b = 0; steps == 2 && b < s->npts; b++) {
+            for (d = 0; d < SL_D; d++) o[d] = s->off[a][d] + s->off[b][d];
+            add_point(out, o);
+        }
+    }
+    if (steps == 1) memcpy(out->w, s->w, (size_t)s->npts * sizeof(*out->w));
+    return 0;
 }

@@ -160,5 +160,8 @@ int sk_config_resolve(sk_run *r, int local_rank)
     if (!r->opt.trace) r->opt.trace = getenv("STENCIL_TRACE"); /* "" in the options: off */
     const char *peer = getenv("STENCIL_PEER"); /* when the options leave it automatic */
     if (r->opt.peer < 0 && peer && (peer[0] == '0' || peer[0] == '1')) r->opt.peer = peer[0] - '0';
+    const char *fuse = getenv("STENCIL_FUSE"); /* likewise */
+    if (r->opt.fuse == 0 && fuse && (!strcmp(fuse, "1") || !strcmp(fuse, "2")))
+        r->opt.fuse = fuse[0] - '0';
     return 0;
 }

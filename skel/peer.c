@@ -64,7 +64,7 @@ static int swap(sk_run *r, const void *mine, size_t mlen, void *theirs, size_t t
 static int peer_box(sk_run *r, sk_link *k)
 {
     sl_local pl;
-    int rc = sl_local_make(&pl, &r->part, &r->st, k->peer);
+    int rc = sl_local_make(&pl, &r->part, &r->lst, k->peer);
     if (rc) return rc;
     const sl_dir *d = &pl.dir[SL_NDIRS - 1 - k->dir];
     k->psend = sl_local_box(&pl, &d->send);

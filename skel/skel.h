@@ -55,7 +55,11 @@ typedef struct sk_run {
     sk_rankcfg cfg;
     int local_rank, local_size; /* among the ranks of this node */
     double *weights;            /* share weights of all ranks, or NULL for equal shares */
-    sl_stencil st;
+    sl_stencil st;              /* the stencil the kernels compute */
+    sl_stencil lst; /* what `steps` updates in a row read: the halos and messages follow it */
+    int steps;      /* time steps per exchange: 2 when fused (options.fuse), else 1 */
+    long npass;     /* loop passes: iterations / steps, rounded up (an odd last step alone) */
+    int two;        /* the updates being queued take two steps (sk_update_boxes) */
     sl_partition part;
     sl_local loc;
     sb_dev dev;

@@ -64,19 +64,66 @@ static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
     return 0;
 }
 
-static int sk_setup_layout(sk_run *r, const long *sizes)
+/* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */
+static const sb_ops *sk_planned_backend(const sk_run *r)
+{
+    if (strcmp(r->cfg.backend, "auto") != 0) return sb_find(r->cfg.backend);
+    for (int i = 0; sb_backends[i]; i++)
+        if (!strcmp(sb_backends[i]->name, "cuda") || !strcmp(sb_backends[i]->name, "hip"))
+            return sb_backends[i];
+    return sb_find("host");
+}
+
+/*
+ * Time steps per exchange, the same on every rank: 2 when asked for (every backend must manage)
+ * or, by default, when every rank has a fused kernel; 1 otherwise. (An "auto" rank that falls
+ * back to the host runs the host's two-step reference: still correct.)
+ */
+static int sk_choose_steps(sk_run *r, const stencil_kernel *named, int *steps)
+{
+    const sb_ops *ops = sk_planned_backend(r);
+    int mine[2] = {ops ? -ops->fuse_level(&r->st, named) : 0, r->opt.fuse}, all[2];
+    *steps = 1;
+    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");
+    if (all[1] < 0 || all[1] > 2)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.fuse is %d, not 0, 1 or 2", all[1]);
+    if (all[1] == 2 && -all[0] < 1)
+        return SK_FAIL(r, STENCIL_ENOSYS,
+                       "options.fuse = 2, but a rank's backend has no "
+                       "two-step update for this kernel");
+    if (r->iters >= 2 && (all[1] == 2 || (all[1] == 0 && -all[0] == 2))) *steps = 2;
+    return 0;
+}
+
+static int sk_partition(sk_run *r, const long g[SL_D], const int pgrid[SL_D], int steps)
+{
+    int minpart[SL_D], periodic = r->opt.boundary == STENCIL_BOUNDARY_PERIODIC;
+    sl_stencil_free(&r->lst);
+    int rc = sl_stencil_compose(&r->lst, &r->st, steps, periodic);
+    if (rc) return SK_FAIL(r, rc, "no memory for the halo pattern");
+    sl_min_part(&r->lst, minpart);
+    return sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
+                             sizeof r->msg);
+}
+
+static int sk_setup_layout(sk_run *r, const long *sizes, const stencil_kernel *named)
 {
     long g[SL_D] = {1, 1, 1};
-    int pgrid[SL_D], minpart[SL_D];
+    int pgrid[SL_D];
     for (int d = 0; d < r->st.ndims; d++) g[d] = sizes[d];
     int rc = sl_grid_choose(r->st.ndims, g, r->size, r->opt.partition, r->opt.proc_grid, pgrid,
                             r->msg, sizeof r->msg);
+    if (!rc) rc = sk_choose_steps(r, named, &r->steps);
+    if (!rc) rc = sk_partition(r, g, pgrid, r->steps);
+    /* Parts too thin for halos of two steps: automatic fusion gives way (same on every rank). */
+    if (rc == STENCIL_EPARTITION && r->steps == 2 && r->opt.fuse != 2) {
+        r->steps = 1;
+        rc = sk_partition(r, g, pgrid, 1);
+    }
     if (rc) return rc;
-    sl_min_part(&r->st, minpart);
-    rc = sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart,
-                           r->opt.boundary == STENCIL_BOUNDARY_PERIODIC, r->msg, sizeof r->msg);
-    if (rc) return rc;
-    return sl_local_make(&r->loc, &r->part, &r->st, r->rank);
+    r->npass = r->steps == 2 ? r->iters / 2 + r->iters % 2 : r->iters;
+    return sl_local_make(&r->loc, &r->part, &r->lst, r->rank);
 }
 
 /* Node-local rank (device selection) and this rank's backend, device and weight. */
@@ -192,7 +239,7 @@ static int sk_init_data(sk_run *r, stencil_init_fn init)
 static int sk_output(sk_run *r, stencil_output_fn output)
 {
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    int rc = r->dev.ops->read(&r->dev, r->buf[r->iters & 1], r->host, bytes);
+    int rc = r->dev.ops->read(&r->dev, r->buf[r->npass & 1], r->host, bytes);
     if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
     if (!output) return 0;
     stencil_tile t;
@@ -224,13 +271,14 @@ static void sk_cleanup(sk_run *r)
     sk_release(r);
     free(r->weights);
     sl_stencil_free(&r->st);
+    sl_stencil_free(&r->lst);
     if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
 }
 
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
 {
     int rc = 0;
-    SK_PHASE(r, rc, sk_setup_layout(r, sizes));
+    SK_PHASE(r, rc, sk_setup_layout(r, sizes, named));
     SK_PHASE(r, rc, sk_open_backend(r, named));
     SK_PHASE(r, rc, sk_alloc(r));
     return rc;

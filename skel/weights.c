@@ -85,6 +85,7 @@ static int measure(sk_run *r, double *rate)
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
     double cells = (double)sl_box_volume(&b), total = 0, t[SK_CALIB_MAX_IT];
     int n = 0, rc = fill(r);
+    r->two = r->steps == 2; /* rated as the loop will run: fused or not */
     for (long k = 0; !rc && !r->rc && k <= SK_CALIB_MAX_IT; k++) {
         double t0 = MPI_Wtime();
         device_iteration(r, k);
@@ -97,10 +98,11 @@ static int measure(sk_run *r, double *rate)
     }
     if (!rc) rc = r->rc;
     r->rc = 0; /* the loop's error slot (SK_DEV), free again for the run itself */
+    r->two = 0;
     if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-    *rate = median > 0 && cells > 0 ? cells / median : 0;
+    *rate = median > 0 && cells > 0 ? cells * r->steps / median : 0;
     return 0;
 }
 

@@ -67,6 +67,7 @@ struct impl {
     int ndims;
     long stride[SL_D];
     stencil_device_kernel_fn named; /* NULL: generic kernel */
+    stencil_device_fused_fn fused;  /* the named kernel's two-step launcher, or NULL */
     const char *named_name;
     int npts;
     pts_param<float> pf; /* generic kernel's points, in the array's type */
@@ -298,6 +299,7 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
     for (int d = 0; d < SL_D; d++) im->stride[d] = a->local->stride[d];
     if (!a->named) return bind_generic(dev, im, st);
     im->named = a->named->SB_GPU_LAUNCHER[st->type];
+    im->fused = a->named->SB_GPU_FUSED[st->type];
     im->named_name = a->named->name;
     if (!im->named)
         return sb_fail(dev, STENCIL_ENOKERNEL,
@@ -605,6 +607,31 @@ int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
     int rc = use_device(dev);
     if (rc) return rc;
     return im->named ? launch_named(dev, q, in, out, b) : launch_generic(dev, q, in, out, &nb);
+}
+
+/* Two steps per launch: only named kernels that kgt gave a fused launcher. */
+static int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b,
+                       const sl_box *live)
+{
+    impl *im = im_of(dev);
+    if (!im->fused)
+        return sb_fail(dev, STENCIL_ENOSYS, SB_GPU_NAME ": no two-step kernel for this stencil");
+    if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
+    if (sl_box_empty(b)) return 0;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    int r = im->fused(in, out, b->lo, b->hi, live->lo, live->hi, im->stride, (void *)im->q[q]);
+    gpuError_t e = gpuGetLastError();
+    if (r || e != gpuSuccess)
+        return sb_fail(dev, STENCIL_EDEVICE,
+                       SB_GPU_NAME ": fused kernel '%s' launcher returned %d: %s",
+                       im->named_name ? im->named_name : "?", r, gpuGetErrorString(e));
+    return 0;
+}
+
+static int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
+{
+    return named && named->SB_GPU_FUSED[st->type] ? 2 : 0;
 }
 
 /* ---------------------------------------------------------------- halo copies */
@@ -934,6 +961,8 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_write,
     gpu_read,
     gpu_update,
+    gpu_update2,
+    gpu_fuse_level,
     gpu_copy_out,
     gpu_copy_in,
     gpu_flush,

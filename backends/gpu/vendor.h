@@ -14,6 +14,7 @@
 #define SB_GPU_OPS      sb_hip_ops
 #define SB_GPU_NAME     "hip"
 #define SB_GPU_LAUNCHER hip /* stencil_kernel member holding this vendor's launchers */
+#define SB_GPU_FUSED    hip_fused
 /* clang's device pass would emit the (const) ops table and miss its host functions. */
 #if defined(__HIP_DEVICE_COMPILE__)
 #define SB_GPU_DEVICE_PASS 1
@@ -81,6 +82,7 @@ typedef hipIpcMemHandle_t gpuIpcMemHandle_t;
 #define SB_GPU_OPS         sb_cuda_ops
 #define SB_GPU_NAME        "cuda"
 #define SB_GPU_LAUNCHER    cuda
+#define SB_GPU_FUSED       cuda_fused
 #define SB_GPU_DEVICE_PASS 0 /* nvcc's device pass leaves host variables alone */
 
 typedef cudaError_t gpuError_t;

@@ -36,6 +36,9 @@ typedef struct host_impl {
                   */
     double *stamp; /* tracing: wall-clock seconds per slot */
     int nstamps;
+    int rlo[SL_D], rhi[SL_D]; /* how far the stencil reads */
+    size_t nelems;            /* elements of a local array */
+    void *scratch; /* update2's first step; a local array, allocated by the first update2 */
 } host_impl;
 
 #ifdef _OPENMP
@@ -76,6 +79,7 @@ static void host_close(sb_dev *dev)
         free(h->wd);
         free(h->wf);
         free(h->stamp);
+        free(h->scratch);
         free(h);
     }
     dev->impl = NULL;
@@ -111,6 +115,9 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     h->npts = s->npts;
     h->div = s->divisor;
     memcpy(h->stride, a->local->stride, sizeof h->stride);
+    memcpy(h->rlo, s->rlo, sizeof h->rlo);
+    memcpy(h->rhi, s->rhi, sizeof h->rhi);
+    h->nelems = a->local->nelems;
     for (int p = 0; p < s->npts; p++) {
         h->doff[p] = 0;
         for (int d = 0; d < SL_D; d++) h->doff[p] += s->off[p][d] * h->stride[d];
@@ -277,6 +284,40 @@ static int host_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *
     return 0;
 }
 
+/*
+ * The reference for fused kernels: the first step into scratch over the cells the second one
+ * reads (b widened by the radius) that are live, then the second step from scratch. Scratch
+ * starts as a copy of in, so its frame cells, never written, hold the frame's fixed values.
+ */
+static int host_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b,
+                        const sl_box *live)
+{
+    host_impl *h = dev->impl;
+    size_t bytes = h->nelems * sb_elem_size(h->type);
+    if (sl_box_empty(b)) return 0;
+    if (!h->scratch) {
+        h->scratch = malloc(bytes ? bytes : 1);
+        if (!h->scratch)
+            return sb_fail(dev, STENCIL_ENOMEM, "host backend: no %zu bytes of scratch", bytes);
+        memcpy(h->scratch, in, bytes);
+    }
+    sl_box s1 = *b;
+    for (int d = 0; d < SL_D; d++) {
+        s1.lo[d] -= h->rlo[d];
+        s1.hi[d] += h->rhi[d];
+    }
+    s1 = sl_box_intersect(&s1, live);
+    int rc = host_update(dev, q, in, h->scratch, &s1);
+    return rc ? rc : host_update(dev, q, h->scratch, out, b);
+}
+
+static int host_fuse_level(const sl_stencil *st, const stencil_kernel *named)
+{
+    (void)st;
+    (void)named;
+    return 1;
+}
+
 /* Moves box b between the local array and a contiguous buffer, one row at a time. */
 static void host_box_copy(const host_impl *h, char *arr, const sl_box *b, char *buf, int out)
 {
@@ -370,6 +411,8 @@ const sb_ops sb_host_ops = {
     .write = host_write,
     .read = host_read,
     .update = host_update,
+    .update2 = host_update2,
+    .fuse_level = host_fuse_level,
     .copy_out = host_copy_out,
     .copy_in = host_copy_in,
     .flush = host_nothing_q,

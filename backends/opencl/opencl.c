@@ -376,6 +376,20 @@ static int ocl_stamp_read(sb_dev *dev, int n, double *sec)
     return 0;
 }
 
+/* Two steps per launch are not written for OpenCL: options.fuse falls back to one. */
+static int ocl_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b,
+                       const sl_box *live)
+{
+    (void)q, (void)in, (void)out, (void)b, (void)live;
+    return sb_fail(dev, STENCIL_ENOSYS, "opencl: no two-step kernel");
+}
+
+static int ocl_fuse_level(const sl_stencil *st, const stencil_kernel *named)
+{
+    (void)st, (void)named;
+    return 0;
+}
+
 const sb_ops sb_opencl_ops = {
     .name = "opencl",
     .open = ocl_open,
@@ -387,6 +401,8 @@ const sb_ops sb_opencl_ops = {
     .write = ocl_write,
     .read = ocl_read,
     .update = ocl_update,
+    .update2 = ocl_update2,
+    .fuse_level = ocl_fuse_level,
     .copy_out = ocl_copy_out,
     .copy_in = ocl_copy_in,
     .flush = ocl_flush,

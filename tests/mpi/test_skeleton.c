@@ -47,6 +47,7 @@ static const char *backend(void)
 static int use_peer = -1;         /* options.peer for the runs below */
 static int use_serialize = 0;     /* options.serialize */
 static const char *use_trace = 0; /* options.trace */
+static int use_fuse = 0;          /* options.fuse */
 static stencil_stats last;        /* stats of the last run */
 
 static long run_one(int si, stencil_type type, stencil_boundary bnd, stencil_partition part,
@@ -68,6 +69,7 @@ static long run_one(int si, stencil_type type, stencil_boundary bnd, stencil_par
     opt.peer = use_peer;
     opt.serialize = use_serialize;
     opt.trace = use_trace;
+    opt.fuse = use_fuse;
     opt.stats = &last;
     opt.user = &c;
     *rc_out = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, iters, NULL, init_cb, output_cb, &opt);
@@ -75,11 +77,23 @@ static long run_one(int si, stencil_type type, stencil_boundary bnd, stencil_par
     return tu_allsum(MPI_COMM_WORLD, c.bad < 0 ? 1 : c.bad);
 }
 
+/* OpenCL has no two-step update: asking for one must fail the same way on every rank. */
+static int expect_enosys(int rc)
+{
+    if (use_fuse != 2 || strcmp(backend(), "opencl") != 0) return 0;
+    ck_assert_msg(rc == STENCIL_ENOSYS, "fuse = 2 on OpenCL returned %d, not STENCIL_ENOSYS", rc);
+    return 1;
+}
+
 static void check_all(stencil_type type, stencil_boundary bnd, stencil_partition part)
 {
     for (int si = 0; si < stencil_set_count(); si++) {
         int rc;
         long bad = run_one(si, type, bnd, part, 7, &rc);
+        if (expect_enosys(rc)) continue;
+        if (rc == 0 && use_fuse)
+            ck_assert_msg(last.steps == use_fuse, "%s: %d steps per exchange, asked for %d",
+                          stencil_set_name(si), last.steps, use_fuse);
         /* All ranks share this node, so every link must have taken the peer path. */
         long off_path = tu_allsum(MPI_COMM_WORLD, rc == 0 ? last.links - last.peer_links : 0);
         /* OpenCL has no inter-process memory handles: there the links fall back to staging. */
@@ -155,6 +169,94 @@ END_TEST
 START_TEST(peer_periodic_blocks)
 {
     check_peer(STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS);
+}
+END_TEST
+
+/*
+ * Two steps per exchange (options.fuse = 2): halos twice as deep, every other step, and the host
+ * backend's two-step reference; 7 iterations end on a single step. Bitwise like the rest.
+ */
+static void check_fused(stencil_type type, stencil_boundary bnd, stencil_partition part)
+{
+    use_fuse = 2;
+    check_all(type, bnd, part);
+    use_fuse = 0;
+}
+
+START_TEST(fused_float_fixed_bands)
+{
+    check_fused(STENCIL_FLOAT, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BANDS);
+}
+END_TEST
+START_TEST(fused_float_periodic_blocks)
+{
+    check_fused(STENCIL_FLOAT, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS);
+}
+END_TEST
+START_TEST(fused_double_fixed_blocks)
+{
+    check_fused(STENCIL_DOUBLE, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BLOCKS);
+}
+END_TEST
+START_TEST(fused_double_periodic_bands)
+{
+    check_fused(STENCIL_DOUBLE, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BANDS);
+}
+END_TEST
+
+/* Fused and peer path together: the deeper halos pulled from the neighbours' buffers. */
+START_TEST(fused_peer_fixed_blocks)
+{
+    use_peer = 1;
+    check_fused(STENCIL_FLOAT, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BLOCKS);
+    use_peer = -1;
+}
+END_TEST
+
+/* Every iteration count from 0 to 5 with two steps per exchange: odd ones end on one step. */
+START_TEST(fused_iteration_counts)
+{
+    use_fuse = 2;
+    for (long it = 0; it <= 5; it++) {
+        int rc;
+        long bad =
+            run_one(2, STENCIL_DOUBLE, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS, it, &rc);
+        if (expect_enosys(rc)) continue;
+        ck_assert_int_eq(rc, 0);
+        ck_assert_msg(last.steps == (it >= 2 ? 2 : 1), "%ld iterations: %d steps", it, last.steps);
+        ck_assert_msg(bad == 0, "%ld iterations fused: %ld cells differ", it, bad);
+    }
+    use_fuse = 0;
+}
+END_TEST
+
+/* Parts thick enough for one step's halos but not two: fuse = 2 refuses, fuse = 1 runs. */
+START_TEST(fused_thin_parts)
+{
+    int size, rc;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) return; /* one part is the whole grid: nothing is thin */
+    stencil_desc st;
+    stencil_set_get(stencil_set_find("2d9nc"), STENCIL_FLOAT, &st);
+    long sizes[2] = {3L * size, 19}; /* bands of 3 rows; the radius is 2 */
+    run_ctx c = {.seed = 5};
+    double *g = tu_random_grid(2, sizes, c.seed);
+    tu_reference(&st, sizes, 0, 4, g);
+    c.ref = g;
+    stencil_options opt;
+    stencil_options_init(&opt);
+    opt.backend = backend();
+    opt.user = &c;
+    opt.fuse = use_fuse = 2;
+    rc = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, 4, NULL, init_cb, output_cb, &opt);
+    if (!expect_enosys(rc)) ck_assert_int_eq(rc, STENCIL_EPARTITION);
+    use_fuse = 0;
+    opt.fuse = 1;
+    c.bad = -1;
+    rc = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, 4, NULL, init_cb, output_cb, &opt);
+    free(g);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(tu_allsum(MPI_COMM_WORLD, c.bad), 0);
 }
 END_TEST
 
@@ -328,6 +430,7 @@ END_TEST
 static void reset_peer(void)
 {
     use_peer = -1; /* a failed peer test must not leave the others on the peer path */
+    use_fuse = 0;
 }
 
 int main(int argc, char **argv)
@@ -348,6 +451,13 @@ int main(int argc, char **argv)
     tcase_add_test(tc, double_periodic_blocks);
     tcase_add_test(tc, peer_fixed_bands);
     tcase_add_test(tc, peer_periodic_blocks);
+    tcase_add_test(tc, fused_float_fixed_bands);
+    tcase_add_test(tc, fused_float_periodic_blocks);
+    tcase_add_test(tc, fused_double_fixed_blocks);
+    tcase_add_test(tc, fused_double_periodic_bands);
+    tcase_add_test(tc, fused_peer_fixed_blocks);
+    tcase_add_test(tc, fused_iteration_counts);
+    tcase_add_test(tc, fused_thin_parts);
     tcase_add_test(tc, few_iterations);
     tcase_add_test(tc, serialized_same_result);
     tcase_add_test(tc, trace_overlapped);

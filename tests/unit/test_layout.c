@@ -178,6 +178,55 @@ START_TEST(stencil_zero_padding)
 }
 END_TEST
 
+static int has_point(const sl_stencil *s, int a, int b)
+{
+    for (int p = 0; p < s->npts; p++)
+        if (s->off[p][0] == a && s->off[p][1] == b && s->off[p][2] == 0) return 1;
+    return 0;
+}
+
+/* Two steps of 2d5asym (centre, up 1 and 2, left 1, right 1) read their sums; fixed adds S. */
+START_TEST(stencil_compose)
+{
+    double w[5 * 3] = {0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+    stencil_desc desc = {2, {2, 1, 0}, {2, 1, 0}, w, 5, STENCIL_FLOAT};
+    sl_stencil s, c1, c2p, c2f;
+    ck_assert_int_eq(sl_stencil_make(&s, &desc, NULL, 0), 0);
+    ck_assert_int_eq(s.npts, 5);
+    ck_assert(s.rlo[0] == 2 && s.rhi[0] == 0 && s.flo[0] == 2 && s.fhi[0] == 0);
+    ck_assert_int_eq(sl_stencil_compose(&c1, &s, 1, 0), 0);
+    ck_assert_int_eq(c1.npts, 5);
+    for (int p = 0; p < 5; p++)
+        ck_assert(c1.w[p] == s.w[p] && has_point(&c1, s.off[p][0], s.off[p][1]));
+    ck_assert_int_eq(sl_stencil_compose(&c2p, &s, 2, 1), 0);
+    /* distinct sums: row 0 five, rows -1 and -2 three each, rows -3 and -4 one each */
+    ck_assert_int_eq(c2p.npts, 13);
+    ck_assert(has_point(&c2p, -4, 0) && has_point(&c2p, -2, 1) && has_point(&c2p, 0, -2) &&
+              !has_point(&c2p, -3, 2) && !has_point(&c2p, 1, 0));
+    ck_assert(c2p.rlo[0] == 4 && c2p.rhi[0] == 0 && c2p.rlo[1] == 2 && c2p.rhi[1] == 2);
+    ck_assert(c2p.flo[0] == 2 && c2p.fhi[0] == 0 && c2p.flo[1] == 1 && c2p.fhi[1] == 1);
+    ck_assert_int_eq(sl_stencil_compose(&c2f, &s, 2, 0), 0);
+    ck_assert_int_eq(c2f.npts, 13); /* the centre is in S, so S is already among the sums */
+    ck_assert_int_eq(sl_stencil_compose(&c1, &s, 3, 0), STENCIL_EINVAL);
+    sl_stencil_free(&s);
+    sl_stencil_free(&c2p);
+    sl_stencil_free(&c2f);
+    /* Without a centre (2d4) two steps never read the points themselves: fixed adds them. */
+    double w4[9] = {0, 1, 0, 1, 0, 1, 0, 1, 0};
+    stencil_desc d4 = {2, {1, 1, 0}, {1, 1, 0}, w4, 4, STENCIL_FLOAT};
+    ck_assert_int_eq(sl_stencil_make(&s, &d4, NULL, 0), 0);
+    ck_assert_int_eq(sl_stencil_compose(&c2p, &s, 2, 1), 0);
+    ck_assert_int_eq(sl_stencil_compose(&c2f, &s, 2, 0), 0);
+    ck_assert_int_eq(c2p.npts, 9); /* 0, (+-2,0), (0,+-2), (+-1,+-1) */
+    ck_assert(!has_point(&c2p, 1, 0) && has_point(&c2p, 1, 1) && has_point(&c2p, 0, 0));
+    ck_assert_int_eq(c2f.npts, 13);
+    ck_assert(has_point(&c2f, 1, 0) && has_point(&c2f, 0, -1));
+    sl_stencil_free(&s);
+    sl_stencil_free(&c2p);
+    sl_stencil_free(&c2f);
+}
+END_TEST
+
 static void expect_invalid(const stencil_desc *desc, const char *word)
 {
     sl_stencil s;
@@ -597,6 +646,7 @@ int main(void)
     tcase_add_loop_test(tb, stencil_set_points, 0, (int)(sizeof(expect) / sizeof(expect[0])));
     tcase_add_test(tb, stencil_zero_padding);
     tcase_add_test(tb, stencil_invalid);
+    tcase_add_test(tb, stencil_compose);
     tcase_add_test(tp, grid_choose);
     tcase_add_test(tp, cuts_equal);
     tcase_add_test(tp, cuts_weighted);
