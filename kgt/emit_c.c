@@ -113,13 +113,25 @@ static void emit_device_decls(kgt_buf *b, const kgt_gen *g, const char *vendor)
                        "int %s_%s_%s_%c(const void *in, void *out, const long *lo, "
                        "const long *hi,\n        const long *stride, void *queue);\n",
                        g->prefix, g->file->st[i].stem, vendor, tsuf[t]);
+    for (int i = 0; i < g->file->nst; i++)
+        for (int t = 0; t < 2 && kgt_fused(g, &g->file->st[i]); t++)
+            kgt_printf(b,
+                       "int %s_%s_%s_fused_%c(const void *in, void *out, const long *lo, "
+                       "const long *hi,\n        const long *live_lo, const long *live_hi, "
+                       "const long *stride, void *queue);\n",
+                       g->prefix, g->file->st[i].stem, vendor, tsuf[t]);
 }
 
 static void emit_device_field(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
                               const char *vendor, const char *macro)
 {
-    kgt_printf(b, "#if defined(%s)\n    .%s = {%s_%s_%s_f, %s_%s_%s_d},\n#endif\n", macro, vendor,
-               g->prefix, s->stem, vendor, g->prefix, s->stem, vendor);
+    const char *p = g->prefix, *n = s->stem;
+    kgt_printf(b, "#if defined(%s)\n    .%s = {%s_%s_%s_f, %s_%s_%s_d},\n", macro, vendor, p, n,
+               vendor, p, n, vendor);
+    if (kgt_fused(g, s))
+        kgt_printf(b, "    .%s_fused = {%s_%s_%s_fused_f, %s_%s_%s_fused_d},\n", vendor, p, n,
+                   vendor, p, n, vendor);
+    kgt_printf(b, "#endif\n");
 }
 
 static void emit_kernel_object(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s)

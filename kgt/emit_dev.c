@@ -7,7 +7,8 @@
  * written once per type under #if STENCIL_DOUBLE.
  *
  * CUDA and HIP share one text: a few vendor macros at the top pick the runtime, and the launcher
- * names end in _cuda_f / _hip_f accordingly, so both objects can live in one program.
+ * names end in _cuda_f / _hip_f (fused: _cuda_fused_f / _hip_fused_f) accordingly, so both
+ * objects can live in one program.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,10 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "typedef hipStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_hip_##t\n"
+                  "#define KGT_FUSED(stem, t) stem##_hip_fused_##t\n"
+                  "#define KGT_SMEM_OPT_IN(k, n) (hipFuncSetAttribute(reinterpret_cast<const void "
+                  "*>(k), \\\n"
+                  "    hipFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != hipSuccess)\n"
                   "#define KGT_WARP warpSize\n"
                   "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
                   "#define KGT_ALL(p) __all(p)\n"
@@ -67,6 +72,9 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "typedef cudaStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_cuda_##t\n"
+                  "#define KGT_FUSED(stem, t) stem##_cuda_fused_##t\n"
+                  "#define KGT_SMEM_OPT_IN(k, n) (cudaFuncSetAttribute((k), \\\n"
+                  "    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != cudaSuccess)\n"
                   "#define KGT_WARP 32\n"
                   "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
                   "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n"
@@ -268,5 +276,6 @@ void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g)
         for (int dbl = 0; dbl < 2; dbl++)
             if (kgt_gpu_vector(s, dbl)) kgt_emit_gpu_vec(b, g, s, dbl);
         for (int dbl = 0; dbl < 2; dbl++) emit_launcher(b, g, s, dbl);
+        for (int dbl = 0; dbl < 2 && kgt_fused(g, s); dbl++) kgt_emit_gpu_fused(b, g, s, dbl);
     }
 }

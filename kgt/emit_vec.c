@@ -153,12 +153,22 @@ static void emit_vrest(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
     kgt_printf(b, ";\n                }\n            }\n");
 }
 
+/* Whether some cell of the vector reads the vector k away (sparse x offsets skip some k). */
+static int reads_vector(const kgt_stencil *s, int vw, int k)
+{
+    for (int p = 0; p < s->npts; p++)
+        for (int j = 0; j < vw && s->pts[p].w != 0.0; j++)
+            if (floordiv(j + s->pts[p].off[1], vw) == k) return 1;
+    return 0;
+}
+
 /* Per neighbour k: where a lane's edge load reads, from its x (edge lanes: their own
-   neighbour; the others: the same vector as the nearest edge lane, so the load adds nothing). */
-static void emit_edge_offsets(kgt_buf *b, int kmin, int kmax, int vw)
+   neighbour; the others: the same vector as the nearest edge lane, so the load adds nothing).
+   Only for the k some cell reads: an unused offset fails -Werror builds. */
+static void emit_edge_offsets(kgt_buf *b, const kgt_stencil *s, int kmin, int kmax, int vw)
 {
     for (int k = kmin; k <= kmax; k++) {
-        if (!k) continue;
+        if (!k || !reads_vector(s, vw, k)) continue;
         kgt_printf(b, "    const long eo");
         kname(b, k);
         if (k < 0)
@@ -204,7 +214,7 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
                "    const int ok = x >= l1 && x + %d <= h1 && x - %d >= l1 - %d &&\n"
                "                   x + %d <= h1 - 1 + %d;\n",
                vw, -kmin * vw, rlo, kmax * vw + vw - 1, rhi);
-    emit_edge_offsets(b, kmin, kmax, vw);
+    emit_edge_offsets(b, s, kmin, kmax, vw);
     kgt_printf(b, "    if (i0 + %d <= h0 && KGT_ALL(ok)) {\n", walk);
     emit_vwalk(b, s, dbl, walk);
     kgt_printf(b, "    } else {\n");

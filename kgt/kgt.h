@@ -60,7 +60,11 @@ typedef struct kgt_gen {
     const char *source; /* input file name as shown in the generated comments */
     int targets;        /* KGT_T_* bits */
     int walk;           /* GPU kernels: cells of dimension 0 per thread (2D/3D), 0 = default */
+    int fused;          /* KGT_FUSED_*: which stencils get two-step CUDA/HIP kernels */
 } kgt_gen;
+
+/* --fused: auto (the default) = 2D stencils whose non-zero weights reach at most one cell. */
+enum { KGT_FUSED_AUTO = 0, KGT_FUSED_ALL = 1, KGT_FUSED_NONE = 2 };
 
 /* Longest --walk: the emitter keeps a table of the registers of one walk. */
 #define KGT_WALK_MAX 32
@@ -119,6 +123,10 @@ int kgt_exact_reciprocal(double d, int dbl, double *r);
 int kgt_gpu_vector(const kgt_stencil *s, int dbl);
 /* The vector kernel <prefix>_<stem>_v<f|d> of a 2D/3D stencil for CUDA/HIP (emit_vec.c). */
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
+/* Whether the CUDA/HIP output of s under g has fused (two-step) launchers (emit_fused.c). */
+int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
+/* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */
+void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 /* The OpenCL C source of one stencil (a program defining stencil_update). */
 void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s);
 

@@ -39,6 +39,10 @@ static const char usage[] =
     "  -c, --check           validate FILE, write nothing\n"
     "  -w, --walk N          CUDA/HIP 2D/3D kernels: cells of dimension 0 per thread,\n"
     "                        1..32 (default 8)\n"
+    "      --fused MODE      which 2D stencils also get CUDA/HIP kernels computing two time\n"
+    "                        steps per launch (stencil_options.fuse): auto (default) = those\n"
+    "                        whose non-zero weights reach at most 1 cell in each direction,\n"
+    "                        all, none\n"
     "      --example         print the example below\n"
     "  -h, --help            print this text\n"
     "      --version         print the version\n"
@@ -46,7 +50,8 @@ static const char usage[] =
     "Outputs, for prefix P:\n"
     "  P.h, P.c    always: the kernels' descriptions, host kernels, OpenCL sources, one\n"
     "              'const stencil_kernel P_NAME_kernel' per stencil and 'int P_register(void)'\n"
-    "  P.cu        target cuda: compile with nvcc -fmad=false\n"
+    "  P.cu        target cuda: compile with nvcc -fmad=false; launchers P_NAME_cuda_f/_d,\n"
+    "              and P_NAME_cuda_fused_f/_d for the stencils --fused selects\n"
     "  P_hip.cpp   target hip: the same text, compile with hipcc -ffp-contract=off\n"
     "  Compile P.c with -DKGT_WITH_CUDA / -DKGT_WITH_HIP when the CUDA / HIP object is linked.\n"
     "  No FMA contraction anywhere (host C: -ffp-contract=off): results then equal the\n"
@@ -69,7 +74,7 @@ static const char usage[] =
     "Example:\n";
 
 typedef struct opts {
-    int check, targets, walk;
+    int check, targets, walk, fused;
     const char *prefix, *outdir, *file;
 } opts;
 
@@ -103,6 +108,19 @@ static int parse_walk(const char *v, int *walk)
     }
     *walk = (int)n;
     return 0;
+}
+
+static int parse_fused(const char *v, int *fused)
+{
+    static const char *const names[] = {"auto", "all", "none"};
+    static const int modes[] = {KGT_FUSED_AUTO, KGT_FUSED_ALL, KGT_FUSED_NONE};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *fused = modes[i];
+            return 0;
+        }
+    fprintf(stderr, "kgt: --fused must be auto, all or none, not '%s'\n", v);
+    return -1;
 }
 
 /* Value of option arg: "--opt=value", or the next argument. */
@@ -143,6 +161,8 @@ static int parse_args(int argc, char **argv, opts *o)
             if (!(v = opt_value(argc, argv, &i, a)) || parse_targets(v, &o->targets)) return -1;
         } else if (is_opt(a, "-w", "--walk")) {
             if (!(v = opt_value(argc, argv, &i, a)) || parse_walk(v, &o->walk)) return -1;
+        } else if (is_opt(a, NULL, "--fused")) {
+            if (!(v = opt_value(argc, argv, &i, a)) || parse_fused(v, &o->fused)) return -1;
         } else if (is_opt(a, "-p", "--prefix")) {
             if (!(o->prefix = opt_value(argc, argv, &i, a))) return -1;
         } else if (is_opt(a, "-o", "--output-dir")) {
@@ -229,6 +249,7 @@ static int generate(const opts *o, const kgt_file *f, const char *prefix)
     g.file = f;
     g.prefix = prefix;
     g.walk = o->walk;
+    g.fused = o->fused;
     g.source = base_name(o->file);
     g.targets = o->targets ? o->targets : KGT_T_HOST | KGT_T_OPENCL;
     if (emit_one(&g, dir, ".h", kgt_emit_header) || emit_one(&g, dir, ".c", kgt_emit_c)) return -1;

@@ -6,7 +6,8 @@
  *   kgt_run error KGT FILE          FILE's first line is "# expect: L:C: message"; kgt --check
  *                                   must fail with exactly "FILE:L:C: message\n" on stderr
  *   kgt_run help KGT OUTDIR         --help shows the example; the example checks and generates
- *   kgt_run cli KGT INPUT OUTDIR    usage errors exit 2 with a message
+ *   kgt_run cli KGT INPUT OUTDIR    usage errors exit 2 with a message; --fused picks the
+ *                                   stencils that get fused launchers
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,24 @@ static int help(char **av)
     return ok ? 0 : 1;
 }
 
+/* Which stencils of INPUT (the STENCILS.md set) get fused CUDA launchers under --fused mode. */
+static int fused_choice(char **av, char *mode, int want_2d4, int want_2d9nc)
+{
+    char *argv[] = {av[0], "-t", "host,cuda", "-p",  "sel", "--fused",
+                    mode,  "-o", av[2],       av[1], NULL};
+    char *c = path_join(av[2], "sel", ".c"), *text = NULL;
+    size_t n = 0;
+    int ok = expect_status(argv, av[2], 0, "") && (text = slurp(c, &n)) != NULL;
+    /* Only 2D stencils: 1D and 3D ones never get fused launchers. */
+    ok = ok && !strstr(text, "sel_1d3_cuda_fused") && !strstr(text, "sel_3d7_cuda_fused");
+    ok = ok && (strstr(text, ".cuda_fused = {sel_2d4_cuda_fused_f,") != NULL) == want_2d4;
+    ok = ok && (strstr(text, ".cuda_fused = {sel_2d9nc_cuda_fused_f,") != NULL) == want_2d9nc;
+    if (!ok) fprintf(stderr, "--fused %s: wrong fused launchers in %s\n", mode, c);
+    free(text);
+    free(c);
+    return ok;
+}
+
 static int cli(char **av)
 {
     /* av: KGT INPUT OUTDIR */
@@ -181,6 +200,7 @@ static int cli(char **av)
     char *d[] = {av[0], NULL};
     char *e[] = {av[0], "--version", NULL};
     char *f[] = {av[0], "--check", "/nonexistent/file.stencil", NULL};
+    char *g[] = {av[0], "--fused", "sometimes", av[1], NULL};
     int ok = 1;
     mkdir(av[2], 0755);
     ok = expect_status(a, av[2], 2, "unknown target 'fortran'") && ok;
@@ -189,6 +209,11 @@ static int cli(char **av)
     ok = expect_status(d, av[2], 2, "no input file") && ok;
     ok = expect_status(e, av[2], 0, "kgt ") && ok;
     ok = expect_status(f, av[2], 1, "/nonexistent/file.stencil: cannot open") && ok;
+    ok = expect_status(g, av[2], 2, "--fused must be auto, all or none, not 'sometimes'") && ok;
+    /* auto: the compact 2d4 (extent 1), not 2d9nc (extent 2). */
+    ok = fused_choice(av, "auto", 1, 0) && ok;
+    ok = fused_choice(av, "all", 1, 1) && ok;
+    ok = fused_choice(av, "none", 0, 0) && ok;
     return ok ? 0 : 1;
 }
 

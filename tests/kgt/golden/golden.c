@@ -34,6 +34,14 @@ int golden_box3d_cuda_f(const void *in, void *out, const long *lo, const long *h
         const long *stride, void *queue);
 int golden_box3d_cuda_d(const void *in, void *out, const long *lo, const long *hi,
         const long *stride, void *queue);
+int golden_heat2d_cuda_fused_f(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
+int golden_heat2d_cuda_fused_d(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
+int golden_inexact_cuda_fused_f(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
+int golden_inexact_cuda_fused_d(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
 #endif
 
 #if defined(KGT_WITH_HIP)
@@ -61,6 +69,14 @@ int golden_box3d_hip_f(const void *in, void *out, const long *lo, const long *hi
         const long *stride, void *queue);
 int golden_box3d_hip_d(const void *in, void *out, const long *lo, const long *hi,
         const long *stride, void *queue);
+int golden_heat2d_hip_fused_f(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
+int golden_heat2d_hip_fused_d(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
+int golden_inexact_hip_fused_f(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
+int golden_inexact_hip_fused_d(const void *in, void *out, const long *lo, const long *hi,
+        const long *live_lo, const long *live_hi, const long *stride, void *queue);
 #endif
 
 /*
@@ -131,9 +147,11 @@ const stencil_kernel golden_heat2d_kernel = {
     .opencl_source = golden_heat2d_opencl,
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_heat2d_cuda_f, golden_heat2d_cuda_d},
+    .cuda_fused = {golden_heat2d_cuda_fused_f, golden_heat2d_cuda_fused_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_heat2d_hip_f, golden_heat2d_hip_d},
+    .hip_fused = {golden_heat2d_hip_fused_f, golden_heat2d_hip_fused_d},
 #endif
 };
 
@@ -274,9 +292,11 @@ const stencil_kernel golden_inexact_kernel = {
     .opencl_source = golden_inexact_opencl,
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_inexact_cuda_f, golden_inexact_cuda_d},
+    .cuda_fused = {golden_inexact_cuda_fused_f, golden_inexact_cuda_fused_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_inexact_hip_f, golden_inexact_hip_d},
+    .hip_fused = {golden_inexact_hip_fused_f, golden_inexact_hip_fused_d},
 #endif
 };
 

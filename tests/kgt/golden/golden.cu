@@ -10,6 +10,9 @@
 typedef hipStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_hip_##t
+#define KGT_FUSED(stem, t) stem##_hip_fused_##t
+#define KGT_SMEM_OPT_IN(k, n) (hipFuncSetAttribute(reinterpret_cast<const void *>(k), \
+    hipFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != hipSuccess)
 #define KGT_WARP warpSize
 #define KGT_SHFL(v, src) __shfl((v), (src))
 #define KGT_ALL(p) __all(p)
@@ -18,6 +21,9 @@ typedef hipStream_t kgt_stream;
 typedef cudaStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_cuda_##t
+#define KGT_FUSED(stem, t) stem##_cuda_fused_##t
+#define KGT_SMEM_OPT_IN(k, n) (cudaFuncSetAttribute((k), \
+    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != cudaSuccess)
 #define KGT_WARP 32
 #define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
 #define KGT_ALL(p) __all_sync(0xffffffffu, (p))
@@ -189,6 +195,112 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     return KGT_LAUNCH_FAILED();
 }
 
+/* Two steps per launch: 256 x 32 output cells per block of 256 x 2 threads; step 1 on them
+   and 1/1 rows, 1/1 columns around them, in 35088 bytes of shared memory. */
+static __global__ void __launch_bounds__(512)
+    golden_heat2d_fused_kf(const float *__restrict__ in, float *__restrict__ out, long lo0,
+    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)
+{
+    enum { TX = 256, BY = 2, TY = 32, LY = 1, HY = 1, LX = 1, HX = 1,
+           KY = TY + LY + HY, KX = TX + LX + HX };
+    extern __shared__ float kgt_fused_f[];
+    float *const sm = kgt_fused_f; /* KY x KX, row-major */
+    const int tx = threadIdx.x;
+    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
+    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
+        const long y = y0 - LY + i, row = y * s0;
+        const int live = y >= ll0 && y < lh0;
+        for (int j = tx; j < KX && x0 - LX + j < hi1 + HX; j += TX) {
+            const long x = x0 - LX + j, c = row + x;
+            if (live && x >= ll1 && x < lh1)
+                sm[i * KX + j] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2f;
+            else /* the fixed frame keeps its values */
+                sm[i * KX + j] = in[c];
+        }
+    }
+    __syncthreads();
+    const long x = x0 + tx;
+    if (x >= hi1) return;
+    const int live = x >= ll1 && x < lh1;
+    for (int i = threadIdx.y; i < TY && y0 + i < hi0; i += BY) {
+        const long y = y0 + i;
+        const int m = (i + LY) * KX + LX + tx;
+        if (live && y >= ll0 && y < lh0)
+            out[y * s0 + x] = (sm[m - KX] + sm[m - 1] + sm[m + 1] + sm[m + KX]) * 0x1p-2f;
+        else
+            out[y * s0 + x] = sm[m];
+    }
+}
+
+extern "C" int KGT_FUSED(golden_heat2d, f)(const void *in, void *out, const long *lo,
+    const long *hi, const long *live_lo, const long *live_hi, const long *stride,
+    void *queue)
+{
+    const size_t smem = 35088; /* 34 x 258 float */
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 31) / 32;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_heat2d_fused_kf<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
+        (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1], hi[0], hi[1],
+        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
+    return KGT_LAUNCH_FAILED();
+}
+
+/* Two steps per launch: 256 x 16 output cells per block of 256 x 2 threads; step 1 on them
+   and 1/1 rows, 1/1 columns around them, in 37152 bytes of shared memory. */
+static __global__ void __launch_bounds__(512)
+    golden_heat2d_fused_kd(const double *__restrict__ in, double *__restrict__ out, long lo0,
+    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)
+{
+    enum { TX = 256, BY = 2, TY = 16, LY = 1, HY = 1, LX = 1, HX = 1,
+           KY = TY + LY + HY, KX = TX + LX + HX };
+    extern __shared__ double kgt_fused_d[];
+    double *const sm = kgt_fused_d; /* KY x KX, row-major */
+    const int tx = threadIdx.x;
+    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
+    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
+        const long y = y0 - LY + i, row = y * s0;
+        const int live = y >= ll0 && y < lh0;
+        for (int j = tx; j < KX && x0 - LX + j < hi1 + HX; j += TX) {
+            const long x = x0 - LX + j, c = row + x;
+            if (live && x >= ll1 && x < lh1)
+                sm[i * KX + j] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2;
+            else /* the fixed frame keeps its values */
+                sm[i * KX + j] = in[c];
+        }
+    }
+    __syncthreads();
+    const long x = x0 + tx;
+    if (x >= hi1) return;
+    const int live = x >= ll1 && x < lh1;
+    for (int i = threadIdx.y; i < TY && y0 + i < hi0; i += BY) {
+        const long y = y0 + i;
+        const int m = (i + LY) * KX + LX + tx;
+        if (live && y >= ll0 && y < lh0)
+            out[y * s0 + x] = (sm[m - KX] + sm[m - 1] + sm[m + 1] + sm[m + KX]) * 0x1p-2;
+        else
+            out[y * s0 + x] = sm[m];
+    }
+}
+
+extern "C" int KGT_FUSED(golden_heat2d, d)(const void *in, void *out, const long *lo,
+    const long *hi, const long *live_lo, const long *live_hi, const long *stride,
+    void *queue)
+{
+    const size_t smem = 37152; /* 18 x 258 double */
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 15) / 16;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_heat2d_fused_kd<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
+        (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1], hi[0], hi[1],
+        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
+    return KGT_LAUNCH_FAILED();
+}
+
 /*
  * wave-1d: 1 dims, radius 1/1, 3 non-zero points, divisor 3
  *   (-1): -1  (0): 2.5  (1): -2
@@ -354,6 +466,112 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     if (ok <= 0) return ok < 0;
     golden_inexact_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    return KGT_LAUNCH_FAILED();
+}
+
+/* Two steps per launch: 256 x 32 output cells per block of 256 x 2 threads; step 1 on them
+   and 0/1 rows, 0/1 columns around them, in 33924 bytes of shared memory. */
+static __global__ void __launch_bounds__(512)
+    golden_inexact_fused_kf(const float *__restrict__ in, float *__restrict__ out, long lo0,
+    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)
+{
+    enum { TX = 256, BY = 2, TY = 32, LY = 0, HY = 1, LX = 0, HX = 1,
+           KY = TY + LY + HY, KX = TX + LX + HX };
+    extern __shared__ float kgt_fused_f[];
+    float *const sm = kgt_fused_f; /* KY x KX, row-major */
+    const int tx = threadIdx.x;
+    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
+    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
+        const long y = y0 - LY + i, row = y * s0;
+        const int live = y >= ll0 && y < lh0;
+        for (int j = tx; j < KX && x0 - LX + j < hi1 + HX; j += TX) {
+            const long x = x0 - LX + j, c = row + x;
+            if (live && x >= ll1 && x < lh1)
+                sm[i * KX + j] = 0x1.99999ap-4f * in[c] - in[c + 1] + in[c + s0 + 1];
+            else /* the fixed frame keeps its values */
+                sm[i * KX + j] = in[c];
+        }
+    }
+    __syncthreads();
+    const long x = x0 + tx;
+    if (x >= hi1) return;
+    const int live = x >= ll1 && x < lh1;
+    for (int i = threadIdx.y; i < TY && y0 + i < hi0; i += BY) {
+        const long y = y0 + i;
+        const int m = (i + LY) * KX + LX + tx;
+        if (live && y >= ll0 && y < lh0)
+            out[y * s0 + x] = 0x1.99999ap-4f * sm[m] - sm[m + 1] + sm[m + KX + 1];
+        else
+            out[y * s0 + x] = sm[m];
+    }
+}
+
+extern "C" int KGT_FUSED(golden_inexact, f)(const void *in, void *out, const long *lo,
+    const long *hi, const long *live_lo, const long *live_hi, const long *stride,
+    void *queue)
+{
+    const size_t smem = 33924; /* 33 x 257 float */
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 31) / 32;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_inexact_fused_kf<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
+        (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1], hi[0], hi[1],
+        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
+    return KGT_LAUNCH_FAILED();
+}
+
+/* Two steps per launch: 256 x 16 output cells per block of 256 x 2 threads; step 1 on them
+   and 0/1 rows, 0/1 columns around them, in 34952 bytes of shared memory. */
+static __global__ void __launch_bounds__(512)
+    golden_inexact_fused_kd(const double *__restrict__ in, double *__restrict__ out, long lo0,
+    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)
+{
+    enum { TX = 256, BY = 2, TY = 16, LY = 0, HY = 1, LX = 0, HX = 1,
+           KY = TY + LY + HY, KX = TX + LX + HX };
+    extern __shared__ double kgt_fused_d[];
+    double *const sm = kgt_fused_d; /* KY x KX, row-major */
+    const int tx = threadIdx.x;
+    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
+    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
+        const long y = y0 - LY + i, row = y * s0;
+        const int live = y >= ll0 && y < lh0;
+        for (int j = tx; j < KX && x0 - LX + j < hi1 + HX; j += TX) {
+            const long x = x0 - LX + j, c = row + x;
+            if (live && x >= ll1 && x < lh1)
+                sm[i * KX + j] = 0x1.999999999999ap-4 * in[c] - in[c + 1] + 0x1.0000002af31dcp+0 * in[c + s0 + 1];
+            else /* the fixed frame keeps its values */
+                sm[i * KX + j] = in[c];
+        }
+    }
+    __syncthreads();
+    const long x = x0 + tx;
+    if (x >= hi1) return;
+    const int live = x >= ll1 && x < lh1;
+    for (int i = threadIdx.y; i < TY && y0 + i < hi0; i += BY) {
+        const long y = y0 + i;
+        const int m = (i + LY) * KX + LX + tx;
+        if (live && y >= ll0 && y < lh0)
+            out[y * s0 + x] = 0x1.999999999999ap-4 * sm[m] - sm[m + 1] + 0x1.0000002af31dcp+0 * sm[m + KX + 1];
+        else
+            out[y * s0 + x] = sm[m];
+    }
+}
+
+extern "C" int KGT_FUSED(golden_inexact, d)(const void *in, void *out, const long *lo,
+    const long *hi, const long *live_lo, const long *live_hi, const long *stride,
+    void *queue)
+{
+    const size_t smem = 34952; /* 17 x 257 double */
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 15) / 16;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_inexact_fused_kd<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
+        (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1], hi[0], hi[1],
+        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
     return KGT_LAUNCH_FAILED();
 }
 

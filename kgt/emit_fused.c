@@ -1,0 +1,193 @@
+/*
+ * Two time steps per launch for 2D stencils on CUDA/HIP: the kernels behind
+ * stencil_kernel.cuda_fused / .hip_fused (include/stencil.h says what a fused launcher computes).
+ *
+ * Why: a kernel doing one step per sweep of the grid moves at least 8 bytes per fp32 cell and
+ * step, so it cannot pass the copy roofline (535.6 Gcells/s on an H200); two steps per sweep can.
+ * The scheme is the study's best (bench/gpu/fused.cu, k_fused_l1; bench/RESULTS.md, "kgt, third
+ * session"): 2d4 ran at 539.6 Gcells/s with a 256 x 32 tile and 512 threads, against 456.3 for
+ * the generic kernel and 461.2 for kgt's single step. 2d9nc (radius 2) ran slower fused (327.7)
+ * than single-step (444.1 kgt): its redundant step-1 cells and nine reads per cell cost more than
+ * the DRAM traffic saved. Hence --fused auto takes only stencils reaching one cell at most.
+ *
+ * The tile: a block of TX x BY = 256 x 2 threads owns TX x TY output cells (TY 32 for float as in
+ * the study, 16 for double: the same bytes). E_lo / E_hi are the extents of the NON-ZERO weights
+ * (zero weights may declare a larger box, and reading that far could leave the array).
+ *  1. Step 1 on the tile grown by E_lo before and E_hi after it, in both dimensions: each thread
+ *     reads `in` straight from global memory (through L1, which neighbouring cells share) and
+ *     writes the value into dynamic shared memory of (TY + E_lo0 + E_hi0) x (TX + E_lo1 + E_hi1)
+ *     elements. A cell outside [live_lo, live_hi) (the fixed frame) keeps its input value; cells
+ *     past hi + E_hi are needed by no output cell and skipped, so nothing beyond what the caller
+ *     made valid is read.
+ *  2. One barrier, then step 2 of the tile's cells inside [lo, hi), read from shared memory.
+ * Step 1 is never stored to global memory. Both steps are kgt_emit_expr's expression (the index
+ * spelled on the global, then the shared array), so results equal two host steps bitwise. Rows
+ * are indexed in 64 bits: local arrays over 2^31 elements occur (32768^2 fp32 with halos).
+ */
+#include "kgt.h"
+
+static const char *const tname[2] = {"float", "double"};
+static const char tsuf[2] = {'f', 'd'};
+
+enum {
+    TX = 256,           /* threads and output columns per block */
+    BY = 2,             /* thread rows: TX * BY = 512 threads, the study's best */
+    SMEM_OPT_IN = 49152 /* CUDA wants an opt-in for more dynamic shared memory per block */
+};
+/* The most a HIP workgroup has (64 KiB of LDS); CUDA would take more. */
+#define SMEM_MAX 65536L
+
+/* The shape of one kernel's tile. */
+typedef struct tile {
+    int elo[KGT_MAX_DIMS], ehi[KGT_MAX_DIMS]; /* extents of the non-zero weights */
+    int ty;                                   /* output rows per block */
+    int ky, kx;                               /* rows and columns of the step-1 tile */
+    long smem;                                /* its bytes */
+} tile;
+
+/* How far the non-zero weights reach before (lo) and after (hi) a cell, per dimension. */
+static void extents(const kgt_stencil *s, int *lo, int *hi)
+{
+    for (int d = 0; d < KGT_MAX_DIMS; d++) lo[d] = hi[d] = 0;
+    for (int p = 0; p < s->npts; p++) {
+        if (s->pts[p].w == 0.0) continue;
+        for (int d = 0; d < s->ndims; d++) {
+            int o = s->pts[p].off[d];
+            if (-o > lo[d]) lo[d] = -o;
+            if (o > hi[d]) hi[d] = o;
+        }
+    }
+}
+
+int kgt_fused(const kgt_gen *g, const kgt_stencil *s)
+{
+    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
+    if (s->ndims != 2 || g->fused == KGT_FUSED_NONE) return 0;
+    if (g->fused == KGT_FUSED_ALL) return 1;
+    extents(s, lo, hi);
+    return lo[0] <= 1 && hi[0] <= 1 && lo[1] <= 1 && hi[1] <= 1;
+}
+
+/* Wide stencils (--fused all) halve TY until the step-1 tile fits a HIP workgroup's 64 KiB. */
+static tile make_tile(const kgt_stencil *s, int dbl)
+{
+    tile t;
+    long esz = dbl ? 8 : 4;
+    extents(s, t.elo, t.ehi);
+    t.kx = TX + t.elo[1] + t.ehi[1];
+    for (t.ty = dbl ? 16 : 32;; t.ty /= 2) {
+        t.ky = t.ty + t.elo[0] + t.ehi[0];
+        t.smem = esz * t.ky * t.kx;
+        if (t.smem <= SMEM_MAX || t.ty <= BY) break;
+    }
+    return t;
+}
+
+static void emit_kernel_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
+                             const tile *t)
+{
+    const char *ty = tname[dbl];
+    kgt_printf(b,
+               "/* Two steps per launch: %d x %d output cells per block of %d x %d threads; "
+               "step 1 on them\n   and %d/%d rows, %d/%d columns around them, in %ld bytes of "
+               "shared memory. */\n",
+               TX, t->ty, TX, BY, t->elo[0], t->ehi[0], t->elo[1], t->ehi[1], t->smem);
+    kgt_printf(b,
+               "static __global__ void __launch_bounds__(%d)\n"
+               "    %s_%s_fused_k%c(const %s *__restrict__ in, %s *__restrict__ out, long lo0,\n"
+               "    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)"
+               "\n{\n",
+               TX * BY, g->prefix, s->stem, tsuf[dbl], ty, ty);
+    /* LY/HY, LX/HX: the extents; the step-1 tile starts LY rows and LX columns before y0, x0. */
+    kgt_printf(b,
+               "    enum { TX = %d, BY = %d, TY = %d, LY = %d, HY = %d, LX = %d, HX = %d,\n"
+               "           KY = TY + LY + HY, KX = TX + LX + HX };\n",
+               TX, BY, t->ty, t->elo[0], t->ehi[0], t->elo[1], t->ehi[1]);
+    kgt_printf(b, "    extern __shared__ %s kgt_fused_%c[];\n", ty, tsuf[dbl]);
+    kgt_printf(b, "    %s *const sm = kgt_fused_%c; /* KY x KX, row-major */\n", ty, tsuf[dbl]);
+    kgt_printf(b, "    const int tx = threadIdx.x;\n"
+                  "    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * "
+                  "TX;\n");
+}
+
+/* Step 1 into shared memory: tile cell (i, j) is the array's (y0 - LY + i, x0 - LX + j). */
+static void emit_step1(kgt_buf *b, const kgt_stencil *s, int dbl)
+{
+    char wrap[40];
+    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0};
+    kgt_printf(b, "    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or "
+                  "computed. */\n"
+                  "    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {\n"
+                  "        const long y = y0 - LY + i, row = y * s0;\n"
+                  "        const int live = y >= ll0 && y < lh0;\n"
+                  "        for (int j = tx; j < KX && x0 - LX + j < hi1 + HX; j += TX) {\n"
+                  "            const long x = x0 - LX + j, c = row + x;\n"
+                  "            if (live && x >= ll1 && x < lh1)\n"
+                  "                sm[i * KX + j] = ");
+    kgt_emit_expr(b, s, dbl, &ix);
+    kgt_printf(b, ";\n"
+                  "            else /* the fixed frame keeps its values */\n"
+                  "                sm[i * KX + j] = in[c];\n"
+                  "        }\n"
+                  "    }\n"
+                  "    __syncthreads();\n");
+}
+
+/* Step 2 of the output cells inside [lo, hi), from shared memory. */
+static void emit_step2(kgt_buf *b, const kgt_stencil *s, int dbl)
+{
+    char wrap[40];
+    const kgt_index ix = {"sm", "m", {"KX", NULL, NULL}, kgt_wrap(wrap, 16), 0, 0, 0};
+    kgt_printf(b, "    const long x = x0 + tx;\n"
+                  "    if (x >= hi1) return;\n"
+                  "    const int live = x >= ll1 && x < lh1;\n"
+                  "    for (int i = threadIdx.y; i < TY && y0 + i < hi0; i += BY) {\n"
+                  "        const long y = y0 + i;\n"
+                  "        const int m = (i + LY) * KX + LX + tx;\n"
+                  "        if (live && y >= ll0 && y < lh0)\n"
+                  "            out[y * s0 + x] = ");
+    kgt_emit_expr(b, s, dbl, &ix);
+    kgt_printf(b, ";\n"
+                  "        else\n"
+                  "            out[y * s0 + x] = sm[m];\n"
+                  "    }\n"
+                  "}\n\n");
+}
+
+/* Grid: TX columns by TY rows of [lo, hi) per block; 0 for an empty box, 1 when too large. */
+static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
+                          const tile *t)
+{
+    const char *p = g->prefix, *n = s->stem, *ty = tname[dbl];
+    kgt_printf(b,
+               "extern \"C\" int KGT_FUSED(%s_%s, %c)(const void *in, void *out, const long *lo,"
+               "\n    const long *hi, const long *live_lo, const long *live_hi, const long *stride,"
+               "\n    void *queue)\n{\n",
+               p, n, tsuf[dbl]);
+    kgt_printf(b, "    const size_t smem = %ld; /* %d x %d %s */\n", t->smem, t->ky, t->kx, ty);
+    kgt_printf(b, "    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */\n"
+                  "    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;\n");
+    kgt_printf(b,
+               "    const long gx = (hi[1] - lo[1] + %d) / %d, gy = (hi[0] - lo[0] + %d) / %d;\n",
+               TX - 1, TX, t->ty - 1, t->ty);
+    kgt_printf(b, "    if (gx > 2147483647L || gy > 65535) return 1;\n");
+    /* The opt-in holds per device: asked at every launch, it is right with several devices. */
+    if (t->smem > SMEM_OPT_IN)
+        kgt_printf(b, "    if (KGT_SMEM_OPT_IN(%s_%s_fused_k%c, smem)) return 1;\n", p, n,
+                   tsuf[dbl]);
+    kgt_printf(b,
+               "    %s_%s_fused_k%c<<<dim3((unsigned)gx, (unsigned)gy), dim3(%d, %d), smem,\n"
+               "        (kgt_stream)queue>>>((const %s *)in, (%s *)out, lo[0], lo[1], hi[0], hi[1],"
+               "\n        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);\n",
+               p, n, tsuf[dbl], TX, BY, ty, ty);
+    kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
+}
+
+void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
+{
+    tile t = make_tile(s, dbl);
+    emit_kernel_head(b, g, s, dbl, &t);
+    emit_step1(b, s, dbl);
+    emit_step2(b, s, dbl);
+    emit_launcher(b, g, s, dbl, &t);
+}

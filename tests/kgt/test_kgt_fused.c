@@ -1,0 +1,166 @@
+/*
+ * kgt's fused CUDA launchers (two steps per launch; tests/kgt/fused.stencil generated with
+ * --fused all), called directly on a padded local array of random data and compared BITWISE,
+ * over the whole array, with two steps of the serial reference of tests/common: step 1 over the
+ * box grown by the non-zero extents and cut to the live box (the rest keeps its values), then
+ * step 2 over the box. Cells outside the box must keep what was there. Suite 'gpu'.
+ */
+#include <check.h>
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kgt_fused.h"
+#include "testutil.h"
+
+static const stencil_kernel *const kernels[] = {&kgt_fused_compact5_kernel,
+                                                &kgt_fused_padded_kernel, &kgt_fused_lowside_kernel,
+                                                &kgt_fused_wide_kernel};
+#define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
+
+/* Rows and columns of the local array, and the padding of its rows: several partial tiles. */
+enum { N0 = 75, N1 = 530, PAD = 7, NCASES = 5 };
+
+/* A call: the box, the live box, and the extents of the non-zero weights (2D, dim 2 unused). */
+typedef struct call {
+    long lo[3], hi[3], live_lo[3], live_hi[3], elo[2], ehi[2];
+} call;
+
+static void extents(const stencil_desc *st, call *c)
+{
+    int e1 = st->radius_lo[1] + 1 + st->radius_hi[1];
+    for (int d = 0; d < 2; d++) c->elo[d] = c->ehi[d] = 0;
+    for (int a = 0; a < (st->radius_lo[0] + 1 + st->radius_hi[0]) * e1; a++) {
+        long o[2] = {a / e1 - st->radius_lo[0], a % e1 - st->radius_lo[1]};
+        for (int d = 0; d < 2 && st->weights[a] != 0; d++) {
+            if (-o[d] > c->elo[d]) c->elo[d] = -o[d];
+            if (o[d] > c->ehi[d]) c->ehi[d] = o[d];
+        }
+    }
+}
+
+/* Case k: a whole one-rank array, an inner box, one cell, one band of tile rows, and a live box
+   narrower than the frame (step-1 cells outside it keep their values inside the array). */
+static call make_call(const stencil_desc *st, int k)
+{
+    static const long in_lo[NCASES][2] = {{0, 0}, {3, 37}, {10, 300}, {0, 0}, {1, 1}};
+    long n[2] = {N0, N1};
+    call c;
+    extents(st, &c);
+    for (int d = 0; d < 2; d++) {
+        c.live_lo[d] = st->radius_lo[d] + (k == 4 ? 4 + 5 * d : 0);
+        c.live_hi[d] = n[d] - st->radius_hi[d] - (k == 4 ? 2 + d : 0);
+        c.lo[d] = c.live_lo[d] + in_lo[k][d];
+        c.hi[d] = k == 1 ? c.live_hi[d] - 5 - 15 * d : k == 4 ? c.live_hi[d] - 1 : c.live_hi[d];
+    }
+    if (k == 2) c.hi[0] = c.lo[0] + 1, c.hi[1] = c.lo[1] + 1;
+    if (k == 3) c.hi[0] = c.lo[0] + 33;
+    c.lo[2] = c.live_lo[2] = 0;
+    c.hi[2] = c.live_hi[2] = 1;
+    return c;
+}
+
+static void fill(void *a, int dbl, long n, unsigned long seed)
+{
+    for (long i = 0; i < n; i++) {
+        double v = tu_random(seed, i) * (double)(1L << (i % 7)); /* several binades */
+        if (dbl)
+            ((double *)a)[i] = v;
+        else
+            ((float *)a)[i] = (float)v;
+    }
+}
+
+/* Two steps of the reference: step 1 where the launcher computes it, into a copy of in. */
+static void reference(const stencil_desc *st, const call *c, const long *stride, const char *in,
+                      char *tmp, char *want, size_t bytes)
+{
+    long lo1[3] = {0, 0, 0}, hi1[3] = {1, 1, 1};
+    for (int d = 0; d < 2; d++) {
+        lo1[d] = c->lo[d] - c->elo[d] > c->live_lo[d] ? c->lo[d] - c->elo[d] : c->live_lo[d];
+        hi1[d] = c->hi[d] + c->ehi[d] < c->live_hi[d] ? c->hi[d] + c->ehi[d] : c->live_hi[d];
+    }
+    memcpy(tmp, in, bytes);
+    tu_reference_box(st, stride, lo1, hi1, in, tmp);
+    tu_reference_box(st, stride, c->lo, c->hi, tmp, want);
+}
+
+/* The launcher's result of one call, bitwise equal to the reference over the whole array. */
+static int fused_matches(const stencil_kernel *k, int dbl, const call *c)
+{
+    stencil_desc st = k->stencil;
+    long stride[3] = {N1 + PAD, 1, 0}, n = (N1 + PAD) * N0;
+    size_t bytes = (dbl ? sizeof(double) : sizeof(float)) * (size_t)n;
+    char *in = malloc(bytes), *tmp = malloc(bytes), *got = malloc(bytes), *want = malloc(bytes);
+    void *din = NULL, *dout = NULL;
+    int same;
+    ck_assert(in && tmp && got && want);
+    st.type = dbl ? STENCIL_DOUBLE : STENCIL_FLOAT;
+    fill(in, dbl, n, 21u);
+    fill(want, dbl, n, 22u);
+    /* Exactly the array: memcheck flags any read past it. */
+    ck_assert_int_eq(cudaMalloc(&din, bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc(&dout, bytes), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(din, in, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(dout, want, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(
+        k->cuda_fused[dbl](din, dout, c->lo, c->hi, c->live_lo, c->live_hi, stride, NULL), 0);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(got, dout, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    reference(&st, c, stride, in, tmp, want, bytes);
+    same = memcmp(got, want, bytes) == 0;
+    cudaFree(din);
+    cudaFree(dout);
+    free(in);
+    free(tmp);
+    free(got);
+    free(want);
+    return same;
+}
+
+START_TEST(test_fused)
+{
+    const stencil_kernel *k = kernels[_i / 2];
+    int dbl = _i % 2;
+    ck_assert_ptr_nonnull(k->cuda_fused[dbl]);
+    for (int c = 0; c < NCASES; c++) {
+        call cl = make_call(&k->stencil, c);
+        ck_assert_msg(fused_matches(k, dbl, &cl),
+                      "%s (%s), case %d differs from two reference steps", k->name,
+                      dbl ? "double" : "float", c);
+    }
+}
+END_TEST
+
+/* An empty box launches nothing and succeeds; a non-unit last stride is refused. */
+START_TEST(test_refusals)
+{
+    const stencil_kernel *k = kernels[0];
+    call c = make_call(&k->stencil, 0);
+    long stride[3] = {N1 + PAD, 2, 0}, unit[3] = {N1 + PAD, 1, 0};
+    void *d = NULL;
+    ck_assert_int_eq(cudaMalloc(&d, sizeof(double) * (size_t)((N1 + PAD) * N0)), cudaSuccess);
+    ck_assert_int_ne(k->cuda_fused[0](d, d, c.lo, c.hi, c.live_lo, c.live_hi, stride, NULL), 0);
+    c.hi[0] = c.lo[0];
+    ck_assert_int_eq(k->cuda_fused[1](d, d, c.lo, c.hi, c.live_lo, c.live_hi, unit, NULL), 0);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    cudaFree(d);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kgt-fused");
+    TCase *tc = tcase_create("cuda");
+    SRunner *sr;
+    int failed;
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_fused, 0, 2 * NKERNELS);
+    tcase_add_test(tc, test_refusals);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
