@@ -22,6 +22,9 @@
 #   ncukgt    Nsight Compute sections of kgt kernels (KGT_NCU)
 #   fused     two time steps in one kernel, a feasibility study (bench/gpu/fused.cu), one GPU
 #   peer      tests/mpi/test_skeleton on 3 and 4 ranks (PEER_RANKS) with the CUDA peer path forced
+#   kgtfuse   2D kgt kernels with one vs two time steps per launch (options.fuse), one GPU; kgt
+#             --fused all for the radius-2 stencils; FUSE_RANKS > 1 adds 2D 4-point on that many
+#             GPUs; compute-sanitizer memcheck of the fused CUDA kernels (kgt-cuda-n2)
 # JSON lines and logs go to $OUT; a summary is printed last.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -234,7 +237,8 @@ step_peer() {
 # kgt --walk: the stencil set generated again with other walks and linked into the benchmark
 # by hand (the build's own copy uses the default walk).
 kgt_variant() { # walk dir
-    ${KGT_BIN:-$B/kgt/kgt} -t host,cuda -w "$1" -p kgt_set -o "$2" tests/kgt/stencil_set.stencil &&
+    # shellcheck disable=SC2086
+    ${KGT_BIN:-$B/kgt/kgt} -t host,cuda -w "$1" ${KGT_EXTRA:-} -p kgt_set -o "$2" tests/kgt/stencil_set.stencil &&
         nvcc -O3 -fmad=false -arch=sm_90 -c "$2/kgt_set.cu" -o "$2/kcu.o" &&
         mpicc -O2 -std=c99 -DKGT_WITH_CUDA -Iinclude -c "$2/kgt_set.c" -o "$2/kc.o" &&
         mpicc -O2 -std=c99 -DBENCH_KGT -Iinclude -Itests/common -I"$2" bench/stencil_bench.c \
@@ -254,6 +258,38 @@ step_kgtwalk() {
         done
     done
     note "kgtwalk: $(wc -l <"$OUT/kgt.jsonl") runs in kgt.jsonl"
+}
+
+# One kgt run: generic, specialized one step, specialized two steps (bench binary, stencil, n, i).
+fuse_runs() {
+    local bk=$1 st=$2 n=$3 i=$4
+    "${MPI[@]}" -n 1 "$bk" --label fuse-generic -b cuda -S "$st" -n "$n" -i "$i" | tee -a "$OUT/kgtfuse.jsonl"
+    for f in 1 2; do
+        "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f "$bk" --label "fuse$f" -b cuda -S "$st" -n "$n" -i "$i" -k "$st" |
+            tee -a "$OUT/kgtfuse.jsonl"
+    done
+}
+
+step_kgtfuse() {
+    local bk=$B/bench/stencil_bench_kgt s d
+    runlog fused-memcheck 600 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        "${MPI[@]}" -n 2 $B/tests/kgt/test_kgt_skel_cuda
+    fuse_runs $bk 2d4 32768x32768 500
+    for s in 2d9 2d-diag; do fuse_runs $bk $s 16384x16384 500; done
+    d=$(mktemp -d) # radius-2 stencils get no fused kernel by default (kgt --fused auto)
+    if KGT_EXTRA="--fused all" kgt_variant 8 "$d" >"$OUT/kgtfuse-build.log" 2>&1; then
+        for s in 2d9nc 2d5asym; do fuse_runs "$d/bench" $s 16384x16384 500; done
+    else
+        note "kgtfuse: --fused all build FAILED"; tail -5 "$OUT/kgtfuse-build.log"
+    fi
+    local r=${FUSE_RANKS:-1}
+    if [ "$r" -gt 1 ]; then
+        for f in 1 2; do
+            "${MPI[@]}" -n "$r" -x STENCIL_FUSE=$f $bk --label "fuse$f-n$r" -b cuda -S 2d4 \
+                -n 32768x32768 -i 500 -k 2d4 | tee -a "$OUT/kgtfuse.jsonl"
+        done
+    fi
+    note "kgtfuse: $(wc -l <"$OUT/kgtfuse.jsonl") runs"
 }
 
 # Per-iteration phase traces (options.trace) of the strong 2D case on NGPU ranks, overlapped and

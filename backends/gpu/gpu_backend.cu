@@ -610,8 +610,7 @@ int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
 }
 
 /* Two steps per launch: only named kernels that kgt gave a fused launcher. */
-static int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b,
-                       const sl_box *live)
+int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, const sl_box *live)
 {
     impl *im = im_of(dev);
     if (!im->fused)
@@ -629,7 +628,7 @@ static int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *
     return 0;
 }
 
-static int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
+int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {
     return named && named->SB_GPU_FUSED[st->type] ? 2 : 0;
 }

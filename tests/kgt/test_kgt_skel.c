@@ -62,11 +62,16 @@ static const long size_sets[2][3][3] = {{{53, 1, 1}, {21, 17, 1}, {10, 9, 8}},
                                         {{53, 1, 1}, {21, 40, 1}, {10, 9, 24}}};
 static const long (*sizes_by_dim)[3] = size_sets[0];
 
+static int run_fuse = 0; /* options.fuse of the runs */
+static stencil_stats last;
+
 static int run(const stencil_desc *st, const char *backend, const char *kernel,
                stencil_boundary bnd, result *r)
 {
     stencil_options opt;
     stencil_options_init(&opt);
+    opt.fuse = run_fuse;
+    opt.stats = &last;
     opt.backend = backend;
     opt.boundary = bnd;
     opt.user = r;
@@ -109,13 +114,25 @@ static long check_case(int si, stencil_type type, stencil_boundary bnd)
     ref = tu_random_grid(st.ndims, sizes_by_dim[st.ndims - 1], host.seed);
     tu_reference(&st, sizes_by_dim[st.ndims - 1], bnd == STENCIL_BOUNDARY_PERIODIC, 3, ref);
     fails = compare_on(&st, "host", name, bnd, ref, &host);
+    /* Two steps per exchange through the host's reference, with the named host kernel. */
+    result fused = {.seed = host.seed};
+    run_fuse = 2;
+    fails += run(&st, "host", name, bnd, &fused) != 0 || last.steps != 2;
+    run_fuse = 0;
+    fails += !same(&host, &fused);
+    free(fused.data);
     if (KGT_TEST_OPENCL && type == STENCIL_FLOAT && bnd == STENCIL_BOUNDARY_FIXED) {
         ocl.ref = NULL;
         fails += run(&st, "opencl", name, bnd, &ocl) != 0;
         fails += !same(&host, &ocl);
     }
     if (device) {
+        const stencil_kernel *k = stencil_find_kernel(name);
+        int fused =
+            !strcmp(device, "cuda") ? k->cuda_fused[type] != NULL : k->hip_fused[type] != NULL;
         fails += compare_on(&st, device, name, bnd, NULL, &dev);
+        /* By default a kernel with a fused launcher runs two steps per exchange. */
+        fails += last.steps != (fused ? 2 : 1);
         fails += !same(&host, &dev);
     }
     free(ref);
