@@ -274,6 +274,8 @@ step_kgtfuse() {
     local bk=$B/bench/stencil_bench_kgt s d
     runlog fused-memcheck 600 compute-sanitizer --tool memcheck --error-exitcode 9 \
         "${MPI[@]}" -n 2 $B/tests/kgt/test_kgt_skel_cuda
+    runlog fused-memcheck-direct 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $B/tests/kgt/test_kgt_fused
     fuse_runs $bk 2d4 32768x32768 500
     for s in 2d9 2d-diag; do fuse_runs $bk $s 16384x16384 500; done
     d=$(mktemp -d) # radius-2 stencils get no fused kernel by default (kgt --fused auto)

@@ -110,6 +110,45 @@ static void emit_kernel_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
                   "TX;\n");
 }
 
+/*
+ * The fast path of a block whose whole step-1 tile is live and whose output tile lies inside
+ * [lo, hi) (all blocks but those at the box's far edges and the frame): no per-cell tests, and
+ * loops of a trip count known at compile time, unrolled so that each thread has all its loads of
+ * step 1 in flight at once. The general path's bounds in the loop conditions kept them rolled,
+ * and 2d4 ran at 479 Gcells/s through the skeleton against the study's 539.6.
+ */
+static void emit_fast(kgt_buf *b, const kgt_stencil *s, int dbl)
+{
+    char wrap[40];
+    const kgt_index i1 = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0};
+    kgt_printf(b, "    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&\n"
+                  "        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {\n"
+                  "#pragma unroll\n"
+                  "        for (int i0 = 0; i0 < KY; i0 += BY) {\n"
+                  "            const int i = i0 + threadIdx.y;\n"
+                  "            const long row = (y0 - LY + i) * s0 + x0 - LX;\n"
+                  "#pragma unroll\n"
+                  "            for (int j0 = 0; j0 < KX; j0 += TX) {\n"
+                  "                const int j = j0 + tx;\n"
+                  "                const long c = row + j;\n"
+                  "                if (i < KY && j < KX) sm[i * KX + j] = ");
+    kgt_emit_expr(b, s, dbl, &i1);
+    const kgt_index i2 = {"sm", "m", {"KX", NULL, NULL}, kgt_wrap(wrap, 16), 0, 0, 0};
+    kgt_printf(b, ";\n"
+                  "            }\n"
+                  "        }\n"
+                  "        __syncthreads();\n"
+                  "#pragma unroll\n"
+                  "        for (int i0 = 0; i0 < TY; i0 += BY) {\n"
+                  "            const int i = i0 + threadIdx.y, m = (i + LY) * KX + LX + tx;\n"
+                  "            out[(y0 + i) * s0 + x0 + tx] = ");
+    kgt_emit_expr(b, s, dbl, &i2);
+    kgt_printf(b, ";\n"
+                  "        }\n"
+                  "        return;\n"
+                  "    }\n");
+}
+
 /* Step 1 into shared memory: tile cell (i, j) is the array's (y0 - LY + i, x0 - LX + j). */
 static void emit_step1(kgt_buf *b, const kgt_stencil *s, int dbl)
 {
@@ -187,6 +226,7 @@ void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
 {
     tile t = make_tile(s, dbl);
     emit_kernel_head(b, g, s, dbl, &t);
+    emit_fast(b, s, dbl);
     emit_step1(b, s, dbl);
     emit_step2(b, s, dbl);
     emit_launcher(b, g, s, dbl, &t);

@@ -207,6 +207,27 @@ static __global__ void __launch_bounds__(512)
     float *const sm = kgt_fused_f; /* KY x KX, row-major */
     const int tx = threadIdx.x;
     const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&
+        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {
+#pragma unroll
+        for (int i0 = 0; i0 < KY; i0 += BY) {
+            const int i = i0 + threadIdx.y;
+            const long row = (y0 - LY + i) * s0 + x0 - LX;
+#pragma unroll
+            for (int j0 = 0; j0 < KX; j0 += TX) {
+                const int j = j0 + tx;
+                const long c = row + j;
+                if (i < KY && j < KX) sm[i * KX + j] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2f;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i0 = 0; i0 < TY; i0 += BY) {
+            const int i = i0 + threadIdx.y, m = (i + LY) * KX + LX + tx;
+            out[(y0 + i) * s0 + x0 + tx] = (sm[m - KX] + sm[m - 1] + sm[m + 1] + sm[m + KX]) * 0x1p-2f;
+        }
+        return;
+    }
     /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
     for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
         const long y = y0 - LY + i, row = y * s0;
@@ -260,6 +281,27 @@ static __global__ void __launch_bounds__(512)
     double *const sm = kgt_fused_d; /* KY x KX, row-major */
     const int tx = threadIdx.x;
     const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&
+        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {
+#pragma unroll
+        for (int i0 = 0; i0 < KY; i0 += BY) {
+            const int i = i0 + threadIdx.y;
+            const long row = (y0 - LY + i) * s0 + x0 - LX;
+#pragma unroll
+            for (int j0 = 0; j0 < KX; j0 += TX) {
+                const int j = j0 + tx;
+                const long c = row + j;
+                if (i < KY && j < KX) sm[i * KX + j] = (in[c - s0] + in[c - 1] + in[c + 1] + in[c + s0]) * 0x1p-2;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i0 = 0; i0 < TY; i0 += BY) {
+            const int i = i0 + threadIdx.y, m = (i + LY) * KX + LX + tx;
+            out[(y0 + i) * s0 + x0 + tx] = (sm[m - KX] + sm[m - 1] + sm[m + 1] + sm[m + KX]) * 0x1p-2;
+        }
+        return;
+    }
     /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
     for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
         const long y = y0 - LY + i, row = y * s0;
@@ -481,6 +523,27 @@ static __global__ void __launch_bounds__(512)
     float *const sm = kgt_fused_f; /* KY x KX, row-major */
     const int tx = threadIdx.x;
     const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&
+        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {
+#pragma unroll
+        for (int i0 = 0; i0 < KY; i0 += BY) {
+            const int i = i0 + threadIdx.y;
+            const long row = (y0 - LY + i) * s0 + x0 - LX;
+#pragma unroll
+            for (int j0 = 0; j0 < KX; j0 += TX) {
+                const int j = j0 + tx;
+                const long c = row + j;
+                if (i < KY && j < KX) sm[i * KX + j] = 0x1.99999ap-4f * in[c] - in[c + 1] + in[c + s0 + 1];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i0 = 0; i0 < TY; i0 += BY) {
+            const int i = i0 + threadIdx.y, m = (i + LY) * KX + LX + tx;
+            out[(y0 + i) * s0 + x0 + tx] = 0x1.99999ap-4f * sm[m] - sm[m + 1] + sm[m + KX + 1];
+        }
+        return;
+    }
     /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
     for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
         const long y = y0 - LY + i, row = y * s0;
@@ -534,6 +597,27 @@ static __global__ void __launch_bounds__(512)
     double *const sm = kgt_fused_d; /* KY x KX, row-major */
     const int tx = threadIdx.x;
     const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&
+        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {
+#pragma unroll
+        for (int i0 = 0; i0 < KY; i0 += BY) {
+            const int i = i0 + threadIdx.y;
+            const long row = (y0 - LY + i) * s0 + x0 - LX;
+#pragma unroll
+            for (int j0 = 0; j0 < KX; j0 += TX) {
+                const int j = j0 + tx;
+                const long c = row + j;
+                if (i < KY && j < KX) sm[i * KX + j] = 0x1.999999999999ap-4 * in[c] - in[c + 1] + 0x1.0000002af31dcp+0 * in[c + s0 + 1];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i0 = 0; i0 < TY; i0 += BY) {
+            const int i = i0 + threadIdx.y, m = (i + LY) * KX + LX + tx;
+            out[(y0 + i) * s0 + x0 + tx] = 0x1.999999999999ap-4 * sm[m] - sm[m + 1] + 0x1.0000002af31dcp+0 * sm[m + KX + 1];
+        }
+        return;
+    }
     /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
     for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
         const long y = y0 - LY + i, row = y * s0;
