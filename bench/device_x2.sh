@@ -262,10 +262,12 @@ step_kgtwalk() {
 
 # One kgt run: generic, specialized one step, specialized two steps (bench binary, stencil, n, i).
 fuse_runs() {
-    local bk=$1 st=$2 n=$3 i=$4
-    "${MPI[@]}" -n 1 "$bk" --label fuse-generic -b cuda -S "$st" -n "$n" -i "$i" | tee -a "$OUT/kgtfuse.jsonl"
+    local bk=$1 st=$2 n=$3 i=$4 rep=(--repeat "${FUSE_REPEAT:-1}")
+    "${MPI[@]}" -n 1 "$bk" --label fuse-generic -b cuda -S "$st" -n "$n" -i "$i" "${rep[@]}" |
+        tee -a "$OUT/kgtfuse.jsonl"
     for f in 1 2; do
-        "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f "$bk" --label "fuse$f" -b cuda -S "$st" -n "$n" -i "$i" -k "$st" |
+        "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f "$bk" --label "fuse$f" -b cuda -S "$st" -n "$n" -i "$i" \
+            -k "$st" "${rep[@]}" |
             tee -a "$OUT/kgtfuse.jsonl"
     done
 }
