@@ -25,6 +25,8 @@
 #   kgtfuse   2D kgt kernels with one vs two time steps per launch (options.fuse), one GPU; kgt
 #             --fused all for the radius-2 stencils; FUSE_RANKS > 1 adds 2D 4-point on that many
 #             GPUs; compute-sanitizer memcheck of the fused CUDA kernels (kgt-cuda-n2)
+#   fusegpus  kgt-cuda-n2 on 2 GPUs, then 2D 4-point 32768^2 with kgt's kernel on 2 GPUs, one
+#             vs two steps per exchange, peer path and host-staged (FUSE_REPEAT repeats)
 # JSON lines and logs go to $OUT; a summary is printed last.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -294,6 +296,19 @@ step_kgtfuse() {
         done
     fi
     note "kgtfuse: $(wc -l <"$OUT/kgtfuse.jsonl") runs"
+}
+
+step_fusegpus() {
+    local bk=$B/bench/stencil_bench_kgt p f
+    runlog kgt-cuda-n2-2gpu 300 meson test -C $B --no-rebuild kgt-cuda-n2 --print-errorlogs
+    for p in 1 0; do
+        for f in 1 2; do
+            "${MPI[@]}" -n 2 -x STENCIL_FUSE=$f $bk --label "fuse$f-n2" -b cuda -S 2d4 \
+                -n 32768x32768 -i 500 -k 2d4 --peer $p --repeat "${FUSE_REPEAT:-1}" |
+                tee -a "$OUT/fusegpus.jsonl"
+        done
+    done
+    note "fusegpus: $(wc -l <"$OUT/fusegpus.jsonl") runs"
 }
 
 # Per-iteration phase traces (options.trace) of the strong 2D case on NGPU ranks, overlapped and
