@@ -22,7 +22,7 @@
 #   ncukgt    Nsight Compute sections of kgt kernels (KGT_NCU)
 #   fused     two time steps in one kernel, a feasibility study (bench/gpu/fused.cu), one GPU
 #   peer      tests/mpi/test_skeleton on 3 and 4 ranks (PEER_RANKS) with the CUDA peer path forced
-#   kgtfuse   2D kgt kernels with one vs two time steps per launch (options.fuse), one GPU; kgt
+#   kgtfuse   2D generic and kgt kernels, one vs two time steps per launch (options.fuse), one GPU; kgt
 #             --fused all for the radius-2 stencils; FUSE_RANKS > 1 adds 2D 4-point on that many
 #             GPUs; compute-sanitizer memcheck of the fused CUDA kernels (kgt-cuda-n2)
 #   fusegpus  kgt-cuda-n2 on 2 GPUs, then 2D 4-point 32768^2 with kgt's kernel on 2 GPUs, one
@@ -262,15 +262,16 @@ step_kgtwalk() {
     note "kgtwalk: $(wc -l <"$OUT/kgt.jsonl") runs in kgt.jsonl"
 }
 
-# One kgt run: generic, specialized one step, specialized two steps (bench binary, stencil, n, i).
+# Generic and specialized kernels, each with one and with two steps per exchange (bench, stencil,
+# n, i); labels fuse<steps>, kernel in the JSON line.
 fuse_runs() {
-    local bk=$1 st=$2 n=$3 i=$4 rep=(--repeat "${FUSE_REPEAT:-1}")
-    "${MPI[@]}" -n 1 "$bk" --label fuse-generic -b cuda -S "$st" -n "$n" -i "$i" "${rep[@]}" |
-        tee -a "$OUT/kgtfuse.jsonl"
-    for f in 1 2; do
-        "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f "$bk" --label "fuse$f" -b cuda -S "$st" -n "$n" -i "$i" \
-            -k "$st" "${rep[@]}" |
-            tee -a "$OUT/kgtfuse.jsonl"
+    local bk=$1 st=$2 n=$3 i=$4 rep=(--repeat "${FUSE_REPEAT:-1}") k f
+    for k in "" "-k $st"; do
+        for f in 1 2; do
+            # shellcheck disable=SC2086
+            "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f "$bk" --label "fuse$f" -b cuda -S "$st" -n "$n" \
+                -i "$i" $k "${rep[@]}" | tee -a "$OUT/kgtfuse.jsonl"
+        done
     done
 }
 

@@ -29,6 +29,7 @@ extern "C" {
 #include "backend.h"
 }
 
+#include "fused.cuh"
 #include "kernels.cuh"
 
 namespace SB_GPU_NS
@@ -72,6 +73,9 @@ struct impl {
     int npts;
     pts_param<float> pf; /* generic kernel's points, in the array's type */
     pts_param<double> pd;
+    fused_param<float> ff; /* update2 of the generic kernel, when fuse_r > 0 */
+    fused_param<double> fd;
+    int fuse_r;      /* 0: no generic update2; else the largest extent of the points (1 or 2) */
     void *goff, *gw; /* points in device memory when npts > SB_GPU_MAXP */
     tune tn;
     int copy_mode;
@@ -224,6 +228,37 @@ template <typename T> static void fill_points(pts_param<T> *P, const sl_stencil 
     }
 }
 
+/*
+ * The generic kernel's update2 takes 2D stencils of at most SB_GPU_MAXF points reaching at most
+ * 2 cells: 0 when it does not, else how far the points reach (1 or 2).
+ */
+static int generic_fuse_reach(const sl_stencil *st)
+{
+    int r = 0;
+    if (st->ndims != 2 || st->npts > SB_GPU_MAXF) return 0;
+    for (int d = 0; d < 2; d++) {
+        r = st->rlo[d] > r ? st->rlo[d] : r;
+        r = st->rhi[d] > r ? st->rhi[d] : r;
+    }
+    return r <= 2 ? (r > 0 ? r : 1) : 0;
+}
+
+template <typename T> static void fill_fused(fused_param<T> *F, const sl_stencil *st, long s0)
+{
+    memset(F, 0, sizeof *F);
+    F->n = st->npts;
+    T d = (T)st->divisor;
+    F->recip = exact_recip(d);
+    F->div = F->recip ? T(1) / d : d;
+    F->ly = st->rlo[0], F->hy = st->rhi[0], F->lx = st->rlo[1], F->hx = st->rhi[1];
+    F->s0 = s0;
+    for (int p = 0; p < st->npts; p++) {
+        F->goff[p] = (int)(st->off[p][0] * s0 + st->off[p][1]);
+        F->soff[p] = st->off[p][0] * (SB_FX + F->lx + F->hx) + st->off[p][1];
+        F->w[p] = (T)st->w[p];
+    }
+}
+
 /* Points beyond a parameter block's room go to device memory. */
 static int upload_points(sb_dev *dev, impl *im, const sl_stencil *st, const int *lin)
 {
@@ -281,6 +316,11 @@ static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st)
     im->npts = st->npts;
     fill_points(&im->pf, st, lin);
     fill_points(&im->pd, st, lin);
+    im->fuse_r = generic_fuse_reach(st);
+    if (im->fuse_r) {
+        fill_fused(&im->ff, st, im->stride[0]);
+        fill_fused(&im->fd, st, im->stride[0]);
+    }
     int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
     free(lin);
     default_tune(im);
@@ -609,16 +649,61 @@ int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
     return im->named ? launch_named(dev, q, in, out, b) : launch_generic(dev, q, in, out, &nb);
 }
 
-/* Two steps per launch: only named kernels that kgt gave a fused launcher. */
+template <typename T, int NP, int TY>
+static void launch_fused_r(const fused_param<T> &f, int r, dim3 grid, size_t smem, gpuStream_t q,
+                           const T *in, T *out)
+{
+    if (r == 1)
+        k_fused<T, NP, TY, 1><<<grid, dim3(SB_FX, SB_FBY), smem, q>>>(in, out, f);
+    else
+        k_fused<T, NP, TY, 2><<<grid, dim3(SB_FX, SB_FBY), smem, q>>>(in, out, f);
+}
+
+/* Compile-time point counts for the set's 2D stencils, as the single-step kernel has. */
+template <typename T, int TY>
+static void launch_fused_t(fused_param<T> f, const impl *im, const sl_box *b, const sl_box *live,
+                           gpuStream_t q, const void *in, void *out)
+{
+    f.lo0 = b->lo[0], f.lo1 = b->lo[1], f.hi0 = b->hi[0], f.hi1 = b->hi[1];
+    f.ll0 = live->lo[0], f.ll1 = live->lo[1], f.lh0 = live->hi[0], f.lh1 = live->hi[1];
+    dim3 grid((unsigned)((b->hi[1] - b->lo[1] + SB_FX - 1) / SB_FX),
+              (unsigned)((b->hi[0] - b->lo[0] + TY - 1) / TY));
+    size_t smem = sizeof(T) * (size_t)(TY + f.ly + f.hy) * (size_t)(SB_FX + f.lx + f.hx);
+    typedef void (*launch_fn)(const fused_param<T> &, int, dim3, size_t, gpuStream_t, const T *,
+                              T *);
+    launch_fn l = f.n == 4   ? launch_fused_r<T, 4, TY>
+                  : f.n == 5 ? launch_fused_r<T, 5, TY>
+                  : f.n == 8 ? launch_fused_r<T, 8, TY>
+                  : f.n == 9 ? launch_fused_r<T, 9, TY>
+                             : launch_fused_r<T, 0, TY>;
+    l(f, im->fuse_r, grid, smem, q, (const T *)in, (T *)out);
+}
+
+static int launch_fused_generic(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b,
+                                const sl_box *live)
+{
+    impl *im = im_of(dev);
+    if ((b->hi[1] - b->lo[1] + SB_FX - 1) / SB_FX > INT_MAX || (b->hi[0] - b->lo[0]) / 16 > 65535)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large for one fused launch");
+    if (im->type == STENCIL_DOUBLE)
+        launch_fused_t<double, 16>(im->fd, im, b, live, im->q[q], in, out);
+    else
+        launch_fused_t<float, 32>(im->ff, im, b, live, im->q[q], in, out);
+    GPU_TRY(dev, gpuGetLastError());
+    return 0;
+}
+
+/* Two steps per launch: kgt's fused launcher of a named kernel, or the generic one in 2D. */
 int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, const sl_box *live)
 {
     impl *im = im_of(dev);
-    if (!im->fused)
+    if (im->named ? !im->fused : !im->fuse_r)
         return sb_fail(dev, STENCIL_ENOSYS, SB_GPU_NAME ": no two-step kernel for this stencil");
     if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
     if (sl_box_empty(b)) return 0;
     int rc = use_device(dev);
     if (rc) return rc;
+    if (!im->named) return launch_fused_generic(dev, q, in, out, b, live);
     int r = im->fused(in, out, b->lo, b->hi, live->lo, live->hi, im->stride, (void *)im->q[q]);
     gpuError_t e = gpuGetLastError();
     if (r || e != gpuSuccess)
@@ -628,9 +713,12 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
     return 0;
 }
 
+/* Named kernels: fused where kgt emitted a launcher. Generic: fused in 2D, faster at reach 1. */
 int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {
-    return named && named->SB_GPU_FUSED[st->type] ? 2 : 0;
+    if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 0;
+    int r = generic_fuse_reach(st);
+    return r == 1 ? 2 : r == 2 ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- halo copies */

@@ -198,6 +198,7 @@ START_TEST(stencil_compose)
     ck_assert_int_eq(c1.npts, 5);
     for (int p = 0; p < 5; p++)
         ck_assert(c1.w[p] == s.w[p] && has_point(&c1, s.off[p][0], s.off[p][1]));
+    sl_stencil_free(&c1);
     ck_assert_int_eq(sl_stencil_compose(&c2p, &s, 2, 1), 0);
     /* distinct sums: row 0 five, rows -1 and -2 three each, rows -3 and -4 one each */
     ck_assert_int_eq(c2p.npts, 13);

@@ -1,0 +1,123 @@
+/*
+ * Two time steps per launch for the generic kernel (update2), 2D boxes: the tile scheme of kgt's
+ * fused launchers (kgt/emit_fused.c says why; bench/RESULTS.md has the figures), with the points
+ * given at run time. A block of 256 x 2 threads owns 256 x TY output cells. Step 1 runs on the
+ * tile grown by the stencil's extents (reading the input through the read-only cache) into
+ * shared memory, cells outside the live box keeping their input values; after one barrier step 2
+ * computes the output cells from shared memory.
+ *
+ * Blocks whose whole step-1 tile is live and whose output tile lies inside the box take loops of
+ * a trip count known at compile time (R bounds the extents), unrolled, with no per-cell tests:
+ * that put kgt's 2D 4-point kernel at 602 Gcells/s instead of 479. The arithmetic is the
+ * generic kernel's (backends/backend.h), so results equal two update() calls bitwise.
+ */
+#ifndef SB_GPU_FUSED_CUH
+#define SB_GPU_FUSED_CUH
+
+#include "kernels.cuh"
+
+namespace SB_GPU_NS
+{
+
+#define SB_GPU_MAXF 25 /* points of a stencil update2 takes: 2D, radius 2, dense */
+enum { SB_FX = 256, SB_FBY = 2 };
+
+template <typename T> struct fused_param {
+    int n, recip;
+    T div;
+    int goff[SB_GPU_MAXF]; /* point offsets in the array: dy * s0 + dx */
+    int soff[SB_GPU_MAXF]; /* the same in the step-1 tile: dy * kx + dx */
+    T w[SB_GPU_MAXF];
+    int ly, hy, lx, hx; /* extents of the points: rows before / after, columns before / after */
+    long long lo0, lo1, hi0, hi1; /* the box */
+    long long ll0, ll1, lh0, lh1; /* the live box */
+    long long s0;
+};
+
+/* One cell by the arithmetic contract; the points are read at p + off[k]. */
+template <typename T, int NP, bool GLOBAL>
+__device__ __forceinline__ T fused_cell(const T *p, const int *off, const fused_param<T> &f)
+{
+    T acc = f.w[0] * (GLOBAL ? ld(p + off[0]) : p[off[0]]);
+    if (NP > 0) {
+        SB_UNROLL
+        for (int k = 1; k < NP; k++) acc = acc + f.w[k] * (GLOBAL ? ld(p + off[k]) : p[off[k]]);
+    } else {
+        for (int k = 1; k < f.n; k++) acc = acc + f.w[k] * (GLOBAL ? ld(p + off[k]) : p[off[k]]);
+    }
+    return f.recip ? acc * f.div : acc / f.div;
+}
+
+/* Step 1 of a block at an edge: only cells step 2 reads, computed where live, else copied. */
+template <typename T, int NP, int TY>
+__device__ void fused_step1_edge(const T *in, T *sm, const fused_param<T> &f, long long y0,
+                                 long long x0, int kx, int ky)
+{
+    for (int i = threadIdx.y; i < ky && y0 - f.ly + i < f.hi0 + f.hy; i += SB_FBY) {
+        const long long y = y0 - f.ly + i;
+        const bool rlive = y >= f.ll0 && y < f.lh0;
+        for (int j = threadIdx.x; j < kx && x0 - f.lx + j < f.hi1 + f.hx; j += SB_FX) {
+            const long long x = x0 - f.lx + j;
+            const T *c = in + y * f.s0 + x;
+            sm[i * kx + j] =
+                rlive && x >= f.ll1 && x < f.lh1 ? fused_cell<T, NP, true>(c, f.goff, f) : *c;
+        }
+    }
+}
+
+template <typename T, int NP, int TY>
+__device__ void fused_step2_edge(T *out, const T *sm, const fused_param<T> &f, long long y0,
+                                 long long x0, int kx)
+{
+    const long long x = x0 + threadIdx.x;
+    if (x >= f.hi1) return;
+    const bool clive = x >= f.ll1 && x < f.lh1;
+    for (int i = threadIdx.y; i < TY && y0 + i < f.hi0; i += SB_FBY) {
+        const long long y = y0 + i;
+        const T *m = sm + (i + f.ly) * kx + f.lx + threadIdx.x;
+        out[y * f.s0 + x] =
+            clive && y >= f.ll0 && y < f.lh0 ? fused_cell<T, NP, false>(m, f.soff, f) : *m;
+    }
+}
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+/* TY output rows per block; R >= every extent, so TY + 2R rows bound the step-1 tile. */
+template <typename T, int NP, int TY, int R>
+__global__ void __launch_bounds__(SB_FX *SB_FBY)
+    k_fused(const T *__restrict__ in, T *__restrict__ out, const fused_param<T> f)
+{
+    extern __shared__ unsigned char sb_fused_smem[];
+    T *sm = reinterpret_cast<T *>(sb_fused_smem);
+    const int kx = SB_FX + f.lx + f.hx, ky = TY + f.ly + f.hy;
+    const long long y0 = f.lo0 + (long long)blockIdx.y * TY;
+    const long long x0 = f.lo1 + (long long)blockIdx.x * SB_FX;
+    if (y0 - f.ly >= f.ll0 && y0 + TY + f.hy <= f.lh0 && y0 + TY <= f.hi0 && x0 - f.lx >= f.ll1 &&
+        x0 + SB_FX + f.hx <= f.lh1 && x0 + SB_FX <= f.hi1) {
+        SB_UNROLL
+        for (int i0 = 0; i0 < TY + 2 * R; i0 += SB_FBY) {
+            const int i = i0 + threadIdx.y;
+            const T *row = in + (y0 - f.ly + i) * f.s0 + x0 - f.lx;
+            SB_UNROLL
+            for (int j0 = 0; j0 < SB_FX + 2 * R; j0 += SB_FX) {
+                const int j = j0 + threadIdx.x;
+                if (i < ky && j < kx) sm[i * kx + j] = fused_cell<T, NP, true>(row + j, f.goff, f);
+            }
+        }
+        __syncthreads();
+        SB_UNROLL
+        for (int i0 = 0; i0 < TY; i0 += SB_FBY) {
+            const int i = i0 + threadIdx.y;
+            const T *m = sm + (i + f.ly) * kx + f.lx + threadIdx.x;
+            out[(y0 + i) * f.s0 + x0 + threadIdx.x] = fused_cell<T, NP, false>(m, f.soff, f);
+        }
+        return;
+    }
+    fused_step1_edge<T, NP, TY>(in, sm, f, y0, x0, kx, ky);
+    __syncthreads();
+    fused_step2_edge<T, NP, TY>(out, sm, f, y0, x0, kx);
+}
+#endif
+
+} /* namespace SB_GPU_NS */
+
+#endif /* SB_GPU_FUSED_CUH */
