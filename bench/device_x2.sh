@@ -281,6 +281,10 @@ step_kgtfuse() {
         "${MPI[@]}" -n 2 $B/tests/kgt/test_kgt_skel_cuda
     runlog fused-memcheck-direct 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
         $B/tests/kgt/test_kgt_fused
+    for s in 2d4 2d5asym; do # the generic kernel's two-step path, whole tiles and edges
+        runlog fused-memcheck-generic-$s 300 env STENCIL_FUSE=2 compute-sanitizer --tool memcheck \
+            --error-exitcode 9 $B/bench/stencil_bench_kgt -b cuda -S $s -n 1001x1001 -i 5
+    done
     fuse_runs $bk 2d4 32768x32768 500
     for s in 2d9 2d-diag; do fuse_runs $bk $s 16384x16384 500; done
     d=$(mktemp -d) # radius-2 stencils get no fused kernel by default (kgt --fused auto)
