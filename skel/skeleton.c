@@ -82,7 +82,8 @@ static const sb_ops *sk_planned_backend(const sk_run *r)
 static int sk_choose_steps(sk_run *r, const stencil_kernel *named, int *steps)
 {
     const sb_ops *ops = sk_planned_backend(r);
-    int mine[2] = {ops ? -ops->fuse_level(&r->st, named) : 0, r->opt.fuse}, all[2];
+    /* A backend that is not built in fails to open later, with the error that says so. */
+    int mine[2] = {ops ? -ops->fuse_level(&r->st, named) : -2, r->opt.fuse}, all[2];
     *steps = 1;
     if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");

@@ -10,6 +10,9 @@
  * reference per chunk keeps the drift between the two clocks (parts per million) to that
  * fraction of one chunk's length. Stamps on one queue follow its order on one clock, so their
  * order in the trace is exact whatever the offset.
+ *
+ * What is traced is a pass of the loop (r->npass of them): one iteration, or two time steps when
+ * the run fuses them (options.fuse), whose single exchange is what the overlap is about.
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +44,7 @@ struct sk_trace {
 
 static long chunk_len(const sk_run *r)
 {
-    return r->iters < SK_TRACE_CHUNK ? r->iters : SK_TRACE_CHUNK;
+    return r->npass < SK_TRACE_CHUNK ? r->npass : SK_TRACE_CHUNK;
 }
 
 int sk_trace_slots(const sk_run *r)
@@ -59,7 +62,7 @@ int sk_trace_open(sk_run *r)
     if (tr) {
         tr->nslots = n;
         tr->t = -1;
-        tr->cap = r->iters < STENCIL_TRACE_MAX ? r->iters : STENCIL_TRACE_MAX;
+        tr->cap = r->npass < STENCIL_TRACE_MAX ? r->npass : STENCIL_TRACE_MAX;
         tr->slot = calloc((size_t)(SK_NDEV * chunk_len(r) + 1), sizeof *tr->slot);
         tr->sec = malloc(sizeof *tr->sec * (size_t)n);
         tr->rec = malloc(sizeof *tr->rec * (size_t)(tr->cap + 1));

@@ -34,24 +34,30 @@ template <typename T> struct fused_param {
     long long s0;
 };
 
-/* One cell by the arithmetic contract; the points are read at p + off[k]. */
+/*
+ * One cell by the arithmetic contract, the points read at p + (GLOBAL ? goff : soff)[k]. The
+ * offsets are indexed in the parameter block itself: a pointer to them would copy the whole
+ * block to local memory in every thread.
+ */
 template <typename T, int NP, bool GLOBAL>
-__device__ __forceinline__ T fused_cell(const T *p, const int *off, const fused_param<T> &f)
+__device__ __forceinline__ T fused_cell(const T *p, const fused_param<T> &f)
 {
-    T acc = f.w[0] * (GLOBAL ? ld(p + off[0]) : p[off[0]]);
+    T acc = f.w[0] * (GLOBAL ? ld(p + f.goff[0]) : p[f.soff[0]]);
     if (NP > 0) {
         SB_UNROLL
-        for (int k = 1; k < NP; k++) acc = acc + f.w[k] * (GLOBAL ? ld(p + off[k]) : p[off[k]]);
+        for (int k = 1; k < NP; k++)
+            acc = acc + f.w[k] * (GLOBAL ? ld(p + f.goff[k]) : p[f.soff[k]]);
     } else {
-        for (int k = 1; k < f.n; k++) acc = acc + f.w[k] * (GLOBAL ? ld(p + off[k]) : p[off[k]]);
+        for (int k = 1; k < f.n; k++)
+            acc = acc + f.w[k] * (GLOBAL ? ld(p + f.goff[k]) : p[f.soff[k]]);
     }
     return f.recip ? acc * f.div : acc / f.div;
 }
 
 /* Step 1 of a block at an edge: only cells step 2 reads, computed where live, else copied. */
 template <typename T, int NP, int TY>
-__device__ void fused_step1_edge(const T *in, T *sm, const fused_param<T> &f, long long y0,
-                                 long long x0, int kx, int ky)
+__device__ __forceinline__ void fused_step1_edge(const T *in, T *sm, const fused_param<T> &f,
+                                                 long long y0, long long x0, int kx, int ky)
 {
     for (int i = threadIdx.y; i < ky && y0 - f.ly + i < f.hi0 + f.hy; i += SB_FBY) {
         const long long y = y0 - f.ly + i;
@@ -59,15 +65,14 @@ __device__ void fused_step1_edge(const T *in, T *sm, const fused_param<T> &f, lo
         for (int j = threadIdx.x; j < kx && x0 - f.lx + j < f.hi1 + f.hx; j += SB_FX) {
             const long long x = x0 - f.lx + j;
             const T *c = in + y * f.s0 + x;
-            sm[i * kx + j] =
-                rlive && x >= f.ll1 && x < f.lh1 ? fused_cell<T, NP, true>(c, f.goff, f) : *c;
+            sm[i * kx + j] = rlive && x >= f.ll1 && x < f.lh1 ? fused_cell<T, NP, true>(c, f) : *c;
         }
     }
 }
 
 template <typename T, int NP, int TY>
-__device__ void fused_step2_edge(T *out, const T *sm, const fused_param<T> &f, long long y0,
-                                 long long x0, int kx)
+__device__ __forceinline__ void fused_step2_edge(T *out, const T *sm, const fused_param<T> &f,
+                                                 long long y0, long long x0, int kx)
 {
     const long long x = x0 + threadIdx.x;
     if (x >= f.hi1) return;
@@ -75,15 +80,14 @@ __device__ void fused_step2_edge(T *out, const T *sm, const fused_param<T> &f, l
     for (int i = threadIdx.y; i < TY && y0 + i < f.hi0; i += SB_FBY) {
         const long long y = y0 + i;
         const T *m = sm + (i + f.ly) * kx + f.lx + threadIdx.x;
-        out[y * f.s0 + x] =
-            clive && y >= f.ll0 && y < f.lh0 ? fused_cell<T, NP, false>(m, f.soff, f) : *m;
+        out[y * f.s0 + x] = clive && y >= f.ll0 && y < f.lh0 ? fused_cell<T, NP, false>(m, f) : *m;
     }
 }
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 /* TY output rows per block; R >= every extent, so TY + 2R rows bound the step-1 tile. */
 template <typename T, int NP, int TY, int R>
-__global__ void __launch_bounds__(SB_FX *SB_FBY)
+__global__ void __launch_bounds__(SB_FX *SB_FBY, 3)
     k_fused(const T *__restrict__ in, T *__restrict__ out, const fused_param<T> f)
 {
     extern __shared__ unsigned char sb_fused_smem[];
@@ -100,7 +104,7 @@ __global__ void __launch_bounds__(SB_FX *SB_FBY)
             SB_UNROLL
             for (int j0 = 0; j0 < SB_FX + 2 * R; j0 += SB_FX) {
                 const int j = j0 + threadIdx.x;
-                if (i < ky && j < kx) sm[i * kx + j] = fused_cell<T, NP, true>(row + j, f.goff, f);
+                if (i < ky && j < kx) sm[i * kx + j] = fused_cell<T, NP, true>(row + j, f);
             }
         }
         __syncthreads();
@@ -108,7 +112,7 @@ __global__ void __launch_bounds__(SB_FX *SB_FBY)
         for (int i0 = 0; i0 < TY; i0 += SB_FBY) {
             const int i = i0 + threadIdx.y;
             const T *m = sm + (i + f.ly) * kx + f.lx + threadIdx.x;
-            out[(y0 + i) * f.s0 + x0 + threadIdx.x] = fused_cell<T, NP, false>(m, f.soff, f);
+            out[(y0 + i) * f.s0 + x0 + threadIdx.x] = fused_cell<T, NP, false>(m, f);
         }
         return;
     }
