@@ -243,7 +243,8 @@ static int generic_fuse_reach(const sl_stencil *st)
     return r <= 2 ? (r > 0 ? r : 1) : 0;
 }
 
-template <typename T> static void fill_fused(fused_param<T> *F, const sl_stencil *st, long s0)
+template <typename T>
+static void fill_fused(fused_param<T> *F, const sl_stencil *st, long s0, size_t nelems, int reach)
 {
     memset(F, 0, sizeof *F);
     F->n = st->npts;
@@ -252,9 +253,10 @@ template <typename T> static void fill_fused(fused_param<T> *F, const sl_stencil
     F->div = F->recip ? T(1) / d : d;
     F->ly = st->rlo[0], F->hy = st->rhi[0], F->lx = st->rlo[1], F->hx = st->rhi[1];
     F->s0 = s0;
+    F->n0 = (long long)nelems / s0;
     for (int p = 0; p < st->npts; p++) {
         F->goff[p] = (int)(st->off[p][0] * s0 + st->off[p][1]);
-        F->soff[p] = st->off[p][0] * (SB_FX + F->lx + F->hx) + st->off[p][1];
+        F->soff[p] = st->off[p][0] * (SB_FX + 2 * reach) + st->off[p][1];
         F->w[p] = (T)st->w[p];
     }
 }
@@ -299,7 +301,7 @@ static void default_tune(impl *im)
     if (im->ndims < 3) im->tn.by = 1;
 }
 
-static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st)
+static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st, size_t nelems)
 {
     if (st->npts < 1) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": stencil has no points");
     int *lin = (int *)malloc((size_t)st->npts * sizeof(int));
@@ -318,8 +320,8 @@ static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st)
     fill_points(&im->pd, st, lin);
     im->fuse_r = generic_fuse_reach(st);
     if (im->fuse_r) {
-        fill_fused(&im->ff, st, im->stride[0]);
-        fill_fused(&im->fd, st, im->stride[0]);
+        fill_fused(&im->ff, st, im->stride[0], nelems, im->fuse_r);
+        fill_fused(&im->fd, st, im->stride[0], nelems, im->fuse_r);
     }
     int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
     free(lin);
@@ -337,7 +339,7 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
     im->ndims = st->ndims;
     im->peer = a->peer;
     for (int d = 0; d < SL_D; d++) im->stride[d] = a->local->stride[d];
-    if (!a->named) return bind_generic(dev, im, st);
+    if (!a->named) return bind_generic(dev, im, st, a->local->nelems);
     im->named = a->named->SB_GPU_LAUNCHER[st->type];
     im->fused = a->named->SB_GPU_FUSED[st->type];
     im->named_name = a->named->name;
@@ -668,7 +670,7 @@ static void launch_fused_t(fused_param<T> f, const impl *im, const sl_box *b, co
     f.ll0 = live->lo[0], f.ll1 = live->lo[1], f.lh0 = live->hi[0], f.lh1 = live->hi[1];
     dim3 grid((unsigned)((b->hi[1] - b->lo[1] + SB_FX - 1) / SB_FX),
               (unsigned)((b->hi[0] - b->lo[0] + TY - 1) / TY));
-    size_t smem = sizeof(T) * (size_t)(TY + f.ly + f.hy) * (size_t)(SB_FX + f.lx + f.hx);
+    size_t smem = sizeof(T) * (size_t)(TY + 2 * im->fuse_r) * (size_t)(SB_FX + 2 * im->fuse_r);
     typedef void (*launch_fn)(const fused_param<T> &, int, dim3, size_t, gpuStream_t, const T *,
                               T *);
     launch_fn l = f.n == 4   ? launch_fused_r<T, 4, TY>
