@@ -158,9 +158,8 @@ typedef struct stencil_options {
      * halos twice as deep exchanged every other step; STENCIL_ENOSYS when some rank's backend
      * cannot, STENCIL_EPARTITION when a part is thinner than twice the radius. 1: one step per
      * exchange. 0 (default): $STENCIL_FUSE if it says 1 or 2, else 2 where every rank's backend
-     * has a fast two-step kernel (CUDA/HIP: kgt's fused launchers, and the generic kernel for 2D
-     * stencils reaching one cell) and the parts are thick enough, else 1. Results are bitwise
-     * the same either way.
+     * has a fast two-step kernel (CUDA/HIP: kgt's fused launchers) and the parts are thick
+     * enough, else 1. Results are bitwise the same either way.
      */
     int fuse;
     /*

@@ -10,6 +10,10 @@
  * a trip count known at compile time (R bounds the extents), unrolled, with no per-cell tests:
  * that put kgt's 2D 4-point kernel at 602 Gcells/s instead of 479. The arithmetic is the
  * generic kernel's (backends/backend.h), so results equal two update() calls bitwise.
+ *
+ * With the points given at run time this kernel is slower than one step per launch (2d4 on an
+ * H200: 382 against 456 Gcells/s, where kgt's fused kernel runs at 599), so it runs only when
+ * asked for (options.fuse = 2); bench/RESULTS.md has the figures.
  */
 #ifndef SB_GPU_FUSED_CUH
 #define SB_GPU_FUSED_CUH

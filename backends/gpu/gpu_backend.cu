@@ -715,12 +715,15 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
     return 0;
 }
 
-/* Named kernels: fused where kgt emitted a launcher. Generic: fused in 2D, faster at reach 1. */
+/*
+ * Named kernels: fused where kgt emitted a launcher. Generic, in 2D: available but never chosen
+ * by default, because on an H200 it ran slower than one step per launch (2d4: 382 against 456
+ * Gcells/s; kgt's fused kernel, whose points are constants, 599; bench/RESULTS.md).
+ */
 int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {
     if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 0;
-    int r = generic_fuse_reach(st);
-    return r == 1 ? 2 : r == 2 ? 1 : 0;
+    return generic_fuse_reach(st) ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- halo copies */
