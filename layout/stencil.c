@@ -134,45 +134,101 @@ void sl_min_part(const sl_stencil *s, int minpart[SL_D])
     }
 }
 
-/* Adds offset o to the set pts[0..*n) unless it is there already; extends the radii. */
-static void add_point(sl_stencil *c, const int o[SL_D])
-{
-    int p, d;
+/* Offsets of two steps lie in [-2R, 2R] per dimension: a dense grid of that box marks them. */
+#define SL_CSIDE (4 * STENCIL_MAX_RADIUS + 1)
 
-    for (p = 0; p < c->npts; p++)
-        if (memcmp(c->off[p], o, sizeof c->off[p]) == 0) return;
-    memcpy(c->off[c->npts], o, sizeof c->off[c->npts]);
-    c->w[c->npts++] = 1.0;
-    for (d = 0; d < SL_D; d++) {
-        if (-o[d] > c->rlo[d]) c->rlo[d] = -o[d];
-        if (o[d] > c->rhi[d]) c->rhi[d] = o[d];
+static long grid_index(const int o[SL_D])
+{
+    long i = 0;
+    int d;
+
+    for (d = 0; d < SL_D; d++) i = i * SL_CSIDE + o[d] + 2 * STENCIL_MAX_RADIUS;
+    return i;
+}
+
+/* 1 when o was not marked yet. */
+static int mark_one(unsigned char *mark, const int o[SL_D])
+{
+    long i = grid_index(o);
+
+    if (mark[i]) return 0;
+    mark[i] = 1;
+    return 1;
+}
+
+/* Marks the sums of two points (and, with a fixed frame, the points); returns how many. */
+static int mark_sums(const sl_stencil *s, int periodic, unsigned char *mark)
+{
+    int a, b, d, o[SL_D], n = 0;
+
+    for (a = 0; a < s->npts; a++) {
+        if (!periodic) n += mark_one(mark, s->off[a]);
+        for (b = 0; b < s->npts; b++) {
+            for (d = 0; d < SL_D; d++) o[d] = s->off[a][d] + s->off[b][d];
+            n += mark_one(mark, o);
+        }
     }
+    return n;
+}
+
+/* The marked offsets, in row-major order, weight 1; the radii follow them. */
+static void collect_marks(sl_stencil *c, const unsigned char *mark)
+{
+    int o[SL_D], d;
+    long i, n = (long)SL_CSIDE * SL_CSIDE * SL_CSIDE;
+
+    for (i = 0; i < n; i++) {
+        if (!mark[i]) continue;
+        o[0] = (int)(i / (SL_CSIDE * SL_CSIDE)) - 2 * STENCIL_MAX_RADIUS;
+        o[1] = (int)(i / SL_CSIDE % SL_CSIDE) - 2 * STENCIL_MAX_RADIUS;
+        o[2] = (int)(i % SL_CSIDE) - 2 * STENCIL_MAX_RADIUS;
+        memcpy(c->off[c->npts], o, sizeof(o));
+        c->w[c->npts++] = 1.0;
+        for (d = 0; d < SL_D; d++) {
+            if (-o[d] > c->rlo[d]) c->rlo[d] = -o[d];
+            if (o[d] > c->rhi[d]) c->rhi[d] = o[d];
+        }
+    }
+}
+
+static int alloc_points(sl_stencil *c, int n)
+{
+    c->off = malloc((size_t)n * sizeof(*c->off));
+    c->w = malloc((size_t)n * sizeof(*c->w));
+    if (c->off && c->w) return 0;
+    sl_stencil_free(c);
+    return STENCIL_ENOMEM;
 }
 
 int sl_stencil_compose(sl_stencil *out, const sl_stencil *s, int steps, int periodic)
 {
-    int n2 = s->npts + (steps == 2 ? s->npts * (s->npts + 1) : 0), a, b, d, o[SL_D];
+    unsigned char *mark = NULL;
+    int n = s->npts, rc;
 
     memset(out, 0, sizeof(*out));
     if (steps != 1 && steps != 2) return STENCIL_EINVAL;
-    out->off = malloc((size_t)n2 * sizeof(*out->off));
-    out->w = malloc((size_t)n2 * sizeof(*out->w));
-    if (!out->off || !out->w) {
-        sl_stencil_free(out);
-        return STENCIL_ENOMEM;
+    if (steps == 2) {
+        mark = calloc((size_t)SL_CSIDE * SL_CSIDE * SL_CSIDE, 1);
+        if (!mark) return STENCIL_ENOMEM;
+        n = mark_sums(s, periodic, mark);
     }
-    out->ndims = s->ndims;
-    out->divisor = s->divisor;
-    out->type = s->type;
-    memcpy(out->flo, s->flo, sizeof out->flo);
-    memcpy(out->fhi, s->fhi, sizeof out->fhi);
-    for (a = 0; a < s->npts; a++) {
-        if (steps == 1 || !periodic) add_point(out, s->off[a]);
-        for (b = 0; steps == 2 && b < s->npts; b++) {
-            for (d = 0; d < SL_D; d++) o[d] = s->off[a][d] + s->off[b][d];
-            add_point(out, o);
+    rc = alloc_points(out, n);
+    if (!rc) {
+        out->ndims = s->ndims;
+        out->divisor = s->divisor;
+        out->type = s->type;
+        memcpy(out->flo, s->flo, sizeof out->flo);
+        memcpy(out->fhi, s->fhi, sizeof out->fhi);
+        if (mark) {
+            collect_marks(out, mark);
+        } else { /* one step: the stencil itself */
+            out->npts = n;
+            memcpy(out->off, s->off, (size_t)n * sizeof(*out->off));
+            memcpy(out->w, s->w, (size_t)n * sizeof(*out->w));
+            memcpy(out->rlo, s->rlo, sizeof out->rlo);
+            memcpy(out->rhi, s->rhi, sizeof out->rhi);
         }
     }
-    if (steps == 1) memcpy(out->w, s->w, (size_t)s->npts * sizeof(*out->w));
-    return 0;
+    free(mark);
+    return rc;
 }

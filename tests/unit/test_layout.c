@@ -225,6 +225,17 @@ START_TEST(stencil_compose)
     sl_stencil_free(&s);
     sl_stencil_free(&c2p);
     sl_stencil_free(&c2f);
+    /* The largest stencil there is (dense 3D, radius 8): every offset within 16, 33^3 of them. */
+    enum { SIDE = 2 * STENCIL_MAX_RADIUS + 1 };
+    static double wd[SIDE * SIDE * SIDE];
+    for (int i = 0; i < SIDE * SIDE * SIDE; i++) wd[i] = 1 + i % 3;
+    stencil_desc dd = {3, {8, 8, 8}, {8, 8, 8}, wd, 1, STENCIL_DOUBLE};
+    ck_assert_int_eq(sl_stencil_make(&s, &dd, NULL, 0), 0);
+    ck_assert_int_eq(sl_stencil_compose(&c2f, &s, 2, 0), 0);
+    ck_assert_int_eq(c2f.npts, 33 * 33 * 33);
+    ck_assert(c2f.rlo[0] == 16 && c2f.rhi[2] == 16 && c2f.flo[1] == 8);
+    sl_stencil_free(&s);
+    sl_stencil_free(&c2f);
 }
 END_TEST
 
