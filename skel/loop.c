@@ -1,7 +1,8 @@
 /*
- * The iteration loop. Per iteration: border cells first, their device->host copies and the MPI
- * exchange, host->device halo copies, all while the inner update runs; the last iteration skips
- * the exchange; the two buffers swap roles by parity, never copied. Serialized (options.serialize),
+ * The iteration loop. Per pass (one iteration, or two time steps in one launch when the run fuses
+ * them, options.fuse): border cells first, their device->host copies and the MPI exchange,
+ * host->device halo copies, all while the inner update runs; the last pass skips the exchange;
+ * the two buffers swap roles by parity, never copied. Serialized (options.serialize),
  * the inner update waits until the halos are in, so nothing overlaps.
  *
  * A device error stops device work on that rank but not its messages, so no peer waits forever;
