@@ -110,6 +110,20 @@ static void emit_kernel_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
                   "TX;\n");
 }
 
+/* How the expressions spell a cell: step 1 on the array (in, at c), step 2 on the tile (sm, at m).
+ */
+static kgt_index in_index(char *wrap)
+{
+    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0};
+    return ix;
+}
+
+static kgt_index tile_index(char *wrap)
+{
+    const kgt_index ix = {"sm", "m", {"KX", NULL, NULL}, kgt_wrap(wrap, 16), 0, 0, 0};
+    return ix;
+}
+
 /*
  * The fast path of a block whose whole step-1 tile is live and whose output tile lies inside
  * [lo, hi) (all blocks but those at the box's far edges and the frame): no per-cell tests, and
@@ -120,7 +134,7 @@ static void emit_kernel_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
 static void emit_fast(kgt_buf *b, const kgt_stencil *s, int dbl)
 {
     char wrap[40];
-    const kgt_index i1 = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0};
+    const kgt_index i1 = in_index(wrap);
     kgt_printf(b, "    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&\n"
                   "        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {\n"
                   "#pragma unroll\n"
@@ -133,7 +147,7 @@ static void emit_fast(kgt_buf *b, const kgt_stencil *s, int dbl)
                   "                const long c = row + j;\n"
                   "                if (i < KY && j < KX) sm[i * KX + j] = ");
     kgt_emit_expr(b, s, dbl, &i1);
-    const kgt_index i2 = {"sm", "m", {"KX", NULL, NULL}, kgt_wrap(wrap, 16), 0, 0, 0};
+    const kgt_index i2 = tile_index(wrap);
     kgt_printf(b, ";\n"
                   "            }\n"
                   "        }\n"
@@ -153,7 +167,7 @@ static void emit_fast(kgt_buf *b, const kgt_stencil *s, int dbl)
 static void emit_step1(kgt_buf *b, const kgt_stencil *s, int dbl)
 {
     char wrap[40];
-    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0};
+    const kgt_index ix = in_index(wrap);
     kgt_printf(b, "    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or "
                   "computed. */\n"
                   "    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {\n"
@@ -176,7 +190,7 @@ static void emit_step1(kgt_buf *b, const kgt_stencil *s, int dbl)
 static void emit_step2(kgt_buf *b, const kgt_stencil *s, int dbl)
 {
     char wrap[40];
-    const kgt_index ix = {"sm", "m", {"KX", NULL, NULL}, kgt_wrap(wrap, 16), 0, 0, 0};
+    const kgt_index ix = tile_index(wrap);
     kgt_printf(b, "    const long x = x0 + tx;\n"
                   "    if (x >= hi1) return;\n"
                   "    const int live = x >= ll1 && x < lh1;\n"

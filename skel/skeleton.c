@@ -64,13 +64,18 @@ static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
     return 0;
 }
 
+/* The backends "auto" tries first, in sb_backends order, before falling back to the host. */
+static int sk_is_gpu(const sb_ops *ops)
+{
+    return !strcmp(ops->name, "cuda") || !strcmp(ops->name, "hip");
+}
+
 /* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */
 static const sb_ops *sk_planned_backend(const sk_run *r)
 {
     if (strcmp(r->cfg.backend, "auto") != 0) return sb_find(r->cfg.backend);
     for (int i = 0; sb_backends[i]; i++)
-        if (!strcmp(sb_backends[i]->name, "cuda") || !strcmp(sb_backends[i]->name, "hip"))
-            return sb_backends[i];
+        if (sk_is_gpu(sb_backends[i])) return sb_backends[i];
     return sb_find("host");
 }
 
@@ -168,12 +173,8 @@ static int sk_open_backend(sk_run *r, const stencil_kernel *named)
                            sb_names());
         return sk_try_open(r, ops, &a);
     }
-    for (int i = 0; sb_backends[i]; i++) {
-        const char *n = sb_backends[i]->name;
-        if ((strcmp(n, "cuda") == 0 || strcmp(n, "hip") == 0) &&
-            sk_try_open(r, sb_backends[i], &a) == 0)
-            return 0;
-    }
+    for (int i = 0; sb_backends[i]; i++)
+        if (sk_is_gpu(sb_backends[i]) && sk_try_open(r, sb_backends[i], &a) == 0) return 0;
     return sk_try_open(r, sb_find("host"), &a);
 }
 

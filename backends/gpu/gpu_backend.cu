@@ -216,12 +216,18 @@ template <typename T> static int exact_recip(T d)
     return isfinite(r) && r != 0 && (double)r * (double)d == 1.0;
 }
 
+/* The divisor as the kernels apply it: its exact reciprocal (*recip = 1) or itself. */
+template <typename T> static T kernel_divisor(double divisor, int *recip)
+{
+    T d = (T)divisor;
+    *recip = exact_recip(d);
+    return *recip ? T(1) / d : d;
+}
+
 template <typename T> static void fill_points(pts_param<T> *P, const sl_stencil *st, const int *lin)
 {
     P->n = st->npts;
-    T d = (T)st->divisor;
-    P->recip = exact_recip(d);
-    P->div = P->recip ? T(1) / d : d;
+    P->div = kernel_divisor<T>(st->divisor, &P->recip);
     for (int p = 0; p < st->npts && p < SB_GPU_MAXP; p++) {
         P->off[p] = lin[p];
         P->w[p] = (T)st->w[p];
@@ -243,19 +249,19 @@ static int generic_fuse_reach(const sl_stencil *st)
     return r <= 2 ? (r > 0 ? r : 1) : 0;
 }
 
+/* lin: the points' linear offsets in the array, as bind_generic checked them. */
 template <typename T>
-static void fill_fused(fused_param<T> *F, const sl_stencil *st, long s0, size_t nelems, int reach)
+static void fill_fused(fused_param<T> *F, const sl_stencil *st, const int *lin, long s0,
+                       size_t nelems, int reach)
 {
     memset(F, 0, sizeof *F);
     F->n = st->npts;
-    T d = (T)st->divisor;
-    F->recip = exact_recip(d);
-    F->div = F->recip ? T(1) / d : d;
+    F->div = kernel_divisor<T>(st->divisor, &F->recip);
     F->ly = st->rlo[0], F->hy = st->rhi[0], F->lx = st->rlo[1], F->hx = st->rhi[1];
     F->s0 = s0;
     F->n0 = (long long)nelems / s0;
     for (int p = 0; p < st->npts; p++) {
-        F->goff[p] = (int)(st->off[p][0] * s0 + st->off[p][1]);
+        F->goff[p] = lin[p];
         F->soff[p] = st->off[p][0] * (SB_FX + 2 * reach) + st->off[p][1];
         F->w[p] = (T)st->w[p];
     }
@@ -320,8 +326,8 @@ static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st, size_t nele
     fill_points(&im->pd, st, lin);
     im->fuse_r = generic_fuse_reach(st);
     if (im->fuse_r) {
-        fill_fused(&im->ff, st, im->stride[0], nelems, im->fuse_r);
-        fill_fused(&im->fd, st, im->stride[0], nelems, im->fuse_r);
+        fill_fused(&im->ff, st, lin, im->stride[0], nelems, im->fuse_r);
+        fill_fused(&im->fd, st, lin, im->stride[0], nelems, im->fuse_r);
     }
     int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
     free(lin);
