@@ -192,24 +192,13 @@ static void check_fused(stencil_type type, stencil_boundary bnd, stencil_partiti
     use_fuse = 0;
 }
 
-START_TEST(fused_float_fixed_bands)
+/* _i = 0..3: float fixed bands, float periodic blocks, double fixed blocks, double periodic
+   bands (each type, boundary and partition twice, each pair of them once). */
+START_TEST(fused_cases)
 {
-    check_fused(STENCIL_FLOAT, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BANDS);
-}
-END_TEST
-START_TEST(fused_float_periodic_blocks)
-{
-    check_fused(STENCIL_FLOAT, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS);
-}
-END_TEST
-START_TEST(fused_double_fixed_blocks)
-{
-    check_fused(STENCIL_DOUBLE, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BLOCKS);
-}
-END_TEST
-START_TEST(fused_double_periodic_bands)
-{
-    check_fused(STENCIL_DOUBLE, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BANDS);
+    check_fused(_i / 2 ? STENCIL_DOUBLE : STENCIL_FLOAT,
+                _i % 2 ? STENCIL_BOUNDARY_PERIODIC : STENCIL_BOUNDARY_FIXED,
+                (_i + _i / 2) % 2 ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS);
 }
 END_TEST
 
@@ -518,10 +507,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, double_periodic_blocks);
     tcase_add_test(tc, peer_fixed_bands);
     tcase_add_test(tc, peer_periodic_blocks);
-    tcase_add_test(tc, fused_float_fixed_bands);
-    tcase_add_test(tc, fused_float_periodic_blocks);
-    tcase_add_test(tc, fused_double_fixed_blocks);
-    tcase_add_test(tc, fused_double_periodic_bands);
+    tcase_add_loop_test(tc, fused_cases, 0, 4);
     tcase_add_test(tc, fused_peer_fixed_blocks);
     tcase_add_test(tc, fused_iteration_counts);
     tcase_add_test(tc, fused_thin_parts);
