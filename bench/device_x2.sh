@@ -15,6 +15,9 @@
 #   mixed     one job of a CUDA rank, an NVIDIA-OpenCL rank and a PoCL CPU rank: solo rates,
 #             equal / balanced / auto shares (MIXED_N, MIXED_I, MIXED_EQUAL_I, MIXED_REPEAT,
 #             MIXED_PIN; MIXED_POCL_N: the PoCL solo size, since PoCL allocates at most 2 GiB)
+#   mixdiag   where the mixed job loses: solo rates, 2-rank jobs (CUDA+NVIDIA OpenCL, CUDA+CUDA
+#             host-staged or peer as the library picks, NVIDIA OpenCL x2), the 3-rank balanced
+#             job, and traced runs of the first and last (MIXED_N, MIXED_I)
 #   kgt       generic vs kgt-specialized kernels on one GPU
 #   kgtwalk   kgt kernels generated with other --walk values (KGT_WALKS), on one GPU
 #   trace     per-iteration phase traces, 2D strong case on TRACE_RANKS GPUs (peer/staged, serialized)
@@ -193,6 +196,49 @@ step_mixed() {
         mixed auto auto auto auto
     done
     note "mixed: $(wc -l <"$OUT/mixed.jsonl") runs (solo $w0 / $w1 / $w2 Gcells/s)"
+}
+
+# Where the mixed job loses against the sum of the solo rates (issue 6). Ranks are given as
+# BACKEND:PLATFORM:DEVICE:WEIGHT (PLATFORM NVIDIA or Portable for OpenCL, - otherwise).
+job() { # label trace(0/1) rank-spec...
+    local label=$1 tr=$2 cmd=() sep=() spec b p d w
+    shift 2
+    local app=($B/bench/stencil_bench --label "$label" -S 2d4 -n ${MIXED_N:-32768x32768}
+        -i ${MIXED_I:-300})
+    [ "$tr" = 1 ] && app+=(--trace "$OUT/tr-$label")
+    for spec in "$@"; do
+        IFS=: read -r b p d w <<<"$spec"
+        cmd+=("${sep[@]}" -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=$b
+            STENCIL_OPENCL_PLATFORM=$p STENCIL_DEVICE=$d STENCIL_WEIGHT=$w "${app[@]}")
+        sep=(:)
+    done
+    timeout 300 "${MPI[@]}" "${cmd[@]}" | tee -a "$OUT/mixdiag.jsonl"
+    [ "$tr" = 1 ] && bash bench/trace_summary.sh -s 10 "$OUT/tr-$label".*.jsonl |
+        sed "s/^/$label /" >>"$OUT/mixdiag-trace.txt"
+}
+
+step_mixdiag() {
+    rm -f "$OUT/mixdiag.jsonl" "$OUT/mixdiag-trace.txt"
+    local app=(-S 2d4 -n ${MIXED_N:-32768x32768} -i ${MIXED_I:-300} --repeat 2) w0 w1 w2 r
+    "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" |
+        tee -a "$OUT/mixdiag.jsonl"
+    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 $B/bench/stencil_bench \
+        --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixdiag.jsonl"
+    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-pocl \
+        -b opencl -S 2d4 -n ${MIXED_POCL_N:-16384x16384} -i 5 | tee -a "$OUT/mixdiag.jsonl"
+    r() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])])["gcells_best"])' "$OUT/mixdiag.jsonl" "$1"; }
+    w0=$(r 0) w1=$(r 1) w2=$(r 2)
+    for rep in 1 2; do
+        job cuda-nvocl 0 cuda:-:0:$w0 opencl:NVIDIA:1:$w1
+        job cuda-cuda 0 cuda:-:0:1 cuda:-:1:1
+        job nvocl-nvocl 0 opencl:NVIDIA:0:1 opencl:NVIDIA:1:1
+        job mixed-bal 0 cuda:-:0:$w0 opencl:NVIDIA:1:$w1 opencl:Portable:0:$w2
+    done
+    job cuda-nvocl-tr 1 cuda:-:0:$w0 opencl:NVIDIA:1:$w1
+    job mixed-bal-tr 1 cuda:-:0:$w0 opencl:NVIDIA:1:$w1 opencl:Portable:0:$w2
+    (cd "$OUT" && tar czf mixdiag-traces.tgz tr-*.jsonl && rm -f tr-*.jsonl)
+    cat "$OUT/mixdiag-trace.txt"
+    note "mixdiag: $(wc -l <"$OUT/mixdiag.jsonl") runs (solo $w0 / $w1 / $w2 Gcells/s)"
 }
 
 step_kgt() {
