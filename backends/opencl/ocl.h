@@ -46,6 +46,7 @@ typedef struct ocl_impl {
     int copy_mode;      /* OCL_COPY_RECT or OCL_COPY_PACK */
     int bounds_all;     /* the update kernel checks all three ids (generic; opted-in named) */
     int walk;           /* cells of dimension 0 per work-item (generic: pick_walk; named: 1) */
+    int route;          /* border-queue kernels run on the inner queue (STENCIL_OPENCL_BORDER) */
 } ocl_impl;
 
 extern const sb_ops sb_opencl_ops;
@@ -70,6 +71,13 @@ int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a);
  */
 int ocl_launch(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, int any_dim,
                const char *what);
+/* ocl_launch, except that a kernel for the border queue goes on the inner queue when o->route,
+   and the border queue waits for it (opencl.c, "Queues"). Only for kernels whose inputs are
+   ready in the inner queue's order: border updates and packing, not unpacking. after_border:
+   the kernel also waits for the border queue's latest command (a pack kernel must not refill
+   the staging buffer that the previous box's download still reads). */
+int ocl_launch_routed(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, int any_dim,
+                      int after_border, const char *what);
 /* Releases queue q's latest event and returns the slot for the next command's event. */
 cl_event *ocl_next_event(ocl_impl *o, int q);
 

@@ -109,7 +109,7 @@ static int scratch(sb_dev *dev, int qi, size_t bytes)
     return 0;
 }
 
-static int pack_kernel(sb_dev *dev, int qi, cl_kernel k, cl_mem m, const ocl_span *sp)
+static int pack_kernel(sb_dev *dev, int qi, cl_kernel k, cl_mem m, const ocl_span *sp, int out)
 {
     ocl_impl *o = dev->impl;
     cl_long a[6] = {(cl_long)sp->start, (cl_long)sp->c[0], (cl_long)sp->c[1],
@@ -119,7 +119,9 @@ static int pack_kernel(sb_dev *dev, int qi, cl_kernel k, cl_mem m, const ocl_spa
     for (int i = 0; i < 6; i++) err |= clSetKernelArg(k, (cl_uint)(2 + i), sizeof a[i], &a[i]);
     if (err != CL_SUCCESS)
         return sb_fail(dev, STENCIL_EDEVICE, "OpenCL: clSetKernelArg failed for a copy kernel");
-    return ocl_launch(dev, qi, k, sp->c, o->copy_wg, 1, "a copy kernel");
+    /* Packing reads cells that kernels before it computed; unpacking needs the upload first. */
+    return out ? ocl_launch_routed(dev, qi, k, sp->c, o->copy_wg, 1, 1, "a copy kernel")
+               : ocl_launch(dev, qi, k, sp->c, o->copy_wg, 1, "a copy kernel");
 }
 
 static int box_copy(sb_dev *dev, int qi, sb_mem mem, const sl_box *b, void *host, int out)
@@ -134,9 +136,9 @@ static int box_copy(sb_dev *dev, int qi, sb_mem mem, const sl_box *b, void *host
     if (sp.runs == 1) return plain(dev, qi, m, sp.start * o->es, bytes, host, out);
     if (o->copy_mode == OCL_COPY_RECT) return rect(dev, qi, m, &sp, host, out);
     int rc = scratch(dev, qi, bytes);
-    if (!rc && out) rc = pack_kernel(dev, qi, o->pack, m, &sp);
+    if (!rc && out) rc = pack_kernel(dev, qi, o->pack, m, &sp, 1);
     if (!rc) rc = plain(dev, qi, o->scratch[qi], 0, bytes, host, out);
-    if (!rc && !out) rc = pack_kernel(dev, qi, o->unpack, m, &sp);
+    if (!rc && !out) rc = pack_kernel(dev, qi, o->unpack, m, &sp, 0);
     return rc;
 }
 

@@ -25,13 +25,20 @@
  * is rounded up to it, while the others stay exact.
  *
  * Queues: two in-order queues; join() puts a marker on each and a barrier waiting on the other's
- * marker, so neither the host nor the device idles while they synchronise.
+ * marker, so neither the host nor the device idles while they synchronise. Kernels meant for the
+ * border queue (border updates, packing of outgoing halos) are enqueued on the inner queue, ahead
+ * of the inner update, and the border queue waits for them (ocl_launch_routed): OpenCL has no
+ * queue priorities, and when the driver started the inner update first, NVIDIA's OpenCL ran the
+ * border kernels only after it, so the halos left a whole inner update late (every other
+ * iteration on 2 H200s; bench/RESULTS.md, "Fifth session"). STENCIL_OPENCL_BORDER=own keeps them
+ * on the border queue.
  *
  * Environment: STENCIL_OPENCL_PLATFORM, STENCIL_OPENCL_DEVICE (see ocl_device.c),
  * STENCIL_OPENCL_WG (update work-group width, default 256), STENCIL_OPENCL_COPY=rect|pack (how
  * non-contiguous boxes move; default rect on CPU devices, pack elsewhere; see ocl_copy.c),
  * STENCIL_OPENCL_WALK (cells of dimension 0 per work-item of the generic kernel; default 4 on CPU
- * devices, 8 elsewhere; see ocl_build.c).
+ * devices, 8 elsewhere; see ocl_build.c), STENCIL_OPENCL_BORDER=inner|own (which queue runs the
+ * border kernels; default inner, see above).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +123,19 @@ static int pick_copy_mode(sb_dev *dev, ocl_impl *o)
     return 0;
 }
 
+static int pick_border_queue(sb_dev *dev, ocl_impl *o)
+{
+    const char *env = getenv("STENCIL_OPENCL_BORDER");
+    o->route = 1;
+    if (!env || !*env || strcmp(env, "inner") == 0) return 0;
+    if (strcmp(env, "own") == 0) {
+        o->route = 0;
+        return 0;
+    }
+    return sb_fail(dev, STENCIL_EINVAL, "OpenCL: STENCIL_OPENCL_BORDER=%s is not inner or own",
+                   env);
+}
+
 static int ocl_open(sb_dev *dev, const sb_open_args *a)
 {
     if (!a || !a->st || !a->local)
@@ -138,6 +158,7 @@ static int ocl_open(sb_dev *dev, const sb_open_args *a)
     if (!rc) rc = make_queues(dev, o);
     if (!rc) rc = ocl_build(dev, o, a);
     if (!rc) rc = pick_copy_mode(dev, o);
+    if (!rc) rc = pick_border_queue(dev, o);
     if (!rc)
         clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof o->max_alloc, &o->max_alloc,
                         NULL);
@@ -260,6 +281,24 @@ int ocl_launch(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, in
                                        ocl_errname(err));
 }
 
+int ocl_launch_routed(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, int any_dim,
+                      int after_border, const char *what)
+{
+    ocl_impl *o = dev->impl;
+    if (q != SB_QBORDER || !o->route) return ocl_launch(dev, q, k, n, wg, any_dim, what);
+    cl_int err = CL_SUCCESS;
+    if (after_border && o->last[q])
+        err = clEnqueueBarrierWithWaitList(o->q[SB_QINNER], 1, &o->last[q], NULL);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clEnqueueBarrierWithWaitList");
+    int rc = ocl_launch(dev, SB_QINNER, k, n, wg, any_dim, what);
+    if (rc) return rc;
+    /* Flushed now: the border queue may be waited on before the inner queue is flushed. */
+    err = clFlush(o->q[SB_QINNER]);
+    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clFlush");
+    err = clEnqueueBarrierWithWaitList(o->q[q], 1, &o->last[SB_QINNER], ocl_next_event(o, q));
+    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, "clEnqueueBarrierWithWaitList");
+}
+
 static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
 {
     ocl_impl *o = dev->impl;
@@ -285,7 +324,7 @@ static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
     size_t n[3] = {(size_t)a[5], (size_t)a[4], (size_t)a[3]};
     /* The generic kernel walks OCL_WALK cells of dimension 0 per work-item (generic.cl). */
     if (o->walk > 1) n[2] = (n[2] + (size_t)o->walk - 1) / (size_t)o->walk;
-    return ocl_launch(dev, q, o->update, n, o->wg, o->bounds_all, "stencil_update");
+    return ocl_launch_routed(dev, q, o->update, n, o->wg, o->bounds_all, 0, "stencil_update");
 }
 
 static int ocl_flush(sb_dev *dev, int q)
