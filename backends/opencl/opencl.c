@@ -30,15 +30,15 @@
  * of the inner update, and the border queue waits for them (ocl_launch_routed): OpenCL has no
  * queue priorities, and when the driver started the inner update first, NVIDIA's OpenCL ran the
  * border kernels only after it, so the halos left a whole inner update late (every other
- * iteration on 2 H200s; bench/RESULTS.md, "Fifth session"). STENCIL_OPENCL_BORDER=own keeps them
- * on the border queue.
+ * iteration on 2 H200s; bench/RESULTS.md, "Fifth session"). That is the default on GPUs;
+ * CPU devices keep them on the border queue (STENCIL_OPENCL_BORDER=inner|own chooses).
  *
  * Environment: STENCIL_OPENCL_PLATFORM, STENCIL_OPENCL_DEVICE (see ocl_device.c),
  * STENCIL_OPENCL_WG (update work-group width, default 256), STENCIL_OPENCL_COPY=rect|pack (how
  * non-contiguous boxes move; default rect on CPU devices, pack elsewhere; see ocl_copy.c),
  * STENCIL_OPENCL_WALK (cells of dimension 0 per work-item of the generic kernel; default 4 on CPU
  * devices, 8 elsewhere; see ocl_build.c), STENCIL_OPENCL_BORDER=inner|own (which queue runs the
- * border kernels; default inner, see above).
+ * border kernels; default inner on GPUs, own on CPUs, see above).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,13 +123,17 @@ static int pick_copy_mode(sb_dev *dev, ocl_impl *o)
     return 0;
 }
 
+/* STENCIL_OPENCL_BORDER, else inner on GPUs and own on CPU devices: PoCL on the GPU host's CPU
+   ran its updates several times slower with the border kernels on the inner queue. */
 static int pick_border_queue(sb_dev *dev, ocl_impl *o)
 {
     const char *env = getenv("STENCIL_OPENCL_BORDER");
-    o->route = 1;
-    if (!env || !*env || strcmp(env, "inner") == 0) return 0;
-    if (strcmp(env, "own") == 0) {
-        o->route = 0;
+    cl_device_type t = 0;
+    clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+    o->route = !(t & CL_DEVICE_TYPE_CPU);
+    if (!env || !*env) return 0;
+    if (strcmp(env, "inner") == 0 || strcmp(env, "own") == 0) {
+        o->route = strcmp(env, "inner") == 0;
         return 0;
     }
     return sb_fail(dev, STENCIL_EINVAL, "OpenCL: STENCIL_OPENCL_BORDER=%s is not inner or own",
