@@ -14,7 +14,8 @@
 #   opencl    2D 4-point fp32 20480^2 x 1000 with NVIDIA OpenCL on 1 and 2 GPUs (+ serialized)
 #   mixed     one job of a CUDA rank, an NVIDIA-OpenCL rank and a PoCL CPU rank: solo rates,
 #             equal / balanced / auto shares (MIXED_N, MIXED_I, MIXED_EQUAL_I, MIXED_REPEAT,
-#             MIXED_PIN; MIXED_POCL_N: the PoCL solo size, since PoCL allocates at most 2 GiB)
+#             MIXED_PIN; MIXED_POCL_N, MIXED_POCL_I: the PoCL solo size and iterations, since PoCL
+#             allocates at most 2 GiB; MIXED_RUNS: runs of the skeleton per job, --repeat)
 #   mixdiag   where the mixed job loses: solo rates, 2-rank jobs (CUDA+NVIDIA OpenCL, CUDA+CUDA
 #             host-staged or peer as the library picks, NVIDIA OpenCL x2), the 3-rank balanced
 #             job, and traced runs of the first and last (MIXED_N, MIXED_I)
@@ -166,7 +167,8 @@ pin_cpus() {
 }
 
 mixed() { # label weight0 weight1 weight2 [iterations]
-    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n ${MIXED_N:-8192x8192} -i ${5:-${MIXED_I:-200}})
+    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n ${MIXED_N:-8192x8192} -i ${5:-${MIXED_I:-200}}
+        --repeat ${MIXED_RUNS:-1})
     timeout 300 "${MPI[@]}" -n 1 env STENCIL_VERBOSE=1 STENCIL_BACKEND=cuda STENCIL_DEVICE=0 STENCIL_WEIGHT=$2 \
         "${PIN0[@]}" "${app[@]}" : \
         -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 \
@@ -185,7 +187,8 @@ step_mixed() {
     STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 "${PIN1[@]}" $B/bench/stencil_bench \
         --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixed.jsonl"
     STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 "${PIN2[@]}" $B/bench/stencil_bench --label solo-pocl \
-        -b opencl -S 2d4 -n ${MIXED_POCL_N:-${MIXED_N:-8192x8192}} -i 5 | tee -a "$OUT/mixed.jsonl"
+        -b opencl -S 2d4 -n ${MIXED_POCL_N:-${MIXED_N:-8192x8192}} -i ${MIXED_POCL_I:-5} |
+        tee -a "$OUT/mixed.jsonl"
     local w0 w1 w2
     w0=$(rate 0) w1=$(rate 1) w2=$(rate 2)
     # Equal shares give the CPU rank a third of the grid: fewer iterations keep that run short.
