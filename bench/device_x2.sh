@@ -16,6 +16,7 @@
 #             equal / balanced / auto shares (MIXED_N, MIXED_I, MIXED_EQUAL_I, MIXED_REPEAT,
 #             MIXED_PIN; MIXED_POCL_N, MIXED_POCL_I: the PoCL solo size and iterations, since PoCL
 #             allocates at most 2 GiB; MIXED_RUNS: runs of the skeleton per job, --repeat)
+#   mixwarm   balanced 3-rank jobs of 3 runs each, PoCL weighted by MIXWARM_POCL: stalls when cold?
 #   mixdiag   where the mixed job loses: solo rates, 2-rank jobs (CUDA+NVIDIA OpenCL, CUDA+CUDA
 #             host-staged or peer as the library picks, NVIDIA OpenCL x2), the 3-rank balanced
 #             job, and traced runs of the first and last (MIXED_N, MIXED_I)
@@ -199,6 +200,19 @@ step_mixed() {
         mixed auto auto auto auto
     done
     note "mixed: $(wc -l <"$OUT/mixed.jsonl") runs (solo $w0 / $w1 / $w2 Gcells/s)"
+}
+
+# Does a balanced 3-rank job stall only while cold? MIXED_RUNS=3 skeleton runs per job, the PoCL
+# rank weighted by each of MIXWARM_POCL (Gcells/s; the GPU ranks by 465 and 460), two jobs each;
+# gcells_runs lists the runs in order.
+step_mixwarm() {
+    rm -f "$OUT/mixed.jsonl"
+    local w
+    for w in ${MIXWARM_POCL:-2.75 1.2}; do
+        MIXED_RUNS=3 mixed "balanced-pocl$w" 465 460 "$w"
+        MIXED_RUNS=3 mixed "balanced-pocl$w" 465 460 "$w"
+    done
+    note "mixwarm: $(wc -l <"$OUT/mixed.jsonl") jobs"
 }
 
 # Where the mixed job loses against the sum of the solo rates (issue 6). Ranks are given as

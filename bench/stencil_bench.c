@@ -121,7 +121,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static void print_json(const bench *b, const stencil_desc *st, const stencil_stats *s,
-                       const double *gc, int reps, size_t devmax, size_t locmax)
+                       const double *gc, const double *runs, int reps, size_t devmax, size_t locmax)
 {
     printf("{\"label\":\"%s\",\"stencil\":\"%s\",\"kernel\":\"%s\",\"type\":\"%s\",\"sizes\":[",
            b->label ? b->label : "", b->stencil, b->kernel ? b->kernel : "generic",
@@ -140,6 +140,9 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
            "\"device_bytes_max\":%zu,\"local_bytes_max\":%zu,\"cells\":%lld,",
            gc[reps - 1], gc[reps / 2], reps, s->t_loop, s->t_setup, s->t_border, s->t_mpi,
            s->t_halo_in, s->exchange_hidden, s->bytes_sent, s->messages, devmax, locmax, s->cells);
+    printf("\"gcells_runs\":[");
+    for (int r = 0; r < reps; r++) printf("%s%.3f", r ? "," : "", runs[r]);
+    printf("],");
     printf("\"traced\":%ld,\"t_dev_border\":%.6f,\"t_dev_pack\":%.6f,\"t_dev_unpack\":%.6f,"
            "\"t_dev_inner\":%.6f}\n",
            s->traced, s->t_dev_border, s->t_dev_pack, s->t_dev_unpack, s->t_dev_inner);
@@ -171,7 +174,7 @@ int main(int argc, char **argv)
     if (b.weak) b.sizes[0] *= size;
     stencil_options opt;
     stencil_stats s;
-    double gc[64];
+    double gc[64], runs[64]; /* runs: in the order they ran; gc: sorted */
     int reps = b.repeat < 1 ? 1 : b.repeat > 64 ? 64 : b.repeat;
     stencil_options_init(&opt);
     opt.backend = b.backend;
@@ -185,7 +188,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps && !rc; r++) {
         rc = stencil_skeleton(MPI_COMM_WORLD, b.sizes, &st, b.iters, b.kernel, init_fast, NULL,
                               &opt);
-        gc[r] = s.gcells;
+        gc[r] = runs[r] = s.gcells;
     }
     if (rc) {
         if (rank == 0) fprintf(stderr, "stencil_bench: %s\n", stencil_strerror(rc));
@@ -194,7 +197,7 @@ int main(int argc, char **argv)
         MPI_Reduce(&s.device_bytes, &devmax, 1, MPI_UNSIGNED_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&s.local_bytes, &locmax, 1, MPI_UNSIGNED_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
         qsort(gc, (size_t)reps, sizeof *gc, cmp_double);
-        if (rank == 0) print_json(&b, &st, &s, gc, reps, devmax, locmax);
+        if (rank == 0) print_json(&b, &st, &s, gc, runs, reps, devmax, locmax);
     }
     MPI_Finalize();
     return rc ? 1 : 0;
