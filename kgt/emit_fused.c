@@ -8,7 +8,11 @@
  * session"): 2d4 ran at 539.6 Gcells/s with a 256 x 32 tile and 512 threads, against 456.3 for
  * the generic kernel and 461.2 for kgt's single step. 2d9nc (radius 2) ran slower fused (327.7)
  * than single-step (444.1 kgt): its redundant step-1 cells and nine reads per cell cost more than
- * the DRAM traffic saved. Hence --fused auto takes only stencils reaching one cell at most.
+ * the DRAM traffic saved. The register-streaming kernel (emit_stream.c) serves the star stencils
+ * reaching at most 2 cells better on boxes of at least kgt_stream_min() rows and columns; the
+ * launcher takes it there and keeps this tile kernel for thinner boxes (the skeleton's border
+ * strips) and for stencils with corner points. Hence --fused auto takes the stencils reaching one
+ * cell at most and the star stencils reaching two.
  *
  * The tile: a block of TX x BY = 256 x 2 threads owns TX x TY output cells (TY 32 for float as in
  * the study, 16 for double: the same bytes). E_lo / E_hi are the extents of the NON-ZERO weights
@@ -63,7 +67,7 @@ int kgt_fused(const kgt_gen *g, const kgt_stencil *s)
 {
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     if (s->ndims != 2 || g->fused == KGT_FUSED_NONE) return 0;
-    if (g->fused == KGT_FUSED_ALL) return 1;
+    if (g->fused == KGT_FUSED_ALL || kgt_stream(s)) return 1;
     extents(s, lo, hi);
     return lo[0] <= 1 && hi[0] <= 1 && lo[1] <= 1 && hi[1] <= 1;
 }
@@ -220,6 +224,14 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
     kgt_printf(b, "    const size_t smem = %ld; /* %d x %d %s */\n", t->smem, t->ky, t->kx, ty);
     kgt_printf(b, "    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */\n"
                   "    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;\n");
+    if (kgt_stream(s))
+        kgt_printf(
+            b,
+            "    /* Streaming pays its warm-up rows and idle columns on boxes this large. */\n"
+            "    if (hi[0] - lo[0] >= %d && hi[1] - lo[1] >= %d)\n"
+            "        return %s_%s_stream%c(in, out, lo, hi, live_lo, live_hi, stride[0], "
+            "queue);\n",
+            kgt_stream_min(), kgt_stream_min(), p, n, tsuf[dbl]);
     kgt_printf(b,
                "    const long gx = (hi[1] - lo[1] + %d) / %d, gy = (hi[0] - lo[0] + %d) / %d;\n",
                TX - 1, TX, t->ty - 1, t->ty);
@@ -239,6 +251,7 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
 void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     tile t = make_tile(s, dbl);
+    if (kgt_stream(s)) kgt_emit_gpu_stream(b, g, s, dbl);
     emit_kernel_head(b, g, s, dbl, &t);
     emit_fast(b, s, dbl);
     emit_step1(b, s, dbl);

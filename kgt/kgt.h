@@ -63,7 +63,8 @@ typedef struct kgt_gen {
     int fused;          /* KGT_FUSED_*: which stencils get two-step CUDA/HIP kernels */
 } kgt_gen;
 
-/* --fused: auto (the default) = 2D stencils whose non-zero weights reach at most one cell. */
+/* --fused: auto (the default) = 2D stencils whose non-zero weights reach at most one cell, and
+   2D star stencils reaching at most two (kgt_stream). */
 enum { KGT_FUSED_AUTO = 0, KGT_FUSED_ALL = 1, KGT_FUSED_NONE = 2 };
 
 /* Longest --walk: the emitter keeps a table of the registers of one walk. */
@@ -127,6 +128,13 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
 /* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */
 void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
+/* Whether s is a 2D star stencil (no non-zero weight off the axes) reaching at most 2 cells: its
+   fused launchers also have the register-streaming kernel (emit_stream.c). */
+int kgt_stream(const kgt_stencil *s);
+/* Rows and columns a box needs before the fused launcher takes the streaming kernel. */
+int kgt_stream_min(void);
+/* The streaming kernel and its launcher <prefix>_<stem>_stream<f|d> (static; emit_stream.c). */
+void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 /* The OpenCL C source of one stencil (a program defining stencil_update). */
 void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s);
 

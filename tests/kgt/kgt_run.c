@@ -211,7 +211,7 @@ static int cli(char **av)
     ok = expect_status(f, av[2], 1, "/nonexistent/file.stencil: cannot open") && ok;
     ok = expect_status(g, av[2], 2, "--fused must be auto, all or none, not 'sometimes'") && ok;
     /* auto: the compact 2d4 (extent 1), not 2d9nc (extent 2). */
-    ok = fused_choice(av, "auto", 1, 0) && ok;
+    ok = fused_choice(av, "auto", 1, 1) && ok; /* 2d9nc: a radius-2 star (streaming) */
     ok = fused_choice(av, "all", 1, 1) && ok;
     ok = fused_choice(av, "none", 0, 0) && ok;
     return ok ? 0 : 1;

@@ -3,7 +3,14 @@
  * --fused all), called directly on a padded local array of random data and compared BITWISE,
  * over the whole array, with two steps of the serial reference of tests/common: step 1 over the
  * box grown by the non-zero extents and cut to the live box (the rest keeps its values), then
- * step 2 over the box. Cells outside the box must keep what was there. Suite 'gpu'.
+ * step 2 over the box cut to the live box (box cells outside it keep their input values). Cells
+ * outside the box must keep what was there. Suite 'gpu'.
+ *
+ * Star stencils reaching at most 2 cells (compact5, star2) also have the register-streaming
+ * kernel, which the launchers take for boxes of at least 64 rows and 64 columns
+ * (kgt/emit_stream.c): cases 5-11 run on a larger array so that it meets interior blocks (no
+ * per-cell tests), partial vectors, rows that allow no vector access, a live box smaller than the
+ * box, and boxes that stay on the tile kernel (too few rows or columns).
  */
 #include <check.h>
 #include <cuda_runtime_api.h>
@@ -15,14 +22,16 @@
 
 static const stencil_kernel *const kernels[] = {&kgt_fused_compact5_kernel,
                                                 &kgt_fused_padded_kernel, &kgt_fused_lowside_kernel,
-                                                &kgt_fused_wide_kernel};
+                                                &kgt_fused_wide_kernel, &kgt_fused_star2_kernel};
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
 
-/* Rows and columns of the local array, and the padding of its rows: several partial tiles. */
-enum { N0 = 75, N1 = 530, PAD = 7, NCASES = 5 };
+/* Rows and columns of the local array, and the padding of its rows: several partial tiles. Cases
+   from SMALL on use the larger array (B0 x B1, padding 8: rows of 16-byte multiples, or 1). */
+enum { N0 = 75, N1 = 530, PAD = 7, B0 = 700, B1 = 600, SMALL = 5, NCASES = 12 };
 
-/* A call: the box, the live box, and the extents of the non-zero weights (2D, dim 2 unused). */
+/* A call: the array, the box, the live box, and the extents of the non-zero weights (2D). */
 typedef struct call {
+    long n[2], pad;
     long lo[3], hi[3], live_lo[3], live_hi[3], elo[2], ehi[2];
 } call;
 
@@ -39,22 +48,56 @@ static void extents(const stencil_desc *st, call *c)
     }
 }
 
-/* Case k: a whole one-rank array, an inner box, one cell, one band of tile rows, and a live box
-   narrower than the frame (step-1 cells outside it keep their values inside the array). */
-static call make_call(const stencil_desc *st, int k)
+/* Case k < SMALL: a whole one-rank array, an inner box, one cell, one band of tile rows, and a
+   live box narrower than the frame (step-1 cells outside it keep their values inside the array). */
+static call make_small(const stencil_desc *st, int k)
 {
-    static const long in_lo[NCASES][2] = {{0, 0}, {3, 37}, {10, 300}, {0, 0}, {1, 1}};
-    long n[2] = {N0, N1};
+    static const long in_lo[SMALL][2] = {{0, 0}, {3, 37}, {10, 300}, {0, 0}, {1, 1}};
     call c;
+    c.n[0] = N0, c.n[1] = N1, c.pad = PAD;
     extents(st, &c);
     for (int d = 0; d < 2; d++) {
         c.live_lo[d] = st->radius_lo[d] + (k == 4 ? 4 + 5 * d : 0);
-        c.live_hi[d] = n[d] - st->radius_hi[d] - (k == 4 ? 2 + d : 0);
+        c.live_hi[d] = c.n[d] - st->radius_hi[d] - (k == 4 ? 2 + d : 0);
         c.lo[d] = c.live_lo[d] + in_lo[k][d];
         c.hi[d] = k == 1 ? c.live_hi[d] - 5 - 15 * d : k == 4 ? c.live_hi[d] - 1 : c.live_hi[d];
     }
     if (k == 2) c.hi[0] = c.lo[0] + 1, c.hi[1] = c.lo[1] + 1;
     if (k == 3) c.hi[0] = c.lo[0] + 33;
+    c.lo[2] = c.live_lo[2] = 0;
+    c.hi[2] = c.live_hi[2] = 1;
+    return c;
+}
+
+/*
+ * Cases on the B0 x B1 array (streaming for star stencils unless said): 5 the whole interior
+ * (interior blocks, vector rows); 6 an inner box of odd width on rows of odd length (scalar
+ * accesses); 7 the box as large as the array allows and a live box inside it (the box's cells
+ * outside it keep their values); 8 20 rows (tile kernel); 9 64 x 65 cells off the origin (the
+ * smallest streamed box, partial vectors); 10 600 x 40 (too narrow: tile kernel); 11 the interior
+ * of odd rows with a live box cutting into it.
+ */
+static call make_call(const stencil_desc *st, int k)
+{
+    call c;
+    if (k < SMALL) return make_small(st, k);
+    c.n[0] = B0, c.n[1] = B1, c.pad = k == 6 || k == 11 ? 1 : 8;
+    extents(st, &c);
+    for (int d = 0; d < 2; d++) {
+        c.live_lo[d] = st->radius_lo[d];
+        c.live_hi[d] = c.n[d] - st->radius_hi[d];
+        c.lo[d] = c.live_lo[d];
+        c.hi[d] = c.live_hi[d];
+    }
+    if (k == 6) c.lo[0] += 5, c.lo[1] += 3, c.hi[0] -= 7, c.hi[1] -= 2;
+    for (int d = 0; d < 2 && k == 7; d++) {
+        c.lo[d] = c.elo[d], c.hi[d] = c.n[d] - c.ehi[d];
+        c.live_lo[d] = c.lo[d] + 9 - 4 * d, c.live_hi[d] = c.hi[d] - 6 - 5 * d;
+    }
+    if (k == 8) c.lo[0] = 300, c.hi[0] = 320;
+    if (k == 9) c.lo[0] = 101, c.hi[0] = 165, c.lo[1] = 37, c.hi[1] = 102;
+    if (k == 10) c.lo[0] = 50, c.hi[0] = 650, c.lo[1] = 301, c.hi[1] = 341;
+    if (k == 11) c.live_lo[0] += 3, c.live_hi[1] -= 11;
     c.lo[2] = c.live_lo[2] = 0;
     c.hi[2] = c.live_hi[2] = 1;
     return c;
@@ -80,16 +123,28 @@ static void reference(const stencil_desc *st, const call *c, const long *stride,
         lo1[d] = c->lo[d] - c->elo[d] > c->live_lo[d] ? c->lo[d] - c->elo[d] : c->live_lo[d];
         hi1[d] = c->hi[d] + c->ehi[d] < c->live_hi[d] ? c->hi[d] + c->ehi[d] : c->live_hi[d];
     }
+    long lo2[3] = {0, 0, 0}, hi2[3] = {1, 1, 1};
+    for (int d = 0; d < 2; d++) {
+        lo2[d] = c->lo[d] > c->live_lo[d] ? c->lo[d] : c->live_lo[d];
+        hi2[d] = c->hi[d] < c->live_hi[d] ? c->hi[d] : c->live_hi[d];
+    }
     memcpy(tmp, in, bytes);
     tu_reference_box(st, stride, lo1, hi1, in, tmp);
-    tu_reference_box(st, stride, c->lo, c->hi, tmp, want);
+    /* the box's cells outside the live box keep their (input) values */
+    size_t es = st->type == STENCIL_DOUBLE ? sizeof(double) : sizeof(float);
+    for (long i = c->lo[0]; i < c->hi[0]; i++)
+        for (long j = c->lo[1]; j < c->hi[1]; j++)
+            if (i < lo2[0] || i >= hi2[0] || j < lo2[1] || j >= hi2[1])
+                memcpy(want + es * (size_t)(i * stride[0] + j),
+                       in + es * (size_t)(i * stride[0] + j), es);
+    if (lo2[0] < hi2[0] && lo2[1] < hi2[1]) tu_reference_box(st, stride, lo2, hi2, tmp, want);
 }
 
 /* The launcher's result of one call, bitwise equal to the reference over the whole array. */
 static int fused_matches(const stencil_kernel *k, int dbl, const call *c)
 {
     stencil_desc st = k->stencil;
-    long stride[3] = {N1 + PAD, 1, 0}, n = (N1 + PAD) * N0;
+    long stride[3] = {c->n[1] + c->pad, 1, 0}, n = (c->n[1] + c->pad) * c->n[0];
     size_t bytes = (dbl ? sizeof(double) : sizeof(float)) * (size_t)n;
     char *in = malloc(bytes), *tmp = malloc(bytes), *got = malloc(bytes), *want = malloc(bytes);
     void *din = NULL, *dout = NULL;

@@ -1,0 +1,368 @@
+/*
+ * Two steps per launch by register streaming, for 2D star stencils (no non-zero weight off the
+ * axes) reaching at most 2 cells: the kernel the fused launcher (emit_fused.c) takes for boxes
+ * tall and wide enough. The scheme is the study bench/gpu/stream.cu (bench/RESULTS.md, issue 5):
+ * on one H200, fp32, 2d9nc ran at 735.2 Gcells/s (16384^2) against 372.2 for the tile kernel and
+ * 444.8 for one step per launch; 2d4 at 932.7 against the tile kernel's 602.3.
+ *
+ * A block of B threads covers a strip of B*V columns (V adjacent columns per thread, one vector
+ * access when the rows allow) and walks down a block of rows. For its columns each thread keeps,
+ * per level (0: the input, 1: step 1), a window of the 2R+1 rows around the row it updates next
+ * in registers: vertical neighbours are registers; only the R horizontal neighbours each side
+ * come from the neighbouring threads, through a two-row ring of shared memory (one barrier per
+ * row). Per input row entering the window, level 1 advances one row (row y - R) and step 2 one
+ * row (y - 2R), which is stored. The strip's outer HP >= 2R columns each side are computed but
+ * not stored; a block's first 4R rows only fill the windows. Input rows are loaded 2R+1 ahead.
+ * The row loop is unrolled by 2(2R+1) so that the windows' shifts are register renames.
+ *
+ * Semantics as the tile kernel's: at each level a cell outside [live_lo, live_hi) takes the value
+ * of the level below (its input value); loads are clamped into the rectangle the launcher can
+ * read (the box grown by the non-zero extents, and by them again around its live cells), so
+ * cells that need a clamped value are never stored. Blocks whose used cells are all live and
+ * whose columns need no clamp take a path without per-cell tests. The expressions are
+ * kgt_emit_expr's, on a small register array per cell: results equal two host steps bitwise.
+ */
+#include "kgt.h"
+
+static const char *const tname[2] = {"float", "double"};
+static const char tsuf[2] = {'f', 'd'};
+
+enum {
+    SB = 128,       /* threads per block (the study's best) */
+    STREAM_MIN = 64 /* rows and columns a box needs for the streaming kernel (emit_fused.c) */
+};
+
+/* The shape of one streaming kernel. */
+typedef struct shape {
+    int r, v;           /* window radius; columns per thread */
+    int hp, pad, u;     /* columns not stored each side; ring padding; unrolled rows */
+    int hdef, hmin;     /* rows per block: at most, at least (h + 4R a multiple of u) */
+    int elo[2], ehi[2]; /* extents of the non-zero weights */
+} shape;
+
+static void extents(const kgt_stencil *s, int *lo, int *hi)
+{
+    for (int d = 0; d < 2; d++) lo[d] = hi[d] = 0;
+    for (int p = 0; p < s->npts; p++) {
+        if (s->pts[p].w == 0.0) continue;
+        for (int d = 0; d < 2; d++) {
+            int o = s->pts[p].off[d];
+            if (-o > lo[d]) lo[d] = -o;
+            if (o > hi[d]) hi[d] = o;
+        }
+    }
+}
+
+int kgt_stream(const kgt_stencil *s)
+{
+    int lo[2], hi[2];
+    if (s->ndims != 2) return 0;
+    for (int p = 0; p < s->npts; p++)
+        if (s->pts[p].w != 0.0 && s->pts[p].off[0] != 0 && s->pts[p].off[1] != 0) return 0;
+    extents(s, lo, hi);
+    for (int d = 0; d < 2; d++)
+        if (lo[d] > 2 || hi[d] > 2) return 0;
+    return 1;
+}
+
+/* float: 2 columns per thread (the study's best at radius 2); double: 1 (the same registers). */
+static shape make_shape(const kgt_stencil *s, int dbl)
+{
+    shape t;
+    extents(s, t.elo, t.ehi);
+    t.r = 1;
+    for (int d = 0; d < 2; d++) {
+        if (t.elo[d] > t.r) t.r = t.elo[d];
+        if (t.ehi[d] > t.r) t.r = t.ehi[d];
+    }
+    t.v = dbl ? 1 : 2;
+    t.hp = (2 * t.r + t.v - 1) / t.v * t.v;
+    t.pad = (t.r + t.v - 1) / t.v * t.v;
+    t.u = 2 * (2 * t.r + 1);
+    for (t.hdef = 256; (t.hdef + 4 * t.r) % t.u; t.hdef--) {
+    }
+    for (t.hmin = 60; (t.hmin + 4 * t.r) % t.u; t.hmin++) {
+    }
+    return t;
+}
+
+static void emit_enum(kgt_buf *b, const shape *t)
+{
+    kgt_printf(b,
+               "    enum { R = %d, V = %d, B = %d, K = 2 * R + 1, HP = %d, W = B * V - 2 * HP,\n"
+               "           PAD = %d, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };\n",
+               t->r, t->v, SB, t->hp, t->pad);
+}
+
+/* V elements of row y at column x: one vector access, or V clamped scalar ones. */
+static void emit_load(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+{
+    const char *ty = tname[dbl];
+    kgt_printf(b,
+               "static __device__ __forceinline__ void %s_%s_ld%c(%s (&d)[%d], const %s *row, "
+               "long x,\n    long a1, long b1, int vin)\n{\n",
+               g->prefix, s->stem, tsuf[dbl], ty, t->v, ty);
+    if (t->v > 1)
+        kgt_printf(b,
+                   "    if (vin) {\n"
+                   "        const %s%d q = *(const %s%d *)(row + x);\n"
+                   "        d[0] = q.x, d[1] = q.y;\n"
+                   "        return;\n"
+                   "    }\n",
+                   ty, t->v, ty, t->v);
+    else
+        kgt_printf(b, "    (void)vin;\n");
+    kgt_printf(b,
+               "#pragma unroll\n"
+               "    for (int j = 0; j < %d; j++) d[j] = row[KGT_CLAMP(x + j, a1, b1 - 1)];\n"
+               "}\n\n",
+               t->v);
+}
+
+/* One level's update of the thread's V cells of row r: window w, ring row sr, result nv. */
+static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const char *w, const char *sr)
+{
+    char wrap[40];
+    const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0};
+    kgt_printf(b,
+               "                %s q[K * QW], nv[V];\n"
+               "#pragma unroll\n"
+               "                for (int k = 0; k < R; k++) {\n"
+               "                    q[R * QW + k] = %s[PAD + tid * V - R + k];\n"
+               "                    q[R * QW + R + V + k] = %s[PAD + tid * V + V + k];\n"
+               "                }\n"
+               "#pragma unroll\n"
+               "                for (int k = 0; k < K; k++)\n"
+               "#pragma unroll\n"
+               "                    for (int j = 0; j < V; j++) q[k * QW + R + j] = %s[k][j];\n"
+               "#pragma unroll\n"
+               "                for (int j = 0; j < V; j++) {\n"
+               "                    const int c = R * QW + R + j;\n"
+               "                    nv[j] = ",
+               tname[dbl], sr, sr, w);
+    kgt_emit_expr(b, s, dbl, &ix);
+    kgt_printf(b,
+               ";\n"
+               "                }\n"
+               "                if (!FAST) {\n"
+               "                    const int rl = r >= ll0 && r < lh0;\n"
+               "#pragma unroll\n"
+               "                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : "
+               "%s[R][j];\n"
+               "                }\n",
+               w);
+}
+
+static void emit_push(kgt_buf *b, const char *w, const char *row, int ind)
+{
+    kgt_printf(b,
+               "#pragma unroll\n"
+               "%*sfor (int k = 0; k + 1 < K; k++)\n"
+               "#pragma unroll\n"
+               "%*s    for (int j = 0; j < V; j++) %s[k][j] = %s[k + 1][j];\n"
+               "#pragma unroll\n"
+               "%*sfor (int j = 0; j < V; j++) %s[K - 1][j] = %s[j];\n",
+               ind, "", ind, "", w, w, ind, "", w, row);
+}
+
+/* The walk of one block; FAST: no per-cell live test and no column clamp. */
+static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+{
+    const char *ty = tname[dbl];
+    kgt_printf(
+        b,
+        "template <int VEC, int FAST>\n"
+        "static __device__ __forceinline__ void %s_%s_walk%c(const %s *__restrict__ in,\n"
+        "    %s *__restrict__ out, long x0, long ys, long ye, long lo1, long hi1, long "
+        "ll0, long ll1,\n"
+        "    long lh0, long lh1, long a0, long b0, long a1, long b1, long s0, %s (*sh)[2][%d])"
+        "\n{\n",
+        g->prefix, s->stem, tsuf[dbl], ty, ty, ty, SB * t->v + 2 * t->pad);
+    emit_enum(b, t);
+    kgt_printf(
+        b,
+        "    const int tid = threadIdx.x;\n"
+        "    const long x = x0 + tid * V;\n"
+        "    int cl[V], st[V], stall = 1; /* live columns; stored columns */\n"
+        "#pragma unroll\n"
+        "    for (int j = 0; j < V; j++) {\n"
+        "        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);\n"
+        "        st[j] = tid * V >= HP && tid * V < HP + W && x + j >= lo1 && x + j < "
+        "hi1;\n"
+        "        stall = stall && st[j];\n"
+        "    }\n"
+        "    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));\n"
+        "    %s w0[K][V], w1[K][V], pf[K][V];\n"
+        "#pragma unroll\n"
+        "    for (int k = 0; k < K; k++)\n"
+        "#pragma unroll\n"
+        "        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;\n"
+        "    long y = ys - 2 * R; /* the input row entering the window */\n"
+        "#pragma unroll\n"
+        "    for (int k = 0; k < K; k++)\n"
+        "        %s_%s_ld%c(pf[k], in + KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);\n"
+        "    const long niter = ye - ys + 4 * R;\n"
+        "    for (long i0 = 0; i0 < niter; i0 += U) {\n"
+        "#pragma unroll\n"
+        "        for (int u = 0; u < U; u++, y++) {\n"
+        "            %s(*s)[SW] = sh[u & 1];\n"
+        "            /* the centre rows after this row's shifts */\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < V; j++) {\n"
+        "                s[0][PAD + tid * V + j] = w0[R + 1][j];\n"
+        "                s[1][PAD + tid * V + j] = w1[R + 1][j];\n"
+        "            }\n"
+        "            __syncthreads();\n",
+        ty, g->prefix, s->stem, tsuf[dbl], ty);
+    emit_push(b, "w0", "pf[0]", 12);
+    kgt_printf(b,
+               "#pragma unroll\n"
+               "            for (int k = 0; k + 1 < K; k++)\n"
+               "#pragma unroll\n"
+               "                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];\n"
+               "            %s_%s_ld%c(pf[K - 1], in + KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, "
+               "b1, vin);\n"
+               "            {\n"
+               "                const long r = y - R; /* step 1 */\n",
+               g->prefix, s->stem, tsuf[dbl]);
+    emit_level(b, s, dbl, "w0", "s[0]");
+    emit_push(b, "w1", "nv", 16);
+    kgt_printf(b, "            }\n"
+                  "            {\n"
+                  "                const long r = y - 2 * R; /* step 2, stored */\n");
+    emit_level(b, s, dbl, "w1", "s[1]");
+    kgt_printf(b,
+               "                if (r >= ys && r < ye) {\n"
+               "                    %s *o = out + r * s0 + x;\n",
+               ty);
+    if (t->v > 1)
+        kgt_printf(b,
+                   "                    if (VEC && stall)\n"
+                   "                        *(%s%d *)o = make_%s%d(nv[0], nv[1]);\n"
+                   "                    else\n",
+                   ty, t->v, ty, t->v);
+    else
+        kgt_printf(b, "                    (void)stall;\n");
+    kgt_printf(b, "#pragma unroll\n"
+                  "                        for (int j = 0; j < V; j++)\n"
+                  "                            if (st[j]) o[j] = nv[j];\n"
+                  "                }\n"
+                  "            }\n"
+                  "        }\n"
+                  "    }\n"
+                  "}\n\n");
+}
+
+/*
+ * Block (bx, by): loaded columns [x0, x0 + B*V), x0 = xs + bx*W - HP (xs: lo1 rounded down to a
+ * vector); stored columns [x0 + HP, x0 + HP + W) within [lo1, hi1); output rows
+ * [lo0 + by*h, +h) within [lo0, hi0). VEC: rows and arrays allow vector accesses.
+ */
+static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+{
+    const char *ty = tname[dbl];
+    kgt_printf(b,
+               "template <int VEC>\n"
+               "static __global__ void __launch_bounds__(%d)\n"
+               "    %s_%s_stream_k%c(const %s *__restrict__ in, %s *__restrict__ out, long lo0, "
+               "long lo1,\n"
+               "    long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long a0, long b0, "
+               "long a1,\n"
+               "    long b1, long s0, long xs, long h)\n{\n",
+               SB, g->prefix, s->stem, tsuf[dbl], ty, ty);
+    emit_enum(b, t);
+    kgt_printf(b,
+               "    __shared__ %s sh[2][2][SW];\n"
+               "    const int tid = threadIdx.x;\n"
+               "    const long x0 = xs + (long)blockIdx.x * W - HP;\n"
+               "    const long ys = lo0 + (long)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;\n"
+               "    if (tid < PAD) /* read only by columns that are not stored */\n"
+               "        for (int p = 0; p < 4; p++) sh[p / 2][p %% 2][tid] = "
+               "sh[p / 2][p %% 2][SW - 1 - tid] = 0;\n"
+               "    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */\n"
+               "    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= "
+               "lh1 &&\n"
+               "                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && "
+               "ye + R <= lh0;\n"
+               "    if (fast)\n"
+               "        %s_%s_walk%c<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
+               "a0, b0, a1, b1,\n"
+               "                            s0, sh);\n"
+               "    else\n"
+               "        %s_%s_walk%c<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
+               "a0, b0, a1, b1,\n"
+               "                            s0, sh);\n"
+               "}\n\n",
+               ty, g->prefix, s->stem, tsuf[dbl], g->prefix, s->stem, tsuf[dbl]);
+}
+
+/*
+ * The launch: loads clamped to the rectangle [a, b) the caller made valid (the box grown by the
+ * extents, and by them again around the live cells of that); rows per block h from hdef down to
+ * hmin until the grid has about 256 blocks (a box of a few strips still fills the device).
+ */
+static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+{
+    const char *p = g->prefix, *n = s->stem, *ty = tname[dbl];
+    kgt_printf(b,
+               "static int %s_%s_stream%c(const void *in, void *out, const long *lo, const long "
+               "*hi,\n    const long *live_lo, const long *live_hi, long s0, void *queue)\n{\n",
+               p, n, tsuf[dbl]);
+    emit_enum(b, t);
+    kgt_printf(b,
+               "    const long elo[2] = {%d, %d}, ehi[2] = {%d, %d};\n"
+               "    long a[2], e[2];\n"
+               "    for (int d = 0; d < 2; d++) {\n"
+               "        const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];\n"
+               "        const long ll = l1 > live_lo[d] ? l1 : live_lo[d];\n"
+               "        const long lh = h1 < live_hi[d] ? h1 : live_hi[d];\n"
+               "        a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;\n"
+               "        e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;\n"
+               "    }\n",
+               t->elo[0], t->elo[1], t->ehi[0], t->ehi[1]);
+    kgt_printf(b,
+               "    const long xs = lo[1] - ((lo[1] %% V) + V) %% V, rows = hi[0] - lo[0];\n"
+               "    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;\n"
+               "    long h = (rows + want - 1) / want;\n"
+               "    h = h < %d ? %d : h > %d ? %d : h;\n"
+               "    h += (U - (h + 4 * R) %% U) %% U;\n"
+               "    const long gy = (rows + h - 1) / h;\n"
+               "    if (gx > 2147483647L || gy > 65535) return 1;\n",
+               t->hmin, t->hmin, t->hdef, t->hdef);
+    if (t->v > 1)
+        kgt_printf(b,
+                   "    const int vec = s0 %% V == 0 && (uintptr_t)in %% (V * sizeof(%s)) == 0 &&\n"
+                   "                    (uintptr_t)out %% (V * sizeof(%s)) == 0;\n",
+                   ty, ty);
+    for (int v = t->v > 1; v >= 0; v--)
+        kgt_printf(
+            b,
+            "    %s%s_%s_stream_k%c<%d><<<dim3((unsigned)gx, (unsigned)gy), B, 0,\n"
+            "        (kgt_stream)queue>>>((const %s *)in, (%s *)out, lo[0], lo[1], hi[0], "
+            "hi[1],\n"
+            "        live_lo[0], live_lo[1], live_hi[0], live_hi[1], a[0], e[0], a[1], e[1], "
+            "s0, xs, h);\n",
+            t->v == 1 ? ""
+            : v       ? "if (vec)\n    "
+                      : "else\n    ",
+            p, n, tsuf[dbl], v, ty, ty);
+    kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
+}
+
+void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
+{
+    shape t = make_shape(s, dbl);
+    kgt_printf(b,
+               "/* Two steps per launch by register streaming (boxes of at least %d rows and "
+               "columns):\n   %d threads of %d columns per block, window radius %d. */\n",
+               STREAM_MIN, SB, t.v, t.r);
+    emit_load(b, g, s, dbl, &t);
+    emit_walk(b, g, s, dbl, &t);
+    emit_kernel(b, g, s, dbl, &t);
+    emit_launch(b, g, s, dbl, &t);
+}
+
+int kgt_stream_min(void)
+{
+    return STREAM_MIN;
+}
