@@ -68,7 +68,6 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "#define KGT_WARP warpSize\n"
                   "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
                   "#define KGT_ALL(p) __all(p)\n"
-                  "#define KGT_BOUNDS(t, b) __launch_bounds__(t)\n"
                   "#else\n#include <cuda_runtime.h>\n"
                   "typedef cudaStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)\n"
@@ -79,8 +78,6 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "#define KGT_WARP 32\n"
                   "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
                   "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n"
-                  "/* at most t threads per block, at least b blocks per SM (HIP: no minimum) */\n"
-                  "#define KGT_BOUNDS(t, b) __launch_bounds__(t, b)\n"
                   "#endif\n"
                   "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n\n");
     kgt_printf(b,

@@ -28,13 +28,8 @@ static const char *const tname[2] = {"float", "double"};
 static const char tsuf[2] = {'f', 'd'};
 
 enum {
-    SB = 128,        /* threads per block (the study's best) */
-    STREAM_MIN = 64, /* rows and columns a box needs for the streaming kernel (emit_fused.c) */
-    /* float, radius 2: blocks per SM asked of the compiler, so at most 64 registers. The
-       study's 2d9nc kernel (63 registers, 735.2 Gcells/s) ran at 639.7 through the library with
-       the 80 this emitter's kernel got unbounded (6 blocks per SM; bench/RESULTS.md). Radius 1
-       stays under 64 unbounded (42-48; bounded it took 60), and double spilled at 64. */
-    SB_FLOAT_BLOCKS = 8
+    SB = 128,       /* threads per block (the study's best) */
+    STREAM_MIN = 64 /* rows and columns a box needs for the streaming kernel (emit_fused.c) */
 };
 
 /* The shape of one streaming kernel. */
@@ -266,20 +261,15 @@ static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
 {
     const char *ty = tname[dbl];
-    char bounds[48];
-    if (dbl || t->r < 2)
-        snprintf(bounds, sizeof bounds, "__launch_bounds__(%d)", SB);
-    else
-        snprintf(bounds, sizeof bounds, "KGT_BOUNDS(%d, %d)", SB, SB_FLOAT_BLOCKS);
     kgt_printf(b,
                "template <int VEC>\n"
-               "static __global__ void %s\n"
+               "static __global__ void __launch_bounds__(%d)\n"
                "    %s_%s_stream_k%c(const %s *__restrict__ in, %s *__restrict__ out, long lo0, "
                "long lo1,\n"
                "    long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long a0, long b0, "
                "long a1,\n"
                "    long b1, long s0, long xs, long h)\n{\n",
-               bounds, g->prefix, s->stem, tsuf[dbl], ty, ty);
+               SB, g->prefix, s->stem, tsuf[dbl], ty, ty);
     emit_enum(b, t);
     kgt_printf(b,
                "    __shared__ %s sh[2][2][SW];\n"

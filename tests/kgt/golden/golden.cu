@@ -16,7 +16,6 @@ typedef hipStream_t kgt_stream;
 #define KGT_WARP warpSize
 #define KGT_SHFL(v, src) __shfl((v), (src))
 #define KGT_ALL(p) __all(p)
-#define KGT_BOUNDS(t, b) __launch_bounds__(t)
 #else
 #include <cuda_runtime.h>
 typedef cudaStream_t kgt_stream;
@@ -28,8 +27,6 @@ typedef cudaStream_t kgt_stream;
 #define KGT_WARP 32
 #define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
 #define KGT_ALL(p) __all_sync(0xffffffffu, (p))
-/* at most t threads per block, at least b blocks per SM (HIP: no minimum) */
-#define KGT_BOUNDS(t, b) __launch_bounds__(t, b)
 #endif
 #define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
