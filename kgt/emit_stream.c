@@ -100,7 +100,7 @@ static void emit_load(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
     const char *ty = tname[dbl];
     kgt_printf(b,
                "static __device__ __forceinline__ void %s_%s_ld%c(%s (&d)[%d], const %s *row, "
-               "long x,\n    long a1, long b1, int vin)\n{\n",
+               "int x,\n    int a1, int b1, int vin)\n{\n",
                g->prefix, s->stem, tsuf[dbl], ty, t->v, ty);
     if (t->v > 1)
         kgt_printf(b,
@@ -169,71 +169,70 @@ static void emit_push(kgt_buf *b, const char *w, const char *row, int ind)
 static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
 {
     const char *ty = tname[dbl];
-    kgt_printf(
-        b,
-        "template <int VEC, int FAST>\n"
-        "static __device__ __forceinline__ void %s_%s_walk%c(const %s *__restrict__ in,\n"
-        "    %s *__restrict__ out, long x0, long ys, long ye, long lo1, long hi1, long "
-        "ll0, long ll1,\n"
-        "    long lh0, long lh1, long a0, long b0, long a1, long b1, long s0, %s (*sh)[2][%d])"
-        "\n{\n",
-        g->prefix, s->stem, tsuf[dbl], ty, ty, ty, SB * t->v + 2 * t->pad);
+    kgt_printf(b,
+               "template <int VEC, int FAST>\n"
+               "static __device__ __forceinline__ void %s_%s_walk%c(const %s *__restrict__ in,\n"
+               "    %s *__restrict__ out, int x0, int ys, int ye, int lo1, int hi1, int "
+               "ll0, int ll1,\n"
+               "    int lh0, int lh1, int a0, int b0, int a1, int b1, int s0, %s (*sh)[2][%d])"
+               "\n{\n",
+               g->prefix, s->stem, tsuf[dbl], ty, ty, ty, SB * t->v + 2 * t->pad);
     emit_enum(b, t);
-    kgt_printf(
-        b,
-        "    const int tid = threadIdx.x;\n"
-        "    const long x = x0 + tid * V;\n"
-        "    int cl[V], st[V], stall = 1; /* live columns; stored columns */\n"
-        "#pragma unroll\n"
-        "    for (int j = 0; j < V; j++) {\n"
-        "        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);\n"
-        "        st[j] = tid * V >= HP && tid * V < HP + W && x + j >= lo1 && x + j < "
-        "hi1;\n"
-        "        stall = stall && st[j];\n"
-        "    }\n"
-        "    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));\n"
-        "    %s w0[K][V], w1[K][V], pf[K][V];\n"
-        "#pragma unroll\n"
-        "    for (int k = 0; k < K; k++)\n"
-        "#pragma unroll\n"
-        "        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;\n"
-        "    long y = ys - 2 * R; /* the input row entering the window */\n"
-        "#pragma unroll\n"
-        "    for (int k = 0; k < K; k++)\n"
-        "        %s_%s_ld%c(pf[k], in + KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);\n"
-        "    const long niter = ye - ys + 4 * R;\n"
-        "    for (long i0 = 0; i0 < niter; i0 += U) {\n"
-        "#pragma unroll\n"
-        "        for (int u = 0; u < U; u++, y++) {\n"
-        "            %s(*s)[SW] = sh[u & 1];\n"
-        "            /* the centre rows after this row's shifts */\n"
-        "#pragma unroll\n"
-        "            for (int j = 0; j < V; j++) {\n"
-        "                s[0][PAD + tid * V + j] = w0[R + 1][j];\n"
-        "                s[1][PAD + tid * V + j] = w1[R + 1][j];\n"
-        "            }\n"
-        "            __syncthreads();\n",
-        ty, g->prefix, s->stem, tsuf[dbl], ty);
+    kgt_printf(b,
+               "    const int tid = threadIdx.x;\n"
+               "    const int x = x0 + tid * V;\n"
+               "    int cl[V], st[V], stall = 1; /* live columns; stored columns */\n"
+               "#pragma unroll\n"
+               "    for (int j = 0; j < V; j++) {\n"
+               "        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);\n"
+               "        st[j] = tid * V >= HP && tid * V < HP + W && x + j >= lo1 && x + j < "
+               "hi1;\n"
+               "        stall = stall && st[j];\n"
+               "    }\n"
+               "    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));\n"
+               "    %s w0[K][V], w1[K][V], pf[K][V];\n"
+               "#pragma unroll\n"
+               "    for (int k = 0; k < K; k++)\n"
+               "#pragma unroll\n"
+               "        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;\n"
+               "    int y = ys - 2 * R; /* the input row entering the window */\n"
+               "#pragma unroll\n"
+               "    for (int k = 0; k < K; k++)\n"
+               "        %s_%s_ld%c(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, "
+               "vin);\n"
+               "    const int niter = ye - ys + 4 * R;\n"
+               "    for (int i0 = 0; i0 < niter; i0 += U) {\n"
+               "#pragma unroll\n"
+               "        for (int u = 0; u < U; u++, y++) {\n"
+               "            %s(*s)[SW] = sh[u & 1];\n"
+               "            /* the centre rows after this row's shifts */\n"
+               "#pragma unroll\n"
+               "            for (int j = 0; j < V; j++) {\n"
+               "                s[0][PAD + tid * V + j] = w0[R + 1][j];\n"
+               "                s[1][PAD + tid * V + j] = w1[R + 1][j];\n"
+               "            }\n"
+               "            __syncthreads();\n",
+               ty, g->prefix, s->stem, tsuf[dbl], ty);
     emit_push(b, "w0", "pf[0]", 12);
     kgt_printf(b,
                "#pragma unroll\n"
                "            for (int k = 0; k + 1 < K; k++)\n"
                "#pragma unroll\n"
                "                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];\n"
-               "            %s_%s_ld%c(pf[K - 1], in + KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, "
-               "b1, vin);\n"
+               "            %s_%s_ld%c(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, "
+               "a1, b1, vin);\n"
                "            {\n"
-               "                const long r = y - R; /* step 1 */\n",
+               "                const int r = y - R; /* step 1 */\n",
                g->prefix, s->stem, tsuf[dbl]);
     emit_level(b, s, dbl, "w0", "s[0]");
     emit_push(b, "w1", "nv", 16);
     kgt_printf(b, "            }\n"
                   "            {\n"
-                  "                const long r = y - 2 * R; /* step 2, stored */\n");
+                  "                const int r = y - 2 * R; /* step 2, stored */\n");
     emit_level(b, s, dbl, "w1", "s[1]");
     kgt_printf(b,
                "                if (r >= ys && r < ye) {\n"
-               "                    %s *o = out + r * s0 + x;\n",
+               "                    %s *o = out + (long)r * s0 + x;\n",
                ty);
     if (t->v > 1)
         kgt_printf(b,
@@ -264,18 +263,18 @@ static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
     kgt_printf(b,
                "template <int VEC>\n"
                "static __global__ void __launch_bounds__(%d)\n"
-               "    %s_%s_stream_k%c(const %s *__restrict__ in, %s *__restrict__ out, long lo0, "
-               "long lo1,\n"
-               "    long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long a0, long b0, "
-               "long a1,\n"
-               "    long b1, long s0, long xs, long h)\n{\n",
+               "    %s_%s_stream_k%c(const %s *__restrict__ in, %s *__restrict__ out, int lo0, "
+               "int lo1,\n"
+               "    int hi0, int hi1, int ll0, int ll1, int lh0, int lh1, int a0, int b0, "
+               "int a1,\n"
+               "    int b1, int s0, int xs, int h)\n{\n",
                SB, g->prefix, s->stem, tsuf[dbl], ty, ty);
     emit_enum(b, t);
     kgt_printf(b,
                "    __shared__ %s sh[2][2][SW];\n"
                "    const int tid = threadIdx.x;\n"
-               "    const long x0 = xs + (long)blockIdx.x * W - HP;\n"
-               "    const long ys = lo0 + (long)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;\n"
+               "    const int x0 = xs + (int)blockIdx.x * W - HP;\n"
+               "    const int ys = lo0 + (int)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;\n"
                "    if (tid < PAD) /* read only by columns that are not stored */\n"
                "        for (int p = 0; p < 4; p++) sh[p / 2][p %% 2][tid] = "
                "sh[p / 2][p %% 2][SW - 1 - tid] = 0;\n"
@@ -311,14 +310,21 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
     emit_enum(b, t);
     kgt_printf(b,
                "    const long elo[2] = {%d, %d}, ehi[2] = {%d, %d};\n"
-               "    long a[2], e[2];\n"
+               "    long a[2], e[2], vl[2], vh[2];\n"
                "    for (int d = 0; d < 2; d++) {\n"
                "        const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];\n"
                "        const long ll = l1 > live_lo[d] ? l1 : live_lo[d];\n"
                "        const long lh = h1 < live_hi[d] ? h1 : live_hi[d];\n"
                "        a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;\n"
                "        e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;\n"
-               "    }\n",
+               "        /* the same live test on every index the kernel compares, [a, e) */\n"
+               "        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);\n"
+               "        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);\n"
+               "        /* int indices in the kernel (64-bit row products): fewer instructions "
+               "per row */\n"
+               "        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;\n"
+               "    }\n"
+               "    if (s0 > (1L << 30)) return 1;\n",
                t->elo[0], t->elo[1], t->ehi[0], t->ehi[1]);
     kgt_printf(b,
                "    const long xs = lo[1] - ((lo[1] %% V) + V) %% V, rows = hi[0] - lo[0];\n"
@@ -338,10 +344,10 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
         kgt_printf(
             b,
             "    %s%s_%s_stream_k%c<%d><<<dim3((unsigned)gx, (unsigned)gy), B, 0,\n"
-            "        (kgt_stream)queue>>>((const %s *)in, (%s *)out, lo[0], lo[1], hi[0], "
-            "hi[1],\n"
-            "        live_lo[0], live_lo[1], live_hi[0], live_hi[1], a[0], e[0], a[1], e[1], "
-            "s0, xs, h);\n",
+            "        (kgt_stream)queue>>>((const %s *)in, (%s *)out, (int)lo[0], (int)lo[1],\n"
+            "        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], "
+            "(int)a[0],\n"
+            "        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);\n",
             t->v == 1 ? ""
             : v       ? "if (vec)\n    "
                       : "else\n    ",

@@ -197,8 +197,8 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
 
 /* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
    128 threads of 2 columns per block, window radius 1. */
-static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const float *row, long x,
-    long a1, long b1, int vin)
+static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const float *row, int x,
+    int a1, int b1, int vin)
 {
     if (vin) {
         const float2 q = *(const float2 *)(row + x);
@@ -211,13 +211,13 @@ static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const fl
 
 template <int VEC, int FAST>
 static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restrict__ in,
-    float *__restrict__ out, long x0, long ys, long ye, long lo1, long hi1, long ll0, long ll1,
-    long lh0, long lh1, long a0, long b0, long a1, long b1, long s0, float (*sh)[2][260])
+    float *__restrict__ out, int x0, int ys, int ye, int lo1, int hi1, int ll0, int ll1,
+    int lh0, int lh1, int a0, int b0, int a1, int b1, int s0, float (*sh)[2][260])
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     const int tid = threadIdx.x;
-    const long x = x0 + tid * V;
+    const int x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
 #pragma unroll
     for (int j = 0; j < V; j++) {
@@ -231,12 +231,12 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    long y = ys - 2 * R; /* the input row entering the window */
+    int y = ys - 2 * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
-        golden_heat2d_ldf(pf[k], in + KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
-    const long niter = ye - ys + 4 * R;
-    for (long i0 = 0; i0 < niter; i0 += U) {
+        golden_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
+    const int niter = ye - ys + 4 * R;
+    for (int i0 = 0; i0 < niter; i0 += U) {
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             float(*s)[SW] = sh[u & 1];
@@ -257,9 +257,9 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
             for (int k = 0; k + 1 < K; k++)
 #pragma unroll
                 for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
-            golden_heat2d_ldf(pf[K - 1], in + KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
+            golden_heat2d_ldf(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
             {
-                const long r = y - R; /* step 1 */
+                const int r = y - R; /* step 1 */
                 float q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -288,7 +288,7 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
                 for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
             }
             {
-                const long r = y - 2 * R; /* step 2, stored */
+                const int r = y - 2 * R; /* step 2, stored */
                 float q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -310,7 +310,7 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
                     for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
                 }
                 if (r >= ys && r < ye) {
-                    float *o = out + r * s0 + x;
+                    float *o = out + (long)r * s0 + x;
                     if (VEC && stall)
                         *(float2 *)o = make_float2(nv[0], nv[1]);
                     else
@@ -325,16 +325,16 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
 
 template <int VEC>
 static __global__ void __launch_bounds__(128)
-    golden_heat2d_stream_kf(const float *__restrict__ in, float *__restrict__ out, long lo0, long lo1,
-    long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long a0, long b0, long a1,
-    long b1, long s0, long xs, long h)
+    golden_heat2d_stream_kf(const float *__restrict__ in, float *__restrict__ out, int lo0, int lo1,
+    int hi0, int hi1, int ll0, int ll1, int lh0, int lh1, int a0, int b0, int a1,
+    int b1, int s0, int xs, int h)
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     __shared__ float sh[2][2][SW];
     const int tid = threadIdx.x;
-    const long x0 = xs + (long)blockIdx.x * W - HP;
-    const long ys = lo0 + (long)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    const int x0 = xs + (int)blockIdx.x * W - HP;
+    const int ys = lo0 + (int)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
         for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
     /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */
@@ -354,14 +354,20 @@ static int golden_heat2d_streamf(const void *in, void *out, const long *lo, cons
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     const long elo[2] = {1, 1}, ehi[2] = {1, 1};
-    long a[2], e[2];
+    long a[2], e[2], vl[2], vh[2];
     for (int d = 0; d < 2; d++) {
         const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];
         const long ll = l1 > live_lo[d] ? l1 : live_lo[d];
         const long lh = h1 < live_hi[d] ? h1 : live_hi[d];
         a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;
         e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;
+        /* the same live test on every index the kernel compares, [a, e) */
+        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
+        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
+        /* int indices in the kernel (64-bit row products): fewer instructions per row */
+        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
     }
+    if (s0 > (1L << 30)) return 1;
     const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
     const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
@@ -373,12 +379,14 @@ static int golden_heat2d_streamf(const void *in, void *out, const long *lo, cons
                     (uintptr_t)out % (V * sizeof(float)) == 0;
     if (vec)
     golden_heat2d_stream_kf<1><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
-        (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1], hi[0], hi[1],
-        live_lo[0], live_lo[1], live_hi[0], live_hi[1], a[0], e[0], a[1], e[1], s0, xs, h);
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (int)lo[0], (int)lo[1],
+        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], (int)a[0],
+        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);
     else
     golden_heat2d_stream_kf<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
-        (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1], hi[0], hi[1],
-        live_lo[0], live_lo[1], live_hi[0], live_hi[1], a[0], e[0], a[1], e[1], s0, xs, h);
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (int)lo[0], (int)lo[1],
+        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], (int)a[0],
+        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -461,8 +469,8 @@ extern "C" int KGT_FUSED(golden_heat2d, f)(const void *in, void *out, const long
 
 /* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
    128 threads of 1 columns per block, window radius 1. */
-static __device__ __forceinline__ void golden_heat2d_ldd(double (&d)[1], const double *row, long x,
-    long a1, long b1, int vin)
+static __device__ __forceinline__ void golden_heat2d_ldd(double (&d)[1], const double *row, int x,
+    int a1, int b1, int vin)
 {
     (void)vin;
 #pragma unroll
@@ -471,13 +479,13 @@ static __device__ __forceinline__ void golden_heat2d_ldd(double (&d)[1], const d
 
 template <int VEC, int FAST>
 static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restrict__ in,
-    double *__restrict__ out, long x0, long ys, long ye, long lo1, long hi1, long ll0, long ll1,
-    long lh0, long lh1, long a0, long b0, long a1, long b1, long s0, double (*sh)[2][130])
+    double *__restrict__ out, int x0, int ys, int ye, int lo1, int hi1, int ll0, int ll1,
+    int lh0, int lh1, int a0, int b0, int a1, int b1, int s0, double (*sh)[2][130])
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     const int tid = threadIdx.x;
-    const long x = x0 + tid * V;
+    const int x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
 #pragma unroll
     for (int j = 0; j < V; j++) {
@@ -491,12 +499,12 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    long y = ys - 2 * R; /* the input row entering the window */
+    int y = ys - 2 * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
-        golden_heat2d_ldd(pf[k], in + KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
-    const long niter = ye - ys + 4 * R;
-    for (long i0 = 0; i0 < niter; i0 += U) {
+        golden_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
+    const int niter = ye - ys + 4 * R;
+    for (int i0 = 0; i0 < niter; i0 += U) {
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             double(*s)[SW] = sh[u & 1];
@@ -517,9 +525,9 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
             for (int k = 0; k + 1 < K; k++)
 #pragma unroll
                 for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
-            golden_heat2d_ldd(pf[K - 1], in + KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
+            golden_heat2d_ldd(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
             {
-                const long r = y - R; /* step 1 */
+                const int r = y - R; /* step 1 */
                 double q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -548,7 +556,7 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
                 for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
             }
             {
-                const long r = y - 2 * R; /* step 2, stored */
+                const int r = y - 2 * R; /* step 2, stored */
                 double q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -570,7 +578,7 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
                     for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
                 }
                 if (r >= ys && r < ye) {
-                    double *o = out + r * s0 + x;
+                    double *o = out + (long)r * s0 + x;
                     (void)stall;
 #pragma unroll
                         for (int j = 0; j < V; j++)
@@ -583,16 +591,16 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
 
 template <int VEC>
 static __global__ void __launch_bounds__(128)
-    golden_heat2d_stream_kd(const double *__restrict__ in, double *__restrict__ out, long lo0, long lo1,
-    long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long a0, long b0, long a1,
-    long b1, long s0, long xs, long h)
+    golden_heat2d_stream_kd(const double *__restrict__ in, double *__restrict__ out, int lo0, int lo1,
+    int hi0, int hi1, int ll0, int ll1, int lh0, int lh1, int a0, int b0, int a1,
+    int b1, int s0, int xs, int h)
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     __shared__ double sh[2][2][SW];
     const int tid = threadIdx.x;
-    const long x0 = xs + (long)blockIdx.x * W - HP;
-    const long ys = lo0 + (long)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    const int x0 = xs + (int)blockIdx.x * W - HP;
+    const int ys = lo0 + (int)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
         for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
     /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */
@@ -612,14 +620,20 @@ static int golden_heat2d_streamd(const void *in, void *out, const long *lo, cons
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     const long elo[2] = {1, 1}, ehi[2] = {1, 1};
-    long a[2], e[2];
+    long a[2], e[2], vl[2], vh[2];
     for (int d = 0; d < 2; d++) {
         const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];
         const long ll = l1 > live_lo[d] ? l1 : live_lo[d];
         const long lh = h1 < live_hi[d] ? h1 : live_hi[d];
         a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;
         e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;
+        /* the same live test on every index the kernel compares, [a, e) */
+        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
+        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
+        /* int indices in the kernel (64-bit row products): fewer instructions per row */
+        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
     }
+    if (s0 > (1L << 30)) return 1;
     const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
     const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
@@ -628,8 +642,9 @@ static int golden_heat2d_streamd(const void *in, void *out, const long *lo, cons
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;
     golden_heat2d_stream_kd<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
-        (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1], hi[0], hi[1],
-        live_lo[0], live_lo[1], live_hi[0], live_hi[1], a[0], e[0], a[1], e[1], s0, xs, h);
+        (kgt_stream)queue>>>((const double *)in, (double *)out, (int)lo[0], (int)lo[1],
+        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], (int)a[0],
+        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);
     return KGT_LAUNCH_FAILED();
 }
 
