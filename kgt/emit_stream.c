@@ -100,7 +100,7 @@ static void emit_load(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
     const char *ty = tname[dbl];
     kgt_printf(b,
                "static __device__ __forceinline__ void %s_%s_ld%c(%s (&d)[%d], const %s *row, "
-               "int x,\n    int a1, int b1, int vin)\n{\n",
+               "KGT_IX x,\n    KGT_IX a1, KGT_IX b1, int vin)\n{\n",
                g->prefix, s->stem, tsuf[dbl], ty, t->v, ty);
     if (t->v > 1)
         kgt_printf(b,
@@ -169,18 +169,18 @@ static void emit_push(kgt_buf *b, const char *w, const char *row, int ind)
 static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
 {
     const char *ty = tname[dbl];
-    kgt_printf(b,
-               "template <int VEC, int FAST>\n"
-               "static __device__ __forceinline__ void %s_%s_walk%c(const %s *__restrict__ in,\n"
-               "    %s *__restrict__ out, int x0, int ys, int ye, int lo1, int hi1, int "
-               "ll0, int ll1,\n"
-               "    int lh0, int lh1, int a0, int b0, int a1, int b1, int s0, %s (*sh)[2][%d])"
-               "\n{\n",
-               g->prefix, s->stem, tsuf[dbl], ty, ty, ty, SB * t->v + 2 * t->pad);
+    kgt_printf(
+        b,
+        "template <int VEC, int FAST>\n"
+        "static __device__ __forceinline__ void %s_%s_walk%c(const %s *__restrict__ in,\n"
+        "    %s *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,\n"
+        "    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,\n"
+        "    KGT_IX b1, KGT_IX s0, %s (*sh)[2][%d])\n{\n",
+        g->prefix, s->stem, tsuf[dbl], ty, ty, ty, SB * t->v + 2 * t->pad);
     emit_enum(b, t);
     kgt_printf(b,
                "    const int tid = threadIdx.x;\n"
-               "    const int x = x0 + tid * V;\n"
+               "    const KGT_IX x = x0 + tid * V;\n"
                "    int cl[V], st[V], stall = 1; /* live columns; stored columns */\n"
                "#pragma unroll\n"
                "    for (int j = 0; j < V; j++) {\n"
@@ -195,13 +195,13 @@ static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
                "    for (int k = 0; k < K; k++)\n"
                "#pragma unroll\n"
                "        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;\n"
-               "    int y = ys - 2 * R; /* the input row entering the window */\n"
+               "    KGT_IX y = ys - 2 * R; /* the input row entering the window */\n"
                "#pragma unroll\n"
                "    for (int k = 0; k < K; k++)\n"
                "        %s_%s_ld%c(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, "
                "vin);\n"
-               "    const int niter = ye - ys + 4 * R;\n"
-               "    for (int i0 = 0; i0 < niter; i0 += U) {\n"
+               "    const KGT_IX niter = ye - ys + 4 * R;\n"
+               "    for (KGT_IX i0 = 0; i0 < niter; i0 += U) {\n"
                "#pragma unroll\n"
                "        for (int u = 0; u < U; u++, y++) {\n"
                "            %s(*s)[SW] = sh[u & 1];\n"
@@ -222,13 +222,13 @@ static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
                "            %s_%s_ld%c(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, "
                "a1, b1, vin);\n"
                "            {\n"
-               "                const int r = y - R; /* step 1 */\n",
+               "                const KGT_IX r = y - R; /* step 1 */\n",
                g->prefix, s->stem, tsuf[dbl]);
     emit_level(b, s, dbl, "w0", "s[0]");
     emit_push(b, "w1", "nv", 16);
     kgt_printf(b, "            }\n"
                   "            {\n"
-                  "                const int r = y - 2 * R; /* step 2, stored */\n");
+                  "                const KGT_IX r = y - 2 * R; /* step 2, stored */\n");
     emit_level(b, s, dbl, "w1", "s[1]");
     kgt_printf(b,
                "                if (r >= ys && r < ye) {\n"
@@ -263,36 +263,37 @@ static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
     kgt_printf(b,
                "template <int VEC>\n"
                "static __global__ void __launch_bounds__(%d)\n"
-               "    %s_%s_stream_k%c(const %s *__restrict__ in, %s *__restrict__ out, int lo0, "
-               "int lo1,\n"
-               "    int hi0, int hi1, int ll0, int ll1, int lh0, int lh1, int a0, int b0, "
-               "int a1,\n"
-               "    int b1, int s0, int xs, int h)\n{\n",
+               "    %s_%s_stream_k%c(const %s *__restrict__ in, %s *__restrict__ out, KGT_IX lo0,\n"
+               "    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, "
+               "KGT_IX lh1,\n"
+               "    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)"
+               "\n{\n",
                SB, g->prefix, s->stem, tsuf[dbl], ty, ty);
     emit_enum(b, t);
-    kgt_printf(b,
-               "    __shared__ %s sh[2][2][SW];\n"
-               "    const int tid = threadIdx.x;\n"
-               "    const int x0 = xs + (int)blockIdx.x * W - HP;\n"
-               "    const int ys = lo0 + (int)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;\n"
-               "    if (tid < PAD) /* read only by columns that are not stored */\n"
-               "        for (int p = 0; p < 4; p++) sh[p / 2][p %% 2][tid] = "
-               "sh[p / 2][p %% 2][SW - 1 - tid] = 0;\n"
-               "    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */\n"
-               "    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= "
-               "lh1 &&\n"
-               "                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && "
-               "ye + R <= lh0;\n"
-               "    if (fast)\n"
-               "        %s_%s_walk%c<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
-               "a0, b0, a1, b1,\n"
-               "                            s0, sh);\n"
-               "    else\n"
-               "        %s_%s_walk%c<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
-               "a0, b0, a1, b1,\n"
-               "                            s0, sh);\n"
-               "}\n\n",
-               ty, g->prefix, s->stem, tsuf[dbl], g->prefix, s->stem, tsuf[dbl]);
+    kgt_printf(
+        b,
+        "    __shared__ %s sh[2][2][SW];\n"
+        "    const int tid = threadIdx.x;\n"
+        "    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;\n"
+        "    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;\n"
+        "    if (tid < PAD) /* read only by columns that are not stored */\n"
+        "        for (int p = 0; p < 4; p++) sh[p / 2][p %% 2][tid] = "
+        "sh[p / 2][p %% 2][SW - 1 - tid] = 0;\n"
+        "    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */\n"
+        "    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= "
+        "lh1 &&\n"
+        "                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && "
+        "ye + R <= lh0;\n"
+        "    if (fast)\n"
+        "        %s_%s_walk%c<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
+        "a0, b0, a1, b1,\n"
+        "                            s0, sh);\n"
+        "    else\n"
+        "        %s_%s_walk%c<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
+        "a0, b0, a1, b1,\n"
+        "                            s0, sh);\n"
+        "}\n\n",
+        ty, g->prefix, s->stem, tsuf[dbl], g->prefix, s->stem, tsuf[dbl]);
 }
 
 /*
@@ -320,8 +321,7 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                "        /* the same live test on every index the kernel compares, [a, e) */\n"
                "        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);\n"
                "        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);\n"
-               "        /* int indices in the kernel (64-bit row products): fewer instructions "
-               "per row */\n"
+               "        /* KGT_IX int: 32-bit indices in the kernel, 64-bit row products */\n"
                "        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;\n"
                "    }\n"
                "    if (s0 > (1L << 30)) return 1;\n",
@@ -344,15 +344,25 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
         kgt_printf(
             b,
             "    %s%s_%s_stream_k%c<%d><<<dim3((unsigned)gx, (unsigned)gy), B, 0,\n"
-            "        (kgt_stream)queue>>>((const %s *)in, (%s *)out, (int)lo[0], (int)lo[1],\n"
-            "        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], "
-            "(int)a[0],\n"
-            "        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);\n",
+            "        (kgt_stream)queue>>>((const %s *)in, (%s *)out, (KGT_IX)lo[0], "
+            "(KGT_IX)lo[1],\n"
+            "        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],\n"
+            "        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], "
+            "(KGT_IX)s0,\n"
+            "        (KGT_IX)xs, (KGT_IX)h);\n",
             t->v == 1 ? ""
             : v       ? "if (vec)\n    "
                       : "else\n    ",
             p, n, tsuf[dbl], v, ty, ty);
     kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
+}
+
+/* Index type of the kernel's rows and columns: int at radius 2, where 64-bit indices cost
+   registers and instructions per row (2d9nc 639.7 -> 656.7 Gcells/s with int on one H200), long
+   at radius 1, where int measured slower (2d4 937.3 -> 911.8); bench/RESULTS.md. */
+static const char *index_type(const shape *t)
+{
+    return t->r >= 2 ? "int" : "long";
 }
 
 void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
@@ -362,10 +372,12 @@ void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int
                "/* Two steps per launch by register streaming (boxes of at least %d rows and "
                "columns):\n   %d threads of %d columns per block, window radius %d. */\n",
                STREAM_MIN, SB, t.v, t.r);
+    kgt_printf(b, "#define KGT_IX %s\n", index_type(&t));
     emit_load(b, g, s, dbl, &t);
     emit_walk(b, g, s, dbl, &t);
     emit_kernel(b, g, s, dbl, &t);
     emit_launch(b, g, s, dbl, &t);
+    kgt_printf(b, "#undef KGT_IX\n\n");
 }
 
 int kgt_stream_min(void)

@@ -197,8 +197,9 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
 
 /* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
    128 threads of 2 columns per block, window radius 1. */
-static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const float *row, int x,
-    int a1, int b1, int vin)
+#define KGT_IX long
+static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    KGT_IX a1, KGT_IX b1, int vin)
 {
     if (vin) {
         const float2 q = *(const float2 *)(row + x);
@@ -211,13 +212,14 @@ static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const fl
 
 template <int VEC, int FAST>
 static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restrict__ in,
-    float *__restrict__ out, int x0, int ys, int ye, int lo1, int hi1, int ll0, int ll1,
-    int lh0, int lh1, int a0, int b0, int a1, int b1, int s0, float (*sh)[2][260])
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     const int tid = threadIdx.x;
-    const int x = x0 + tid * V;
+    const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
 #pragma unroll
     for (int j = 0; j < V; j++) {
@@ -231,12 +233,12 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    int y = ys - 2 * R; /* the input row entering the window */
+    KGT_IX y = ys - 2 * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
         golden_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
-    const int niter = ye - ys + 4 * R;
-    for (int i0 = 0; i0 < niter; i0 += U) {
+    const KGT_IX niter = ye - ys + 4 * R;
+    for (KGT_IX i0 = 0; i0 < niter; i0 += U) {
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             float(*s)[SW] = sh[u & 1];
@@ -259,7 +261,7 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
                 for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
             golden_heat2d_ldf(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
             {
-                const int r = y - R; /* step 1 */
+                const KGT_IX r = y - R; /* step 1 */
                 float q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -288,7 +290,7 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
                 for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
             }
             {
-                const int r = y - 2 * R; /* step 2, stored */
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
                 float q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -325,16 +327,16 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
 
 template <int VEC>
 static __global__ void __launch_bounds__(128)
-    golden_heat2d_stream_kf(const float *__restrict__ in, float *__restrict__ out, int lo0, int lo1,
-    int hi0, int hi1, int ll0, int ll1, int lh0, int lh1, int a0, int b0, int a1,
-    int b1, int s0, int xs, int h)
+    golden_heat2d_stream_kf(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     __shared__ float sh[2][2][SW];
     const int tid = threadIdx.x;
-    const int x0 = xs + (int)blockIdx.x * W - HP;
-    const int ys = lo0 + (int)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
         for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
     /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */
@@ -364,7 +366,7 @@ static int golden_heat2d_streamf(const void *in, void *out, const long *lo, cons
         /* the same live test on every index the kernel compares, [a, e) */
         vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
         vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
-        /* int indices in the kernel (64-bit row products): fewer instructions per row */
+        /* KGT_IX int: 32-bit indices in the kernel, 64-bit row products */
         if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
     }
     if (s0 > (1L << 30)) return 1;
@@ -379,16 +381,20 @@ static int golden_heat2d_streamf(const void *in, void *out, const long *lo, cons
                     (uintptr_t)out % (V * sizeof(float)) == 0;
     if (vec)
     golden_heat2d_stream_kf<1><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
-        (kgt_stream)queue>>>((const float *)in, (float *)out, (int)lo[0], (int)lo[1],
-        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], (int)a[0],
-        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
     else
     golden_heat2d_stream_kf<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
-        (kgt_stream)queue>>>((const float *)in, (float *)out, (int)lo[0], (int)lo[1],
-        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], (int)a[0],
-        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
     return KGT_LAUNCH_FAILED();
 }
+
+#undef KGT_IX
 
 /* Two steps per launch: 256 x 32 output cells per block of 256 x 2 threads; step 1 on them
    and 1/1 rows, 1/1 columns around them, in 35088 bytes of shared memory. */
@@ -469,8 +475,9 @@ extern "C" int KGT_FUSED(golden_heat2d, f)(const void *in, void *out, const long
 
 /* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
    128 threads of 1 columns per block, window radius 1. */
-static __device__ __forceinline__ void golden_heat2d_ldd(double (&d)[1], const double *row, int x,
-    int a1, int b1, int vin)
+#define KGT_IX long
+static __device__ __forceinline__ void golden_heat2d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    KGT_IX a1, KGT_IX b1, int vin)
 {
     (void)vin;
 #pragma unroll
@@ -479,13 +486,14 @@ static __device__ __forceinline__ void golden_heat2d_ldd(double (&d)[1], const d
 
 template <int VEC, int FAST>
 static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restrict__ in,
-    double *__restrict__ out, int x0, int ys, int ye, int lo1, int hi1, int ll0, int ll1,
-    int lh0, int lh1, int a0, int b0, int a1, int b1, int s0, double (*sh)[2][130])
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     const int tid = threadIdx.x;
-    const int x = x0 + tid * V;
+    const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
 #pragma unroll
     for (int j = 0; j < V; j++) {
@@ -499,12 +507,12 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    int y = ys - 2 * R; /* the input row entering the window */
+    KGT_IX y = ys - 2 * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
         golden_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
-    const int niter = ye - ys + 4 * R;
-    for (int i0 = 0; i0 < niter; i0 += U) {
+    const KGT_IX niter = ye - ys + 4 * R;
+    for (KGT_IX i0 = 0; i0 < niter; i0 += U) {
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             double(*s)[SW] = sh[u & 1];
@@ -527,7 +535,7 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
                 for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
             golden_heat2d_ldd(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
             {
-                const int r = y - R; /* step 1 */
+                const KGT_IX r = y - R; /* step 1 */
                 double q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -556,7 +564,7 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
                 for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
             }
             {
-                const int r = y - 2 * R; /* step 2, stored */
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
                 double q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -591,16 +599,16 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
 
 template <int VEC>
 static __global__ void __launch_bounds__(128)
-    golden_heat2d_stream_kd(const double *__restrict__ in, double *__restrict__ out, int lo0, int lo1,
-    int hi0, int hi1, int ll0, int ll1, int lh0, int lh1, int a0, int b0, int a1,
-    int b1, int s0, int xs, int h)
+    golden_heat2d_stream_kd(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
     __shared__ double sh[2][2][SW];
     const int tid = threadIdx.x;
-    const int x0 = xs + (int)blockIdx.x * W - HP;
-    const int ys = lo0 + (int)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
         for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
     /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */
@@ -630,7 +638,7 @@ static int golden_heat2d_streamd(const void *in, void *out, const long *lo, cons
         /* the same live test on every index the kernel compares, [a, e) */
         vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
         vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
-        /* int indices in the kernel (64-bit row products): fewer instructions per row */
+        /* KGT_IX int: 32-bit indices in the kernel, 64-bit row products */
         if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
     }
     if (s0 > (1L << 30)) return 1;
@@ -642,11 +650,14 @@ static int golden_heat2d_streamd(const void *in, void *out, const long *lo, cons
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;
     golden_heat2d_stream_kd<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
-        (kgt_stream)queue>>>((const double *)in, (double *)out, (int)lo[0], (int)lo[1],
-        (int)hi[0], (int)hi[1], (int)vl[0], (int)vl[1], (int)vh[0], (int)vh[1], (int)a[0],
-        (int)e[0], (int)a[1], (int)e[1], (int)s0, (int)xs, (int)h);
+        (kgt_stream)queue>>>((const double *)in, (double *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
     return KGT_LAUNCH_FAILED();
 }
+
+#undef KGT_IX
 
 /* Two steps per launch: 256 x 16 output cells per block of 256 x 2 threads; step 1 on them
    and 1/1 rows, 1/1 columns around them, in 37152 bytes of shared memory. */
