@@ -49,8 +49,7 @@ typedef struct tile {
     long smem;                                /* its bytes */
 } tile;
 
-/* How far the non-zero weights reach before (lo) and after (hi) a cell, per dimension. */
-static void extents(const kgt_stencil *s, int *lo, int *hi)
+void kgt_extents(const kgt_stencil *s, int *lo, int *hi)
 {
     for (int d = 0; d < KGT_MAX_DIMS; d++) lo[d] = hi[d] = 0;
     for (int p = 0; p < s->npts; p++) {
@@ -68,7 +67,7 @@ int kgt_fused(const kgt_gen *g, const kgt_stencil *s)
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     if (s->ndims != 2 || g->fused == KGT_FUSED_NONE) return 0;
     if (g->fused == KGT_FUSED_ALL || kgt_stream(s)) return 1;
-    extents(s, lo, hi);
+    kgt_extents(s, lo, hi);
     return lo[0] <= 1 && hi[0] <= 1 && lo[1] <= 1 && hi[1] <= 1;
 }
 
@@ -77,7 +76,7 @@ static tile make_tile(const kgt_stencil *s, int dbl)
 {
     tile t;
     long esz = dbl ? 8 : 4;
-    extents(s, t.elo, t.ehi);
+    kgt_extents(s, t.elo, t.ehi);
     t.kx = TX + t.elo[1] + t.ehi[1];
     for (t.ty = dbl ? 16 : 32;; t.ty /= 2) {
         t.ky = t.ty + t.elo[0] + t.ehi[0];

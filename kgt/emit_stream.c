@@ -34,32 +34,19 @@ enum {
 
 /* The shape of one streaming kernel. */
 typedef struct shape {
-    int r, v;           /* window radius; columns per thread */
-    int hp, pad, u;     /* columns not stored each side; ring padding; unrolled rows */
-    int hdef, hmin;     /* rows per block: at most, at least (h + 4R a multiple of u) */
-    int elo[2], ehi[2]; /* extents of the non-zero weights */
+    int r, v;       /* window radius; columns per thread */
+    int hp, pad, u; /* columns not stored each side; ring padding; unrolled rows */
+    int hdef, hmin; /* rows per block: at most, at least (h + 4R a multiple of u) */
+    int elo[KGT_MAX_DIMS], ehi[KGT_MAX_DIMS]; /* extents of the non-zero weights */
 } shape;
-
-static void extents(const kgt_stencil *s, int *lo, int *hi)
-{
-    for (int d = 0; d < 2; d++) lo[d] = hi[d] = 0;
-    for (int p = 0; p < s->npts; p++) {
-        if (s->pts[p].w == 0.0) continue;
-        for (int d = 0; d < 2; d++) {
-            int o = s->pts[p].off[d];
-            if (-o > lo[d]) lo[d] = -o;
-            if (o > hi[d]) hi[d] = o;
-        }
-    }
-}
 
 int kgt_stream(const kgt_stencil *s)
 {
-    int lo[2], hi[2];
+    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     if (s->ndims != 2) return 0;
     for (int p = 0; p < s->npts; p++)
         if (s->pts[p].w != 0.0 && s->pts[p].off[0] != 0 && s->pts[p].off[1] != 0) return 0;
-    extents(s, lo, hi);
+    kgt_extents(s, lo, hi);
     for (int d = 0; d < 2; d++)
         if (lo[d] > 2 || hi[d] > 2) return 0;
     return 1;
@@ -69,7 +56,7 @@ int kgt_stream(const kgt_stencil *s)
 static shape make_shape(const kgt_stencil *s, int dbl)
 {
     shape t;
-    extents(s, t.elo, t.ehi);
+    kgt_extents(s, t.elo, t.ehi);
     t.r = 1;
     for (int d = 0; d < 2; d++) {
         if (t.elo[d] > t.r) t.r = t.elo[d];
