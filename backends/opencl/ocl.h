@@ -6,6 +6,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
+#include <stdint.h>
 
 #include "backend.h"
 
@@ -37,16 +38,19 @@ typedef struct ocl_impl {
     int nstamps;
     ocl_pinned *pinned;
     stencil_type type;
-    size_t es;          /* element size */
-    size_t wg;          /* work-group width of the update launch */
-    size_t copy_wg;     /* work-group size of the pack / unpack launches */
-    size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
-    cl_ulong max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
-    long stride[SL_D];  /* strides of the local arrays */
-    int copy_mode;      /* OCL_COPY_RECT or OCL_COPY_PACK */
-    int bounds_all;     /* the update kernel checks all three ids (generic; opted-in named) */
-    int walk;           /* cells of dimension 0 per work-item (generic: pick_walk; named: 1) */
-    int route;          /* border-queue kernels run on the inner queue (STENCIL_OPENCL_BORDER) */
+    size_t es;            /* element size */
+    size_t wg;            /* work-group width of the update launch */
+    size_t copy_wg;       /* work-group size of the pack / unpack launches */
+    size_t max_item[3];   /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    cl_ulong max_alloc;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    long stride[SL_D];    /* strides of the local arrays */
+    int copy_mode;        /* OCL_COPY_RECT or OCL_COPY_PACK */
+    int bounds_all;       /* the update kernel checks all three ids (generic; opted-in named) */
+    int walk;             /* cells of dimension 0 per work-item (generic: pick_walk; named: 1) */
+    int route;            /* border-queue kernels run on the inner queue (STENCIL_OPENCL_BORDER) */
+    int cpu;              /* a CPU device: arrays in host memory (ocl_mem.c) */
+    size_t base_align;    /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins */
+    uintptr_t first_addr; /* host address of the first array on a CPU device, else 0 */
 } ocl_impl;
 
 extern const sb_ops sb_opencl_ops;
@@ -80,6 +84,10 @@ int ocl_launch_routed(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t
                       int after_border, const char *what);
 /* Releases queue q's latest event and returns the slot for the next command's event. */
 cl_event *ocl_next_event(ocl_impl *o, int q);
+
+/* Device arrays (ocl_mem.c): on CPU devices staggered against 4K aliasing. */
+int ocl_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m);
+void ocl_mem_free(sb_dev *dev, sb_mem m);
 
 /* Device-to-device halos within one process and context (see ocl_peer.c). */
 int ocl_ipc_export(sb_dev *dev, sb_mem m, void *handle, size_t cap, size_t *len);

@@ -111,7 +111,8 @@ static int pick_copy_mode(sb_dev *dev, ocl_impl *o)
     const char *env = getenv("STENCIL_OPENCL_COPY");
     cl_device_type t = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
-    o->copy_mode = (t & CL_DEVICE_TYPE_CPU) ? OCL_COPY_RECT : OCL_COPY_PACK;
+    o->cpu = (t & CL_DEVICE_TYPE_CPU) != 0;
+    o->copy_mode = o->cpu ? OCL_COPY_RECT : OCL_COPY_PACK;
     if (!env || !*env) return 0;
     if (strcmp(env, "rect") == 0)
         o->copy_mode = OCL_COPY_RECT;
@@ -163,37 +164,15 @@ static int ocl_open(sb_dev *dev, const sb_open_args *a)
     if (!rc) rc = ocl_build(dev, o, a);
     if (!rc) rc = pick_copy_mode(dev, o);
     if (!rc) rc = pick_border_queue(dev, o);
-    if (!rc)
+    if (!rc) {
+        cl_uint bits = 0;
         clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof o->max_alloc, &o->max_alloc,
                         NULL);
+        clGetDeviceInfo(o->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
+        o->base_align = bits / 8;
+    }
     if (rc) ocl_close(dev);
     return rc;
-}
-
-static int ocl_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
-{
-    ocl_impl *o = dev->impl;
-    size_t n = bytes ? bytes : 1;
-    if (o->max_alloc && n > o->max_alloc)
-        return sb_fail(dev, STENCIL_EDEVMEM,
-                       "OpenCL: %zu bytes exceed the device's largest allocation (%llu)", n,
-                       (unsigned long long)o->max_alloc);
-    cl_int err;
-    cl_mem mem = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
-    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateBuffer");
-    *m = mem;
-    dev->device_bytes += n;
-    return 0;
-}
-
-static void ocl_mem_free(sb_dev *dev, sb_mem m)
-{
-    size_t n = 0;
-    if (!m) return;
-    if (clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof n, &n, NULL) == CL_SUCCESS &&
-        n <= dev->device_bytes)
-        dev->device_bytes -= n;
-    clReleaseMemObject(m);
 }
 
 /* Pinned host memory: a host-allocated buffer, mapped once for the host's whole use of it. */
