@@ -50,6 +50,15 @@ static void fx_start(fixture *f, const stencil_kernel *named)
     ck_assert_uint_ge(f->dev.device_bytes, 2 * f->bytes);
 }
 
+/* fx_start on one rank's whole array of set stencil `name` in float, global sizes g. */
+static void fx_start_set(fixture *f, const char *name, const long *g)
+{
+    stencil_desc d;
+    REQ(stencil_set_get(stencil_set_find(name), STENCIL_FLOAT, &d) == 0);
+    fx_layout(f, &d, g, 0);
+    fx_start(f, NULL);
+}
+
 static void fx_end(fixture *f)
 {
     for (int i = 0; i < 2; i++) {
@@ -258,11 +267,8 @@ END_TEST
 START_TEST(join_orders_queues)
 {
     fixture f;
-    stencil_desc d;
-    long g[3] = {48, 40, 64};
-    REQ(stencil_set_get(stencil_set_find("3d27"), STENCIL_FLOAT, &d) == 0);
-    fx_layout(&f, &d, g, 0);
-    fx_start(&f, NULL);
+    const long g[3] = {48, 40, 64};
+    fx_start_set(&f, "3d27", g);
     const sb_ops *ops = &sb_opencl_ops;
     sl_box ub = sl_local_box(&f.l, &f.l.update), last = ub;
     last.lo[0] = ub.hi[0] - 1;
@@ -311,11 +317,8 @@ static uintptr_t host_addr(fixture *f, sb_mem m)
 START_TEST(cpu_arrays_staggered)
 {
     fixture f;
-    stencil_desc d;
-    long g[3] = {40, 1000, 1};
-    REQ(stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &d) == 0);
-    fx_layout(&f, &d, g, 0);
-    fx_start(&f, NULL);
+    const long g[3] = {40, 1000, 1};
+    fx_start_set(&f, "2d4", g);
     ocl_impl *o = f.dev.impl;
     if (o->cpu) {
         uintptr_t a0 = host_addr(&f, f.m[0]), a1 = host_addr(&f, f.m[1]);
