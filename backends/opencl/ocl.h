@@ -49,6 +49,7 @@ typedef struct ocl_impl {
     int walk;             /* cells of dimension 0 per work-item (generic: pick_walk; named: 1) */
     int route;            /* border-queue kernels run on the inner queue (STENCIL_OPENCL_BORDER) */
     int cpu;              /* a CPU device: arrays in host memory (ocl_mem.c) */
+    int stagger;          /* arrays placed half a page apart (ocl_mem.c; CPU devices) */
     size_t base_align;    /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins */
     uintptr_t first_addr; /* host address of the first array on a CPU device, else 0 */
 } ocl_impl;

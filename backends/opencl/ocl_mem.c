@@ -12,8 +12,6 @@
  * STENCIL_OPENCL_STAGGER=0 turns it off.
  */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "ocl.h"
 
@@ -51,16 +49,10 @@ static int stagger_offset(sb_dev *dev, ocl_impl *o, cl_mem parent, size_t *off)
     return 0;
 }
 
-static int want_stagger(const ocl_impl *o)
-{
-    const char *env = getenv("STENCIL_OPENCL_STAGGER");
-    return o->cpu && !(env && strcmp(env, "0") == 0);
-}
-
 int ocl_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
 {
     ocl_impl *o = dev->impl;
-    int stagger = want_stagger(o);
+    int stagger = o->stagger;
     size_t n = bytes ? bytes : 1, total = n + (stagger ? OCL_PAGE : 0), off = 0;
     if (o->max_alloc && total > o->max_alloc)
         return sb_fail(dev, STENCIL_EDEVMEM,

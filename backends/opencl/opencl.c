@@ -104,41 +104,45 @@ static int make_queues(sb_dev *dev, ocl_impl *o)
     return 0;
 }
 
-/* STENCIL_OPENCL_COPY, else rect on CPU devices (a rectangle is a memcpy loop there; see
-   bench/RESULTS.md) and pack on the others (one kernel and one DMA instead of one per row). */
-static int pick_copy_mode(sb_dev *dev, ocl_impl *o)
+/* Environment variable `name` set to word a (*which = 0) or b (1); left alone when unset or
+   empty; anything else fails. */
+static int env_choice(sb_dev *dev, const char *name, const char *a, const char *b, int *which)
 {
-    const char *env = getenv("STENCIL_OPENCL_COPY");
+    const char *env = getenv(name);
+    if (!env || !*env) return 0;
+    if (strcmp(env, a) == 0 || strcmp(env, b) == 0) {
+        *which = strcmp(env, b) == 0;
+        return 0;
+    }
+    return sb_fail(dev, STENCIL_EINVAL, "OpenCL: %s=%s is not %s or %s", name, env, a, b);
+}
+
+/*
+ * Choices that depend on whether the device is a CPU, each with its environment override:
+ * - STENCIL_OPENCL_COPY: rect on CPU devices (a rectangle is a memcpy loop there; see
+ *   bench/RESULTS.md), pack on the others (one kernel and one DMA instead of one per row);
+ * - STENCIL_OPENCL_BORDER: own on CPU devices (PoCL on the GPU host's CPU ran its updates several
+ *   times slower with the border kernels on the inner queue), inner on the others;
+ * - STENCIL_OPENCL_STAGGER=0: no staggered arrays (ocl_mem.c), which only CPU devices get.
+ */
+static int pick_modes(sb_dev *dev, ocl_impl *o)
+{
     cl_device_type t = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
     o->cpu = (t & CL_DEVICE_TYPE_CPU) != 0;
     o->copy_mode = o->cpu ? OCL_COPY_RECT : OCL_COPY_PACK;
-    if (!env || !*env) return 0;
-    if (strcmp(env, "rect") == 0)
-        o->copy_mode = OCL_COPY_RECT;
-    else if (strcmp(env, "pack") == 0)
-        o->copy_mode = OCL_COPY_PACK;
-    else
-        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: STENCIL_OPENCL_COPY=%s is not rect or pack",
-                       env);
-    return 0;
-}
-
-/* STENCIL_OPENCL_BORDER, else inner on GPUs and own on CPU devices: PoCL on the GPU host's CPU
-   ran its updates several times slower with the border kernels on the inner queue. */
-static int pick_border_queue(sb_dev *dev, ocl_impl *o)
-{
-    const char *env = getenv("STENCIL_OPENCL_BORDER");
-    cl_device_type t = 0;
-    clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
-    o->route = !(t & CL_DEVICE_TYPE_CPU);
-    if (!env || !*env) return 0;
-    if (strcmp(env, "inner") == 0 || strcmp(env, "own") == 0) {
-        o->route = strcmp(env, "inner") == 0;
-        return 0;
+    o->route = !o->cpu;
+    const char *st = getenv("STENCIL_OPENCL_STAGGER");
+    o->stagger = o->cpu && !(st && strcmp(st, "0") == 0);
+    int pack = o->copy_mode == OCL_COPY_PACK;
+    int rc = env_choice(dev, "STENCIL_OPENCL_COPY", "rect", "pack", &pack);
+    o->copy_mode = pack ? OCL_COPY_PACK : OCL_COPY_RECT;
+    if (!rc) {
+        int own = !o->route;
+        rc = env_choice(dev, "STENCIL_OPENCL_BORDER", "inner", "own", &own);
+        o->route = !own;
     }
-    return sb_fail(dev, STENCIL_EINVAL, "OpenCL: STENCIL_OPENCL_BORDER=%s is not inner or own",
-                   env);
+    return rc;
 }
 
 static int ocl_open(sb_dev *dev, const sb_open_args *a)
@@ -162,8 +166,7 @@ static int ocl_open(sb_dev *dev, const sb_open_args *a)
     int rc = ocl_pick_device(dev, o, a);
     if (!rc) rc = make_queues(dev, o);
     if (!rc) rc = ocl_build(dev, o, a);
-    if (!rc) rc = pick_copy_mode(dev, o);
-    if (!rc) rc = pick_border_queue(dev, o);
+    if (!rc) rc = pick_modes(dev, o);
     if (!rc) {
         cl_uint bits = 0;
         clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof o->max_alloc, &o->max_alloc,
