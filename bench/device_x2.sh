@@ -178,20 +178,27 @@ mixed() { # label weight0 weight1 weight2 [iterations]
         "${PIN2[@]}" "${app[@]}" | tee -a "$OUT/mixed.jsonl"
 }
 
-rate() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])])["gcells_best"])' "$OUT/mixed.jsonl" "$1"; }
+# The rate (gcells_best) of line LINE (from 0) of the JSON lines in FILE.
+rate() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])])["gcells_best"])' "$1" "$2"; }
+
+# The three devices alone, one JSON line each into FILE: CUDA on GPU 0, NVIDIA OpenCL on GPU 1
+# (GRID, ITERS), PoCL (POCL_GRID, POCL_ITERS); pinned as pin_cpus set PIN0..2.
+solo_runs() { # file grid iters pocl-grid pocl-iters
+    local f=$1 app=(-S 2d4 -n $2 -i $3 --repeat 2)
+    "${MPI[@]}" -n 1 "${PIN0[@]}" $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" | tee -a "$f"
+    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 "${PIN1[@]}" $B/bench/stencil_bench \
+        --label solo-nvocl -b opencl "${app[@]}" | tee -a "$f"
+    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 "${PIN2[@]}" $B/bench/stencil_bench --label solo-pocl \
+        -b opencl -S 2d4 -n "$4" -i "$5" | tee -a "$f"
+}
 
 step_mixed() {
-    rm -f "$OUT/mixed.jsonl"
+    local f=$OUT/mixed.jsonl w0 w1 w2
+    rm -f "$f"
     pin_cpus
-    local app=(-S 2d4 -n ${MIXED_N:-8192x8192} -i ${MIXED_I:-200} --repeat 2)
-    "${MPI[@]}" -n 1 "${PIN0[@]}" $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" | tee -a "$OUT/mixed.jsonl"
-    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 "${PIN1[@]}" $B/bench/stencil_bench \
-        --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixed.jsonl"
-    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 "${PIN2[@]}" $B/bench/stencil_bench --label solo-pocl \
-        -b opencl -S 2d4 -n ${MIXED_POCL_N:-${MIXED_N:-8192x8192}} -i ${MIXED_POCL_I:-5} |
-        tee -a "$OUT/mixed.jsonl"
-    local w0 w1 w2
-    w0=$(rate 0) w1=$(rate 1) w2=$(rate 2)
+    solo_runs "$f" ${MIXED_N:-8192x8192} ${MIXED_I:-200} ${MIXED_POCL_N:-${MIXED_N:-8192x8192}} \
+        ${MIXED_POCL_I:-5}
+    w0=$(rate "$f" 0) w1=$(rate "$f" 1) w2=$(rate "$f" 2)
     # Equal shares give the CPU rank a third of the grid: fewer iterations keep that run short.
     mixed equal 1 1 1 "${MIXED_EQUAL_I:-}"
     # Same-command runs vary (balanced 639-788 Gcells/s in one session): MIXED_REPEAT of each.
@@ -235,16 +242,11 @@ job() { # label trace(0/1) rank-spec...
 }
 
 step_mixdiag() {
-    rm -f "$OUT/mixdiag.jsonl" "$OUT/mixdiag-trace.txt"
-    local app=(-S 2d4 -n ${MIXED_N:-32768x32768} -i ${MIXED_I:-300} --repeat 2) w0 w1 w2 r
-    "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" |
-        tee -a "$OUT/mixdiag.jsonl"
-    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 $B/bench/stencil_bench \
-        --label solo-nvocl -b opencl "${app[@]}" | tee -a "$OUT/mixdiag.jsonl"
-    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 $B/bench/stencil_bench --label solo-pocl \
-        -b opencl -S 2d4 -n ${MIXED_POCL_N:-16384x16384} -i 5 | tee -a "$OUT/mixdiag.jsonl"
-    r() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])])["gcells_best"])' "$OUT/mixdiag.jsonl" "$1"; }
-    w0=$(r 0) w1=$(r 1) w2=$(r 2)
+    local f=$OUT/mixdiag.jsonl w0 w1 w2
+    rm -f "$f" "$OUT/mixdiag-trace.txt"
+    pin_cpus
+    solo_runs "$f" ${MIXED_N:-32768x32768} ${MIXED_I:-300} ${MIXED_POCL_N:-16384x16384} 5
+    w0=$(rate "$f" 0) w1=$(rate "$f" 1) w2=$(rate "$f" 2)
     for rep in 1 2; do
         job cuda-nvocl 0 cuda:-:0:$w0 opencl:NVIDIA:1:$w1
         job cuda-cuda 0 cuda:-:0:1 cuda:-:1:1

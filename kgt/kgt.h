@@ -128,11 +128,11 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
 /* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */
 void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
-/* Whether s is a 2D star stencil (no non-zero weight off the axes) reaching at most 2 cells: its
-   fused launchers also have the register-streaming kernel (emit_stream.c). */
 /* How far the non-zero weights reach before (lo) and after (hi) a cell, per dimension (all
    KGT_MAX_DIMS entries are written; 0 past ndims). */
 void kgt_extents(const kgt_stencil *s, int *lo, int *hi);
+/* Whether s is a 2D star stencil (no non-zero weight off the axes) reaching at most 2 cells: its
+   fused launchers also have the register-streaming kernel (emit_stream.c). */
 int kgt_stream(const kgt_stencil *s);
 /* Rows and columns a box needs before the fused launcher takes the streaming kernel. */
 int kgt_stream_min(void);
