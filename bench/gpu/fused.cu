@@ -22,24 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-/* Reads a neighbour at (dy, dx) of a cell in a row-major array of leading dimension ld. */
-struct Acc {
-    const float *p;
-    int ld;
-    __device__ float operator()(int dy, int dx) const
-    {
-        return p[dy * ld + dx];
-    }
-};
+#include "study.cuh"
 
 /* EPSILOD's 2d4 and the non-compact second-order star 2d9nc of shared/STENCILS.md. */
 struct S2d4 {

@@ -40,24 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-/* A neighbour at (dy, dx) in a row-major array of leading dimension ld (the plain kernel). */
-struct Acc {
-    const float *p;
-    int ld;
-    __device__ float operator()(int dy, int dx) const
-    {
-        return p[dy * ld + dx];
-    }
-};
+#include "study.cuh"
 
 /*
  * A neighbour in the streaming kernel, for column j of a thread's V: vertical ones from the
