@@ -30,6 +30,8 @@
 #   kgtfuse   2D generic and kgt kernels, one vs two time steps per launch (options.fuse), one GPU
 #             (kgt's default --fused auto: tile or streaming); FUSE_RANKS > 1 adds 2D 4-point on that many
 #             GPUs; compute-sanitizer memcheck of the fused CUDA kernels (kgt-cuda-n2)
+#   kgtstream test_kgt_fused (+ memcheck) and test_kgt_skel_cuda on 1 and 2 ranks, then one vs two
+#             steps per launch, generic and kgt, for KGTSTREAM_SET (default 2d9nc 2d4 2d5asym)
 #   fusegpus  kgt-cuda-n2 on 2 GPUs, then 2D 4-point 32768^2 with kgt's kernel on 2 GPUs, one
 #             vs two steps per exchange, peer path and host-staged (FUSE_REPEAT repeats)
 # JSON lines and logs go to $OUT; a summary is printed last.
@@ -361,6 +363,22 @@ step_kgtfuse() {
         done
     fi
     note "kgtfuse: $(wc -l <"$OUT/kgtfuse.jsonl") runs"
+}
+
+# The streaming kernels' checks and figures on one GPU: test_kgt_fused (also under memcheck),
+# test_kgt_skel_cuda on 1 and 2 ranks, then fuse_runs of KGTSTREAM_SET (FUSE_REPEAT repeats).
+step_kgtstream() {
+    local bk=$B/bench/stencil_bench_kgt s n
+    runlog kgt-fused 300 $B/tests/kgt/test_kgt_fused
+    runlog kgt-fused-memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $B/tests/kgt/test_kgt_fused
+    for n in 1 2; do runlog kgt-skel-n$n 300 "${MPI[@]}" -n $n $B/tests/kgt/test_kgt_skel_cuda; done
+    for s in ${KGTSTREAM_SET:-2d9nc 2d4 2d5asym}; do
+        n=16384x16384
+        [ "$s" = 2d4 ] && n=32768x32768
+        fuse_runs $bk $s $n 500
+    done
+    note "kgtstream: $(wc -l <"$OUT/kgtfuse.jsonl") runs"
 }
 
 step_fusegpus() {
