@@ -111,7 +111,7 @@ static int count_terms(const kgt_stencil *s)
     return n;
 }
 
-static void emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
+void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
 {
     int first = 1, n = 0;
     for (int i = 0; i < s->npts; i++) {
@@ -136,17 +136,17 @@ void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *i
     double d = in_type(s->divisor, dbl), r;
     int paren = count_terms(s) > 1;
     if (d == 1.0) {
-        emit_sum(b, s, dbl, ix);
+        kgt_emit_sum(b, s, dbl, ix);
         return;
     }
     if (d == -1.0) { /* x / -1 == -x exactly */
         kgt_printf(b, "-(");
-        emit_sum(b, s, dbl, ix);
+        kgt_emit_sum(b, s, dbl, ix);
         kgt_printf(b, ")");
         return;
     }
     kgt_printf(b, paren ? "(" : "");
-    emit_sum(b, s, dbl, ix);
+    kgt_emit_sum(b, s, dbl, ix);
     kgt_printf(b, paren ? ") " : " ");
     if (kgt_exact_reciprocal(d, dbl, &r)) {
         kgt_printf(b, "* ");

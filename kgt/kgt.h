@@ -5,6 +5,7 @@
 #ifndef KGT_H
 #define KGT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define KGT_MAX_DIMS   3
@@ -109,6 +110,8 @@ void kgt_temp(kgt_buf *b, int walk, const int *off);
 void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
 /* "\n" and n - 1 spaces: the " + " that follows puts the operator at column n. Room: 40. */
 const char *kgt_wrap(char *buf, int n);
+/* Writes the sum of the weighted terms alone (no division), as kgt_emit_expr orders it. */
+void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
 /* Writes x as an exact C literal of the element type (hex float, 'f' suffix for float). */
 void kgt_emit_literal(kgt_buf *b, double x, int dbl);
 /* A comment block describing s, each line starting with lead. */
@@ -120,6 +123,18 @@ void kgt_emit_c(kgt_buf *b, const kgt_gen *g);
 void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g);
 /* Non-zero when 1/d is exact in the element type (the divisor becomes a multiplication). */
 int kgt_exact_reciprocal(double d, int dbl, double *r);
+/*
+ * Split division (split.c): a float quotient s / d as RN(s rd) corrected by two fmas, equal to
+ * `/` for |s| in [2^-63, 2^63], given as the bit patterns of |s| (the kernel takes `/` outside).
+ * kgt_split_divisor: non-zero, with rd = RN(1/d), when d (converted to float) is in [1, 2^24],
+ * its reciprocal is not exact, and the split quotient equals `/` on that whole range (checked).
+ */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+int kgt_split_divisor(double d, float *rd);
+/* A float's bit pattern, and the float of a bit pattern. */
+uint32_t kgt_float_bits(float x);
+float kgt_bits_float(uint32_t u);
 /* Whether the CUDA/HIP output of s for type dbl has a vector kernel (emit_vec.c). */
 int kgt_gpu_vector(const kgt_stencil *s, int dbl);
 /* The vector kernel <prefix>_<stem>_v<f|d> of a 2D/3D stencil for CUDA/HIP (emit_vec.c). */

@@ -10,7 +10,10 @@
  * kernel, which the launchers take for boxes of at least 64 rows and 64 columns
  * (kgt/emit_stream.c): cases 5-11 run on a larger array so that it meets interior blocks (no
  * per-cell tests), partial vectors, rows that allow no vector access, a live box smaller than the
- * box, and boxes that stay on the tile kernel (too few rows or columns).
+ * box, and boxes that stay on the tile kernel (too few rows or columns). Case 12 is case 5 on input
+ * with bands of -0, subnormal, tiny and huge rows and scattered negatives: nc9 (STENCILS.md's
+ * 2d9nc, / 24), compact5 and star2 divide floats by split division there, which must send the
+ * rows whose numerators are -0, subnormal, tiny or huge to `/` to stay bitwise equal.
  */
 #include <check.h>
 #include <cuda_runtime_api.h>
@@ -20,19 +23,21 @@
 #include "kgt_fused.h"
 #include "testutil.h"
 
-static const stencil_kernel *const kernels[] = {&kgt_fused_compact5_kernel,
-                                                &kgt_fused_padded_kernel, &kgt_fused_lowside_kernel,
-                                                &kgt_fused_wide_kernel, &kgt_fused_star2_kernel};
+static const stencil_kernel *const kernels[] = {
+    &kgt_fused_compact5_kernel, &kgt_fused_padded_kernel, &kgt_fused_lowside_kernel,
+    &kgt_fused_wide_kernel,     &kgt_fused_star2_kernel,  &kgt_fused_nc9_kernel};
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
 
 /* Rows and columns of the local array, and the padding of its rows: several partial tiles. Cases
    from SMALL on use the larger array (B0 x B1, padding 8: rows of 16-byte multiples, or 1). */
-enum { N0 = 75, N1 = 530, PAD = 7, B0 = 700, B1 = 600, SMALL = 5, NCASES = 12 };
+enum { N0 = 75, N1 = 530, PAD = 7, B0 = 700, B1 = 600, SMALL = 5, NCASES = 13 };
 
-/* A call: the array, the box, the live box, and the extents of the non-zero weights (2D). */
+/* A call: the array, the box, the live box, the extents of the non-zero weights (2D), and
+   whether the input has the special values of fill_special. */
 typedef struct call {
     long n[2], pad;
     long lo[3], hi[3], live_lo[3], live_hi[3], elo[2], ehi[2];
+    int special;
 } call;
 
 static void extents(const stencil_desc *st, call *c)
@@ -66,6 +71,7 @@ static call make_small(const stencil_desc *st, int k)
     if (k == 3) c.hi[0] = c.lo[0] + 33;
     c.lo[2] = c.live_lo[2] = 0;
     c.hi[2] = c.live_hi[2] = 1;
+    c.special = 0;
     return c;
 }
 
@@ -75,13 +81,14 @@ static call make_small(const stencil_desc *st, int k)
  * accesses); 7 the box as large as the array allows and a live box inside it (the box's cells
  * outside it keep their values); 8 20 rows (tile kernel); 9 64 x 65 cells off the origin (the
  * smallest streamed box, partial vectors); 10 600 x 40 (too narrow: tile kernel); 11 the interior
- * of odd rows with a live box cutting into it.
+ * of odd rows with a live box cutting into it; 12 case 5 on the input of fill_special.
  */
 static call make_call(const stencil_desc *st, int k)
 {
     call c;
     if (k < SMALL) return make_small(st, k);
     c.n[0] = B0, c.n[1] = B1, c.pad = k == 6 || k == 11 ? 1 : 8;
+    c.special = k == 12;
     extents(st, &c);
     for (int d = 0; d < 2; d++) {
         c.live_lo[d] = st->radius_lo[d];
@@ -112,6 +119,33 @@ static void fill(void *a, int dbl, long n, unsigned long seed)
         else
             ((float *)a)[i] = (float)v;
     }
+}
+
+/*
+ * Bands of 10 rows every 50, wide enough that some step-2 numerators are made of band values
+ * alone (2 times a stencil reach of 2 each side of a row): -0 (numerators -0, where split
+ * division would give +0), values times 1e-40 (subnormal floats, where it can round wrongly),
+ * times 1e-30 and times 1e30 (numerators below 2^-63, above 2^63). The range test must send all
+ * of them to `/`. In the last 10 rows, the cells with (i + j) % 7 == 0 are negated. No infinities
+ * or NaN: the NaN an invalid operation gives differs between host and device.
+ */
+static void fill_special(void *a, int dbl, const call *c)
+{
+    static const double scale[4] = {-0.0, 1e-40, 1e-30, 1e30};
+    const long s0 = c->n[1] + c->pad;
+    for (long i = 0; i < c->n[0]; i++)
+        for (long j = 0; j < s0; j++) {
+            const long at = i * s0 + j, band = i % 50 / 10;
+            double v = dbl ? ((double *)a)[at] : ((float *)a)[at];
+            if (band < 4)
+                v *= scale[band];
+            else if ((i + j) % 7 == 0)
+                v = -v;
+            if (dbl)
+                ((double *)a)[at] = v;
+            else
+                ((float *)a)[at] = (float)v;
+        }
 }
 
 /* Two steps of the reference: step 1 where the launcher computes it, into a copy of in. */
@@ -152,6 +186,7 @@ static int fused_matches(const stencil_kernel *k, int dbl, const call *c)
     ck_assert(in && tmp && got && want);
     st.type = dbl ? STENCIL_DOUBLE : STENCIL_FLOAT;
     fill(in, dbl, n, 21u);
+    if (c->special) fill_special(in, dbl, c);
     fill(want, dbl, n, 22u);
     /* Exactly the array: memcheck flags any read past it. */
     ck_assert_int_eq(cudaMalloc(&din, bytes), cudaSuccess);

@@ -17,8 +17,8 @@
 #include "stencil_set.h"
 #include "testutil.h"
 
-static const char *const golden_names[] = {"heat2d",  "wave-1d", "inexact",
-                                           "negated", "tiny",    "box3d"};
+static const char *const golden_names[] = {"heat2d", "wave-1d", "inexact", "negated",
+                                           "tiny",   "box3d",   "star6"};
 #define NGOLDEN ((int)(sizeof golden_names / sizeof golden_names[0]))
 
 typedef struct ocl {

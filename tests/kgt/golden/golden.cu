@@ -199,7 +199,7 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
    128 threads of 2 columns per block, window radius 1. */
 #define KGT_IX long
 static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const float *row, KGT_IX x,
-    KGT_IX a1, KGT_IX b1, int vin)
+    const KGT_IX (&xc)[2], int vin)
 {
     if (vin) {
         const float2 q = *(const float2 *)(row + x);
@@ -207,7 +207,7 @@ static __device__ __forceinline__ void golden_heat2d_ldf(float (&d)[2], const fl
         return;
     }
 #pragma unroll
-    for (int j = 0; j < 2; j++) d[j] = row[KGT_CLAMP(x + j, a1, b1 - 1)];
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
 }
 
 template <int VEC, int FAST>
@@ -221,11 +221,15 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
     const int tid = threadIdx.x;
     const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
 #pragma unroll
     for (int j = 0; j < V; j++) {
         cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
-        st[j] = tid * V >= HP && tid * V < HP + W && x + j >= lo1 && x + j < hi1;
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
         stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
     }
     const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
     float w0[K][V], w1[K][V], pf[K][V];
@@ -236,18 +240,13 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
     KGT_IX y = ys - 2 * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
-        golden_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
-    const KGT_IX niter = ye - ys + 4 * R;
-    for (KGT_IX i0 = 0; i0 < niter; i0 += U) {
+        golden_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             float(*s)[SW] = sh[u & 1];
-            /* the centre rows after this row's shifts */
-#pragma unroll
-            for (int j = 0; j < V; j++) {
-                s[0][PAD + tid * V + j] = w0[R + 1][j];
-                s[1][PAD + tid * V + j] = w1[R + 1][j];
-            }
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
             __syncthreads();
 #pragma unroll
             for (int k = 0; k + 1 < K; k++)
@@ -259,7 +258,9 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
             for (int k = 0; k + 1 < K; k++)
 #pragma unroll
                 for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
-            golden_heat2d_ldf(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            golden_heat2d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
             {
                 const KGT_IX r = y - R; /* step 1 */
                 float q[K * QW], nv[V];
@@ -314,7 +315,7 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
                 if (r >= ys && r < ye) {
                     float *o = out + (long)r * s0 + x;
                     if (VEC && stall)
-                        *(float2 *)o = make_float2(nv[0], nv[1]);
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
                     else
 #pragma unroll
                         for (int j = 0; j < V; j++)
@@ -333,15 +334,18 @@ static __global__ void __launch_bounds__(128)
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
-    __shared__ float sh[2][2][SW];
+    __shared__ __align__(16) float sh[2][2][SW];
     const int tid = threadIdx.x;
     const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
     const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
         for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
-    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */
+    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
+       from ys - 2R up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
     const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
-                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0;
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
+                     ys - 2 * R >= a0 && yend <= b0;
     if (fast)
         golden_heat2d_walkf<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
                             s0, sh);
@@ -477,11 +481,11 @@ extern "C" int KGT_FUSED(golden_heat2d, f)(const void *in, void *out, const long
    128 threads of 1 columns per block, window radius 1. */
 #define KGT_IX long
 static __device__ __forceinline__ void golden_heat2d_ldd(double (&d)[1], const double *row, KGT_IX x,
-    KGT_IX a1, KGT_IX b1, int vin)
+    const KGT_IX (&xc)[1], int vin)
 {
-    (void)vin;
+    (void)vin, (void)x;
 #pragma unroll
-    for (int j = 0; j < 1; j++) d[j] = row[KGT_CLAMP(x + j, a1, b1 - 1)];
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
 }
 
 template <int VEC, int FAST>
@@ -495,11 +499,15 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
     const int tid = threadIdx.x;
     const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
 #pragma unroll
     for (int j = 0; j < V; j++) {
         cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
-        st[j] = tid * V >= HP && tid * V < HP + W && x + j >= lo1 && x + j < hi1;
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
         stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
     }
     const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
     double w0[K][V], w1[K][V], pf[K][V];
@@ -510,18 +518,13 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
     KGT_IX y = ys - 2 * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
-        golden_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, a1, b1, vin);
-    const KGT_IX niter = ye - ys + 4 * R;
-    for (KGT_IX i0 = 0; i0 < niter; i0 += U) {
+        golden_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             double(*s)[SW] = sh[u & 1];
-            /* the centre rows after this row's shifts */
-#pragma unroll
-            for (int j = 0; j < V; j++) {
-                s[0][PAD + tid * V + j] = w0[R + 1][j];
-                s[1][PAD + tid * V + j] = w1[R + 1][j];
-            }
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
             __syncthreads();
 #pragma unroll
             for (int k = 0; k + 1 < K; k++)
@@ -533,7 +536,9 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
             for (int k = 0; k + 1 < K; k++)
 #pragma unroll
                 for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
-            golden_heat2d_ldd(pf[K - 1], in + (long)KGT_CLAMP(y + K, a0, b0 - 1) * s0, x, a1, b1, vin);
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            golden_heat2d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
             {
                 const KGT_IX r = y - R; /* step 1 */
                 double q[K * QW], nv[V];
@@ -605,15 +610,18 @@ static __global__ void __launch_bounds__(128)
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
            PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
-    __shared__ double sh[2][2][SW];
+    __shared__ __align__(16) double sh[2][2][SW];
     const int tid = threadIdx.x;
     const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
     const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
         for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
-    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns */
+    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
+       from ys - 2R up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
     const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
-                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0;
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
+                     ys - 2 * R >= a0 && yend <= b0;
     if (fast)
         golden_heat2d_walkd<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
                             s0, sh);
@@ -1394,6 +1402,1158 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     if (ok <= 0) return ok < 0;
     golden_box3d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    return KGT_LAUNCH_FAILED();
+}
+
+/*
+ * star6: 2 dims, radius 1/1 1/1, 5 non-zero points, divisor 6
+ *   (-1, 0): 1  (0, -1): 1  (0, 0): 2  (0, 1): 1
+ *   (1, 0): 1
+ */
+static __global__ void __launch_bounds__(256)
+    golden_star6_kf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 8;
+    (void)l2; (void)h2;
+    if (i0 >= h0) return;
+    const int act = x >= l1 && x < h1;
+    const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, l1, h1 - 1);
+    if (i0 + 8 <= h0) {
+        const float v7_8_8 = in[base + -1 * s0];
+        const float v8_7_8 = in[base + 0 * s0 + -1];
+        const float v8_8_8 = in[base + 0 * s0];
+        const float v8_9_8 = in[base + 0 * s0 + 1];
+        const float v9_8_8 = in[base + 1 * s0];
+        if (act) out[base + 0 * s0] = (v7_8_8 + v8_7_8 + 0x1p+1f * v8_8_8 + v8_9_8
+            + v9_8_8) / 0x1.8p+2f;
+        const float v9_7_8 = in[base + 1 * s0 + -1];
+        const float v9_9_8 = in[base + 1 * s0 + 1];
+        const float v10_8_8 = in[base + 2 * s0];
+        if (act) out[base + 1 * s0] = (v8_8_8 + v9_7_8 + 0x1p+1f * v9_8_8 + v9_9_8
+            + v10_8_8) / 0x1.8p+2f;
+        const float v10_7_8 = in[base + 2 * s0 + -1];
+        const float v10_9_8 = in[base + 2 * s0 + 1];
+        const float v11_8_8 = in[base + 3 * s0];
+        if (act) out[base + 2 * s0] = (v9_8_8 + v10_7_8 + 0x1p+1f * v10_8_8 + v10_9_8
+            + v11_8_8) / 0x1.8p+2f;
+        const float v11_7_8 = in[base + 3 * s0 + -1];
+        const float v11_9_8 = in[base + 3 * s0 + 1];
+        const float v12_8_8 = in[base + 4 * s0];
+        if (act) out[base + 3 * s0] = (v10_8_8 + v11_7_8 + 0x1p+1f * v11_8_8 + v11_9_8
+            + v12_8_8) / 0x1.8p+2f;
+        const float v12_7_8 = in[base + 4 * s0 + -1];
+        const float v12_9_8 = in[base + 4 * s0 + 1];
+        const float v13_8_8 = in[base + 5 * s0];
+        if (act) out[base + 4 * s0] = (v11_8_8 + v12_7_8 + 0x1p+1f * v12_8_8 + v12_9_8
+            + v13_8_8) / 0x1.8p+2f;
+        const float v13_7_8 = in[base + 5 * s0 + -1];
+        const float v13_9_8 = in[base + 5 * s0 + 1];
+        const float v14_8_8 = in[base + 6 * s0];
+        if (act) out[base + 5 * s0] = (v12_8_8 + v13_7_8 + 0x1p+1f * v13_8_8 + v13_9_8
+            + v14_8_8) / 0x1.8p+2f;
+        const float v14_7_8 = in[base + 6 * s0 + -1];
+        const float v14_9_8 = in[base + 6 * s0 + 1];
+        const float v15_8_8 = in[base + 7 * s0];
+        if (act) out[base + 6 * s0] = (v13_8_8 + v14_7_8 + 0x1p+1f * v14_8_8 + v14_9_8
+            + v15_8_8) / 0x1.8p+2f;
+        const float v15_7_8 = in[base + 7 * s0 + -1];
+        const float v15_9_8 = in[base + 7 * s0 + 1];
+        const float v16_8_8 = in[base + 8 * s0];
+        if (act) out[base + 7 * s0] = (v14_8_8 + v15_7_8 + 0x1p+1f * v15_8_8 + v15_9_8
+            + v16_8_8) / 0x1.8p+2f;
+    } else if (act) {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (in[c - s0] + in[c - 1] + 0x1p+1f * in[c] + in[c + 1]
+                + in[c + s0]) / 0x1.8p+2f;
+        }
+    }
+}
+
+static __global__ void __launch_bounds__(256)
+    golden_star6_kd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + (long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long y = 0, i0 = l0 + ((long)blockIdx.y * blockDim.y + threadIdx.y) * 8;
+    (void)l2; (void)h2;
+    if (i0 >= h0) return;
+    const int act = x >= l1 && x < h1;
+    const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, l1, h1 - 1);
+    if (i0 + 8 <= h0) {
+        const double v7_8_8 = in[base + -1 * s0];
+        const double v8_7_8 = in[base + 0 * s0 + -1];
+        const double v8_8_8 = in[base + 0 * s0];
+        const double v8_9_8 = in[base + 0 * s0 + 1];
+        const double v9_8_8 = in[base + 1 * s0];
+        if (act) out[base + 0 * s0] = (v7_8_8 + v8_7_8 + 0x1p+1 * v8_8_8 + v8_9_8
+            + v9_8_8) / 0x1.8p+2;
+        const double v9_7_8 = in[base + 1 * s0 + -1];
+        const double v9_9_8 = in[base + 1 * s0 + 1];
+        const double v10_8_8 = in[base + 2 * s0];
+        if (act) out[base + 1 * s0] = (v8_8_8 + v9_7_8 + 0x1p+1 * v9_8_8 + v9_9_8
+            + v10_8_8) / 0x1.8p+2;
+        const double v10_7_8 = in[base + 2 * s0 + -1];
+        const double v10_9_8 = in[base + 2 * s0 + 1];
+        const double v11_8_8 = in[base + 3 * s0];
+        if (act) out[base + 2 * s0] = (v9_8_8 + v10_7_8 + 0x1p+1 * v10_8_8 + v10_9_8
+            + v11_8_8) / 0x1.8p+2;
+        const double v11_7_8 = in[base + 3 * s0 + -1];
+        const double v11_9_8 = in[base + 3 * s0 + 1];
+        const double v12_8_8 = in[base + 4 * s0];
+        if (act) out[base + 3 * s0] = (v10_8_8 + v11_7_8 + 0x1p+1 * v11_8_8 + v11_9_8
+            + v12_8_8) / 0x1.8p+2;
+        const double v12_7_8 = in[base + 4 * s0 + -1];
+        const double v12_9_8 = in[base + 4 * s0 + 1];
+        const double v13_8_8 = in[base + 5 * s0];
+        if (act) out[base + 4 * s0] = (v11_8_8 + v12_7_8 + 0x1p+1 * v12_8_8 + v12_9_8
+            + v13_8_8) / 0x1.8p+2;
+        const double v13_7_8 = in[base + 5 * s0 + -1];
+        const double v13_9_8 = in[base + 5 * s0 + 1];
+        const double v14_8_8 = in[base + 6 * s0];
+        if (act) out[base + 5 * s0] = (v12_8_8 + v13_7_8 + 0x1p+1 * v13_8_8 + v13_9_8
+            + v14_8_8) / 0x1.8p+2;
+        const double v14_7_8 = in[base + 6 * s0 + -1];
+        const double v14_9_8 = in[base + 6 * s0 + 1];
+        const double v15_8_8 = in[base + 7 * s0];
+        if (act) out[base + 6 * s0] = (v13_8_8 + v14_7_8 + 0x1p+1 * v14_8_8 + v14_9_8
+            + v15_8_8) / 0x1.8p+2;
+        const double v15_7_8 = in[base + 7 * s0 + -1];
+        const double v15_9_8 = in[base + 7 * s0 + 1];
+        const double v16_8_8 = in[base + 8 * s0];
+        if (act) out[base + 7 * s0] = (v14_8_8 + v15_7_8 + 0x1p+1 * v15_8_8 + v15_9_8
+            + v16_8_8) / 0x1.8p+2;
+    } else if (act) {
+        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {
+            out[c] = (in[c - s0] + in[c - 1] + 0x1p+1 * in[c] + in[c + 1]
+                + in[c + s0]) / 0x1.8p+2;
+        }
+    }
+}
+
+static __global__ void __launch_bounds__(256)
+    golden_star6_vf(const float *__restrict__ in, float *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const long i0 = l0 + (long)blockIdx.y * 8;
+    (void)l2; (void)h2; (void)s1;
+    if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
+    const long base = i0 * s0 + x;
+    const int ok = x >= l1 && x + 4 <= h1 && x - 4 >= l1 - 1 &&
+                   x + 7 <= h1 - 1 + 1;
+    const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 4;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 4;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const float4 V7 = *(const float4 *)(in + base + -1 * s0);
+        const float v7_8_8 = V7.x;
+        const float4 V8 = *(const float4 *)(in + base + 0 * s0);
+        const float4 E8_M1 = *(const float4 *)(in + base + 0 * s0 + eoM1);
+        const float sv8_7_8 = KGT_SHFL(V8.w, lane - 1);
+        const float v8_7_8 = lane < 1 ? E8_M1.w : sv8_7_8;
+        const float v8_8_8 = V8.x;
+        const float v8_9_8 = V8.y;
+        const float4 V9 = *(const float4 *)(in + base + 1 * s0);
+        const float v9_8_8 = V9.x;
+        const float v7_9_8 = V7.y;
+        const float v8_10_8 = V8.z;
+        const float v9_9_8 = V9.y;
+        const float v7_10_8 = V7.z;
+        const float v8_11_8 = V8.w;
+        const float v9_10_8 = V9.z;
+        const float v7_11_8 = V7.w;
+        const float4 E8_P1 = *(const float4 *)(in + base + 0 * s0 + eoP1);
+        const float sv8_12_8 = KGT_SHFL(V8.x, lane + 1);
+        const float v8_12_8 = lane >= KGT_WARP - 1 ? E8_P1.x : sv8_12_8;
+        const float v9_11_8 = V9.w;
+        {
+            float4 r;
+            r.x = (v7_8_8 + v8_7_8 + 0x1p+1f * v8_8_8 + v8_9_8
+                + v9_8_8) / 0x1.8p+2f;
+            r.y = (v7_9_8 + v8_8_8 + 0x1p+1f * v8_9_8 + v8_10_8
+                + v9_9_8) / 0x1.8p+2f;
+            r.z = (v7_10_8 + v8_9_8 + 0x1p+1f * v8_10_8 + v8_11_8
+                + v9_10_8) / 0x1.8p+2f;
+            r.w = (v7_11_8 + v8_10_8 + 0x1p+1f * v8_11_8 + v8_12_8
+                + v9_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 0 * s0) = r;
+        }
+        const float4 E9_M1 = *(const float4 *)(in + base + 1 * s0 + eoM1);
+        const float sv9_7_8 = KGT_SHFL(V9.w, lane - 1);
+        const float v9_7_8 = lane < 1 ? E9_M1.w : sv9_7_8;
+        const float4 V10 = *(const float4 *)(in + base + 2 * s0);
+        const float v10_8_8 = V10.x;
+        const float v10_9_8 = V10.y;
+        const float v10_10_8 = V10.z;
+        const float4 E9_P1 = *(const float4 *)(in + base + 1 * s0 + eoP1);
+        const float sv9_12_8 = KGT_SHFL(V9.x, lane + 1);
+        const float v9_12_8 = lane >= KGT_WARP - 1 ? E9_P1.x : sv9_12_8;
+        const float v10_11_8 = V10.w;
+        {
+            float4 r;
+            r.x = (v8_8_8 + v9_7_8 + 0x1p+1f * v9_8_8 + v9_9_8
+                + v10_8_8) / 0x1.8p+2f;
+            r.y = (v8_9_8 + v9_8_8 + 0x1p+1f * v9_9_8 + v9_10_8
+                + v10_9_8) / 0x1.8p+2f;
+            r.z = (v8_10_8 + v9_9_8 + 0x1p+1f * v9_10_8 + v9_11_8
+                + v10_10_8) / 0x1.8p+2f;
+            r.w = (v8_11_8 + v9_10_8 + 0x1p+1f * v9_11_8 + v9_12_8
+                + v10_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 1 * s0) = r;
+        }
+        const float4 E10_M1 = *(const float4 *)(in + base + 2 * s0 + eoM1);
+        const float sv10_7_8 = KGT_SHFL(V10.w, lane - 1);
+        const float v10_7_8 = lane < 1 ? E10_M1.w : sv10_7_8;
+        const float4 V11 = *(const float4 *)(in + base + 3 * s0);
+        const float v11_8_8 = V11.x;
+        const float v11_9_8 = V11.y;
+        const float v11_10_8 = V11.z;
+        const float4 E10_P1 = *(const float4 *)(in + base + 2 * s0 + eoP1);
+        const float sv10_12_8 = KGT_SHFL(V10.x, lane + 1);
+        const float v10_12_8 = lane >= KGT_WARP - 1 ? E10_P1.x : sv10_12_8;
+        const float v11_11_8 = V11.w;
+        {
+            float4 r;
+            r.x = (v9_8_8 + v10_7_8 + 0x1p+1f * v10_8_8 + v10_9_8
+                + v11_8_8) / 0x1.8p+2f;
+            r.y = (v9_9_8 + v10_8_8 + 0x1p+1f * v10_9_8 + v10_10_8
+                + v11_9_8) / 0x1.8p+2f;
+            r.z = (v9_10_8 + v10_9_8 + 0x1p+1f * v10_10_8 + v10_11_8
+                + v11_10_8) / 0x1.8p+2f;
+            r.w = (v9_11_8 + v10_10_8 + 0x1p+1f * v10_11_8 + v10_12_8
+                + v11_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 2 * s0) = r;
+        }
+        const float4 E11_M1 = *(const float4 *)(in + base + 3 * s0 + eoM1);
+        const float sv11_7_8 = KGT_SHFL(V11.w, lane - 1);
+        const float v11_7_8 = lane < 1 ? E11_M1.w : sv11_7_8;
+        const float4 V12 = *(const float4 *)(in + base + 4 * s0);
+        const float v12_8_8 = V12.x;
+        const float v12_9_8 = V12.y;
+        const float v12_10_8 = V12.z;
+        const float4 E11_P1 = *(const float4 *)(in + base + 3 * s0 + eoP1);
+        const float sv11_12_8 = KGT_SHFL(V11.x, lane + 1);
+        const float v11_12_8 = lane >= KGT_WARP - 1 ? E11_P1.x : sv11_12_8;
+        const float v12_11_8 = V12.w;
+        {
+            float4 r;
+            r.x = (v10_8_8 + v11_7_8 + 0x1p+1f * v11_8_8 + v11_9_8
+                + v12_8_8) / 0x1.8p+2f;
+            r.y = (v10_9_8 + v11_8_8 + 0x1p+1f * v11_9_8 + v11_10_8
+                + v12_9_8) / 0x1.8p+2f;
+            r.z = (v10_10_8 + v11_9_8 + 0x1p+1f * v11_10_8 + v11_11_8
+                + v12_10_8) / 0x1.8p+2f;
+            r.w = (v10_11_8 + v11_10_8 + 0x1p+1f * v11_11_8 + v11_12_8
+                + v12_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 3 * s0) = r;
+        }
+        const float4 E12_M1 = *(const float4 *)(in + base + 4 * s0 + eoM1);
+        const float sv12_7_8 = KGT_SHFL(V12.w, lane - 1);
+        const float v12_7_8 = lane < 1 ? E12_M1.w : sv12_7_8;
+        const float4 V13 = *(const float4 *)(in + base + 5 * s0);
+        const float v13_8_8 = V13.x;
+        const float v13_9_8 = V13.y;
+        const float v13_10_8 = V13.z;
+        const float4 E12_P1 = *(const float4 *)(in + base + 4 * s0 + eoP1);
+        const float sv12_12_8 = KGT_SHFL(V12.x, lane + 1);
+        const float v12_12_8 = lane >= KGT_WARP - 1 ? E12_P1.x : sv12_12_8;
+        const float v13_11_8 = V13.w;
+        {
+            float4 r;
+            r.x = (v11_8_8 + v12_7_8 + 0x1p+1f * v12_8_8 + v12_9_8
+                + v13_8_8) / 0x1.8p+2f;
+            r.y = (v11_9_8 + v12_8_8 + 0x1p+1f * v12_9_8 + v12_10_8
+                + v13_9_8) / 0x1.8p+2f;
+            r.z = (v11_10_8 + v12_9_8 + 0x1p+1f * v12_10_8 + v12_11_8
+                + v13_10_8) / 0x1.8p+2f;
+            r.w = (v11_11_8 + v12_10_8 + 0x1p+1f * v12_11_8 + v12_12_8
+                + v13_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 4 * s0) = r;
+        }
+        const float4 E13_M1 = *(const float4 *)(in + base + 5 * s0 + eoM1);
+        const float sv13_7_8 = KGT_SHFL(V13.w, lane - 1);
+        const float v13_7_8 = lane < 1 ? E13_M1.w : sv13_7_8;
+        const float4 V14 = *(const float4 *)(in + base + 6 * s0);
+        const float v14_8_8 = V14.x;
+        const float v14_9_8 = V14.y;
+        const float v14_10_8 = V14.z;
+        const float4 E13_P1 = *(const float4 *)(in + base + 5 * s0 + eoP1);
+        const float sv13_12_8 = KGT_SHFL(V13.x, lane + 1);
+        const float v13_12_8 = lane >= KGT_WARP - 1 ? E13_P1.x : sv13_12_8;
+        const float v14_11_8 = V14.w;
+        {
+            float4 r;
+            r.x = (v12_8_8 + v13_7_8 + 0x1p+1f * v13_8_8 + v13_9_8
+                + v14_8_8) / 0x1.8p+2f;
+            r.y = (v12_9_8 + v13_8_8 + 0x1p+1f * v13_9_8 + v13_10_8
+                + v14_9_8) / 0x1.8p+2f;
+            r.z = (v12_10_8 + v13_9_8 + 0x1p+1f * v13_10_8 + v13_11_8
+                + v14_10_8) / 0x1.8p+2f;
+            r.w = (v12_11_8 + v13_10_8 + 0x1p+1f * v13_11_8 + v13_12_8
+                + v14_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 5 * s0) = r;
+        }
+        const float4 E14_M1 = *(const float4 *)(in + base + 6 * s0 + eoM1);
+        const float sv14_7_8 = KGT_SHFL(V14.w, lane - 1);
+        const float v14_7_8 = lane < 1 ? E14_M1.w : sv14_7_8;
+        const float4 V15 = *(const float4 *)(in + base + 7 * s0);
+        const float v15_8_8 = V15.x;
+        const float v15_9_8 = V15.y;
+        const float v15_10_8 = V15.z;
+        const float4 E14_P1 = *(const float4 *)(in + base + 6 * s0 + eoP1);
+        const float sv14_12_8 = KGT_SHFL(V14.x, lane + 1);
+        const float v14_12_8 = lane >= KGT_WARP - 1 ? E14_P1.x : sv14_12_8;
+        const float v15_11_8 = V15.w;
+        {
+            float4 r;
+            r.x = (v13_8_8 + v14_7_8 + 0x1p+1f * v14_8_8 + v14_9_8
+                + v15_8_8) / 0x1.8p+2f;
+            r.y = (v13_9_8 + v14_8_8 + 0x1p+1f * v14_9_8 + v14_10_8
+                + v15_9_8) / 0x1.8p+2f;
+            r.z = (v13_10_8 + v14_9_8 + 0x1p+1f * v14_10_8 + v14_11_8
+                + v15_10_8) / 0x1.8p+2f;
+            r.w = (v13_11_8 + v14_10_8 + 0x1p+1f * v14_11_8 + v14_12_8
+                + v15_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 6 * s0) = r;
+        }
+        const float4 E15_M1 = *(const float4 *)(in + base + 7 * s0 + eoM1);
+        const float sv15_7_8 = KGT_SHFL(V15.w, lane - 1);
+        const float v15_7_8 = lane < 1 ? E15_M1.w : sv15_7_8;
+        const float4 V16 = *(const float4 *)(in + base + 8 * s0);
+        const float v16_8_8 = V16.x;
+        const float v16_9_8 = V16.y;
+        const float v16_10_8 = V16.z;
+        const float4 E15_P1 = *(const float4 *)(in + base + 7 * s0 + eoP1);
+        const float sv15_12_8 = KGT_SHFL(V15.x, lane + 1);
+        const float v15_12_8 = lane >= KGT_WARP - 1 ? E15_P1.x : sv15_12_8;
+        const float v16_11_8 = V16.w;
+        {
+            float4 r;
+            r.x = (v14_8_8 + v15_7_8 + 0x1p+1f * v15_8_8 + v15_9_8
+                + v16_8_8) / 0x1.8p+2f;
+            r.y = (v14_9_8 + v15_8_8 + 0x1p+1f * v15_9_8 + v15_10_8
+                + v16_9_8) / 0x1.8p+2f;
+            r.z = (v14_10_8 + v15_9_8 + 0x1p+1f * v15_10_8 + v15_11_8
+                + v16_10_8) / 0x1.8p+2f;
+            r.w = (v14_11_8 + v15_10_8 + 0x1p+1f * v15_11_8 + v15_12_8
+                + v16_11_8) / 0x1.8p+2f;
+            *(float4 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 4;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 4; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l1 && xc < h1) {
+                    const long c = i * s0 + xc;
+                    out[c] = (in[c - s0] + in[c - 1] + 0x1p+1f * in[c] + in[c + 1]
+                        + in[c + s0]) / 0x1.8p+2f;
+                }
+            }
+    }
+}
+
+static __global__ void __launch_bounds__(256)
+    golden_star6_vd(const double *__restrict__ in, double *__restrict__ out, long l0, long l1,
+    long l2, long h0, long h1, long h2, long s0, long s1, long xa)
+{
+    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    const long i0 = l0 + (long)blockIdx.y * 8;
+    (void)l2; (void)h2; (void)s1;
+    if (i0 >= h0) return;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
+    const long base = i0 * s0 + x;
+    const int ok = x >= l1 && x + 2 <= h1 && x - 2 >= l1 - 1 &&
+                   x + 3 <= h1 - 1 + 1;
+    const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 2;
+    const long eoP1 = (lane >= KGT_WARP - 1 ? 1 : KGT_WARP - 1 + 1 - lane) * 2;
+    if (i0 + 8 <= h0 && KGT_ALL(ok)) {
+        const double2 V7 = *(const double2 *)(in + base + -1 * s0);
+        const double v7_8_8 = V7.x;
+        const double2 V8 = *(const double2 *)(in + base + 0 * s0);
+        const double2 E8_M1 = *(const double2 *)(in + base + 0 * s0 + eoM1);
+        const double sv8_7_8 = KGT_SHFL(V8.y, lane - 1);
+        const double v8_7_8 = lane < 1 ? E8_M1.y : sv8_7_8;
+        const double v8_8_8 = V8.x;
+        const double v8_9_8 = V8.y;
+        const double2 V9 = *(const double2 *)(in + base + 1 * s0);
+        const double v9_8_8 = V9.x;
+        const double v7_9_8 = V7.y;
+        const double2 E8_P1 = *(const double2 *)(in + base + 0 * s0 + eoP1);
+        const double sv8_10_8 = KGT_SHFL(V8.x, lane + 1);
+        const double v8_10_8 = lane >= KGT_WARP - 1 ? E8_P1.x : sv8_10_8;
+        const double v9_9_8 = V9.y;
+        {
+            double2 r;
+            r.x = (v7_8_8 + v8_7_8 + 0x1p+1 * v8_8_8 + v8_9_8
+                + v9_8_8) / 0x1.8p+2;
+            r.y = (v7_9_8 + v8_8_8 + 0x1p+1 * v8_9_8 + v8_10_8
+                + v9_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 0 * s0) = r;
+        }
+        const double2 E9_M1 = *(const double2 *)(in + base + 1 * s0 + eoM1);
+        const double sv9_7_8 = KGT_SHFL(V9.y, lane - 1);
+        const double v9_7_8 = lane < 1 ? E9_M1.y : sv9_7_8;
+        const double2 V10 = *(const double2 *)(in + base + 2 * s0);
+        const double v10_8_8 = V10.x;
+        const double2 E9_P1 = *(const double2 *)(in + base + 1 * s0 + eoP1);
+        const double sv9_10_8 = KGT_SHFL(V9.x, lane + 1);
+        const double v9_10_8 = lane >= KGT_WARP - 1 ? E9_P1.x : sv9_10_8;
+        const double v10_9_8 = V10.y;
+        {
+            double2 r;
+            r.x = (v8_8_8 + v9_7_8 + 0x1p+1 * v9_8_8 + v9_9_8
+                + v10_8_8) / 0x1.8p+2;
+            r.y = (v8_9_8 + v9_8_8 + 0x1p+1 * v9_9_8 + v9_10_8
+                + v10_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 1 * s0) = r;
+        }
+        const double2 E10_M1 = *(const double2 *)(in + base + 2 * s0 + eoM1);
+        const double sv10_7_8 = KGT_SHFL(V10.y, lane - 1);
+        const double v10_7_8 = lane < 1 ? E10_M1.y : sv10_7_8;
+        const double2 V11 = *(const double2 *)(in + base + 3 * s0);
+        const double v11_8_8 = V11.x;
+        const double2 E10_P1 = *(const double2 *)(in + base + 2 * s0 + eoP1);
+        const double sv10_10_8 = KGT_SHFL(V10.x, lane + 1);
+        const double v10_10_8 = lane >= KGT_WARP - 1 ? E10_P1.x : sv10_10_8;
+        const double v11_9_8 = V11.y;
+        {
+            double2 r;
+            r.x = (v9_8_8 + v10_7_8 + 0x1p+1 * v10_8_8 + v10_9_8
+                + v11_8_8) / 0x1.8p+2;
+            r.y = (v9_9_8 + v10_8_8 + 0x1p+1 * v10_9_8 + v10_10_8
+                + v11_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 2 * s0) = r;
+        }
+        const double2 E11_M1 = *(const double2 *)(in + base + 3 * s0 + eoM1);
+        const double sv11_7_8 = KGT_SHFL(V11.y, lane - 1);
+        const double v11_7_8 = lane < 1 ? E11_M1.y : sv11_7_8;
+        const double2 V12 = *(const double2 *)(in + base + 4 * s0);
+        const double v12_8_8 = V12.x;
+        const double2 E11_P1 = *(const double2 *)(in + base + 3 * s0 + eoP1);
+        const double sv11_10_8 = KGT_SHFL(V11.x, lane + 1);
+        const double v11_10_8 = lane >= KGT_WARP - 1 ? E11_P1.x : sv11_10_8;
+        const double v12_9_8 = V12.y;
+        {
+            double2 r;
+            r.x = (v10_8_8 + v11_7_8 + 0x1p+1 * v11_8_8 + v11_9_8
+                + v12_8_8) / 0x1.8p+2;
+            r.y = (v10_9_8 + v11_8_8 + 0x1p+1 * v11_9_8 + v11_10_8
+                + v12_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 3 * s0) = r;
+        }
+        const double2 E12_M1 = *(const double2 *)(in + base + 4 * s0 + eoM1);
+        const double sv12_7_8 = KGT_SHFL(V12.y, lane - 1);
+        const double v12_7_8 = lane < 1 ? E12_M1.y : sv12_7_8;
+        const double2 V13 = *(const double2 *)(in + base + 5 * s0);
+        const double v13_8_8 = V13.x;
+        const double2 E12_P1 = *(const double2 *)(in + base + 4 * s0 + eoP1);
+        const double sv12_10_8 = KGT_SHFL(V12.x, lane + 1);
+        const double v12_10_8 = lane >= KGT_WARP - 1 ? E12_P1.x : sv12_10_8;
+        const double v13_9_8 = V13.y;
+        {
+            double2 r;
+            r.x = (v11_8_8 + v12_7_8 + 0x1p+1 * v12_8_8 + v12_9_8
+                + v13_8_8) / 0x1.8p+2;
+            r.y = (v11_9_8 + v12_8_8 + 0x1p+1 * v12_9_8 + v12_10_8
+                + v13_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 4 * s0) = r;
+        }
+        const double2 E13_M1 = *(const double2 *)(in + base + 5 * s0 + eoM1);
+        const double sv13_7_8 = KGT_SHFL(V13.y, lane - 1);
+        const double v13_7_8 = lane < 1 ? E13_M1.y : sv13_7_8;
+        const double2 V14 = *(const double2 *)(in + base + 6 * s0);
+        const double v14_8_8 = V14.x;
+        const double2 E13_P1 = *(const double2 *)(in + base + 5 * s0 + eoP1);
+        const double sv13_10_8 = KGT_SHFL(V13.x, lane + 1);
+        const double v13_10_8 = lane >= KGT_WARP - 1 ? E13_P1.x : sv13_10_8;
+        const double v14_9_8 = V14.y;
+        {
+            double2 r;
+            r.x = (v12_8_8 + v13_7_8 + 0x1p+1 * v13_8_8 + v13_9_8
+                + v14_8_8) / 0x1.8p+2;
+            r.y = (v12_9_8 + v13_8_8 + 0x1p+1 * v13_9_8 + v13_10_8
+                + v14_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 5 * s0) = r;
+        }
+        const double2 E14_M1 = *(const double2 *)(in + base + 6 * s0 + eoM1);
+        const double sv14_7_8 = KGT_SHFL(V14.y, lane - 1);
+        const double v14_7_8 = lane < 1 ? E14_M1.y : sv14_7_8;
+        const double2 V15 = *(const double2 *)(in + base + 7 * s0);
+        const double v15_8_8 = V15.x;
+        const double2 E14_P1 = *(const double2 *)(in + base + 6 * s0 + eoP1);
+        const double sv14_10_8 = KGT_SHFL(V14.x, lane + 1);
+        const double v14_10_8 = lane >= KGT_WARP - 1 ? E14_P1.x : sv14_10_8;
+        const double v15_9_8 = V15.y;
+        {
+            double2 r;
+            r.x = (v13_8_8 + v14_7_8 + 0x1p+1 * v14_8_8 + v14_9_8
+                + v15_8_8) / 0x1.8p+2;
+            r.y = (v13_9_8 + v14_8_8 + 0x1p+1 * v14_9_8 + v14_10_8
+                + v15_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 6 * s0) = r;
+        }
+        const double2 E15_M1 = *(const double2 *)(in + base + 7 * s0 + eoM1);
+        const double sv15_7_8 = KGT_SHFL(V15.y, lane - 1);
+        const double v15_7_8 = lane < 1 ? E15_M1.y : sv15_7_8;
+        const double2 V16 = *(const double2 *)(in + base + 8 * s0);
+        const double v16_8_8 = V16.x;
+        const double2 E15_P1 = *(const double2 *)(in + base + 7 * s0 + eoP1);
+        const double sv15_10_8 = KGT_SHFL(V15.x, lane + 1);
+        const double v15_10_8 = lane >= KGT_WARP - 1 ? E15_P1.x : sv15_10_8;
+        const double v16_9_8 = V16.y;
+        {
+            double2 r;
+            r.x = (v14_8_8 + v15_7_8 + 0x1p+1 * v15_8_8 + v15_9_8
+                + v16_8_8) / 0x1.8p+2;
+            r.y = (v14_9_8 + v15_8_8 + 0x1p+1 * v15_9_8 + v15_10_8
+                + v16_9_8) / 0x1.8p+2;
+            *(double2 *)(out + base + 7 * s0) = r;
+        }
+    } else {
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 2;
+        for (long i = i0; i < iend; i++)
+            for (int j = 0; j < 2; j++) {
+                const long xc = x0 + (long)j * KGT_WARP + lane;
+                if (xc >= l1 && xc < h1) {
+                    const long c = i * s0 + xc;
+                    out[c] = (in[c - s0] + in[c - 1] + 0x1p+1 * in[c] + in[c + 1]
+                        + in[c + s0]) / 0x1.8p+2;
+                }
+            }
+    }
+}
+
+extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const long *lo,
+    const long *hi, const long *stride, void *queue)
+{
+    dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(float));
+    const int vec = stride[0] % 4 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 2, 8, vec ? 4 : 1, blk, &grd);
+    if (ok <= 0) return ok < 0;
+    if (vec)
+    golden_star6_vf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    else
+    golden_star6_kf<<<grd, blk, 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    return KGT_LAUNCH_FAILED();
+}
+
+extern "C" int KGT_LAUNCHER(golden_star6, d)(const void *in, void *out, const long *lo,
+    const long *hi, const long *stride, void *queue)
+{
+    dim3 blk(256, 1, 1), grd;
+    long a[3] = {lo[0], lo[1], lo[2]};
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    a[1] -= kgt_misalign(out, lo, stride, 2, sizeof(double));
+    const int vec = stride[0] % 2 == 0 && (uintptr_t)in % 16 == 0 &&
+                    (uintptr_t)out % 16 == 0;
+    int ok = kgt_grid(a, hi, 2, 8, vec ? 2 : 1, blk, &grd);
+    if (ok <= 0) return ok < 0;
+    if (vec)
+    golden_star6_vd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    else
+    golden_star6_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[1]);
+    return KGT_LAUNCH_FAILED();
+}
+
+/* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
+   128 threads of 2 columns per block, window radius 1. */
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
+                                                     unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = __fmul_rn(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void golden_star6_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void golden_star6_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - 2 * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        golden_star6_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            golden_star6_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = q[c - QW] + q[c - 1] + 0x1p+1f * q[c] + q[c + 1]
+                        + q[c + QW];
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = q[c - QW] + q[c - 1] + 0x1p+1f * q[c] + q[c + 1]
+                        + q[c + QW];
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+template <int VEC>
+static __global__ void __launch_bounds__(128)
+    golden_star6_stream_kf(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+    __shared__ __align__(16) float sh[2][2][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
+    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
+       from ys - 2R up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
+                     ys - 2 * R >= a0 && yend <= b0;
+    if (fast)
+        golden_star6_walkf<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        golden_star6_walkf<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+static int golden_star6_streamf(const void *in, void *out, const long *lo, const long *hi,
+    const long *live_lo, const long *live_hi, long s0, void *queue)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+    const long elo[2] = {1, 1}, ehi[2] = {1, 1};
+    long a[2], e[2], vl[2], vh[2];
+    for (int d = 0; d < 2; d++) {
+        const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];
+        const long ll = l1 > live_lo[d] ? l1 : live_lo[d];
+        const long lh = h1 < live_hi[d] ? h1 : live_hi[d];
+        a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;
+        e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;
+        /* the same live test on every index the kernel compares, [a, e) */
+        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
+        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
+        /* KGT_IX int: 32-bit indices in the kernel, 64-bit row products */
+        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
+    }
+    if (s0 > (1L << 30)) return 1;
+    const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
+    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
+    long h = (rows + want - 1) / want;
+    h = h < 62 ? 62 : h > 254 ? 254 : h;
+    h += (U - (h + 4 * R) % U) % U;
+    const long gy = (rows + h - 1) / h;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    const int vec = s0 % V == 0 && (uintptr_t)in % (V * sizeof(float)) == 0 &&
+                    (uintptr_t)out % (V * sizeof(float)) == 0;
+    if (vec)
+    golden_star6_stream_kf<1><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
+    else
+    golden_star6_stream_kf<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
+    return KGT_LAUNCH_FAILED();
+}
+
+#undef KGT_IX
+
+/* Two steps per launch: 256 x 32 output cells per block of 256 x 2 threads; step 1 on them
+   and 1/1 rows, 1/1 columns around them, in 35088 bytes of shared memory. */
+static __global__ void __launch_bounds__(512)
+    golden_star6_fused_kf(const float *__restrict__ in, float *__restrict__ out, long lo0,
+    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)
+{
+    enum { TX = 256, BY = 2, TY = 32, LY = 1, HY = 1, LX = 1, HX = 1,
+           KY = TY + LY + HY, KX = TX + LX + HX };
+    extern __shared__ float kgt_fused_f[];
+    float *const sm = kgt_fused_f; /* KY x KX, row-major */
+    const int tx = threadIdx.x;
+    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&
+        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {
+#pragma unroll
+        for (int i0 = 0; i0 < KY; i0 += BY) {
+            const int i = i0 + threadIdx.y;
+            const long row = (y0 - LY + i) * s0 + x0 - LX;
+#pragma unroll
+            for (int j0 = 0; j0 < KX; j0 += TX) {
+                const int j = j0 + tx;
+                const long c = row + j;
+                if (i < KY && j < KX) sm[i * KX + j] = (in[c - s0] + in[c - 1] + 0x1p+1f * in[c] + in[c + 1]
+                    + in[c + s0]) / 0x1.8p+2f;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i0 = 0; i0 < TY; i0 += BY) {
+            const int i = i0 + threadIdx.y, m = (i + LY) * KX + LX + tx;
+            out[(y0 + i) * s0 + x0 + tx] = (sm[m - KX] + sm[m - 1] + 0x1p+1f * sm[m] + sm[m + 1]
+                + sm[m + KX]) / 0x1.8p+2f;
+        }
+        return;
+    }
+    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
+    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
+        const long y = y0 - LY + i, row = y * s0;
+        const int live = y >= ll0 && y < lh0;
+        for (int j = tx; j < KX && x0 - LX + j < hi1 + HX; j += TX) {
+            const long x = x0 - LX + j, c = row + x;
+            if (live && x >= ll1 && x < lh1)
+                sm[i * KX + j] = (in[c - s0] + in[c - 1] + 0x1p+1f * in[c] + in[c + 1]
+                    + in[c + s0]) / 0x1.8p+2f;
+            else /* the fixed frame keeps its values */
+                sm[i * KX + j] = in[c];
+        }
+    }
+    __syncthreads();
+    const long x = x0 + tx;
+    if (x >= hi1) return;
+    const int live = x >= ll1 && x < lh1;
+    for (int i = threadIdx.y; i < TY && y0 + i < hi0; i += BY) {
+        const long y = y0 + i;
+        const int m = (i + LY) * KX + LX + tx;
+        if (live && y >= ll0 && y < lh0)
+            out[y * s0 + x] = (sm[m - KX] + sm[m - 1] + 0x1p+1f * sm[m] + sm[m + 1]
+                + sm[m + KX]) / 0x1.8p+2f;
+        else
+            out[y * s0 + x] = sm[m];
+    }
+}
+
+extern "C" int KGT_FUSED(golden_star6, f)(const void *in, void *out, const long *lo,
+    const long *hi, const long *live_lo, const long *live_hi, const long *stride,
+    void *queue)
+{
+    const size_t smem = 35088; /* 34 x 258 float */
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    /* Streaming pays its warm-up rows and idle columns on boxes this large. */
+    if (hi[0] - lo[0] >= 64 && hi[1] - lo[1] >= 64)
+        return golden_star6_streamf(in, out, lo, hi, live_lo, live_hi, stride[0], queue);
+    const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 31) / 32;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_star6_fused_kf<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
+        (kgt_stream)queue>>>((const float *)in, (float *)out, lo[0], lo[1], hi[0], hi[1],
+        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
+    return KGT_LAUNCH_FAILED();
+}
+
+/* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
+   128 threads of 1 columns per block, window radius 1. */
+#define KGT_IX long
+static __device__ __forceinline__ void golden_star6_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void golden_star6_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - 2 * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        golden_star6_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            golden_star6_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = (q[c - QW] + q[c - 1] + 0x1p+1 * q[c] + q[c + 1]
+                        + q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = (q[c - QW] + q[c - 1] + 0x1p+1 * q[c] + q[c + 1]
+                        + q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+template <int VEC>
+static __global__ void __launch_bounds__(128)
+    golden_star6_stream_kd(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+    __shared__ __align__(16) double sh[2][2][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
+    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
+       from ys - 2R up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
+                     ys - 2 * R >= a0 && yend <= b0;
+    if (fast)
+        golden_star6_walkd<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        golden_star6_walkd<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+static int golden_star6_streamd(const void *in, void *out, const long *lo, const long *hi,
+    const long *live_lo, const long *live_hi, long s0, void *queue)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+    const long elo[2] = {1, 1}, ehi[2] = {1, 1};
+    long a[2], e[2], vl[2], vh[2];
+    for (int d = 0; d < 2; d++) {
+        const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];
+        const long ll = l1 > live_lo[d] ? l1 : live_lo[d];
+        const long lh = h1 < live_hi[d] ? h1 : live_hi[d];
+        a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;
+        e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;
+        /* the same live test on every index the kernel compares, [a, e) */
+        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
+        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
+        /* KGT_IX int: 32-bit indices in the kernel, 64-bit row products */
+        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
+    }
+    if (s0 > (1L << 30)) return 1;
+    const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
+    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
+    long h = (rows + want - 1) / want;
+    h = h < 62 ? 62 : h > 254 ? 254 : h;
+    h += (U - (h + 4 * R) % U) % U;
+    const long gy = (rows + h - 1) / h;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_star6_stream_kd<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
+        (kgt_stream)queue>>>((const double *)in, (double *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
+    return KGT_LAUNCH_FAILED();
+}
+
+#undef KGT_IX
+
+/* Two steps per launch: 256 x 16 output cells per block of 256 x 2 threads; step 1 on them
+   and 1/1 rows, 1/1 columns around them, in 37152 bytes of shared memory. */
+static __global__ void __launch_bounds__(512)
+    golden_star6_fused_kd(const double *__restrict__ in, double *__restrict__ out, long lo0,
+    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)
+{
+    enum { TX = 256, BY = 2, TY = 16, LY = 1, HY = 1, LX = 1, HX = 1,
+           KY = TY + LY + HY, KX = TX + LX + HX };
+    extern __shared__ double kgt_fused_d[];
+    double *const sm = kgt_fused_d; /* KY x KX, row-major */
+    const int tx = threadIdx.x;
+    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * TX;
+    if (y0 - LY >= ll0 && y0 + TY + HY <= lh0 && y0 + TY <= hi0 &&
+        x0 - LX >= ll1 && x0 + TX + HX <= lh1 && x0 + TX <= hi1) {
+#pragma unroll
+        for (int i0 = 0; i0 < KY; i0 += BY) {
+            const int i = i0 + threadIdx.y;
+            const long row = (y0 - LY + i) * s0 + x0 - LX;
+#pragma unroll
+            for (int j0 = 0; j0 < KX; j0 += TX) {
+                const int j = j0 + tx;
+                const long c = row + j;
+                if (i < KY && j < KX) sm[i * KX + j] = (in[c - s0] + in[c - 1] + 0x1p+1 * in[c] + in[c + 1]
+                    + in[c + s0]) / 0x1.8p+2;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i0 = 0; i0 < TY; i0 += BY) {
+            const int i = i0 + threadIdx.y, m = (i + LY) * KX + LX + tx;
+            out[(y0 + i) * s0 + x0 + tx] = (sm[m - KX] + sm[m - 1] + 0x1p+1 * sm[m] + sm[m + 1]
+                + sm[m + KX]) / 0x1.8p+2;
+        }
+        return;
+    }
+    /* Step 2 reads step 1 over [lo - L, hi + H): no cell past it is read or computed. */
+    for (int i = threadIdx.y; i < KY && y0 - LY + i < hi0 + HY; i += BY) {
+        const long y = y0 - LY + i, row = y * s0;
+        const int live = y >= ll0 && y < lh0;
+        for (int j = tx; j < KX && x0 - LX + j < hi1 + HX; j += TX) {
+            const long x = x0 - LX + j, c = row + x;
+            if (live && x >= ll1 && x < lh1)
+                sm[i * KX + j] = (in[c - s0] + in[c - 1] + 0x1p+1 * in[c] + in[c + 1]
+                    + in[c + s0]) / 0x1.8p+2;
+            else /* the fixed frame keeps its values */
+                sm[i * KX + j] = in[c];
+        }
+    }
+    __syncthreads();
+    const long x = x0 + tx;
+    if (x >= hi1) return;
+    const int live = x >= ll1 && x < lh1;
+    for (int i = threadIdx.y; i < TY && y0 + i < hi0; i += BY) {
+        const long y = y0 + i;
+        const int m = (i + LY) * KX + LX + tx;
+        if (live && y >= ll0 && y < lh0)
+            out[y * s0 + x] = (sm[m - KX] + sm[m - 1] + 0x1p+1 * sm[m] + sm[m + 1]
+                + sm[m + KX]) / 0x1.8p+2;
+        else
+            out[y * s0 + x] = sm[m];
+    }
+}
+
+extern "C" int KGT_FUSED(golden_star6, d)(const void *in, void *out, const long *lo,
+    const long *hi, const long *live_lo, const long *live_hi, const long *stride,
+    void *queue)
+{
+    const size_t smem = 37152; /* 18 x 258 double */
+    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    /* Streaming pays its warm-up rows and idle columns on boxes this large. */
+    if (hi[0] - lo[0] >= 64 && hi[1] - lo[1] >= 64)
+        return golden_star6_streamd(in, out, lo, hi, live_lo, live_hi, stride[0], queue);
+    const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 15) / 16;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_star6_fused_kd<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
+        (kgt_stream)queue>>>((const double *)in, (double *)out, lo[0], lo[1], hi[0], hi[1],
+        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
     return KGT_LAUNCH_FAILED();
 }
 

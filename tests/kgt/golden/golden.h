@@ -14,6 +14,7 @@ extern const stencil_kernel golden_inexact_kernel;
 extern const stencil_kernel golden_negated_kernel;
 extern const stencil_kernel golden_tiny_kernel;
 extern const stencil_kernel golden_box3d_kernel;
+extern const stencil_kernel golden_star6_kernel;
 
 /* Registers every kernel above; 0 or the first stencil_register_kernel() error. */
 int golden_register(void);

@@ -1,0 +1,69 @@
+/*
+ * Split division: q = s / d for float without the device's division routine (a slow-path test
+ * and a branch per quotient), as the register-streaming kernel (emit_stream.c) emits it:
+ *
+ *     q0 = RN(s * rd);  q = fma(fma(-d, q0, s), rd, q0)      rd = RN(1 / d)
+ *
+ * q0 is within an ulp of s/d, the residual s - d q0 is computed by the inner fma, and the outer
+ * one corrects q0 by rd times it (Markstein). The kernel takes it for |s| in [2^-63, 2^63]
+ * (KGT_SPLIT_LO..KGT_SPLIT_HI as bit patterns) and `/` for anything else, zeros, subnormals,
+ * infinities and NaN included. Whether q equals the correctly rounded s / d for every such s is
+ * decided here, for one divisor, by trying every s in [1, 2); why that covers the whole range:
+ *
+ * Let 1 <= d <= 2^24, s = m 2^e with m in [1, 2) and -63 <= e <= 63 (|s| <= 2^63). Each of
+ * RN(s rd), the fma residual, the fma result and RN(s / d) is the rounding of an exact value that
+ * is m's exact value times 2^e, and rounding commutes with scaling by 2^e while the exact values
+ * and their roundings stay normal (or zero) and finite:
+ *   - q0, q and s / d are about s/d: at least 2^-63 rd >= 2^-87 (rd >= 2^-24 as d <= 2^24),
+ *     normal, and at most 2^63 (d >= 1).
+ *   - the residual r = s - d q0 is zero or at least 2^(e-47) in magnitude: s is a multiple of
+ *     2^(e-23), and d q0 of 2^(ed-23) 2^(eq-23), with ed the exponent of d and eq >= e - ed - 1
+ *     that of q0 (rd >= 2^(-ed-1)); so |r| >= 2^-110, normal, and |r| is about 2^-23 |s|.
+ *   - a zero residual gives q = q0 at every scale.
+ * Negating s negates q0, the residual, q and s / d exactly (round-to-nearest is symmetric, and a
+ * zero residual is +0 for s and -s alike, which leaves q0 unchanged). So the 2^23 values of
+ * [1, 2) decide every s in range. The check runs per qualifying stencil at generation time (a
+ * few tens of milliseconds) and is not cached.
+ *
+ * Plain C99 on libm's fmaf; the project compiles kgt with -ffp-contract=off, so s * rd is a
+ * rounded float product and not fused into the fma that follows.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kgt.h"
+
+uint32_t kgt_float_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+float kgt_bits_float(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* The kernel's split quotient, in host arithmetic (the same roundings). */
+static float split_div(float s, float d, float rd)
+{
+    const float q0 = s * rd;
+    return fmaf(fmaf(-d, q0, s), rd, q0);
+}
+
+int kgt_split_divisor(double divisor, float *rd)
+{
+    const float d = (float)divisor;
+    double exact;
+    if (!(d >= 1.0f && d <= 0x1p24f) || kgt_exact_reciprocal(d, 0, &exact)) return 0;
+    *rd = 1.0f / d;
+    for (uint32_t u = kgt_float_bits(1.0f); u < kgt_float_bits(2.0f); u++) {
+        const float s = kgt_bits_float(u);
+        if (kgt_float_bits(split_div(s, d, *rd)) != kgt_float_bits(s / d)) return 0;
+    }
+    return 1;
+}
