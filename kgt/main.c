@@ -243,6 +243,22 @@ static int emit_one(const kgt_gen *g, const char *dir, const char *suffix, emit_
     return rc;
 }
 
+/*
+ * The CUDA and HIP outputs are one text (its vendor header picks the runtime), so it is generated
+ * once: generation checks each split divisor over 2^23 quotients (split.c).
+ */
+static int emit_gpu(const kgt_gen *g, const char *dir)
+{
+    kgt_buf b = {0};
+    int rc = 0;
+    if (!(g->targets & (KGT_T_CUDA | KGT_T_HIP))) return 0;
+    kgt_emit_gpu(&b, g);
+    if (g->targets & KGT_T_CUDA) rc = write_file(dir, g->prefix, ".cu", &b);
+    if (!rc && (g->targets & KGT_T_HIP)) rc = write_file(dir, g->prefix, "_hip.cpp", &b);
+    free(b.s);
+    return rc;
+}
+
 static int generate(const opts *o, const kgt_file *f, const char *prefix)
 {
     kgt_gen g;
@@ -254,9 +270,7 @@ static int generate(const opts *o, const kgt_file *f, const char *prefix)
     g.source = base_name(o->file);
     g.targets = o->targets ? o->targets : KGT_T_HOST | KGT_T_OPENCL;
     if (emit_one(&g, dir, ".h", kgt_emit_header) || emit_one(&g, dir, ".c", kgt_emit_c)) return -1;
-    if ((g.targets & KGT_T_CUDA) && emit_one(&g, dir, ".cu", kgt_emit_gpu)) return -1;
-    if ((g.targets & KGT_T_HIP) && emit_one(&g, dir, "_hip.cpp", kgt_emit_gpu)) return -1;
-    return 0;
+    return emit_gpu(&g, dir);
 }
 
 int main(int argc, char **argv)
