@@ -126,8 +126,9 @@ static void fill(void *a, int dbl, long n, unsigned long seed)
  * alone (2 times a stencil reach of 2 each side of a row): -0 (numerators -0, where split
  * division would give +0), values times 1e-40 (subnormal floats, where it can round wrongly),
  * times 1e-30 and times 1e30 (numerators below 2^-63, above 2^63). The range test must send all
- * of them to `/`. In the last 10 rows, the cells with (i + j) % 7 == 0 are negated. No infinities
- * or NaN: the NaN an invalid operation gives differs between host and device.
+ * of them to `/`. In the other 10 rows of every 50, the cells with (i + j) % 7 == 0 are
+ * negated. No infinities or NaN: the NaN an invalid operation gives differs between host and
+ * device.
  */
 static void fill_special(void *a, int dbl, const call *c)
 {
