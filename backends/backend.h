@@ -50,6 +50,9 @@ typedef struct sb_dev {
     char err[256];       /* message for the last failing op */
     char name[64];       /* device name, for stats */
     size_t device_bytes; /* device memory currently allocated */
+    char kernel[16];     /* stencil_stats.kernel: "generic", "rtc" or "named" (open sets it) */
+    double t_compile;    /* seconds open spent compiling a run-time kernel (0: cached or none) */
+    char note[200];      /* open's notice for the user (e.g. a run-time compile that fell back) */
 } sb_dev;
 
 typedef struct sb_ops {

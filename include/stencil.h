@@ -137,6 +137,12 @@ typedef struct stencil_stats {
     double t_dev_unpack; /* [unpack start, unpack end]: host->device or peer halo copies */
     double t_dev_inner;  /* [inner start, inner end] */
     long traced;         /* iterations traced: min(iterations, STENCIL_TRACE_MAX); 0: off */
+    /*
+     * The kernel this rank ran: "generic", "rtc" (specialized to the stencil at run time: NVRTC,
+     * hiprtc or the OpenCL compiler, from kgt's emitters), or "named" (a registered kernel).
+     */
+    char kernel[16];
+    double t_compile; /* of t_setup, seconds spent compiling run-time kernels (0: cached, none) */
 } stencil_stats;
 
 typedef struct stencil_kernel stencil_kernel;

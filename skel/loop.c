@@ -193,4 +193,5 @@ void sk_stats(sk_run *r, double t0, double t_setup)
     }
     snprintf(s->backend, sizeof s->backend, "%s", r->dev.ops->name);
     snprintf(s->device, sizeof s->device, "%s", r->dev.name);
+    snprintf(s->kernel, sizeof s->kernel, "%s", r->dev.kernel[0] ? r->dev.kernel : "generic");
 }

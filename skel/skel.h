@@ -71,6 +71,7 @@ typedef struct sk_run {
     double hidden, xtime; /* exchange time with the inner update still running, and in all */
     struct sk_trace *tr;  /* per-iteration timestamps (trace.c), NULL when tracing is off */
     int rc;               /* first device error inside the loop; MPI keeps going so no peer hangs */
+    int noticed;          /* a backend's notice was printed (sk_notice): once per call */
     char msg[256];
 } sk_run;
 

@@ -151,6 +151,26 @@ static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
     int rc = ops->open(&r->dev, a);
     if (rc) return SK_FAIL(r, rc, "%s backend: %s", ops->name, r->dev.err);
     r->dev_open = 1;
+    if (!r->dev.kernel[0])
+        snprintf(r->dev.kernel, sizeof r->dev.kernel, "%s", a->named ? "named" : "generic");
+    r->stats.t_compile += r->dev.t_compile;
+    return 0;
+}
+
+/*
+ * A backend's notice (a run-time kernel that fell back to the generic one): printed once per
+ * call by rank 0, with how many ranks it concerns. Collective; never an error.
+ */
+static int sk_notice(sk_run *r)
+{
+    int mine = r->dev.note[0] != 0, n = 0;
+    if (r->noticed || MPI_Allreduce(&mine, &n, 1, MPI_INT, MPI_SUM, r->comm) != MPI_SUCCESS)
+        return 0;
+    r->noticed = n > 0;
+    if (r->rank == 0 && n > 0)
+        fprintf(stderr, "libstencil: %s (%d of %d ranks)\n",
+                mine ? r->dev.note : "a run-time kernel fell back to the generic kernel", n,
+                r->size);
     return 0;
 }
 
@@ -282,6 +302,7 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
     int rc = 0;
     SK_PHASE(r, rc, sk_setup_layout(r, sizes, named));
     SK_PHASE(r, rc, sk_open_backend(r, named));
+    SK_PHASE(r, rc, sk_notice(r));
     SK_PHASE(r, rc, sk_alloc(r));
     return rc;
 }
