@@ -149,7 +149,7 @@ static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const in
 static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
     enum { ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SIDE = 2 * KGT_MAX_RADIUS + 1 };
-    static unsigned char seen[ROWS * SIDE * SIDE];
+    unsigned char seen[ROWS * SIDE * SIDE]; /* not static: backends generate from any thread */
     char wrap[40];
     memset(seen, 0, sizeof seen);
     for (int u = 0; u < walk; u++) {
