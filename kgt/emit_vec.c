@@ -112,7 +112,7 @@ static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned ch
 /* The unrolled walk: per row, the loads its cells need, then one vector of results. */
 static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
-    static unsigned char seen[V_ROWS * V_K + V_ROWS * V_X];
+    unsigned char seen[V_ROWS * V_K + V_ROWS * V_X]; /* not static: any thread may generate */
     int vw = vw_of(dbl);
     char wrap[40];
     memset(seen, 0, sizeof seen);
