@@ -157,6 +157,23 @@ void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *i
     }
 }
 
+void kgt_emit_rn_helpers(kgt_buf *b)
+{
+    static const char *const op[3][2] = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}};
+    static const char *const t[2] = {"float", "double"};
+    /* __fadd_rn & co. are never contracted into an fma, whatever -fmad says; NVRTC has them
+       built in. HIP compiles with contraction off (#pragma clang fp contract), so plain
+       operators keep their rounding there. */
+    kgt_printf(b, "/* Arithmetic immune to fma contraction, whatever the compiler flags. */\n");
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 3; i++)
+            kgt_printf(b,
+                       "static __device__ __forceinline__ %s kgt_%s(%s a, %s b)\n{\n"
+                       "#if defined(__HIPCC__)\n    return a %s b;\n#else\n"
+                       "    return __%c%s_rn(a, b);\n#endif\n}\n",
+                       t[d], op[i][0], t[d], t[d], op[i][1], d ? 'd' : 'f', op[i][0]);
+}
+
 static void emit_radius(kgt_buf *b, const kgt_stencil *s)
 {
     kgt_printf(b, "radius");

@@ -112,6 +112,11 @@ void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *i
 const char *kgt_wrap(char *buf, int n);
 /* Writes the sum of the weighted terms alone (no division), as kgt_emit_expr orders it. */
 void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
+/*
+ * CUDA/HIP: the definitions of kgt_add, kgt_sub and kgt_mul (float and double overloads), the
+ * arithmetic that no compiler flag can contract into fused multiply-adds; no #include needed.
+ */
+void kgt_emit_rn_helpers(kgt_buf *b);
 /* Writes x as an exact C literal of the element type (hex float, 'f' suffix for float). */
 void kgt_emit_literal(kgt_buf *b, double x, int dbl);
 /* A comment block describing s, each line starting with lead. */
