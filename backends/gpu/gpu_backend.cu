@@ -31,6 +31,7 @@ extern "C" {
 
 #include "fused.cuh"
 #include "kernels.cuh"
+#include "rtc.cuh"
 
 namespace SB_GPU_NS
 {
@@ -82,7 +83,10 @@ struct impl {
     void *stage[SB_NQUEUES]; /* device staging of the pack path */
     size_t stage_bytes[SB_NQUEUES];
     alloc_list dmem, hmem;
-    int peer; /* buffers may be exported: allocate whole IPC blocks (gpu_mem_alloc) */
+    int peer;      /* buffers may be exported: allocate whole IPC blocks (gpu_mem_alloc) */
+    char arch[64]; /* the run-time compiler's target option for this device */
+    rtc_kernel rk; /* the run-time kernel (rtc.cuh), when use_rtc */
+    int use_rtc;
 };
 
 static impl *im_of(sb_dev *dev)
@@ -181,6 +185,7 @@ static int pick_device(sb_dev *dev, impl *im, const sb_open_args *a)
     gpuDeviceProp prop;
     GPU_TRY(dev, gpuGetDeviceProperties(&prop, d));
     snprintf(dev->name, sizeof dev->name, "%.50s #%d", prop.name, d);
+    rtc_arch(prop, im->arch, sizeof im->arch);
     return 0;
 }
 
@@ -307,6 +312,25 @@ static void default_tune(impl *im)
     if (im->ndims < 3) im->tn.by = 1;
 }
 
+/*
+ * The stencil's own kernel, compiled now (rtc.cuh); where that cannot be had the generic kernel
+ * stays bound and the skeleton prints dev->note once.
+ */
+static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st)
+{
+    char err[160];
+    if (sb_rtc_mode() == SB_RTC_OFF) return;
+    if (rtc_build(&im->rk, st, im->arch, &dev->t_compile, err, sizeof err) == 0) {
+        im->use_rtc = 1;
+        snprintf(dev->kernel, sizeof dev->kernel, "rtc");
+        return;
+    }
+    rtc_unload(&im->rk);
+    (void)gpuGetLastError();
+    snprintf(dev->note, sizeof dev->note,
+             SB_GPU_NAME " run-time kernel not compiled (%.100s); the generic kernel runs", err);
+}
+
 static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st, size_t nelems)
 {
     if (st->npts < 1) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": stencil has no points");
@@ -332,6 +356,7 @@ static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st, size_t nele
     int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
     free(lin);
     default_tune(im);
+    if (!rc) bind_rtc(dev, im, st);
     return rc;
 }
 
@@ -403,6 +428,7 @@ void gpu_close(sb_dev *dev)
     }
     if (im->goff) (void)gpuFree(im->goff);
     if (im->gw) (void)gpuFree(im->gw);
+    rtc_unload(&im->rk);
     for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
     for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);
     for (int i = 0; i < SB_NQUEUES; i++) {
@@ -646,6 +672,29 @@ static int launch_named(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box 
     return 0;
 }
 
+/* The run-time step kernel over box b: the launch its plan (kgt_rt.h) describes. */
+static int launch_rtc(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
+{
+    impl *im = im_of(dev);
+    const kgt_step_info &k = im->rk.info;
+    const int nd = im->ndims, x = nd - 1;
+    int z0 = nd > 1 ? (int)b->lo[0] : 0, z1 = nd > 1 ? (int)b->hi[0] : 1;
+    int y0 = nd > 2 ? (int)b->lo[1] : 0, y1 = nd > 2 ? (int)b->hi[1] : 1;
+    int x0 = (int)b->lo[x], x1 = (int)b->hi[x], zc = k.sh.zc;
+    long long s0 = nd > 1 ? im->stride[0] : 0, s1 = nd > 2 ? im->stride[1] : 0, first = 0;
+    for (int d = 0; d < nd; d++) first += (long long)b->lo[d] * im->stride[d];
+    /* Tiles start on the 128-byte line of the box's first cell (idle lanes before it). */
+    const long long line = 128 / (long long)im->esz;
+    int xa = x0 - (int)(((long long)((uintptr_t)out / im->esz) + first) % line);
+    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
+    dim3 grid((unsigned)((x1 - xa + k.tx - 1) / k.tx), (unsigned)((y1 - y0 + k.ty - 1) / k.ty),
+              (unsigned)((z1 - z0 + zc - 1) / zc));
+    if (grid.y > 65535) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large");
+    void *args[] = {&in, &out, &z0, &z1, &y0, &y1, &xa, &x0, &x1, &s0, &s1, &zc};
+    GPU_TRY(dev, rtc_launch(&im->rk, grid, im->q[q], args));
+    return 0;
+}
+
 int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
 {
     impl *im = im_of(dev);
@@ -654,7 +703,8 @@ int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
     if (!norm_box(im->ndims, b, im->stride, &nb)) return 0;
     int rc = use_device(dev);
     if (rc) return rc;
-    return im->named ? launch_named(dev, q, in, out, b) : launch_generic(dev, q, in, out, &nb);
+    if (im->named) return launch_named(dev, q, in, out, b);
+    return im->use_rtc ? launch_rtc(dev, q, in, out, b) : launch_generic(dev, q, in, out, &nb);
 }
 
 template <typename T, int NP, int TY>

@@ -2,19 +2,22 @@
  * The only vendor-specific part of the GPU backend: maps gpu* names onto the CUDA or HIP runtime.
  * gpu_backend.cu is compiled once by nvcc (SB_GPU_CUDA) and once by hipcc (SB_GPU_HIP); both
  * objects may be linked into one library, so each build puts its code in its own namespace and
- * exports its own ops table.
+ * exports its own ops table. Run-time compilation (NVRTC, hiprtc) differs more than by names:
+ * rtc.cuh holds its two versions.
  */
 #ifndef SB_GPU_VENDOR_H
 #define SB_GPU_VENDOR_H
 
 #if defined(SB_GPU_HIP)
 #include <hip/hip_runtime.h>
+#include <hip/hiprtc.h>
 
-#define SB_GPU_NS       sb_hip_impl
-#define SB_GPU_OPS      sb_hip_ops
-#define SB_GPU_NAME     "hip"
-#define SB_GPU_LAUNCHER hip /* stencil_kernel member holding this vendor's launchers */
-#define SB_GPU_FUSED    hip_fused
+#define SB_GPU_NS          sb_hip_impl
+#define SB_GPU_OPS         sb_hip_ops
+#define SB_GPU_NAME        "hip"
+#define SB_GPU_LAUNCHER    hip /* stencil_kernel member holding this vendor's launchers */
+#define SB_GPU_FUSED       hip_fused
+#define SB_GPU_RTC_COMPILE sb_hip_rtc_compile
 /* clang's device pass would emit the (const) ops table and miss its host functions. */
 #if defined(__HIP_DEVICE_COMPILE__)
 #define SB_GPU_DEVICE_PASS 1
@@ -77,12 +80,14 @@ typedef hipIpcMemHandle_t gpuIpcMemHandle_t;
 
 #else /* CUDA */
 #include <cuda_runtime.h>
+#include <nvrtc.h>
 
 #define SB_GPU_NS          sb_cuda_impl
 #define SB_GPU_OPS         sb_cuda_ops
 #define SB_GPU_NAME        "cuda"
 #define SB_GPU_LAUNCHER    cuda
 #define SB_GPU_FUSED       cuda_fused
+#define SB_GPU_RTC_COMPILE sb_cuda_rtc_compile
 #define SB_GPU_DEVICE_PASS 0 /* nvcc's device pass leaves host variables alone */
 
 typedef cudaError_t gpuError_t;

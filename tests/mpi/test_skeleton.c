@@ -111,6 +111,11 @@ static void check_all(stencil_type type, stencil_boundary bnd, stencil_partition
                           stencil_set_name(si), off_path);
         ck_assert_msg(rc == 0, "%s: stencil_skeleton returned %d (%s)", stencil_set_name(si), rc,
                       stencil_strerror(rc));
+        /* On the GPU host: which kernel ran (rtc by default, generic after STENCIL_RTC=fail). */
+        const char *ek = getenv("STENCIL_EXPECT_KERNEL");
+        if (ek && *ek)
+            ck_assert_msg(strcmp(last.kernel, ek) == 0, "%s: kernel '%s' ran, expected '%s'",
+                          stencil_set_name(si), last.kernel, ek);
         ck_assert_msg(bad == 0, "%s %s %s %s: %ld cells differ from the reference",
                       stencil_set_name(si), type == STENCIL_DOUBLE ? "double" : "float",
                       bnd == STENCIL_BOUNDARY_PERIODIC ? "periodic" : "fixed",

@@ -1,0 +1,50 @@
+/* Run-time kernel sources from kgt's emitters (gen.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+int sb_rtc_mode(void)
+{
+    const char *e = getenv("STENCIL_RTC");
+    if (!e) return SB_RTC_ON;
+    if (!strcmp(e, "0") || !strcmp(e, "off")) return SB_RTC_OFF;
+    if (!strcmp(e, "fail")) return SB_RTC_FAIL;
+    return SB_RTC_ON;
+}
+
+static int to_kgt(const sl_stencil *st, kgt_stencil *ks)
+{
+    return kgt_stencil_init(ks, "rt", st->ndims, st->rlo, st->rhi, st->npts,
+                            (const int(*)[KGT_MAX_DIMS])st->off, st->w, st->divisor);
+}
+
+char *sb_gen_gpu(const sl_stencil *st, kgt_step_info *info)
+{
+    kgt_stencil ks;
+    kgt_step_shape sh;
+    int dbl = st->type == STENCIL_DOUBLE;
+    const char *e = getenv("STENCIL_RTC_SHAPE");
+    kgt_step_default(st->ndims, dbl, &sh);
+    if (e && *e) sscanf(e, "%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc);
+    if (to_kgt(st, &ks)) return NULL;
+    char *src = kgt_rt_gpu(&ks, dbl, &sh, info);
+    kgt_stencil_clear(&ks);
+    if (src && sb_rtc_mode() == SB_RTC_FAIL) {
+        char *bad = realloc(src, strlen(src) + 40);
+        if (!bad) free(src);
+        if (bad) strcat(bad, "\n#error STENCIL_RTC=fail\n");
+        src = bad;
+    }
+    return src;
+}
+
+char *sb_gen_opencl(const sl_stencil *st)
+{
+    kgt_stencil ks;
+    if (to_kgt(st, &ks)) return NULL;
+    char *src = kgt_rt_opencl(&ks);
+    kgt_stencil_clear(&ks);
+    return src;
+}

@@ -1,0 +1,33 @@
+/*
+ * Run-time kernels of the device backends: the sources come from kgt's emitters (kgt/kgt_rt.h),
+ * the one code generator of the project, specialized to the call's stencil.
+ */
+#ifndef SB_GEN_H
+#define SB_GEN_H
+
+#include "kgt_rt.h"
+#include "layout.h"
+
+/* $STENCIL_RTC: "0"/"off" keeps the generic kernel; "fail" compiles a broken source (tests). */
+enum { SB_RTC_ON = 0, SB_RTC_OFF = 1, SB_RTC_FAIL = 2 };
+int sb_rtc_mode(void);
+
+/*
+ * The step kernel of st for NVRTC/hiprtc, in st's element type; the block shape is kgt's default
+ * or $STENCIL_RTC_SHAPE="bx,by,nc,zc". A malloc'ed string (info: its plan), or NULL when out of
+ * memory or the shape does not fit.
+ */
+char *sb_gen_gpu(const sl_stencil *st, kgt_step_info *info);
+
+/* The OpenCL program of st (stencil_update, as kgt writes it), malloc'ed; NULL: out of memory. */
+char *sb_gen_opencl(const sl_stencil *st);
+
+/*
+ * For the tests: each GPU backend's run-time compiler with the options it uses, on src, for the
+ * target arch ("-arch=sm_90", "--offload-arch=gfx90a"); needs no device. 0, or -1 with the
+ * compiler's first error line in err.
+ */
+int sb_cuda_rtc_compile(const char *src, const char *arch, char *err, size_t errlen);
+int sb_hip_rtc_compile(const char *src, const char *arch, char *err, size_t errlen);
+
+#endif /* SB_GEN_H */

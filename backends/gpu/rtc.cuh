@@ -1,0 +1,228 @@
+/*
+ * Run-time kernels of the GPU backend: the step kernel of the call's stencil (backends/gen.h,
+ * from kgt's emitters) compiled at open by NVRTC (CUDA) or hiprtc (HIP), cached per process,
+ * loaded as a module and launched on the backend's streams.
+ *
+ * The cache maps (architecture, source text) to the compiled binary, so a process that opens the
+ * same stencil again (weights calibration, several calls) compiles once.
+ */
+#ifndef SB_GPU_RTC_CUH
+#define SB_GPU_RTC_CUH
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "vendor.h"
+
+extern "C" {
+#include "gen.h"
+}
+
+namespace SB_GPU_NS
+{
+
+#if defined(SB_GPU_HIP)
+typedef hipModule_t rtc_module;
+typedef hipFunction_t rtc_func;
+#else
+typedef cudaLibrary_t rtc_module;
+typedef cudaKernel_t rtc_func;
+#endif
+
+struct rtc_kernel {
+    rtc_module mod;
+    rtc_func fn;
+    kgt_step_info info;
+};
+
+/* The architecture the compiler targets, as its option: the device's own. */
+static void rtc_arch(const gpuDeviceProp &p, char *opt, size_t len)
+{
+#if defined(SB_GPU_HIP)
+    snprintf(opt, len, "--offload-arch=%s", p.gcnArchName);
+#else
+    snprintf(opt, len, "-arch=sm_%d%d", p.major, p.minor);
+#endif
+}
+
+/* The compiler's first error line (else its first line) into msg, on one line. */
+static void rtc_message(const char *log, char *msg, size_t len)
+{
+    const char *at = strstr(log, "error");
+    if (at)
+        while (at > log && at[-1] != '\n') at--;
+    else
+        at = log;
+    size_t n = strcspn(at, "\n");
+    snprintf(msg, len, "%.*s", (int)n, at);
+}
+
+/* Compiles src for arch: 0 with a malloc'ed binary, or -1 with the compiler's message in err. */
+static int rtc_compile(const char *src, const char *arch, char **bin, size_t *len, char *err,
+                       size_t errlen)
+{
+#if defined(SB_GPU_HIP)
+    const char *opts[] = {arch, "-O3", "-ffp-contract=off"};
+    hiprtcProgram p;
+    if (hiprtcCreateProgram(&p, src, "stencil_rtc.hip", 0, NULL, NULL) != HIPRTC_SUCCESS)
+        return snprintf(err, errlen, "hiprtcCreateProgram failed"), -1;
+    int ok = hiprtcCompileProgram(p, 3, opts) == HIPRTC_SUCCESS &&
+             hiprtcGetCodeSize(p, len) == HIPRTC_SUCCESS && (*bin = (char *)malloc(*len)) &&
+             hiprtcGetCode(p, *bin) == HIPRTC_SUCCESS;
+    size_t loglen = 0;
+    char *log = NULL;
+    if (!ok && hiprtcGetProgramLogSize(p, &loglen) == HIPRTC_SUCCESS &&
+        (log = (char *)calloc(loglen + 1, 1)) && hiprtcGetProgramLog(p, log) == HIPRTC_SUCCESS)
+        rtc_message(log, err, errlen);
+    free(log);
+    hiprtcDestroyProgram(&p);
+#else
+    const char *opts[] = {arch, "-fmad=false", "-prec-div=true", "-ftz=false"};
+    nvrtcProgram p;
+    if (nvrtcCreateProgram(&p, src, "stencil_rtc.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
+        return snprintf(err, errlen, "nvrtcCreateProgram failed"), -1;
+    int ok = nvrtcCompileProgram(p, 4, opts) == NVRTC_SUCCESS &&
+             nvrtcGetCUBINSize(p, len) == NVRTC_SUCCESS && (*bin = (char *)malloc(*len)) &&
+             nvrtcGetCUBIN(p, *bin) == NVRTC_SUCCESS;
+    size_t loglen = 0;
+    char *log = NULL;
+    if (!ok && nvrtcGetProgramLogSize(p, &loglen) == NVRTC_SUCCESS &&
+        (log = (char *)calloc(loglen + 1, 1)) && nvrtcGetProgramLog(p, log) == NVRTC_SUCCESS)
+        rtc_message(log, err, errlen);
+    free(log);
+    nvrtcDestroyProgram(&p);
+#endif
+    if (!ok) {
+        free(*bin);
+        *bin = NULL;
+        if (!err[0]) snprintf(err, errlen, "the run-time compiler failed");
+    }
+    return ok ? 0 : -1;
+}
+
+static int rtc_load(rtc_kernel *k, const char *bin)
+{
+#if defined(SB_GPU_HIP)
+    if (hipModuleLoadData(&k->mod, bin) != hipSuccess) return -1;
+    return hipModuleGetFunction(&k->fn, k->mod, k->info.name) == hipSuccess ? 0 : -1;
+#else
+    if (cudaLibraryLoadData(&k->mod, bin, NULL, NULL, 0, NULL, NULL, 0) != cudaSuccess) return -1;
+    return cudaLibraryGetKernel(&k->fn, k->mod, k->info.name) == cudaSuccess ? 0 : -1;
+#endif
+}
+
+static void rtc_unload(rtc_kernel *k)
+{
+    if (!k->mod) return;
+#if defined(SB_GPU_HIP)
+    (void)hipModuleUnload(k->mod);
+#else
+    (void)cudaLibraryUnload(k->mod);
+#endif
+    k->mod = NULL;
+}
+
+static gpuError_t rtc_launch(const rtc_kernel *k, dim3 grid, gpuStream_t s, void **args)
+{
+    const kgt_step_shape &h = k->info.sh;
+#if defined(SB_GPU_HIP)
+    return hipModuleLaunchKernel(k->fn, grid.x, grid.y, grid.z, h.bx, h.by, 1, 0, s, args, NULL);
+#else
+    return cudaLaunchKernel((const void *)k->fn, grid, dim3(h.bx, h.by, 1), args, 0, s);
+#endif
+}
+
+} /* namespace SB_GPU_NS */
+
+/* For the tests (gen.h): the backend's compiler and options on src, no device needed. */
+extern "C" int SB_GPU_RTC_COMPILE(const char *src, const char *arch, char *err, size_t errlen)
+{
+    char *bin = NULL;
+    size_t len = 0;
+    err[0] = '\0';
+    int rc = SB_GPU_NS::rtc_compile(src, arch, &bin, &len, err, errlen);
+    free(bin);
+    return rc;
+}
+
+namespace SB_GPU_NS
+{
+
+/* ---- the process-wide cache of compiled binaries */
+struct rtc_entry {
+    rtc_entry *next;
+    char *key; /* architecture option, newline, source */
+    char *bin;
+    size_t len;
+};
+static rtc_entry *rtc_cache;
+static pthread_mutex_t rtc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *rtc_key(const char *arch, const char *src)
+{
+    size_t a = strlen(arch), n = strlen(src);
+    char *k = (char *)malloc(a + n + 2);
+    if (!k) return NULL;
+    memcpy(k, arch, a);
+    k[a] = '\n';
+    memcpy(k + a + 1, src, n + 1);
+    return k;
+}
+
+/* The cached binary for key, or NULL. Called with rtc_lock held. */
+static const rtc_entry *rtc_find(const char *key)
+{
+    for (const rtc_entry *e = rtc_cache; e; e = e->next)
+        if (!strcmp(e->key, key)) return e;
+    return NULL;
+}
+
+static double rtc_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/*
+ * Compiles (or finds) and loads the step kernel of st into k; *secs is the compile time (0 when
+ * cached). 0, or -1 with the reason in err.
+ */
+static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, double *secs, char *err,
+                     size_t errlen)
+{
+    int rc = -1;
+    *secs = 0;
+    err[0] = '\0';
+    char *src = sb_gen_gpu(st, &k->info);
+    char *key = src ? rtc_key(arch, src) : NULL;
+    if (!key) {
+        free(src);
+        return snprintf(err, errlen, "no source (out of memory, or the shape does not fit)"), -1;
+    }
+    pthread_mutex_lock(&rtc_lock);
+    const rtc_entry *e = rtc_find(key);
+    if (!e) {
+        rtc_entry *n = (rtc_entry *)calloc(1, sizeof *n);
+        double t0 = rtc_now();
+        if (n && rtc_compile(src, arch, &n->bin, &n->len, err, errlen) == 0) {
+            n->key = key, key = NULL;
+            n->next = rtc_cache;
+            rtc_cache = n;
+            e = n;
+        } else
+            free(n);
+        *secs = rtc_now() - t0;
+    }
+    if (e) rc = rtc_load(k, e->bin);
+    pthread_mutex_unlock(&rtc_lock);
+    if (e && rc) snprintf(err, errlen, "the compiled module did not load");
+    free(key);
+    free(src);
+    return rc;
+}
+
+} /* namespace SB_GPU_NS */
+
+#endif /* SB_GPU_RTC_CUH */

@@ -1,0 +1,290 @@
+/*
+ * The one-step streaming kernel (kgt_rt.h), for any 1D, 2D or 3D pattern.
+ *
+ * Why: a kernel that reads every neighbour through L1/L2 (the generic kernel, kgt's walk
+ * kernels) is bound by L2 bandwidth, not HBM (bench/RESULTS.md). Here a block loads each input
+ * plane of its tile once into shared memory and takes the neighbours from there.
+ *
+ * Order of the arithmetic: an output cell's terms come plane by plane (dimension-0 offset
+ * ascending), and within a plane in row-major order, so accumulating a partial sum per cell and
+ * plane offset while the planes stream past adds exactly the contract's terms in its order:
+ * acc = first term; acc = acc + w * x ...; out = acc / d. Every output in flight has its own
+ * accumulator; with P = reach below + reach above + 1 of them per cell, the loop is unrolled by P
+ * so that each accumulator's name is fixed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kgt_rt.h"
+
+#define STEP_SMEM_MAX (48 * 1024) /* static shared memory of one block */
+
+static const char *const tname[2] = {"float", "double"};
+
+/* An offset of s as (walk, y, x). */
+static void wyx(const kgt_stencil *s, const int *off, int *o)
+{
+    o[0] = s->ndims > 1 ? off[0] : 0;
+    o[1] = s->ndims > 2 ? off[1] : 0;
+    o[2] = off[s->ndims - 1];
+}
+
+void kgt_step_default(int ndims, int dbl, kgt_step_shape *sh)
+{
+    if (ndims == 3) {
+        sh->bx = 32, sh->by = 8, sh->nc = 4, sh->zc = dbl ? 64 : 128;
+    } else {
+        sh->bx = 128, sh->by = 1, sh->nc = dbl ? 2 : 4, sh->zc = ndims == 2 ? 256 : 1;
+    }
+}
+
+int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)
+{
+    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
+    memset(info, 0, sizeof *info);
+    info->sh = *sh;
+    if (s->ndims < 3) info->sh.by = 1;
+    if (s->ndims < 2) info->sh.zc = 1;
+    const kgt_step_shape *h = &info->sh;
+    if (h->bx < 1 || h->by < 1 || h->nc < 1 || h->nc > 16 || h->zc < 1 || h->bx * h->by > 1024)
+        return -1;
+    kgt_extents(s, lo, hi);
+    wyx(s, lo, info->elo);
+    wyx(s, hi, info->ehi);
+    info->tx = s->ndims == 3 ? h->bx : h->bx * h->nc;
+    info->ty = s->ndims == 3 ? h->by * h->nc : 1;
+    size_t w = (size_t)(info->tx + info->elo[2] + info->ehi[2]);
+    size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
+    info->smem = 2 * w * rows * (dbl ? 8 : 4);
+    if (info->smem > STEP_SMEM_MAX) return -1;
+    snprintf(info->name, sizeof info->name, "kgt_step_%s_%c", s->stem, dbl ? 'd' : 'f');
+    return 0;
+}
+
+/* Everything the emitters below share. */
+typedef struct step {
+    const kgt_stencil *s;
+    const kgt_step_info *in;
+    int dbl, nt, w, tot, k, p; /* threads, tile row width, tile cells, loads per thread, P */
+} step;
+
+static void emit_value(kgt_buf *b, double x, int dbl)
+{
+    kgt_emit_literal(b, x, dbl);
+}
+
+/* The weight as the element type holds it (the contract converts from double). */
+static double in_type(double x, int dbl)
+{
+    return dbl ? x : (double)(float)x;
+}
+
+static void emit_head(kgt_buf *b, const step *st)
+{
+    const kgt_step_info *in = st->in;
+    const char *t = tname[st->dbl];
+    kgt_printf(b,
+               "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
+               "    %s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
+               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
+               st->nt, in->name, t, t);
+    kgt_printf(b, "    __shared__ %s sm[%d];\n", t, 2 * st->tot);
+    kgt_printf(b,
+               "    const int tid = threadIdx.y * %d + threadIdx.x;\n"
+               "    const int tx0 = xa + (int)blockIdx.x * %d, ty0 = y0 + (int)blockIdx.y * %d;\n"
+               "    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;\n"
+               "    const int n = ze - zs + %d;\n",
+               in->sh.bx, in->tx, in->ty, in->elo[0] + in->ehi[0]);
+}
+
+/* Each thread's share of a plane: k cells of the tile grown by the reach, clamped in the array. */
+static void emit_loader(kgt_buf *b, const step *st)
+{
+    const kgt_step_info *in = st->in;
+    for (int k = 0; k < st->k; k++) {
+        int partial = (k + 1) * st->nt > st->tot;
+        kgt_printf(b, "    long long g%d;\n    {\n", k);
+        if (partial)
+            kgt_printf(b, "        const int i = tid + %d < %d ? tid + %d : %d;\n", k * st->nt,
+                       st->tot, k * st->nt, st->tot - 1);
+        else
+            kgt_printf(b, "        const int i = tid + %d;\n", k * st->nt);
+        kgt_printf(b,
+                   "        const int r = i / %d, c = i - r * %d;\n"
+                   "        const int gy = KGT_CLAMP(ty0 + r - %d, y0 - %d, y1 - 1 + %d);\n"
+                   "        const int gx = KGT_CLAMP(tx0 + c - %d, x0 - %d, x1 - 1 + %d);\n"
+                   "        g%d = (long long)gy * s1 + gx;\n    }\n",
+                   st->w, st->w, in->elo[1], in->elo[1], in->ehi[1], in->elo[2], in->elo[2],
+                   in->ehi[2], k);
+    }
+}
+
+/* The cells this thread computes: where they sit in the tile and in the array. */
+static void emit_cells(kgt_buf *b, const step *st)
+{
+    const kgt_step_info *in = st->in;
+    for (int c = 0; c < in->sh.nc; c++) {
+        if (st->s->ndims == 3)
+            kgt_printf(b,
+                       "    const int cy%d = ty0 + threadIdx.y + %d, cx%d = tx0 + threadIdx.x;\n"
+                       "    const int q%d = (threadIdx.y + %d) * %d + threadIdx.x + %d;\n",
+                       c, c * in->sh.by, c, c, c * in->sh.by + in->elo[1], st->w, in->elo[2]);
+        else
+            kgt_printf(b,
+                       "    const int cy%d = y0, cx%d = tx0 + threadIdx.x + %d;\n"
+                       "    const int q%d = threadIdx.x + %d;\n",
+                       c, c, c * in->sh.bx, c, c * in->sh.bx + in->elo[2]);
+        kgt_printf(b,
+                   "    const bool ok%d = cx%d >= x0 && cx%d < x1 && cy%d < y1;\n"
+                   "    const long long o%d = (long long)cy%d * s1 + cx%d;\n",
+                   c, c, c, c, c, c, c);
+    }
+}
+
+static void emit_store_plane(kgt_buf *b, const step *st, int ind, const char *buf)
+{
+    for (int k = 0; k < st->k; k++) {
+        if ((k + 1) * st->nt > st->tot)
+            kgt_printf(b, "%*sif (tid + %d < %d) ", ind, "", k * st->nt, st->tot);
+        else
+            kgt_printf(b, "%*s", ind, "");
+        kgt_printf(b, "%s[tid + %d] = p%d;\n", buf, k * st->nt, k);
+    }
+}
+
+static void emit_load_plane(kgt_buf *b, const step *st, int ind)
+{
+    for (int k = 0; k < st->k; k++) kgt_printf(b, "%*sp%d = ip[g%d];\n", ind, "", k, k);
+}
+
+/* acc = first term, or acc = acc + w * v, through the contraction-proof helpers. */
+static void emit_term(kgt_buf *b, int dbl, int first, const char *acc, double w, const char *v)
+{
+    double x = in_type(w, dbl);
+    kgt_printf(b, "%s = ", acc);
+    if (first) {
+        if (x == 1.0)
+            kgt_printf(b, "%s;\n", v);
+        else if (x == -1.0)
+            kgt_printf(b, "-%s;\n", v);
+        else {
+            kgt_printf(b, "kgt_mul(");
+            emit_value(b, w, dbl);
+            kgt_printf(b, ", %s);\n", v);
+        }
+        return;
+    }
+    if (x == 1.0 || x == -1.0) {
+        kgt_printf(b, "kgt_%s(%s, %s);\n", x == 1.0 ? "add" : "sub", acc, v);
+        return;
+    }
+    kgt_printf(b, "kgt_add(%s, kgt_mul(", acc);
+    emit_value(b, w, dbl);
+    kgt_printf(b, ", %s));\n", v);
+}
+
+static int mod(int a, int p)
+{
+    return ((a % p) + p) % p;
+}
+
+/* The in-plane values of plane offset o0 that a cell reads (each once), then its terms. */
+static void emit_plane_terms(kgt_buf *b, const step *st, int u, int o0, int first_o0)
+{
+    const kgt_stencil *s = st->s;
+    int slot = mod(u - o0, st->p), first = o0 == first_o0;
+    for (int c = 0; c < st->in->sh.nc; c++) {
+        for (int i = 0; i < s->npts; i++) {
+            int o[3];
+            char acc[24], v[32];
+            if (s->pts[i].w == 0.0) continue;
+            wyx(s, s->pts[i].off, o);
+            if (o[0] != o0) continue;
+            snprintf(acc, sizeof acc, "a%d_%d", slot, c);
+            snprintf(v, sizeof v, "cur[q%d + %d]", c, o[1] * st->w + o[2]);
+            kgt_printf(b, "            ");
+            emit_term(b, st->dbl, first, acc, s->pts[i].w, v);
+            first = 0;
+        }
+        first = o0 == first_o0;
+    }
+}
+
+/* out = acc / divisor, as the contract allows it to be written. */
+static void emit_result(kgt_buf *b, const step *st, const char *acc)
+{
+    double d = in_type(st->s->divisor, st->dbl), r;
+    if (d == 1.0)
+        kgt_printf(b, "%s", acc);
+    else if (d == -1.0)
+        kgt_printf(b, "-%s", acc);
+    else if (kgt_exact_reciprocal(d, st->dbl, &r)) {
+        kgt_printf(b, "kgt_mul(%s, ", acc);
+        emit_value(b, r, st->dbl);
+        kgt_printf(b, ")");
+    } else {
+        kgt_printf(b, "%s / ", acc);
+        emit_value(b, d, st->dbl);
+    }
+}
+
+static int has_plane(const kgt_stencil *s, int o0)
+{
+    for (int i = 0; i < s->npts; i++) {
+        int o[3];
+        wyx(s, s->pts[i].off, o);
+        if (s->pts[i].w != 0.0 && o[0] == o0) return 1;
+    }
+    return 0;
+}
+
+/* One plane of the unrolled walk: prefetch the next, add this one's terms, store, swap. */
+static void emit_plane(kgt_buf *b, const step *st, int u)
+{
+    const kgt_step_info *in = st->in;
+    int lo = in->elo[0], hi = in->ehi[0];
+    kgt_printf(b,
+               "        {\n            const int r = r0 + %d;\n            if (r >= n) break;\n"
+               "            const %s *cur = sm + (r & 1) * %d;\n"
+               "            if (r + 1 < n) {\n                ip += s0;\n",
+               u, tname[st->dbl], st->tot);
+    emit_load_plane(b, st, 16);
+    kgt_printf(b, "            }\n");
+    for (int o0 = -lo; o0 <= hi; o0++)
+        if (has_plane(st->s, o0)) emit_plane_terms(b, st, u, o0, -lo);
+    kgt_printf(b,
+               "            if (r >= %d) {\n"
+               "                const long long ko = (long long)(zs + r - %d) * s0;\n",
+               lo + hi, lo + hi);
+    for (int c = 0; c < in->sh.nc; c++) {
+        char acc[24];
+        snprintf(acc, sizeof acc, "a%d_%d", mod(u - hi, st->p), c);
+        kgt_printf(b, "                if (ok%d) out[ko + o%d] = ", c, c);
+        emit_result(b, st, acc);
+        kgt_printf(b, ";\n");
+    }
+    kgt_printf(b, "            }\n            if (r + 1 < n) {\n");
+    kgt_printf(b, "                %s *nx = sm + ((r + 1) & 1) * %d;\n", tname[st->dbl], st->tot);
+    emit_store_plane(b, st, 16, "nx");
+    kgt_printf(b, "            }\n            __syncthreads();\n        }\n");
+}
+
+void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in)
+{
+    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1};
+    st.w = in->tx + in->elo[2] + in->ehi[2];
+    st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
+    st.k = (st.tot + st.nt - 1) / st.nt;
+    emit_head(b, &st);
+    emit_loader(b, &st);
+    emit_cells(b, &st);
+    kgt_printf(b, "    const %s *ip = in + (long long)(zs - %d) * s0;\n", tname[dbl], in->elo[0]);
+    for (int k = 0; k < st.k; k++) kgt_printf(b, "    %s p%d = ip[g%d];\n", tname[dbl], k, k);
+    emit_store_plane(b, &st, 4, "sm");
+    kgt_printf(b, "    __syncthreads();\n");
+    for (int a = 0; a < st.p; a++)
+        for (int c = 0; c < in->sh.nc; c++) kgt_printf(b, "    %s a%d_%d = 0;\n", tname[dbl], a, c);
+    kgt_printf(b, "    for (int r0 = 0; r0 < n; r0 += %d) {\n", st.p);
+    for (int u = 0; u < st.p; u++) emit_plane(b, &st, u);
+    kgt_printf(b, "    }\n}\n");
+}

@@ -1,0 +1,71 @@
+/*
+ * kgt at run time: what the library's backends call to get kernels specialized to the stencil of
+ * a stencil_skeleton() call, from the same emitters the kgt command uses ahead of time.
+ *
+ * Plain C99 (no MPI, no device headers), so every backend can include it.
+ */
+#ifndef KGT_RT_H
+#define KGT_RT_H
+
+#include <stddef.h>
+
+#include "kgt.h"
+
+/*
+ * A stencil from its non-zero points (offsets in row-major order, dimension 0 slowest), as the
+ * library holds it. name becomes the registered name and the stem of generated symbols. 0, or
+ * -1 when out of memory or the description is out of kgt's range; kgt_stencil_clear frees it.
+ */
+int kgt_stencil_init(kgt_stencil *s, const char *name, int ndims, const int *rlo, const int *rhi,
+                     int npts, const int (*off)[KGT_MAX_DIMS], const double *w, double divisor);
+void kgt_stencil_clear(kgt_stencil *s);
+
+/* The OpenCL program of s (kgt_emit_opencl): a malloc'ed string, or NULL when out of memory. */
+char *kgt_rt_opencl(const kgt_stencil *s);
+
+/*
+ * The one-step streaming kernel (emit_step.c), for 1D, 2D and 3D stencils of any pattern.
+ *
+ * Dimensions are seen as (walk, y, x): x the last (contiguous) one, y the middle one of a 3D
+ * array, walk dimension 0 of a 2D/3D array (a 1D array has neither walk nor y). A block of
+ * bx * by threads owns a tile of tx = bx * (2D/1D: nc) columns by ty = by * (3D: nc) rows and
+ * walks zc planes of the walk dimension: each input plane of the tile (grown by the stencil's
+ * in-plane reach) is loaded once into shared memory (double-buffered, the next plane's loads in
+ * flight while the current one is used), and every cell keeps one partial sum per plane offset
+ * of the stencil in registers: the terms still arrive in the contract's row-major order.
+ *
+ * Kernel: extern "C" __global__ void NAME(const T *in, T *out, int z0, int z1, int y0, int y1,
+ *   int xa, int x0, int x1, long long s0, long long s1, int zc)
+ * updates [z0, z1) x [y0, y1) x [x0, x1) (local indices; a 2D box has y0 = 0, y1 = 1; a 1D box
+ * also z0 = 0, z1 = 1), with tiles starting at xa <= x0 (a 128-byte line); grid
+ * (ceil((x1 - xa) / tx), ceil((y1 - y0) / ty), ceil((z1 - z0) / zc)), block (bx, by).
+ */
+typedef struct kgt_step_shape {
+    int bx, by; /* threads per block along x and y (by = 1 unless 3D) */
+    int nc;     /* cells per thread: along x (1D/2D, bx apart) or y (3D, by apart) */
+    int zc;     /* planes a block walks */
+} kgt_step_shape;
+
+typedef struct kgt_step_info {
+    kgt_step_shape sh;
+    int tx, ty;         /* the tile */
+    int elo[3], ehi[3]; /* reach of the non-zero weights, as (walk, y, x) */
+    size_t smem;        /* static shared memory of the kernel, bytes */
+    char name[48];      /* the kernel's symbol */
+} kgt_step_info;
+
+/* The default shape for ndims and the element type (dbl: double). */
+void kgt_step_default(int ndims, int dbl, kgt_step_shape *sh);
+/* Fills info for s under shape sh; -1 when the shape is unusable (too many threads, etc.). */
+int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info);
+/* Writes the kernel of s for element type dbl under plan info (kgt_step_plan). */
+void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *info);
+
+/*
+ * The source a run-time compiler (NVRTC, hiprtc) takes: the arithmetic helpers and the step
+ * kernel of s, no #include. A malloc'ed string, or NULL when out of memory or the shape is
+ * unusable; info receives the plan.
+ */
+char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info);
+
+#endif /* KGT_RT_H */

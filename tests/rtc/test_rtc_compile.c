@@ -1,0 +1,96 @@
+/*
+ * The run-time kernel sources compile with the GPU backends' own run-time compilers and
+ * options, for every STENCILS.md stencil and both element types, without a GPU: NVRTC for sm_90
+ * (and hiprtc for gfx90a when the HIP backend is built and hiprtc works here). A source that
+ * does not compile ($STENCIL_RTC=fail) is refused with the compiler's message, the failure
+ * the backends answer by keeping the generic kernel (shown on the GPU host).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "stencil_set.h"
+
+typedef int (*compile_fn)(const char *, const char *, char *, size_t);
+
+static void compile_all(compile_fn compile, const char *arch)
+{
+    for (int i = 0; i < stencil_set_count(); i++)
+        for (int t = 0; t < 2; t++) {
+            stencil_desc d;
+            sl_stencil st;
+            char msg[256], err[200];
+            kgt_step_info info;
+            stencil_set_get(i, t ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
+            ck_assert_int_eq(sl_stencil_make(&st, &d, msg, sizeof msg), 0);
+            char *src = sb_gen_gpu(&st, &info);
+            ck_assert_ptr_nonnull(src);
+            ck_assert_ptr_nonnull(strstr(src, info.name));
+            int rc = compile(src, arch, err, sizeof err);
+            ck_assert_msg(rc == 0, "%s %s for %s: %s", stencil_set_name(i), t ? "double" : "float",
+                          arch, err);
+            free(src);
+            sl_stencil_free(&st);
+        }
+}
+
+static void refuse_broken(compile_fn compile, const char *arch)
+{
+    stencil_desc d;
+    sl_stencil st;
+    char msg[256], err[200];
+    kgt_step_info info;
+    stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &d);
+    ck_assert_int_eq(sl_stencil_make(&st, &d, msg, sizeof msg), 0);
+    setenv("STENCIL_RTC", "fail", 1);
+    char *src = sb_gen_gpu(&st, &info);
+    unsetenv("STENCIL_RTC");
+    ck_assert_ptr_nonnull(src);
+    ck_assert_int_eq(compile(src, arch, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "STENCIL_RTC=fail") != NULL, "message: %s", err);
+    free(src);
+    sl_stencil_free(&st);
+}
+
+#if STENCIL_HAVE_CUDA_RTC
+START_TEST(nvrtc_all)
+{
+    compile_all(sb_cuda_rtc_compile, "-arch=sm_90");
+}
+END_TEST
+
+START_TEST(nvrtc_refuses)
+{
+    refuse_broken(sb_cuda_rtc_compile, "-arch=sm_90");
+}
+END_TEST
+#endif
+
+#if STENCIL_HAVE_HIP_RTC
+START_TEST(hiprtc_all)
+{
+    compile_all(sb_hip_rtc_compile, "--offload-arch=gfx90a");
+}
+END_TEST
+#endif
+
+int main(void)
+{
+    Suite *s = suite_create("rtc_compile");
+    TCase *tc = tcase_create("compile");
+    tcase_set_timeout(tc, 600);
+#if STENCIL_HAVE_CUDA_RTC
+    tcase_add_test(tc, nvrtc_all);
+    tcase_add_test(tc, nvrtc_refuses);
+#endif
+#if STENCIL_HAVE_HIP_RTC
+    tcase_add_test(tc, hiprtc_all);
+#endif
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

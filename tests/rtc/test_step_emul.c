@@ -1,0 +1,174 @@
+/*
+ * The one-step streaming kernel (kgt/emit_step.c) of every STENCILS.md stencil, both element
+ * types and several block shapes, run on the CPU under an emulation of the CUDA execution model
+ * (one POSIX thread per GPU thread, a barrier for __syncthreads), against the serial reference:
+ * bitwise inside the box, untouched outside it. The device itself runs the same text through
+ * NVRTC or hiprtc; this checks the generated indexing, tiling, walk chunks and order of the sums
+ * without a GPU.
+ */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil_set.h"
+#include "testutil.h"
+
+/* ---- the emulated execution model the generated text is written against */
+typedef struct {
+    unsigned x, y, z;
+} emu_dim3;
+static __thread emu_dim3 threadIdx;
+static emu_dim3 blockIdx;
+static pthread_barrier_t emu_bar;
+#define __syncthreads()      pthread_barrier_wait(&emu_bar)
+#define __global__           static
+#define __launch_bounds__(n) /* a device matter */
+#define __shared__           static
+#define __restrict__ restrict
+#define KGT_EXTERN_C
+#define kgt_add(a, b)        ((a) + (b))
+#define kgt_sub(a, b)        ((a) - (b))
+#define kgt_mul(a, b)        ((a) * (b))
+#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+
+typedef void (*step_fn)(void);
+typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,
+                       long long, int);
+typedef void (*step_d)(const double *, double *, int, int, int, int, int, int, int, long long,
+                       long long, int);
+typedef struct {
+    const char *name;
+    int shape, dbl, bx, by, zc, tx, ty;
+    step_fn fn;
+} step_entry;
+
+#include "step_kernels.h"
+
+/* ---- one launch */
+typedef struct {
+    const step_entry *e;
+    const void *in;
+    void *out;
+    int a[7]; /* z0, z1, y0, y1, xa, x0, x1 */
+    long long s0, s1;
+    unsigned tx, ty;
+} launch;
+
+static void *emu_thread(void *p)
+{
+    const launch *l = p;
+    threadIdx.x = l->tx, threadIdx.y = l->ty, threadIdx.z = 0;
+    const int *a = l->a;
+    if (l->e->dbl)
+        ((step_d)l->e->fn)(l->in, l->out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], l->s0, l->s1,
+                           l->e->zc);
+    else
+        ((step_f)l->e->fn)(l->in, l->out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], l->s0, l->s1,
+                           l->e->zc);
+    return NULL;
+}
+
+static void emu_block(const launch *base, unsigned bx, unsigned by, unsigned bz)
+{
+    int nt = base->e->bx * base->e->by;
+    pthread_t *th = malloc(sizeof *th * (size_t)nt);
+    launch *ls = malloc(sizeof *ls * (size_t)nt);
+    ck_assert(th && ls);
+    blockIdx.x = bx, blockIdx.y = by, blockIdx.z = bz;
+    pthread_barrier_init(&emu_bar, NULL, (unsigned)nt);
+    for (int t = 0; t < nt; t++) {
+        ls[t] = *base;
+        ls[t].tx = (unsigned)(t % base->e->bx);
+        ls[t].ty = (unsigned)(t / base->e->bx);
+        ck_assert_int_eq(pthread_create(&th[t], NULL, emu_thread, &ls[t]), 0);
+    }
+    for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&emu_bar);
+    free(th);
+    free(ls);
+}
+
+/* ---- the case: a strided local array with margins, a box inside it */
+static long run_case(const step_entry *e, unsigned long seed)
+{
+    stencil_desc st;
+    ck_assert_int_eq(
+        stencil_set_get(stencil_set_find(e->name), e->dbl ? STENCIL_DOUBLE : STENCIL_FLOAT, &st),
+        0);
+    static const long boxes[3][3] = {{301, 1, 1}, {29, 203, 1}, {9, 37, 45}};
+    long n[3] = {1, 1, 1}, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, stride[3];
+    int nd = st.ndims;
+    for (int d = 0; d < nd; d++) {
+        lo[d] = st.radius_lo[d] + 1 + (long)(seed % 3);
+        hi[d] = lo[d] + boxes[nd - 1][d];
+        n[d] = hi[d] + st.radius_hi[d] + 2;
+    }
+    n[nd - 1] += 3; /* rows not a multiple of a line */
+    stride[nd - 1] = 1;
+    for (int d = nd - 2; d >= 0; d--) stride[d] = stride[d + 1] * n[d + 1];
+    size_t cells = (size_t)(stride[0] * n[0]), esz = e->dbl ? 8 : 4;
+    char *in = malloc(cells * esz), *out = malloc(cells * esz), *ref = malloc(cells * esz);
+    ck_assert(in && out && ref);
+    for (size_t i = 0; i < cells; i++) {
+        double v = tu_random(seed, (long)i);
+        if (e->dbl)
+            ((double *)in)[i] = v, ((double *)out)[i] = NAN;
+        else
+            ((float *)in)[i] = (float)v, ((float *)out)[i] = NAN;
+    }
+    memcpy(ref, out, cells * esz);
+    tu_reference_box(&st, stride, lo, hi, in, ref);
+
+    /* (walk, y, x) as the kernel sees them */
+    launch l = {.e = e, .in = in, .out = out};
+    int x = nd - 1;
+    l.a[0] = nd > 1 ? (int)lo[0] : 0, l.a[1] = nd > 1 ? (int)hi[0] : 1;
+    l.a[2] = nd > 2 ? (int)lo[1] : 0, l.a[3] = nd > 2 ? (int)hi[1] : 1;
+    l.a[5] = (int)lo[x], l.a[6] = (int)hi[x];
+    l.s0 = nd > 1 ? stride[0] : 0, l.s1 = nd > 2 ? stride[1] : 0;
+    long first = 0;
+    for (int d = 0; d < nd; d++) first += lo[d] * stride[d];
+    long line = 128 / (long)esz;
+    l.a[4] = (int)(lo[x] - (long)(((uintptr_t)out / esz + (uintptr_t)first) % (uintptr_t)line));
+    unsigned gx = (unsigned)((l.a[6] - l.a[4] + e->tx - 1) / e->tx);
+    unsigned gy = (unsigned)((l.a[3] - l.a[2] + e->ty - 1) / e->ty);
+    unsigned gz = (unsigned)((l.a[1] - l.a[0] + e->zc - 1) / e->zc);
+    for (unsigned bz = 0; bz < gz; bz++)
+        for (unsigned by = 0; by < gy; by++)
+            for (unsigned bx = 0; bx < gx; bx++) emu_block(&l, bx, by, bz);
+    long bad = 0;
+    for (size_t i = 0; i < cells; i++) bad += memcmp(out + i * esz, ref + i * esz, esz) != 0;
+    free(in);
+    free(out);
+    free(ref);
+    return bad;
+}
+
+START_TEST(step_kernel)
+{
+    const step_entry *e = &step_entries[_i];
+    long bad = run_case(e, 1234567u + (unsigned long)_i);
+    if (bad)
+        ck_abort_msg("%s %s shape %d (%dx%d threads, tile %dx%d, walk %d): %ld cells differ",
+                     e->name, e->dbl ? "double" : "float", e->shape, e->bx, e->by, e->tx, e->ty,
+                     e->zc, bad);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("step_emul");
+    TCase *tc = tcase_create("emul");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, step_kernel, 0, (int)(sizeof step_entries / sizeof *step_entries));
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
