@@ -143,6 +143,7 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
     printf("\"gcells_runs\":[");
     for (int r = 0; r < reps; r++) printf("%s%.3f", r ? "," : "", runs[r]);
     printf("],");
+    printf("\"ran\":\"%s\",\"t_compile\":%.4f,", s->kernel, s->t_compile);
     printf("\"traced\":%ld,\"t_dev_border\":%.6f,\"t_dev_pack\":%.6f,\"t_dev_unpack\":%.6f,"
            "\"t_dev_inner\":%.6f}\n",
            s->traced, s->t_dev_border, s->t_dev_pack, s->t_dev_unpack, s->t_dev_inner);
