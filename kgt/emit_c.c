@@ -65,7 +65,7 @@ static void emit_host_loops(kgt_buf *b, int nd)
 static void emit_host(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     char wrap[40];
-    const kgt_index ix = {"in", "c", {"s0", "s1", "s2"}, kgt_wrap(wrap, 4 * (s->ndims + 2)), 0,
+    const kgt_index ix = {"in", "c", {"s0", "s1", "s2"}, kgt_wrap(wrap, 4 * (s->ndims + 2)), 0, 0,
                           0,    0};
     const char *t = tname[dbl];
     kgt_printf(b,

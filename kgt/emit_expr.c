@@ -111,22 +111,83 @@ static int count_terms(const kgt_stencil *s)
     return n;
 }
 
+/* Sums of more terms are too deep as nested calls (clang stops at 256 nested brackets). */
+#define RN_NEST 64
+
+static const char *const type_name[2] = {"float", "double"};
+
+/* The weighted term of point p, its sign left to the operator unless it is the first term. */
+static void emit_term(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix, int p,
+                      int first)
+{
+    double w = in_type(s->pts[p].w, dbl);
+    if (first && w == -1.0) kgt_printf(b, "-");
+    if (fabs(w) != 1.0) {
+        kgt_printf(b, ix->rn ? "kgt_mul(" : "");
+        kgt_emit_literal(b, first ? w : fabs(w), dbl);
+        kgt_printf(b, ix->rn ? ", " : " * ");
+    }
+    emit_index(b, s, s->pts[p].off, ix);
+    if (fabs(w) != 1.0 && ix->rn) kgt_printf(b, ")");
+}
+
+/* The operator that adds the term of point p (not the first): "add" or "sub". */
+static const char *rn_op(const kgt_stencil *s, int dbl, int p)
+{
+    return in_type(s->pts[p].w, dbl) < 0.0 ? "sub" : "add";
+}
+
+/* ((t0 + t1) - t2) ... as kgt_sub(kgt_add(t0, t1), t2): the calls open outermost first. */
+static void emit_sum_nested(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
+{
+    int n = 0, first = 1, calls = count_terms(s) - 1;
+    for (int i = s->npts - 1; i >= 0 && n < calls; i--) {
+        if (s->pts[i].w == 0.0) continue;
+        if (n > 0 && n % 8 == 0) kgt_printf(b, "%s", ix->wrap);
+        kgt_printf(b, "kgt_%s(", rn_op(s, dbl, i));
+        n++;
+    }
+    n = 0;
+    for (int i = 0; i < s->npts; i++) {
+        if (s->pts[i].w == 0.0) continue;
+        if (!first) kgt_printf(b, ",%s ", n % 4 == 0 ? ix->wrap : "");
+        emit_term(b, s, dbl, ix, i, first);
+        if (!first) kgt_printf(b, ")");
+        first = 0;
+        n++;
+    }
+}
+
+/* A lambda called at once: acc = t0; acc = kgt_add(acc, t1) ...; no nesting at all. */
+static void emit_sum_lambda(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
+{
+    int first = 1;
+    kgt_printf(b, "[&] {");
+    for (int i = 0; i < s->npts; i++) {
+        if (s->pts[i].w == 0.0) continue;
+        if (first)
+            kgt_printf(b, "%s    %s kgt_s = ", ix->wrap, type_name[dbl]);
+        else
+            kgt_printf(b, "%s    kgt_s = kgt_%s(kgt_s, ", ix->wrap, rn_op(s, dbl, i));
+        emit_term(b, s, dbl, ix, i, first);
+        kgt_printf(b, first ? ";" : ");");
+        first = 0;
+    }
+    kgt_printf(b, "%s    return kgt_s;%s}()", ix->wrap, ix->wrap);
+}
+
 void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
 {
     int first = 1, n = 0;
+    if (ix->rn) {
+        (count_terms(s) > RN_NEST ? emit_sum_lambda : emit_sum_nested)(b, s, dbl, ix);
+        return;
+    }
     for (int i = 0; i < s->npts; i++) {
-        double w = in_type(s->pts[i].w, dbl);
         if (s->pts[i].w == 0.0) continue; /* zero weights are not neighbours */
         if (n++ % 4 == 0 && !first) kgt_printf(b, "%s", ix->wrap);
-        if (first)
-            kgt_printf(b, w == -1.0 ? "-" : "");
-        else
-            kgt_printf(b, w < 0.0 ? " - " : " + ");
-        if (fabs(w) != 1.0) {
-            kgt_emit_literal(b, first ? w : fabs(w), dbl);
-            kgt_printf(b, " * ");
-        }
-        emit_index(b, s, s->pts[i].off, ix);
+        if (!first) kgt_printf(b, in_type(s->pts[i].w, dbl) < 0.0 ? " - " : " + ");
+        emit_term(b, s, dbl, ix, i, first);
         first = 0;
     }
 }
@@ -134,7 +195,7 @@ void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix
 void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
 {
     double d = in_type(s->divisor, dbl), r;
-    int paren = count_terms(s) > 1;
+    int paren = count_terms(s) > 1 && !ix->rn; /* a call needs no parentheses */
     if (d == 1.0) {
         kgt_emit_sum(b, s, dbl, ix);
         return;
@@ -142,6 +203,14 @@ void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *i
     if (d == -1.0) { /* x / -1 == -x exactly */
         kgt_printf(b, "-(");
         kgt_emit_sum(b, s, dbl, ix);
+        kgt_printf(b, ")");
+        return;
+    }
+    if (kgt_exact_reciprocal(d, dbl, &r) && ix->rn) {
+        kgt_printf(b, "kgt_mul(");
+        kgt_emit_sum(b, s, dbl, ix);
+        kgt_printf(b, ", ");
+        kgt_emit_literal(b, r, dbl);
         kgt_printf(b, ")");
         return;
     }
@@ -160,18 +229,28 @@ void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *i
 void kgt_emit_rn_helpers(kgt_buf *b)
 {
     static const char *const op[3][2] = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}};
-    static const char *const t[2] = {"float", "double"};
-    /* __fadd_rn & co. are never contracted into an fma, whatever -fmad says; NVRTC has them
-       built in. HIP compiles with contraction off (#pragma clang fp contract), so plain
-       operators keep their rounding there. */
-    kgt_printf(b, "/* Arithmetic immune to fma contraction, whatever the compiler flags. */\n");
+    /* Unused ones must not warn (a file may never subtract). __fadd_rn & co. are never contracted
+       into an fma, whatever -fmad says; NVRTC has them built in. HIP's __fadd_rn is a plain `+`
+       that hipcc contracts by default, so HIP gets the operator with contraction off in the helper
+       itself: run-time sources have no file-wide pragma. (clang's -ffp-contract=fast overrides
+       every pragma; its default honours them.) */
+    kgt_printf(b,
+               "/* kgt_add, kgt_sub, kgt_mul: arithmetic that no compiler flag contracts into "
+               "fmas. */\n"
+               "#if defined(__HIPCC__)\n"
+               "#define KGT_RN(t, name, op, rn) static __device__ __forceinline__ "
+               "__attribute__((unused)) \\\n"
+               "    t kgt_##name(t a, t b) { _Pragma(\"clang fp contract(off)\") return a op b; }\n"
+               "#else\n"
+               "#define KGT_RN(t, name, op, rn) static __device__ __forceinline__ "
+               "__attribute__((unused)) \\\n"
+               "    t kgt_##name(t a, t b) { return rn(a, b); }\n"
+               "#endif\n");
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < 3; i++)
-            kgt_printf(b,
-                       "static __device__ __forceinline__ %s kgt_%s(%s a, %s b)\n{\n"
-                       "#if defined(__HIPCC__)\n    return a %s b;\n#else\n"
-                       "    return __%c%s_rn(a, b);\n#endif\n}\n",
-                       t[d], op[i][0], t[d], t[d], op[i][1], d ? 'd' : 'f', op[i][0]);
+            kgt_printf(b, "KGT_RN(%s, %s, %s, __%c%s_rn)\n", type_name[d], op[i][0], op[i][1],
+                       d ? 'd' : 'f', op[i][0]);
+    kgt_printf(b, "#undef KGT_RN\n");
 }
 
 static void emit_radius(kgt_buf *b, const kgt_stencil *s)

@@ -117,13 +117,13 @@ static void emit_kernel_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
  */
 static kgt_index in_index(char *wrap)
 {
-    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0};
+    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 20), 0, 0, 0, 1};
     return ix;
 }
 
 static kgt_index tile_index(char *wrap)
 {
-    const kgt_index ix = {"sm", "m", {"KX", NULL, NULL}, kgt_wrap(wrap, 16), 0, 0, 0};
+    const kgt_index ix = {"sm", "m", {"KX", NULL, NULL}, kgt_wrap(wrap, 16), 0, 0, 0, 1};
     return ix;
 }
 

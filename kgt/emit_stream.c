@@ -185,7 +185,7 @@ static void emit_div_split(kgt_buf *b)
                "                                                     unsigned &hi)\n"
                "{\n"
                "    const unsigned a = __float_as_uint(s) & 0x7fffffffu;\n"
-               "    const float q0 = __fmul_rn(s, rd);\n"
+               "    const float q0 = kgt_mul(s, rd);\n"
                "    lo = a < lo ? a : lo;\n"
                "    hi = a > hi ? a : hi;\n"
                "    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);\n"
@@ -199,7 +199,7 @@ static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t
                        const char *sr)
 {
     char wrap[40];
-    const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0};
+    const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 1};
     kgt_printf(b, "                %s q[K * QW], nv[V]%s;\n", tname[dbl],
                t->split ? ", sn[V]" : "");
     if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");

@@ -123,7 +123,7 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
                     emit_vload(b, dbl, u, s->pts[p].off[0], j + s->pts[p].off[1], seen);
         kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
         for (int j = 0; j < vw; j++) {
-            kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, u, j};
+            kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, u, j, 1};
             kgt_printf(b, "            r.%c = ", "xyzw"[j]);
             kgt_emit_expr(b, s, dbl, &ix);
             kgt_printf(b, ";\n");
@@ -139,7 +139,7 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 static void emit_vrest(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
     char wrap[40];
-    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0};
+    const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 1};
     kgt_printf(b,
                "        const long iend = i0 + %d < h0 ? i0 + %d : h0, x0 = x - (long)lane * %d;\n"
                "        for (long i = i0; i < iend; i++)\n"

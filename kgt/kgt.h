@@ -98,6 +98,8 @@ typedef struct kgt_index {
     int temps;        /* 1: name each load kgt_temp() (a register), not in[...] */
     int walk;         /* with temps: the cell's step along dimension 0 */
     int xshift;       /* with temps: the cell's place in a vector along the last dimension */
+    int rn; /* 1: CUDA/HIP: write kgt_add/kgt_sub/kgt_mul calls, immune to contraction whatever the
+               compiler flags */
 } kgt_index;
 
 /* Name of the register holding in[base + (walk + o0) * s0 + o1 * s1 + o2] (offsets >= -8). */
@@ -110,7 +112,11 @@ void kgt_temp(kgt_buf *b, int walk, const int *off);
 void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
 /* "\n" and n - 1 spaces: the " + " that follows puts the operator at column n. Room: 40. */
 const char *kgt_wrap(char *buf, int n);
-/* Writes the sum of the weighted terms alone (no division), as kgt_emit_expr orders it. */
+/*
+ * Writes the sum of the weighted terms alone (no division), as kgt_emit_expr orders it. With
+ * ix->rn: nested calls kgt_add(kgt_add(t0, t1), t2) ...; past 64 terms (clang allows 256 nested
+ * brackets) a lambda called at once, [&] { T kgt_s = t0; kgt_s = kgt_add(kgt_s, t1); ...}().
+ */
 void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
 /*
  * CUDA/HIP: the definitions of kgt_add, kgt_sub and kgt_mul (float and double overloads), the
