@@ -14,6 +14,9 @@
 #include "kgt.h"
 
 #define MAX_NAME 63
+/* Offsets of one stencil as a key: each coordinate in [-KGT_MAX_RADIUS, KGT_MAX_RADIUS]. */
+#define OFF_SIDE (2 * KGT_MAX_RADIUS + 1)
+#define OFF_KEYS (OFF_SIDE * OFF_SIDE * OFF_SIDE)
 
 typedef struct tok {
     const char *s;
@@ -27,10 +30,17 @@ typedef struct parser {
     char *buf, *tb; /* the line, and its tokens as NUL-terminated copies */
     size_t cap;
     tok *t;
-    int nt;
+    int nt, tcap;
     kgt_file *file;
     kgt_stencil *cur; /* the open stencil, or NULL */
     int in_pattern, rows, pat_line, pat_col;
+    /* Stems seen so far, an open-addressing hash set of stencil index + 1 (0: empty): a file of
+       many stencils is checked in linear time. */
+    int *stems;
+    size_t nslots;
+    /* Offsets of the open stencil: seen[k] == gen when its point first[k] has offset key k. */
+    unsigned *seen, gen;
+    int *first;
 } parser;
 
 static int perr_at(const parser *p, int line, int col, const char *fmt, ...)
@@ -95,7 +105,6 @@ static int tokenize(parser *p)
 {
     const char *s = p->buf;
     char *o = p->tb;
-    int cap = 0;
     p->nt = 0;
     if (!o) return 0;
     for (int i = 0; s[i] && s[i] != '#';) {
@@ -103,7 +112,7 @@ static int tokenize(parser *p)
             i++;
             continue;
         }
-        if (grow((void **)&p->t, &cap, p->nt + 1, sizeof *p->t)) return -1;
+        if (grow((void **)&p->t, &p->tcap, p->nt + 1, sizeof *p->t)) return -1;
         p->t[p->nt].s = o;
         p->t[p->nt++].col = i + 1;
         if (s[i] == ':') {
@@ -179,27 +188,59 @@ static char *make_stem(const char *name)
     return s;
 }
 
-/* The stencil's name, checked for duplicates and for clashes once made a symbol stem. */
+static size_t hash_str(const char *s)
+{
+    size_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of stem in the set: the stencil holding it, or the empty slot where it would go. */
+static int *stem_slot(const parser *p, const char *stem)
+{
+    size_t mask = p->nslots - 1, i = hash_str(stem) & mask;
+    while (p->stems[i] && strcmp(p->file->st[p->stems[i] - 1].stem, stem) != 0) i = (i + 1) & mask;
+    return &p->stems[i];
+}
+
+/* Room for one more stem, the set at most half full. */
+static int stems_reserve(parser *p)
+{
+    size_t n = p->nslots ? p->nslots : 64;
+    int *old = p->stems;
+    size_t nold = p->nslots;
+    if (2 * ((size_t)p->file->nst + 1) <= p->nslots) return 0;
+    while (2 * ((size_t)p->file->nst + 1) > n) n *= 2;
+    if (!(p->stems = calloc(n, sizeof *p->stems))) {
+        p->stems = old;
+        return -1;
+    }
+    p->nslots = n;
+    for (size_t i = 0; i < nold; i++)
+        if (old[i]) *stem_slot(p, p->file->st[old[i] - 1].stem) = old[i];
+    free(old);
+    return 0;
+}
+
+/* The stencil's name, checked for duplicates and for clashes once made a symbol stem (equal
+   names have equal stems, so one set of stems finds both). */
 static int new_name(parser *p, const tok *t, char **stem)
 {
     const kgt_file *f = p->file;
+    int at;
     if (!valid_name(t->s))
         return perr(p, t->col, "invalid stencil name '%s' (letters, digits, '_' and '-' only)",
                     t->s);
     if (strlen(t->s) > MAX_NAME)
         return perr(p, t->col, "stencil name is longer than %d characters", MAX_NAME);
-    for (int i = 0; i < f->nst; i++)
-        if (strcmp(f->st[i].name, t->s) == 0)
-            return perr(p, t->col, "duplicate stencil name '%s' (first defined at line %d)", t->s,
-                        f->st[i].line);
-    if (!(*stem = make_stem(t->s))) return perr(p, t->col, "out of memory");
-    for (int i = 0; i < f->nst; i++)
-        if (strcmp(f->st[i].stem, *stem) == 0) {
-            free(*stem);
-            return perr(p, t->col, "stencil name '%s' clashes with '%s' (line %d) in C symbols",
-                        t->s, f->st[i].name, f->st[i].line);
-        }
-    return 0;
+    if (stems_reserve(p) || !(*stem = make_stem(t->s))) return perr(p, t->col, "out of memory");
+    if (!(at = *stem_slot(p, *stem))) return 0;
+    free(*stem);
+    if (strcmp(f->st[at - 1].name, t->s) == 0)
+        return perr(p, t->col, "duplicate stencil name '%s' (first defined at line %d)", t->s,
+                    f->st[at - 1].line);
+    return perr(p, t->col, "stencil name '%s' clashes with '%s' (line %d) in C symbols", t->s,
+                f->st[at - 1].name, f->st[at - 1].line);
 }
 
 static int kw_stencil(parser *p)
@@ -216,6 +257,8 @@ static int kw_stencil(parser *p)
     s = &f->st[f->nst++];
     memset(s, 0, sizeof *s);
     s->stem = stem;
+    *stem_slot(p, stem) = f->nst;
+    p->gen++; /* forgets the offsets of the previous stencil */
     if (!(s->name = malloc(strlen(t->s) + 1))) return perr(p, t->col, "out of memory");
     strcpy(s->name, t->s);
     s->line = p->line;
@@ -314,20 +357,34 @@ static int check_offset(const parser *p, const tok *t, int d, int o)
     return 0;
 }
 
+/* The key of an offset in the parser's table of the open stencil's offsets. */
+static int off_key(const int *off)
+{
+    int k = 0;
+    for (int d = 0; d < KGT_MAX_DIMS; d++) k = k * OFF_SIDE + off[d] + KGT_MAX_RADIUS;
+    return k;
+}
+
 static int dup_offset(const parser *p, const int *off, int col)
 {
     const kgt_stencil *s = p->cur;
-    for (int i = 0; i < s->npts; i++) {
-        if (memcmp(s->pts[i].off, off, sizeof s->pts[i].off) != 0) continue;
-        if (s->ndims == 1)
-            return perr(p, col, "duplicate offset (%d) (first at line %d)", off[0], s->pts[i].line);
-        if (s->ndims == 2)
-            return perr(p, col, "duplicate offset (%d, %d) (first at line %d)", off[0], off[1],
-                        s->pts[i].line);
-        return perr(p, col, "duplicate offset (%d, %d, %d) (first at line %d)", off[0], off[1],
-                    off[2], s->pts[i].line);
-    }
-    return 0;
+    int k = off_key(off), line;
+    if (p->seen[k] != p->gen) return 0;
+    line = s->pts[p->first[k]].line;
+    if (s->ndims == 1)
+        return perr(p, col, "duplicate offset (%d) (first at line %d)", off[0], line);
+    if (s->ndims == 2)
+        return perr(p, col, "duplicate offset (%d, %d) (first at line %d)", off[0], off[1], line);
+    return perr(p, col, "duplicate offset (%d, %d, %d) (first at line %d)", off[0], off[1], off[2],
+                line);
+}
+
+/* Marks the offset of the point just added as seen in the open stencil. */
+static void see_offset(parser *p)
+{
+    int k = off_key(p->cur->pts[p->cur->npts - 1].off);
+    p->seen[k] = p->gen;
+    p->first[k] = p->cur->npts - 1;
 }
 
 /* point O0 [O1 [O2]] : W */
@@ -354,7 +411,9 @@ static int kw_point(parser *p)
     if (dup_offset(p, off, p->t[1].col)) return -1;
     if (parse_real(p, &p->t[colon + 1], "weight", &w)) return -1;
     s->mode = KGT_MODE_POINTS;
-    return add_point(p, off, w, p->t[1].col);
+    if (add_point(p, off, w, p->t[1].col)) return -1;
+    see_offset(p);
+    return 0;
 }
 
 static int pattern_rows(const kgt_stencil *s)
@@ -526,10 +585,15 @@ int kgt_parse_stream(const char *path, FILE *fp, kgt_file *out)
     p.path = path;
     p.file = out;
     p.fp = fp;
-    rc = parse_stream(&p);
+    p.seen = calloc(OFF_KEYS, sizeof *p.seen);
+    p.first = calloc(OFF_KEYS, sizeof *p.first);
+    rc = p.seen && p.first ? parse_stream(&p) : perr_at(&p, 1, 1, "out of memory");
     free(p.buf);
     free(p.tb);
     free(p.t);
+    free(p.stems);
+    free(p.seen);
+    free(p.first);
     if (rc) kgt_file_free(out);
     return rc;
 }

@@ -8,6 +8,9 @@
  *   kgt_run help KGT OUTDIR         --help shows the example; the example checks and generates
  *   kgt_run cli KGT INPUT OUTDIR    usage errors exit 2 with a message; --fused picks the
  *                                   stencils that get fused launchers
+ *   kgt_run many KGT N OUTDIR       a file of N small stencils checks (in linear time: the
+ *                                   timeout guards it), and a duplicate name, a clashing stem
+ *                                   and a duplicate offset after them are still found
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,12 +220,74 @@ static int cli(char **av)
     return ok ? 0 : 1;
 }
 
+/* Stencil i of the many-stencils file, 7 lines each: 2D points, a 1D pattern, 3D points. */
+static void write_small(FILE *f, long i)
+{
+    if (i % 3 == 0)
+        fprintf(f,
+                "stencil s%ld\n  dims 2\n  point -1 0 : 1\n  point 1 0 : 1\n"
+                "  point 0 1 : %ld\n  divisor 4\nend\n",
+                i, i % 7 + 1);
+    else if (i % 3 == 1)
+        fprintf(f,
+                "stencil t-%ld\n  dims 1\n  radius 1\n  pattern\n    1 %ld 1\n  divisor 3\nend\n",
+                i, i % 5);
+    else
+        fprintf(f,
+                "stencil u_%ld\n  dims 3\n  point -1 0 0 : 1\n  point 0 0 1 : 2\n"
+                "  point 1 1 1 : 0.5\n  divisor 7\nend\n",
+                i);
+}
+
+/* The body, then tail, written to path; then kgt --check must exit with want and say needle. */
+static int many_case(char *kgt, const char *path, long n, const char *tail, const char *dir,
+                     int want, const char *needle)
+{
+    char *argv[] = {kgt, "--check", (char *)path, NULL};
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL;
+    for (long i = 0; ok && i < n; i++) write_small(f, i);
+    ok = ok && fputs(tail, f) >= 0;
+    if (f) ok = fclose(f) == 0 && ok;
+    if (!ok) fprintf(stderr, "cannot write %s\n", path);
+    return ok && expect_status(argv, dir, want, needle);
+}
+
+static int many(char **av)
+{
+    /* av: KGT N OUTDIR */
+    long n = atol(av[1]), at = 7 * n + 1; /* the line after the body */
+    char *path = path_join(av[2], "many", ".stencil"), tail[8192], want[512];
+    int ok = n >= 2 && path != NULL, len;
+    mkdir(av[2], 0755);
+    ok = ok && many_case(av[0], path, n, "", av[2], 0, "");
+    snprintf(want, sizeof want, "%s:%ld:9: duplicate stencil name 's0' (first defined at line 1)",
+             path, at);
+    ok = ok && many_case(av[0], path, n, "stencil s0\n", av[2], 1, want);
+    snprintf(want, sizeof want,
+             "%s:%ld:9: stencil name 't_1' clashes with 't-1' (line 8) in C symbols", path, at);
+    ok = ok && many_case(av[0], path, n, "stencil t_1\n", av[2], 1, want);
+    /* 289 points, then the first one's offset again. */
+    len = snprintf(tail, sizeof tail, "stencil big\n  dims 2\n");
+    for (int y = -8; y <= 8; y++)
+        for (int x = -8; x <= 8; x++)
+            len += snprintf(tail + len, sizeof tail - (size_t)len, "  point %d %d : 1\n", y, x);
+    snprintf(tail + len, sizeof tail - (size_t)len, "  point -8 -8 : 2\n");
+    snprintf(want, sizeof want, "%s:%ld:9: duplicate offset (-8, -8) (first at line %ld)", path,
+             at + 2 + 289, at + 2);
+    ok = ok && many_case(av[0], path, n, tail, av[2], 1, want);
+    if (ok && path) remove(path); /* 17 MB for 200,000 stencils */
+    free(path);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 8 && strcmp(argv[1], "golden") == 0) return golden(argv + 2);
     if (argc == 5 && strcmp(argv[1], "error") == 0) return error_case(argv + 2);
     if (argc == 4 && strcmp(argv[1], "help") == 0) return help(argv + 2);
     if (argc == 5 && strcmp(argv[1], "cli") == 0) return cli(argv + 2);
+    if (argc == 5 && strcmp(argv[1], "many") == 0) return many(argv + 2);
     fprintf(stderr, "usage: kgt_run golden|error|help|cli KGT ARGS... (see the source)\n");
     return 2;
 }
