@@ -122,6 +122,12 @@ typedef struct sb_ops {
                      const sl_box *sb, const long *ss);
     /* 1: neighbours on the node exchange device-to-device unless told not to (GPU memory). */
     int peer_default;
+    /*
+     * The change between two iterates over box b (local indices), blocking, after both queues
+     * are idle: out[0] = sum of d * d, out[1] = max |d|, with d = (double)a - (double)b per cell,
+     * in double (float where the device has no fp64). The order of the sum is the backend's own.
+     */
+    int (*norm)(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2]);
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

@@ -82,6 +82,14 @@ typedef struct stencil_tile {
     long iteration; /* iterations done when the tile is shown */
 } stencil_tile;
 
+/* The change between two consecutive iterates over the updated cells of the whole array. */
+typedef struct stencil_norm {
+    double l2;       /* sqrt(sum of (new - old)^2), summed in double (order: per rank, then MPI) */
+    double max;      /* max |new - old|, exact; NaN when the sum is NaN (a diverging run) */
+    long long cells; /* updated cells counted */
+    long iteration;  /* the newer iterate's iteration count */
+} stencil_norm;
+
 /* Callbacks return 0, or non-zero to make every rank fail with STENCIL_ECALLBACK. */
 typedef int (*stencil_init_fn)(stencil_tile *tile, void *user);
 typedef int (*stencil_output_fn)(const stencil_tile *tile, void *user);
@@ -178,6 +186,26 @@ typedef struct stencil_options {
     stencil_stats *stats;      /* optional, filled on return */
     stencil_error_fn on_error; /* optional, called on every rank with the agreed error */
     void *user;                /* passed to every callback */
+    /*
+     * Periodic work of stencil_skeleton() (stencil_create/stencil_advance do it by hand). Every
+     * monitor_every iterations the last step runs alone, the norm of its change is computed and
+     * monitor(tile, change, user) is called on every rank: tile->data holds the current array
+     * when monitor_data is 1 (read back from the device), else it is NULL (geometry only, no
+     * transfer). The monitor returns 0 to go on, 1 to stop there on every rank (any rank asking
+     * stops all; output then sees that iteration), anything else fails with STENCIL_ECALLBACK.
+     */
+    long monitor_every;
+    int (*monitor)(const stencil_tile *tile, const stencil_norm *change, void *user);
+    int monitor_data;
+    /*
+     * Checkpoints: every checkpoint_every iterations (and at the end), the array goes to
+     * `checkpoint` (stencil_checkpoint: HDF5 when the name ends in .h5, else the native format).
+     * With restart = 1 a call whose checkpoint file exists resumes from it (stencil_load): it
+     * runs only what is left of `iterations`, and init is not called.
+     */
+    long checkpoint_every;
+    const char *checkpoint;
+    int restart;
 } stencil_options;
 
 /* Sets the defaults: bands, fixed boundary, automatic backend and device, no stats. */
@@ -237,6 +265,57 @@ int stencil_register_kernel(const stencil_kernel *k);
 const stencil_kernel *stencil_find_kernel(const char *name);
 /* Writes the registered names, comma separated, into buf. */
 void stencil_kernel_names(char *buf, size_t len);
+
+/*
+ * Persistent runs: everything stencil_skeleton() does before its loop (stencil_create), any
+ * number of advances, reads of the current array, norms, checkpoints, then stencil_destroy.
+ * stencil_skeleton() is exactly create + advance + view + destroy; the array after advances of
+ * n1, n2, ... iterations is bitwise the one of a single call with n1 + n2 + ... iterations.
+ * Every call is collective over the run's communicator and returns the same code on every rank
+ * (options.on_error is called with the agreed message). A run whose advance failed (a device or
+ * MPI error) refuses further advances and views with STENCIL_EINVAL but can still be destroyed;
+ * an error of a callback, a checkpoint or a load leaves the run's array as it was. Runs are
+ * independent: several may coexist in one process (each has its own duplicate communicator).
+ */
+typedef struct stencil_run stencil_run;
+
+/*
+ * Partition, devices, kernels and init, as stencil_skeleton() (init called once on every rank;
+ * with opt->restart and an existing opt->checkpoint the checkpoint is loaded instead and init
+ * may be NULL). On success *run is the new run, else NULL and nothing is left allocated.
+ */
+int stencil_create(MPI_Comm comm, const long *sizes, const stencil_desc *st, const char *kernel,
+                   stencil_init_fn init, const stencil_options *opt, stencil_run **run);
+/* n >= 0 more iterations. */
+int stencil_advance(stencil_run *run, long n);
+/*
+ * n >= 1 more iterations, the last one alone (not fused), then the norm of that last step's
+ * change, computed on the device and reduced over the ranks. Costs about one read of both arrays.
+ */
+int stencil_advance_norm(stencil_run *run, long n, stencil_norm *change);
+/* Reads the current array back from the devices and shows each rank's tile to fn. */
+int stencil_view(stencil_run *run, stencil_output_fn fn);
+/* Iterations done since the start (a loaded checkpoint's count included); not collective. */
+int stencil_iteration(const stencil_run *run, long *iteration);
+/* Statistics of the advances so far (t_loop summed, gcells over them). */
+int stencil_run_stats(stencil_run *run, stencil_stats *stats);
+/*
+ * Writes the current array with its iteration and stencil to path, completely or not at all:
+ * to path + ".tmp", then renamed over path. HDF5 (with an XDMF sidecar path + ".xmf") when path
+ * ends in ".h5" and HDF5 is built in (else STENCIL_ENOSYS), otherwise the native format.
+ */
+int stencil_checkpoint(stencil_run *run, const char *path);
+/*
+ * Replaces the array by a checkpoint (any format stencil_read reads, any writer's rank count
+ * and partition) and sets the iteration count to the file's. STENCIL_EFORMAT when the file
+ * holds another stencil, size or element type, or is truncated; STENCIL_EIO when it is missing.
+ * On error the run's array is unchanged.
+ */
+int stencil_load(stencil_run *run, const char *path);
+/* Frees everything; *run becomes NULL (a later call with it gets STENCIL_EINVAL). NULL is ok. */
+int stencil_destroy(stencil_run **run);
+/* 1 when built with parallel HDF5 (stencil_write/read of "*.h5" files), else 0. */
+int stencil_have_hdf5(void);
 
 /* Parallel output, restart and pictures. */
 

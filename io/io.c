@@ -29,6 +29,7 @@
 typedef struct si_header {
     unsigned version, header_size, ndims, type, esize;
     long long gsize[3], iteration;
+    unsigned long long hash; /* of the stencil (checkpoints), 0: none */
 } si_header;
 
 static void put_u32(unsigned char *p, unsigned long long v, int bytes)
@@ -43,7 +44,7 @@ static unsigned long long get_u(const unsigned char *p, int bytes)
     return v;
 }
 
-static void si_encode(const stencil_tile *t, unsigned char h[SI_HEADER])
+static void si_encode(const stencil_tile *t, unsigned long long hash, unsigned char h[SI_HEADER])
 {
     memset(h, 0, SI_HEADER);
     memcpy(h, SI_MAGIC, 8);
@@ -55,6 +56,7 @@ static void si_encode(const stencil_tile *t, unsigned char h[SI_HEADER])
     for (int d = 0; d < 3; d++)
         put_u32(h + 32 + 8 * d, (unsigned long long)(d < t->ndims ? t->global_size[d] : 1), 8);
     put_u32(h + 56, (unsigned long long)t->iteration, 8);
+    put_u32(h + 64, hash, 8);
 }
 
 static int si_decode(si_ctx *c, const unsigned char h[SI_HEADER], si_header *out)
@@ -68,6 +70,7 @@ static int si_decode(si_ctx *c, const unsigned char h[SI_HEADER], si_header *out
     out->esize = (unsigned)get_u(h + 24, 4);
     for (int d = 0; d < 3; d++) out->gsize[d] = (long long)get_u(h + 32 + 8 * d, 8);
     out->iteration = (long long)get_u(h + 56, 8);
+    out->hash = get_u(h + 64, 8);
     if (out->version != SI_VERSION || out->header_size != SI_HEADER)
         return si_fail(c, STENCIL_EFORMAT, "unsupported file format version %u (header %u bytes)",
                        out->version, out->header_size);
@@ -102,21 +105,30 @@ static void sizes_str(char *buf, size_t len, int ndims, const long long *g)
         n += snprintf(buf + n, len - (size_t)n, " x %lld", g[d]);
 }
 
+/* The file's array (ndims, sizes 1 past ndims, type) must be the tile's. */
+int si_match_dims(si_ctx *c, int ndims, const long long *gsize, int type, const stencil_tile *t)
+{
+    long long g[3] = {1, 1, 1};
+    for (int d = 0; d < t->ndims; d++) g[d] = t->global_size[d];
+    char fs[80], ts[80];
+    sizes_str(fs, sizeof fs, ndims, gsize);
+    sizes_str(ts, sizeof ts, t->ndims, g);
+    if (ndims != t->ndims || memcmp(gsize, g, sizeof g) != 0)
+        return si_fail(c, STENCIL_EFORMAT, "the file holds a %dD %s array, the run a %dD %s array",
+                       ndims, fs, t->ndims, ts);
+    if (type != (int)t->type)
+        return si_fail(c, STENCIL_EFORMAT, "the file holds %s elements, the run uses %s",
+                       type_name((unsigned)type), type_name((unsigned)t->type));
+    return 0;
+}
+
 /* The header must describe the array the tile belongs to. */
 static int si_match(si_ctx *c, const si_header *h, const stencil_tile *t, long long fsize)
 {
-    long long g[3] = {1, 1, 1}, cells = 1;
-    for (int d = 0; d < t->ndims; d++) g[d] = t->global_size[d];
+    long long cells = 1;
     for (int d = 0; d < 3; d++) cells *= h->gsize[d];
-    char fs[80], ts[80];
-    sizes_str(fs, sizeof fs, (int)h->ndims, h->gsize);
-    sizes_str(ts, sizeof ts, t->ndims, g);
-    if ((int)h->ndims != t->ndims || memcmp(h->gsize, g, sizeof g) != 0)
-        return si_fail(c, STENCIL_EFORMAT, "the file holds a %uD %s array, the run a %dD %s array",
-                       h->ndims, fs, t->ndims, ts);
-    if (h->type != (unsigned)t->type)
-        return si_fail(c, STENCIL_EFORMAT, "the file holds %s elements, the run uses %s",
-                       type_name(h->type), type_name((unsigned)t->type));
+    int rc = si_match_dims(c, (int)h->ndims, h->gsize, (int)h->type, t);
+    if (rc) return rc;
     if (fsize < SI_HEADER + cells * h->esize)
         return si_fail(c, STENCIL_EFORMAT, "the file is truncated: %lld bytes, %lld expected",
                        fsize, SI_HEADER + cells * h->esize);
@@ -148,12 +160,12 @@ static int si_types(si_ctx *c, const stencil_tile *t, MPI_Datatype *file, MPI_Da
 }
 
 /* Rank 0 alone (re)creates the file and writes the header, so open errors are its own. */
-static int si_create(si_ctx *c, const char *path, const stencil_tile *t)
+static int si_create(si_ctx *c, const char *path, const stencil_tile *t, unsigned long long hash)
 {
     unsigned char h[SI_HEADER];
     MPI_File fh;
     MPI_Status st;
-    si_encode(t, h);
+    si_encode(t, hash, h);
     MPI_File_delete(path, MPI_INFO_NULL); /* a longer old file would keep its tail */
     int rc =
         MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
@@ -216,22 +228,45 @@ static int si_args(si_ctx *c, const char *path, const stencil_tile *t)
     return rc ? rc : si_check_tile(c, t);
 }
 
-int stencil_write(MPI_Comm comm, const char *path, const stencil_tile *tile)
+int si_h5_name(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return (n > 3 && !strcmp(path + n - 3, ".h5")) || (n > 5 && !strcmp(path + n - 5, ".hdf5"));
+}
+
+static void si_write_native(si_ctx *c, const char *path, const stencil_tile *tile,
+                            unsigned long long hash)
+{
+    si_xfer x;
+    si_phase(c, c->rank == 0 ? si_create(c, path, tile, hash) : 0);
+    if (!c->rc) {
+        si_transfer(c, &x, path, tile, 1);
+        si_transfer_end(c, &x, path);
+    }
+}
+
+int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *tile, const si_meta *meta)
 {
     si_ctx c;
-    si_xfer x;
     if (si_begin(&c, comm, "stencil_write")) return si_end(&c);
     si_phase(&c, si_args(&c, path, tile));
     if (!c.rc) {
         long it = tile->iteration;
         si_phase(&c, si_check_same(&c, tile, &it, 1));
     }
-    if (!c.rc) si_phase(&c, c.rank == 0 ? si_create(&c, path, tile) : 0);
-    if (!c.rc) {
-        si_transfer(&c, &x, path, tile, 1);
-        si_transfer_end(&c, &x, path);
-    }
-    return si_end(&c);
+    int h5 = meta && meta->format >= 0 ? meta->format : si_h5_name(path);
+    if (!c.rc && h5)
+        si_phase(&c, si_h5_write(&c, path, tile, meta));
+    else if (!c.rc)
+        si_write_native(&c, path, tile, meta ? meta->hash : 0);
+    int rc = si_end(&c);
+    if (!rc && h5 && !(meta && meta->no_xdmf)) rc = si_write_xdmf(comm, path, tile);
+    return rc;
+}
+
+int stencil_write(MPI_Comm comm, const char *path, const stencil_tile *tile)
+{
+    return si_write_file(comm, path, tile, NULL);
 }
 
 /* Rank 0 reads the header and the file size alone and broadcasts them: one open, not P. */
@@ -270,26 +305,72 @@ static void si_header_all(si_ctx *c, const char *path, si_header *h, long long *
     si_phase(c, si_decode(c, raw, h));
 }
 
-int stencil_read(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration)
+/* Rank 0 looks at the first bytes: HDF5's signature, or not. */
+static int si_is_h5(si_ctx *c, const char *path, int *h5)
 {
-    si_ctx c;
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8] = {0};
+    int rc = 0;
+    *h5 = 0;
+    if (c->rank == 0) {
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            rc = si_fail(c, STENCIL_EIO, "%s: cannot open", path);
+        else {
+            *h5 = fread(head, 1, 8, f) == 8 && !memcmp(head, sig, 8);
+            fclose(f);
+        }
+    }
+    si_phase(c, rc);
+    if (!c->rc && MPI_Bcast(h5, 1, MPI_INT, 0, c->comm) != MPI_SUCCESS)
+        si_phase(c, si_fail(c, STENCIL_EMPI, "MPI_Bcast failed"));
+    return c->rc;
+}
+
+static void si_read_native(si_ctx *c, const char *path, stencil_tile *tile, long *iteration,
+                           unsigned long long *hash)
+{
     si_xfer x;
     si_header h;
     long long fsize;
+    si_header_all(c, path, &h, &fsize);
+    if (!c->rc) si_phase(c, si_match(c, &h, tile, fsize));
+    if (!c->rc) {
+        si_transfer(c, &x, path, tile, 0);
+        si_transfer_end(c, &x, path);
+    }
+    if (!c->rc) {
+        *iteration = (long)h.iteration;
+        *hash = h.hash;
+    }
+}
+
+int si_read_file(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration,
+                 unsigned long long *hash)
+{
+    si_ctx c;
+    long it = 0;
+    unsigned long long hh = 0;
+    int h5 = 0;
     if (si_begin(&c, comm, "stencil_read")) return si_end(&c);
     si_phase(&c, si_args(&c, path, tile));
     if (!c.rc) si_phase(&c, si_check_same(&c, tile, NULL, 0));
-    if (!c.rc) si_header_all(&c, path, &h, &fsize);
-    if (!c.rc) si_phase(&c, si_match(&c, &h, tile, fsize));
+    if (!c.rc) si_is_h5(&c, path, &h5);
+    if (!c.rc && h5)
+        si_phase(&c, si_h5_read(&c, path, tile, &it, &hh));
+    else if (!c.rc)
+        si_read_native(&c, path, tile, &it, &hh);
     if (!c.rc) {
-        si_transfer(&c, &x, path, tile, 0);
-        si_transfer_end(&c, &x, path);
-    }
-    if (!c.rc) {
-        tile->iteration = (long)h.iteration;
-        if (iteration) *iteration = (long)h.iteration;
+        tile->iteration = it;
+        if (iteration) *iteration = it;
+        if (hash) *hash = hh;
     }
     return si_end(&c);
+}
+
+int stencil_read(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration)
+{
+    return si_read_file(comm, path, tile, iteration, NULL);
 }
 
 int stencil_read_info(MPI_Comm comm, const char *path, int *ndims, long *sizes, stencil_type *type,

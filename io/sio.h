@@ -43,4 +43,45 @@ int si_check_same(si_ctx *c, const stencil_tile *t, const long *extra, int nextr
 long long si_tile_cells(const stencil_tile *t);
 MPI_Datatype si_mpi_type(stencil_type type);
 
+/*
+ * What a checkpoint records beside the array: a hash of the stencil (0: none, as stencil_write
+ * writes) and, for HDF5's attributes, its points (npts offsets of 3 ints, weights, divisor).
+ */
+typedef struct si_meta {
+    unsigned long long hash;
+    int npts;
+    const int (*off)[3];
+    const double *w;
+    double divisor;
+    int format;  /* -1: by the name (si_h5_name), 0: native, 1: HDF5 */
+    int no_xdmf; /* HDF5 without its XDMF sidecar (a checkpoint writes it after the rename) */
+} si_meta;
+
+/*
+ * stencil_write / stencil_read with the stencil's hash: HDF5 when the name ends in ".h5" or
+ * ".hdf5" (writing) or the file starts with HDF5's signature (reading), else the native format.
+ * meta may be NULL; *hash receives the file's (0: none). Collective, agreed codes.
+ */
+int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *t, const si_meta *meta);
+int si_read_file(MPI_Comm comm, const char *path, stencil_tile *t, long *iteration,
+                 unsigned long long *hash);
+int si_h5_name(const char *path);
+
+/*
+ * HDF5 (h5.c; h5_none.c answers STENCIL_ENOSYS): inside a si_ctx, every phase agreed. read
+ * checks dimensions, sizes and type against the tile.
+ */
+int si_h5_write(si_ctx *c, const char *path, const stencil_tile *t, const si_meta *meta);
+int si_h5_read(si_ctx *c, const char *path, stencil_tile *t, long *iteration,
+               unsigned long long *hash);
+/*
+ * The XDMF sidecar of the HDF5 file h5path (its name with .h5/.hdf5 replaced by .xmf), which
+ * ParaView and VisIt open: a uniform grid of the tile's global sizes, the field /u. Written by
+ * rank 0, through a temporary name and a rename. Collective, agreed code.
+ */
+int si_write_xdmf(MPI_Comm comm, const char *h5path, const stencil_tile *t);
+void si_xdmf_name(const char *h5path, char *out, size_t len);
+/* Shared by both formats' size and type checks. */
+int si_match_dims(si_ctx *c, int ndims, const long long *gsize, int type, const stencil_tile *t);
+
 #endif /* SI_IO_H */

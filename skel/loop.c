@@ -88,7 +88,8 @@ static void inner(sk_run *r, sb_mem in, sb_mem out)
 static void iteration(sk_run *r, long t)
 {
     const sb_ops *o = r->dev.ops;
-    sb_mem in = r->buf[t & 1], out = r->buf[(t + 1) & 1];
+    int b = (int)((r->cur + t) & 1); /* the buffer this pass reads */
+    sb_mem in = r->buf[b], out = r->buf[b ^ 1];
     int exch = t + 1 < r->npass, ser = r->opt.serialize;
     r->two = r->steps == 2 && 2 * (t + 1) <= r->iters;
     if (!exch) { /* nothing to send: border and inner in one go */
@@ -98,7 +99,7 @@ static void iteration(sk_run *r, long t)
     }
     NET(r, sk_exchange_post(&r->x, r->comm));
     border(r, SB_QBORDER, in, out);
-    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, (int)((t + 1) & 1)));
+    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, b ^ 1));
     STAMP(r, SB_QBORDER, SK_P1);
     if (o->async && !ser) inner(r, in, out);
     int sync = !o->async && !ser;
@@ -108,7 +109,7 @@ static void iteration(sk_run *r, long t)
         NET(r, sk_exchange_send(&r->x, r->comm));
         inner(r, in, out);
     }
-    exchange(r, (int)((t + 1) & 1), sync);
+    exchange(r, b ^ 1, sync);
     if (ser) { /* one phase after another: the inner update once the halos are in */
         DEV(r, o->wait(&r->dev, SB_QBORDER));
         inner(r, in, out);
@@ -117,24 +118,36 @@ static void iteration(sk_run *r, long t)
     DEV(r, o->join(&r->dev));
 }
 
+/* Counted from the run's start (r->done before this advance) towards r->goal when set. */
 static void progress(sk_run *r, long t, double t0)
 {
     long every = r->opt.progress,
-         done = (t + 1) * r->steps < r->iters ? (t + 1) * r->steps : r->iters;
+         here = (t + 1) * r->steps < r->iters ? (t + 1) * r->steps : r->iters,
+         done = r->done + here, goal = r->goal > 0 ? r->goal : r->done + r->iters;
     if (every <= 0 || r->rank != 0 || done / every == (done - r->steps) / every) return;
     double dt = MPI_Wtime() - t0;
-    double rate = (double)r->stats.cells * (double)done / dt / 1e9;
-    fprintf(stderr, "stencil: iteration %ld/%ld  %.2f Gcells/s  %.1f s left\n", done, r->iters,
-            rate, dt / (double)done * (double)(r->iters - done));
+    double rate = (double)r->stats.cells * (double)here / dt / 1e9;
+    fprintf(stderr, "stencil: iteration %ld/%ld  %.2f Gcells/s  %.1f s left\n", done, goal, rate,
+            dt / (double)here * (double)(goal - done));
 }
 
-/* The halos of the initial data, before the first iteration reads them. */
+/*
+ * The halos of the current iterate, before the first pass reads them (every advance: the last
+ * pass of the previous one sent nothing). Not counted in the statistics.
+ */
 static void first_exchange(sk_run *r)
 {
+    stencil_stats keep = r->stats;
+    double hidden = r->hidden, xtime = r->xtime;
     NET(r, sk_exchange_post(&r->x, r->comm));
-    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, 0));
-    exchange(r, 0, 0);
+    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, r->cur));
+    exchange(r, r->cur, 0);
     DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
+    r->stats.t_border = keep.t_border;
+    r->stats.t_mpi = keep.t_mpi;
+    r->stats.t_halo_in = keep.t_halo_in;
+    r->hidden = hidden;
+    r->xtime = xtime;
 }
 
 static long long sk_global_cells(const sk_run *r)
@@ -147,11 +160,14 @@ static long long sk_global_cells(const sk_run *r)
     return n;
 }
 
-int sk_loop(sk_run *r)
+int sk_loop(sk_run *r, long n)
 {
+    r->iters = n;
+    r->npass = r->steps == 2 ? n / 2 + n % 2 : n;
+    r->rc = 0;
     r->stats.cells = sk_global_cells(r);
+    if (n == 0) return 0;
     first_exchange(r);
-    r->stats.t_border = r->stats.t_mpi = r->stats.t_halo_in = r->hidden = r->xtime = 0;
     sk_trace_start(r);
     MPI_Barrier(r->comm);
     double t0 = MPI_Wtime();
@@ -162,8 +178,11 @@ int sk_loop(sk_run *r)
     }
     DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
     DEV(r, r->dev.ops->wait(&r->dev, SB_QINNER));
-    r->stats.t_loop = MPI_Wtime() - t0;
+    r->stats.t_loop += MPI_Wtime() - t0;
     sk_trace_finish(r, t0);
+    r->cur = (int)((r->cur + r->npass) & 1);
+    r->done += n;
+    r->ran += n;
     return r->rc;
 }
 
@@ -174,7 +193,7 @@ void sk_stats(sk_run *r, double t0, double t_setup)
     MPI_Allreduce(&tl, &s->t_loop, 1, MPI_DOUBLE, MPI_MAX, r->comm);
     s->t_setup = t_setup;
     s->t_total = MPI_Wtime() - t0;
-    s->gcells = s->t_loop > 0 ? (double)s->cells * (double)r->iters / s->t_loop / 1e9 : 0;
+    s->gcells = s->t_loop > 0 ? (double)s->cells * (double)r->ran / s->t_loop / 1e9 : 0;
     s->exchange_hidden = r->xtime > 0 ? r->hidden / r->xtime : 0;
     s->bytes_sent = r->x.bytes_sent;
     s->messages = r->x.messages;

@@ -73,6 +73,15 @@ typedef struct sk_run {
     int rc;               /* first device error inside the loop; MPI keeps going so no peer hangs */
     int noticed;          /* a backend's notice was printed (sk_notice): once per call */
     char msg[256];
+    /* The persistent run (run.c): where the current iterate is and how far the run got. */
+    long done;   /* iterations since the start, a loaded checkpoint's included */
+    long ran;    /* iterations the loops of this run computed (statistics) */
+    long goal;   /* progress lines: the skeleton's total; 0: each advance's own */
+    int cur;     /* buf[cur] holds the current iterate */
+    int failed;  /* an advance failed (agreed code): the run refuses more work */
+    int traced;  /* the first advance was traced; later ones are not */
+    double t0;   /* MPI_Wtime() at creation */
+    double t_up; /* setup time, for stats */
 } sk_run;
 
 /* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
@@ -147,10 +156,28 @@ void sk_trace_host(sk_run *r, int what, double when);
 void sk_trace_finish(sk_run *r, double t0);
 void sk_trace_free(sk_run *r);
 
-/* The iterations (loop.c) and their statistics. */
-int sk_loop(sk_run *r);
+/* n iterations from buf[cur] (loop.c), then their statistics; cur and done move on. */
+int sk_loop(sk_run *r, long n);
 /* Queues updates of the global boxes b[0..n-1] on queue q and flushes it; errors go to r->rc. */
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
 void sk_stats(sk_run *r, double t0, double t_setup);
+
+/* The persistent run (skeleton.c, run.c, checkpoint.c), without calling on_error. */
+int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out);
+int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *kernel,
+             stencil_init_fn init);
+void sk_free(sk_run *r);
+int sk_advance(sk_run *r, long n, stencil_norm *change);
+/* The current tile: data read back from the device when fetch, else NULL. */
+int sk_current(sk_run *r, stencil_tile *t, int fetch);
+int sk_view(sk_run *r, stencil_output_fn fn);
+/* The host image into both device buffers. */
+int sk_upload(sk_run *r);
+int sk_checkpoint(sk_run *r, const char *path);
+int sk_load(sk_run *r, const char *path);
+/* Collective: 1 on every rank when path names an existing file (rank 0 looks). */
+int sk_file_exists(sk_run *r, const char *path);
+/* A hash of the stencil (offsets, weights, divisor, type): checkpoints record it. */
+unsigned long long sk_stencil_hash(const sl_stencil *s);
 
 #endif /* SK_SKEL_H */

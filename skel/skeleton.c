@@ -13,9 +13,9 @@
 #define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
 
 static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, long iters,
-                         stencil_init_fn init)
+                         stencil_init_fn init, int resume)
 {
-    if (!sizes || !st || !init)
+    if (!sizes || !st || (!init && !resume))
         return SK_FAIL(r, STENCIL_EINVAL, "%s is NULL",
                        !sizes ? "sizes"
                        : !st  ? "stencil description"
@@ -244,13 +244,10 @@ static int sk_alloc(sk_run *r)
     return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
 }
 
-static int sk_init_data(sk_run *r, stencil_init_fn init)
+/* Both buffers: the fixed frame is never written, so the output buffer needs it too. */
+int sk_upload(sk_run *r)
 {
-    stencil_tile t;
-    sk_tile(r, &t);
-    if (init(&t, r->opt.user)) return SK_FAIL(r, STENCIL_ECALLBACK, "init callback failed");
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    /* Both buffers: the fixed frame is never written, so the output buffer needs it too. */
     for (int i = 0; i < 2; i++) {
         int rc = r->dev.ops->write(&r->dev, r->buf[i], r->host, bytes);
         if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
@@ -258,16 +255,25 @@ static int sk_init_data(sk_run *r, stencil_init_fn init)
     return 0;
 }
 
-static int sk_output(sk_run *r, stencil_output_fn output)
+static int sk_init_data(sk_run *r, stencil_init_fn init)
 {
-    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    int rc = r->dev.ops->read(&r->dev, r->buf[r->npass & 1], r->host, bytes);
-    if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
-    if (!output) return 0;
     stencil_tile t;
     sk_tile(r, &t);
-    t.iteration = r->iters;
-    return output(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0;
+    if (init(&t, r->opt.user)) return SK_FAIL(r, STENCIL_ECALLBACK, "init callback failed");
+    return sk_upload(r);
+}
+
+int sk_current(sk_run *r, stencil_tile *t, int fetch)
+{
+    sk_tile(r, t);
+    t->iteration = r->done;
+    if (!fetch) {
+        t->data = NULL;
+        return 0;
+    }
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    int rc = r->dev.ops->read(&r->dev, r->buf[r->cur], r->host, bytes);
+    return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
 }
 
 void sk_release(sk_run *r)
@@ -287,14 +293,16 @@ void sk_release(sk_run *r)
     memset(&r->part, 0, sizeof r->part);
 }
 
-static void sk_cleanup(sk_run *r)
+void sk_free(sk_run *r)
 {
+    if (!r) return;
     sk_trace_free(r);
     sk_release(r);
     free(r->weights);
     sl_stencil_free(&r->st);
     sl_stencil_free(&r->lst);
     if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+    free(r);
 }
 
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
@@ -307,25 +315,101 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
     return rc;
 }
 
-static int sk_run_all(sk_run *r, const long *sizes, const stencil_desc *st, long iterations,
-                      const char *kernel, stencil_init_fn init, stencil_output_fn output)
+/* A restart resumes from options.checkpoint when asked to and the file exists (collective). */
+static int sk_resuming(sk_run *r)
+{
+    return r->opt.restart && r->opt.checkpoint && sk_file_exists(r, r->opt.checkpoint);
+}
+
+/* Everything before the loop; r->iters is the iteration count the call plans (a hint). */
+int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *kernel,
+             stencil_init_fn init)
 {
     const stencil_kernel *named = NULL;
-    double t0 = MPI_Wtime(), t_setup;
-    int rc = 0;
-    SK_PHASE(r, rc, sk_check_args(r, sizes, st, iterations, init));
+    int rc = 0, resume = sk_resuming(r);
+    SK_PHASE(r, rc, sk_check_args(r, sizes, st, r->iters, init, resume));
     if (!rc) rc = sk_check_same(r, sizes, kernel);
     SK_PHASE(r, rc, sk_node_config(r));
     SK_PHASE(r, rc, sk_find_named(r, kernel, &named));
     if (!rc) rc = sk_weights(r, sizes, named);
     if (!rc) rc = sk_prepare(r, sizes, named);
     SK_PHASE(r, rc, sk_peer_setup(r));
-    SK_PHASE(r, rc, sk_init_data(r, init));
-    SK_PHASE(r, rc, sk_trace_open(r));
-    t_setup = MPI_Wtime() - t0;
-    SK_PHASE(r, rc, sk_loop(r));
-    SK_PHASE(r, rc, sk_output(r, output));
-    if (!rc) sk_stats(r, t0, t_setup);
+    if (!rc && resume) rc = sk_load(r, r->opt.checkpoint);
+    if (!resume) SK_PHASE(r, rc, sk_init_data(r, init));
+    r->t_up = MPI_Wtime() - r->t0;
+    return rc;
+}
+
+int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out)
+{
+    *out = NULL;
+    sk_run *r = calloc(1, sizeof *r);
+    if (!r || comm == MPI_COMM_NULL) {
+        free(r);
+        return !r ? STENCIL_ENOMEM : STENCIL_EINVAL;
+    }
+    r->comm = MPI_COMM_NULL;
+    r->t0 = MPI_Wtime();
+    if (opt)
+        r->opt = *opt;
+    else
+        stencil_options_init(&r->opt);
+    /* A private communicator: our messages never meet the caller's, and errors come back. */
+    int rc = MPI_Comm_dup(comm, &r->comm);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
+    if (rc != MPI_SUCCESS) {
+        if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+        free(r);
+        return STENCIL_EMPI;
+    }
+    MPI_Comm_rank(r->comm, &r->rank);
+    MPI_Comm_size(r->comm, &r->size);
+    *out = r;
+    return 0;
+}
+
+/* The monitor sees the tile and the last step's change; 1 from any rank stops every rank. */
+static int sk_monitor(sk_run *r, const stencil_norm *change, int *stop)
+{
+    stencil_tile t;
+    int rc = 0, mine = 0, any = 0;
+    SK_PHASE(r, rc, sk_current(r, &t, r->opt.monitor_data));
+    if (rc) return rc;
+    int cb = r->opt.monitor(&t, change, r->opt.user);
+    if (cb == 1) mine = 1;
+    SK_PHASE(r, rc,
+             cb == 0 || cb == 1 ? 0 : SK_FAIL(r, STENCIL_ECALLBACK, "monitor callback failed"));
+    if (!rc && MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        rc = sk_agree(r->comm, SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce (monitor)"), r->msg,
+                      sizeof r->msg);
+    *stop = any;
+    return rc;
+}
+
+static long sk_next_stop(long done, long every, long next)
+{
+    if (every <= 0) return next;
+    long at = (done / every + 1) * every;
+    return at < next ? at : next;
+}
+
+/* The loop of stencil_skeleton(): advances to each monitor or checkpoint point, then the goal. */
+static int sk_periodic(sk_run *r, long total)
+{
+    long me = r->opt.monitor ? r->opt.monitor_every : 0;
+    long ce = r->opt.checkpoint ? r->opt.checkpoint_every : 0;
+    int rc = 0, stop = 0, saved = 1;
+    while (!rc && !stop && r->done < total) {
+        long next = sk_next_stop(r->done, ce, sk_next_stop(r->done, me, total));
+        int mon = me > 0 && next % me == 0;
+        stencil_norm change;
+        rc = sk_advance(r, next - r->done, mon ? &change : NULL);
+        if (!rc && mon) rc = sk_monitor(r, &change, &stop);
+        saved = ce > 0 && next % ce == 0;
+        if (!rc && saved) rc = sk_checkpoint(r, r->opt.checkpoint);
+    }
+    /* The end (or a stop) gets its checkpoint too, unless one was just written. */
+    if (!rc && ce > 0 && !saved) rc = sk_checkpoint(r, r->opt.checkpoint);
     return rc;
 }
 
@@ -333,31 +417,18 @@ int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, l
                      const char *kernel, stencil_init_fn init, stencil_output_fn output,
                      const stencil_options *opt)
 {
-    sk_run *r = calloc(1, sizeof *r);
-    if (!r || comm == MPI_COMM_NULL) {
-        free(r);
-        return !r ? STENCIL_ENOMEM : STENCIL_EINVAL;
-    }
-    r->comm = MPI_COMM_NULL;
-    if (opt)
-        r->opt = *opt;
-    else
-        stencil_options_init(&r->opt);
-    r->iters = iterations;
-    /* A private communicator: our messages never meet the caller's, and errors come back. */
-    int rc = MPI_Comm_dup(comm, &r->comm);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
-    if (rc != MPI_SUCCESS) {
-        free(r);
-        return STENCIL_EMPI;
-    }
-    MPI_Comm_rank(r->comm, &r->rank);
-    MPI_Comm_size(r->comm, &r->size);
-    rc = sk_run_all(r, sizes, st, iterations, kernel, init, output);
+    sk_run *r;
+    if (opt && opt->stats) memset(opt->stats, 0, sizeof *opt->stats);
+    int rc = sk_new(comm, opt, &r);
+    if (rc) return rc;
+    r->iters = r->goal = iterations;
+    rc = sk_setup(r, sizes, st, kernel, init);
+    if (!rc) rc = sk_periodic(r, iterations);
+    if (!rc && output) rc = sk_view(r, output);
+    if (!rc) sk_stats(r, r->t0, r->t_up);
     if (rc && r->opt.on_error) r->opt.on_error(rc, r->msg, r->opt.user);
     if (!rc && r->opt.stats) *r->opt.stats = r->stats;
-    sk_cleanup(r);
-    free(r);
+    sk_free(r);
     return rc;
 }
 

@@ -31,6 +31,7 @@ extern "C" {
 
 #include "fused.cuh"
 #include "kernels.cuh"
+#include "norm.cuh"
 #include "rtc.cuh"
 
 namespace SB_GPU_NS
@@ -1096,6 +1097,21 @@ int gpu_stamp_read(sb_dev *dev, int n, double *sec)
 
 using namespace SB_GPU_NS;
 
+/* sb_ops.norm (norm.cuh), on the inner stream; the skeleton calls it with both queues idle. */
+static int gpu_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2])
+{
+    impl *im = im_of(dev);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    gpuStream_t q = im->q[SB_QINNER];
+    gpuError_t e;
+    if (im->type == STENCIL_DOUBLE)
+        e = norm_run((const double *)a, (const double *)b, box->lo, box->hi, im->stride, q, out);
+    else
+        e = norm_run((const float *)a, (const float *)b, box->lo, box->hi, im->stride, q, out);
+    return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "norm kernel", e);
+}
+
 #if !SB_GPU_DEVICE_PASS
 /* Asynchronous: every op but write/read/wait returns before the device work is done. */
 extern "C" const sb_ops SB_GPU_OPS = {
@@ -1126,5 +1142,6 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_copy_peer,
     /* On: the 3-rank failure on 2 H200s was the initial write not yet landed (gpu_write). */
     1,
+    gpu_norm,
 };
 #endif

@@ -4,6 +4,7 @@
  * All ops complete before returning, so queues, flush, wait and join have nothing to do.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ typedef struct host_impl {
     int rlo[SL_D], rhi[SL_D]; /* how far the stencil reads */
     size_t nelems;            /* elements of a local array */
     void *scratch; /* update2's first step; a local array, allocated by the first update2 */
+    long fail_at;  /* STENCIL_HOST_FAIL: this update call fails (a device error, for tests) */
 } host_impl;
 
 #ifdef _OPENMP
@@ -127,6 +129,8 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     strcpy(dev->name, "host CPU");
     const char *rep = getenv("STENCIL_HOST_REPEAT");
     h->repeat = rep && atol(rep) > 1 ? atol(rep) : 1;
+    const char *fail = getenv("STENCIL_HOST_FAIL");
+    h->fail_at = fail ? atol(fail) : 0;
     int rc = host_named(dev, h, a);
     if (rc) host_close(dev);
     return rc;
@@ -272,6 +276,8 @@ static int host_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *
 {
     host_impl *h = dev->impl;
     (void)q;
+    if (h->fail_at > 0 && --h->fail_at == 0)
+        return sb_fail(dev, STENCIL_EDEVICE, "host backend: update failed (STENCIL_HOST_FAIL)");
     if (sl_box_empty(b)) return 0;
     for (long k = 0; k < h->repeat; k++) {
         if (h->named)
@@ -400,6 +406,35 @@ static int host_stamp_read(sb_dev *dev, int n, double *sec)
     return 0;
 }
 
+/* Row by row in index order: the serial order a test can reproduce exactly. */
+#define HOST_NORM(T)                                                                               \
+    static void norm_##T(const host_impl *h, const T *a, const T *b, const sl_box *x, double *o)   \
+    {                                                                                              \
+        for (long i = x->lo[0]; i < x->hi[0]; i++)                                                 \
+            for (long j = x->lo[1]; j < x->hi[1]; j++) {                                           \
+                long row = i * h->stride[0] + j * h->stride[1];                                    \
+                for (long k = x->lo[2]; k < x->hi[2]; k++) {                                       \
+                    double d = (double)a[row + k] - (double)b[row + k];                            \
+                    o[0] = o[0] + d * d;                                                           \
+                    if (fabs(d) > o[1]) o[1] = fabs(d);                                            \
+                }                                                                                  \
+            }                                                                                      \
+    }
+HOST_NORM(float)
+HOST_NORM(double)
+
+static int host_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *x, double out[2])
+{
+    host_impl *h = dev->impl;
+    out[0] = out[1] = 0;
+    if (sl_box_empty(x)) return 0;
+    if (h->type == STENCIL_DOUBLE)
+        norm_double(h, a, b, x, out);
+    else
+        norm_float(h, a, b, x, out);
+    return 0;
+}
+
 const sb_ops sb_host_ops = {
     .name = "host",
     .open = host_open,
@@ -427,4 +462,5 @@ const sb_ops sb_host_ops = {
     .ipc_close = host_ipc_close,
     .copy_peer = host_copy_peer,
     .peer_default = 0,
+    .norm = host_norm,
 };

@@ -52,6 +52,8 @@ typedef struct ocl_impl {
     int stagger;          /* arrays placed half a page apart (ocl_mem.c; CPU devices) */
     size_t base_align;    /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins */
     uintptr_t first_addr; /* host address of the first array on a CPU device, else 0 */
+    /* ocl_norm.c's program, kernel and partial sums, built on first use */
+    struct ocl_norm *norm;
 } ocl_impl;
 
 extern const sb_ops sb_opencl_ops;
@@ -99,6 +101,10 @@ int ocl_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *
 
 int ocl_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
 int ocl_copy_in(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);
+
+/* The norm of a change (sb_ops.norm, ocl_norm.c); ocl_norm_free releases what it built. */
+int ocl_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2]);
+void ocl_norm_free(ocl_impl *o);
 
 /* Kernel sources embedded at build time (ocl_sources.c, generated from the .cl files). */
 extern const char sb_ocl_src_generic[];

@@ -71,6 +71,7 @@ static void release_all(ocl_impl *o)
     }
     for (int i = 0; i < SB_NQUEUES; i++)
         if (o->scratch[i]) clReleaseMemObject(o->scratch[i]);
+    ocl_norm_free(o);
     cl_kernel ks[4] = {o->update, o->pack, o->unpack, o->copybox};
     for (int i = 0; i < 4; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
@@ -442,4 +443,5 @@ const sb_ops sb_opencl_ops = {
     .ipc_close = ocl_ipc_close,
     .copy_peer = ocl_copy_peer,
     .peer_default = 1,
+    .norm = ocl_norm,
 };

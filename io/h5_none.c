@@ -1,0 +1,31 @@
+/* Built without parallel HDF5: "*.h5" files are refused with a clear message. */
+#include "sio.h"
+
+static int si_no_h5(si_ctx *c, const char *path)
+{
+    return si_fail(c, STENCIL_ENOSYS,
+                   "%s: libstencil was built without parallel HDF5 (Debian: libhdf5-mpich-dev, "
+                   "meson -Dhdf5=enabled); use a name without .h5 for the native format",
+                   path);
+}
+
+int si_h5_write(si_ctx *c, const char *path, const stencil_tile *t, const si_meta *meta)
+{
+    (void)t;
+    (void)meta;
+    return si_no_h5(c, path);
+}
+
+int si_h5_read(si_ctx *c, const char *path, stencil_tile *t, long *iteration,
+               unsigned long long *hash)
+{
+    (void)t;
+    (void)iteration;
+    (void)hash;
+    return si_no_h5(c, path);
+}
+
+int stencil_have_hdf5(void)
+{
+    return 0;
+}

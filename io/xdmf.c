@@ -1,0 +1,76 @@
+/*
+ * The XDMF sidecar of an HDF5 snapshot: ParaView and VisIt read the grid from it and the field
+ * from the HDF5 file it names (relative: the two files stay together). 1D arrays are shown as a
+ * 1 x N 2D grid; cells are the grid's points, spacing 1, origin 0.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sio.h"
+
+void si_xdmf_name(const char *h5path, char *out, size_t len)
+{
+    size_t n = strlen(h5path), ext = 0;
+    if (n > 3 && !strcmp(h5path + n - 3, ".h5")) ext = 3;
+    if (n > 5 && !strcmp(h5path + n - 5, ".hdf5")) ext = 5;
+    snprintf(out, len, "%.*s.xmf", (int)(n - ext), h5path);
+}
+
+static void dims_str(const stencil_tile *t, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s", t->ndims == 1 ? "1" : "");
+    for (int d = 0; d < t->ndims; d++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%ld", n ? " " : "", t->global_size[d]);
+}
+
+static void xdmf_body(FILE *f, const char *h5base, const stencil_tile *t)
+{
+    int nd = t->ndims < 2 ? 2 : t->ndims;
+    char dims[96];
+    dims_str(t, dims, sizeof dims);
+    fprintf(f, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n");
+    fprintf(f,
+            "<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"stencil\" GridType=\"Uniform\">\n");
+    fprintf(f, "   <Time Value=\"%ld\"/>\n", t->iteration);
+    fprintf(f, "   <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n", nd, dims);
+    fprintf(f, "   <Geometry GeometryType=\"%s\">\n", nd == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY");
+    fprintf(f,
+            "    <DataItem Name=\"Origin\" Dimensions=\"%d\" NumberType=\"Float\" "
+            "Precision=\"8\" Format=\"XML\">%s</DataItem>\n",
+            nd, nd == 3 ? "0 0 0" : "0 0");
+    fprintf(f,
+            "    <DataItem Name=\"Spacing\" Dimensions=\"%d\" NumberType=\"Float\" "
+            "Precision=\"8\" Format=\"XML\">%s</DataItem>\n   </Geometry>\n",
+            nd, nd == 3 ? "1 1 1" : "1 1");
+    fprintf(f, "   <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n");
+    fprintf(f,
+            "    <DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\" "
+            "Format=\"HDF\">%s:/u</DataItem>\n",
+            dims, t->type == STENCIL_DOUBLE ? 8 : 4, h5base);
+    fprintf(f, "   </Attribute>\n  </Grid>\n </Domain>\n</Xdmf>\n");
+}
+
+/* Rank 0: the sidecar through a temporary name, so a reader never sees half of it. */
+static int xdmf_file(si_ctx *c, const char *h5path, const stencil_tile *t)
+{
+    char xmf[4096], tmp[4200];
+    const char *slash = strrchr(h5path, '/');
+    si_xdmf_name(h5path, xmf, sizeof xmf);
+    snprintf(tmp, sizeof tmp, "%s.tmp", xmf);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return si_fail(c, STENCIL_EIO, "%s: cannot create the XDMF file", tmp);
+    xdmf_body(f, slash ? slash + 1 : h5path, t);
+    int bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (!bad) bad = rename(tmp, xmf) != 0;
+    if (bad) remove(tmp);
+    return bad ? si_fail(c, STENCIL_EIO, "%s: writing the XDMF file failed", xmf) : 0;
+}
+
+int si_write_xdmf(MPI_Comm comm, const char *h5path, const stencil_tile *t)
+{
+    si_ctx c;
+    if (si_begin(&c, comm, "stencil_write (XDMF)")) return si_end(&c);
+    si_phase(&c, c.rank == 0 ? xdmf_file(&c, h5path, t) : 0);
+    return si_end(&c);
+}

@@ -1,0 +1,112 @@
+/*
+ * Checkpoints of a persistent run: the current array, its iteration and a hash of the stencil,
+ * written complete or not at all (a temporary name, then a rename by rank 0 once every rank's
+ * data is in), and loaded back on any rank count and partition. A load checks the stencil hash
+ * (files of stencil_write carry none and are accepted), sizes and type before anything of the
+ * run changes: the file goes to the host image first and to the devices only when it all read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../io/sio.h"
+#include "skel.h"
+
+#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
+
+unsigned long long sk_stencil_hash(const sl_stencil *s)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    const unsigned char *p[3] = {(const void *)s->off, (const void *)s->w,
+                                 (const void *)&s->divisor};
+    size_t n[3] = {sizeof *s->off * (size_t)s->npts, sizeof *s->w * (size_t)s->npts,
+                   sizeof s->divisor};
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < n[k]; i++) h = (h ^ p[k][i]) * 1099511628211ULL;
+    return h ? h : 1; /* 0 means "no stencil recorded" */
+}
+
+int sk_file_exists(sk_run *r, const char *path)
+{
+    int e = r->rank == 0 && access(path, F_OK) == 0;
+    if (MPI_Bcast(&e, 1, MPI_INT, 0, r->comm) != MPI_SUCCESS) return 0;
+    return e;
+}
+
+/* Rank 0 checks the directory first: a clear message, and no library's noise about it. */
+static int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
+{
+    if (!path || !path[0]) return SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL or empty");
+    if (snprintf(tmp, len, "%s.tmp", path) >= (int)len)
+        return SK_FAIL(r, STENCIL_EINVAL, "checkpoint path too long");
+    const char *slash = strrchr(path, '/');
+    char d[4096];
+    snprintf(d, sizeof d, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    if (r->rank == 0 && access(d, W_OK | X_OK) != 0)
+        return SK_FAIL(r, STENCIL_EIO, "checkpoint %s: directory %s cannot be written: %s", path, d,
+                       strerror(errno));
+    return 0;
+}
+
+/* Rank 0 renames once every rank's part is in the temporary file (its collective close). */
+static int sk_commit(sk_run *r, const char *tmp, const char *path)
+{
+    if (r->rank != 0) return 0;
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return SK_FAIL(r, STENCIL_EIO, "checkpoint: cannot rename %s to %s", tmp, path);
+    }
+    return 0;
+}
+
+int sk_checkpoint(sk_run *r, const char *path)
+{
+    char tmp[4200];
+    stencil_tile t;
+    int rc = 0;
+    si_meta m = {.hash = sk_stencil_hash(&r->st),
+                 .npts = r->st.npts,
+                 .off = (const int(*)[3])r->st.off,
+                 .w = r->st.w,
+                 .divisor = r->st.divisor,
+                 .format = si_h5_name(path),
+                 .no_xdmf = 1};
+    SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
+    SK_PHASE(r, rc, sk_path_ok(r, path, tmp, sizeof tmp));
+    SK_PHASE(r, rc, sk_current(r, &t, 1));
+    if (rc) return rc;
+    rc = si_write_file(r->comm, tmp, &t, &m);
+    if (rc) {
+        if (r->rank == 0) remove(tmp);
+        return sk_agree(r->comm, SK_FAIL(r, rc, "checkpoint: cannot write %s", tmp), r->msg,
+                        sizeof r->msg);
+    }
+    SK_PHASE(r, rc, sk_commit(r, tmp, path));
+    if (!rc && m.format) rc = si_write_xdmf(r->comm, path, &t);
+    return rc;
+}
+
+int sk_load(sk_run *r, const char *path)
+{
+    stencil_tile t;
+    unsigned long long hash = 0, mine = sk_stencil_hash(&r->st);
+    long it = 0;
+    int rc = 0;
+    SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
+    SK_PHASE(r, rc, path ? 0 : SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL"));
+    if (rc) return rc;
+    sk_current(r, &t, 0);
+    t.data = (char *)r->host + sl_local_index(&r->loc, r->loc.owned.lo) * sb_elem_size(r->st.type);
+    rc = si_read_file(r->comm, path, &t, &it, &hash);
+    if (rc)
+        return sk_agree(r->comm, SK_FAIL(r, rc, "cannot load checkpoint %s", path), r->msg,
+                        sizeof r->msg);
+    SK_PHASE(r, rc,
+             hash && hash != mine
+                 ? SK_FAIL(r, STENCIL_EFORMAT, "checkpoint %s holds another stencil", path)
+                 : 0);
+    SK_PHASE(r, rc, sk_upload(r));
+    if (!rc) r->done = it;
+    return rc;
+}
