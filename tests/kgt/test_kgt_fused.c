@@ -13,7 +13,10 @@
  * box, and boxes that stay on the tile kernel (too few rows or columns). Case 12 is case 5 on input
  * with bands of -0, subnormal, tiny and huge rows and scattered negatives: nc9 (STENCILS.md's
  * 2d9nc, / 24), compact5 and star2 divide floats by split division there, which must send the
- * rows whose numerators are -0, subnormal, tiny or huge to `/` to stay bitwise equal.
+ * rows whose numerators are -0, subnormal, tiny or huge to `/` to stay bitwise equal. dense65 has
+ * 65 non-zero weights: its CUDA sums are lambdas (kgt/emit_expr.c) rather than nested calls.
+ * Built twice: with the project's nvcc flags (kgt-fused-cuda) and plain nvcc -O3, where nvcc may
+ * contract infix arithmetic (kgt-fused-cuda-plain).
  */
 #include <check.h>
 #include <cuda_runtime_api.h>
@@ -25,7 +28,8 @@
 
 static const stencil_kernel *const kernels[] = {
     &kgt_fused_compact5_kernel, &kgt_fused_padded_kernel, &kgt_fused_lowside_kernel,
-    &kgt_fused_wide_kernel,     &kgt_fused_star2_kernel,  &kgt_fused_nc9_kernel};
+    &kgt_fused_wide_kernel,     &kgt_fused_star2_kernel,  &kgt_fused_nc9_kernel,
+    &kgt_fused_dense65_kernel};
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
 
 /* Rows and columns of the local array, and the padding of its rows: several partial tiles. Cases
