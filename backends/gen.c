@@ -1,4 +1,5 @@
 /* Run-time kernel sources from kgt's emitters (gen.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +21,14 @@ static int to_kgt(const sl_stencil *st, kgt_stencil *ks)
                             (const int(*)[KGT_MAX_DIMS])st->off, st->w, st->divisor);
 }
 
-char *sb_gen_gpu(const sl_stencil *st, kgt_step_info *info)
+char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
 {
     kgt_stencil ks;
     kgt_step_shape sh;
     int dbl = st->type == STENCIL_DOUBLE;
     const char *e = getenv("STENCIL_RTC_SHAPE");
-    kgt_step_default(st->ndims, dbl, &sh);
-    if (e && *e) sscanf(e, "%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc);
+    kgt_step_default(st->ndims, dbl, pipe, &sh);
+    if (e && *e) sscanf(e, "%d,%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc, &sh.pipe);
     if (to_kgt(st, &ks)) return NULL;
     char *src = kgt_rt_gpu(&ks, dbl, &sh, info);
     kgt_stencil_clear(&ks);
@@ -40,11 +41,11 @@ char *sb_gen_gpu(const sl_stencil *st, kgt_step_info *info)
     return src;
 }
 
-char *sb_gen_opencl(const sl_stencil *st)
+char *sb_gen_opencl(const sl_stencil *st, size_t nelems)
 {
     kgt_stencil ks;
     if (to_kgt(st, &ks)) return NULL;
-    char *src = kgt_rt_opencl(&ks);
+    char *src = kgt_rt_opencl(&ks, nelems >= (size_t)INT_MAX);
     kgt_stencil_clear(&ks);
     return src;
 }

@@ -14,13 +14,16 @@ int sb_rtc_mode(void);
 
 /*
  * The step kernel of st for NVRTC/hiprtc, in st's element type; the block shape is kgt's default
- * or $STENCIL_RTC_SHAPE="bx,by,nc,zc". A malloc'ed string (info: its plan), or NULL when out of
- * memory or the shape does not fit.
+ * (pipe: the device has asynchronous copies) or $STENCIL_RTC_SHAPE="bx,by,nc,zc[,pipe]". A
+ * malloc'ed string (info: its plan), or NULL when out of memory or the shape does not fit.
  */
-char *sb_gen_gpu(const sl_stencil *st, kgt_step_info *info);
+char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info);
 
-/* The OpenCL program of st (stencil_update, as kgt writes it), malloc'ed; NULL: out of memory. */
-char *sb_gen_opencl(const sl_stencil *st);
+/*
+ * The OpenCL backend's walk kernel prologue for st (kgt_rt_opencl), indices of type long when
+ * the local array has nelems >= INT_MAX cells; malloc'ed, NULL when out of memory.
+ */
+char *sb_gen_opencl(const sl_stencil *st, size_t nelems);
 
 /*
  * For the tests: each GPU backend's run-time compiler with the options it uses, on src, for the

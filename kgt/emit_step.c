@@ -29,13 +29,29 @@ static void wyx(const kgt_stencil *s, const int *off, int *o)
     o[2] = off[s->ndims - 1];
 }
 
-void kgt_step_default(int ndims, int dbl, kgt_step_shape *sh)
+void kgt_step_default(int ndims, int dbl, int pipe, kgt_step_shape *sh)
 {
     if (ndims == 3) {
         sh->bx = 32, sh->by = 8, sh->nc = 4, sh->zc = dbl ? 64 : 128;
     } else {
         sh->bx = 128, sh->by = 1, sh->nc = dbl ? 2 : 4, sh->zc = ndims == 2 ? 256 : 1;
     }
+    sh->pipe = pipe ? 3 : 0;
+}
+
+void kgt_emit_step_macros(kgt_buf *b)
+{
+    kgt_printf(
+        b, "/* Step kernels: asynchronous global-to-shared copies where the device has them. "
+           "*/\n"
+           "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+           "#define KGT_CP_ASYNC(d, s) asm volatile(\"cp.async.ca.shared.global [%%0], [%%1], "
+           "%%2;\\n\" \\\n"
+           "    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s), \"n\"(sizeof(*(s))))\n"
+           "#define KGT_CP_COMMIT() asm volatile(\"cp.async.commit_group;\\n\" ::)\n"
+           "#define KGT_CP_WAIT(n) asm volatile(\"cp.async.wait_group %%0;\\n\" :: \"n\"(n))\n"
+           "#else\n#define KGT_CP_ASYNC(d, s) (*(d) = *(s))\n#define KGT_CP_COMMIT()\n"
+           "#define KGT_CP_WAIT(n)\n#endif\n");
 }
 
 int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)
@@ -46,7 +62,8 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     if (s->ndims < 3) info->sh.by = 1;
     if (s->ndims < 2) info->sh.zc = 1;
     const kgt_step_shape *h = &info->sh;
-    if (h->bx < 1 || h->by < 1 || h->nc < 1 || h->nc > 16 || h->zc < 1 || h->bx * h->by > 1024)
+    if (h->bx < 1 || h->by < 1 || h->nc < 1 || h->nc > 16 || h->zc < 1 || h->bx * h->by > 1024 ||
+        h->pipe < 0 || h->pipe == 1 || h->pipe > 8)
         return -1;
     kgt_extents(s, lo, hi);
     wyx(s, lo, info->elo);
@@ -55,8 +72,9 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     info->ty = s->ndims == 3 ? h->by * h->nc : 1;
     size_t w = (size_t)(info->tx + info->elo[2] + info->ehi[2]);
     size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
-    info->smem = 2 * w * rows * (dbl ? 8 : 4);
+    info->smem = (size_t)(h->pipe ? h->pipe : 2) * w * rows * (dbl ? 8 : 4);
     if (info->smem > STEP_SMEM_MAX) return -1;
+    info->split = !dbl && kgt_split_divisor(s->divisor, &info->rd);
     snprintf(info->name, sizeof info->name, "kgt_step_%s_%c", s->stem, dbl ? 'd' : 'f');
     return 0;
 }
@@ -66,6 +84,7 @@ typedef struct step {
     const kgt_stencil *s;
     const kgt_step_info *in;
     int dbl, nt, w, tot, k, p; /* threads, tile row width, tile cells, loads per thread, P */
+    int slots;                 /* shared-memory planes: 2, or pipe */
 } step;
 
 static void emit_value(kgt_buf *b, double x, int dbl)
@@ -88,7 +107,7 @@ static void emit_head(kgt_buf *b, const step *st)
                "    %s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
                "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
                st->nt, in->name, t, t);
-    kgt_printf(b, "    __shared__ %s sm[%d];\n", t, 2 * st->tot);
+    kgt_printf(b, "    __shared__ %s sm[%d];\n", t, st->slots * st->tot);
     kgt_printf(b,
                "    const int tid = threadIdx.y * %d + threadIdx.x;\n"
                "    const int tx0 = xa + (int)blockIdx.x * %d, ty0 = y0 + (int)blockIdx.y * %d;\n"
@@ -101,9 +120,16 @@ static void emit_head(kgt_buf *b, const step *st)
 static void emit_loader(kgt_buf *b, const step *st)
 {
     const kgt_step_info *in = st->in;
+    /* Offsets from the tile's first (clamped) cell fit an int: the launcher checks the tile. */
+    kgt_printf(
+        b,
+        "    const long long tb = (long long)KGT_CLAMP(ty0 - %d, y0 - %d, y1 - 1 + %d) * s1 +\n"
+        "                         KGT_CLAMP(tx0 - %d, x0 - %d, x1 - 1 + %d);\n"
+        "    const %s *ib = in + tb;\n",
+        in->elo[1], in->elo[1], in->ehi[1], in->elo[2], in->elo[2], in->ehi[2], tname[st->dbl]);
     for (int k = 0; k < st->k; k++) {
         int partial = (k + 1) * st->nt > st->tot;
-        kgt_printf(b, "    long long g%d;\n    {\n", k);
+        kgt_printf(b, "    int g%d;\n    {\n", k);
         if (partial)
             kgt_printf(b, "        const int i = tid + %d < %d ? tid + %d : %d;\n", k * st->nt,
                        st->tot, k * st->nt, st->tot - 1);
@@ -113,7 +139,7 @@ static void emit_loader(kgt_buf *b, const step *st)
                    "        const int r = i / %d, c = i - r * %d;\n"
                    "        const int gy = KGT_CLAMP(ty0 + r - %d, y0 - %d, y1 - 1 + %d);\n"
                    "        const int gx = KGT_CLAMP(tx0 + c - %d, x0 - %d, x1 - 1 + %d);\n"
-                   "        g%d = (long long)gy * s1 + gx;\n    }\n",
+                   "        g%d = (int)((long long)gy * s1 + gx - tb);\n    }\n",
                    st->w, st->w, in->elo[1], in->elo[1], in->ehi[1], in->elo[2], in->elo[2],
                    in->ehi[2], k);
     }
@@ -238,24 +264,50 @@ static int has_plane(const kgt_stencil *s, int o0)
     return 0;
 }
 
-/* One plane of the unrolled walk: prefetch the next, add this one's terms, store, swap. */
-static void emit_plane(kgt_buf *b, const step *st, int u)
+/*
+ * The outputs of accumulator slot a by split division: cells outside the box divide 1 (their
+ * sums may be anything), and when a numerator of the thread's cells is outside the split range
+ * all of them are divided again by `/` (the same sums, so the same bits as `/` alone).
+ */
+static void emit_store_split(kgt_buf *b, const step *st, int a)
+{
+    int nc = st->in->sh.nc;
+    kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
+    for (int c = 0; c < nc; c++) {
+        kgt_printf(b, "                float q%d = kgt_div_split(ok%d ? a%d_%d : 1.0f, ", c, c, a,
+                   c);
+        kgt_emit_literal(b, st->s->divisor, 0);
+        kgt_printf(b, ", ");
+        kgt_emit_literal(b, st->in->rd, 0);
+        kgt_printf(b, ", lo, hi);\n");
+    }
+    kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
+    for (int c = 0; c < nc; c++) {
+        kgt_printf(b, "                    q%d = a%d_%d / ", c, a, c);
+        kgt_emit_literal(b, st->s->divisor, 0);
+        kgt_printf(b, ";\n");
+    }
+    kgt_printf(b, "                }\n");
+    for (int c = 0; c < nc; c++)
+        kgt_printf(b, "                if (ok%d) out[ko + o%d] = q%d;\n", c, c, c);
+    kgt_printf(b, "            }\n");
+}
+
+/* The terms of plane r from cur, and the outputs plane r completes. */
+static void emit_terms_store(kgt_buf *b, const step *st, int u)
 {
     const kgt_step_info *in = st->in;
     int lo = in->elo[0], hi = in->ehi[0];
-    kgt_printf(b,
-               "        {\n            const int r = r0 + %d;\n            if (r >= n) break;\n"
-               "            const %s *cur = sm + (r & 1) * %d;\n"
-               "            if (r + 1 < n) {\n                ip += s0;\n",
-               u, tname[st->dbl], st->tot);
-    emit_load_plane(b, st, 16);
-    kgt_printf(b, "            }\n");
     for (int o0 = -lo; o0 <= hi; o0++)
         if (has_plane(st->s, o0)) emit_plane_terms(b, st, u, o0, -lo);
     kgt_printf(b,
                "            if (r >= %d) {\n"
                "                const long long ko = (long long)(zs + r - %d) * s0;\n",
                lo + hi, lo + hi);
+    if (in->split) {
+        emit_store_split(b, st, mod(u - hi, st->p));
+        return;
+    }
     for (int c = 0; c < in->sh.nc; c++) {
         char acc[24];
         snprintf(acc, sizeof acc, "a%d_%d", mod(u - hi, st->p), c);
@@ -263,25 +315,95 @@ static void emit_plane(kgt_buf *b, const step *st, int u)
         emit_result(b, st, acc);
         kgt_printf(b, ";\n");
     }
-    kgt_printf(b, "            }\n            if (r + 1 < n) {\n");
+    kgt_printf(b, "            }\n");
+}
+
+/* Asynchronous copies of plane `plane` (an expression) into its slot of the ring. */
+static void emit_copy_plane(kgt_buf *b, const step *st, int ind, const char *plane)
+{
+    kgt_printf(b,
+               "%*s{\n%*s    const %s *ia = ib + (long long)(zs - %d + %s) * s0;\n"
+               "%*s    %s *sa = sm + ((%s) %% %d) * %d;\n",
+               ind, "", ind, "", tname[st->dbl], st->in->elo[0], plane, ind, "", tname[st->dbl],
+               plane, st->slots, st->tot);
+    for (int k = 0; k < st->k; k++) {
+        kgt_printf(b, "%*s    ", ind, "");
+        if ((k + 1) * st->nt > st->tot) kgt_printf(b, "if (tid + %d < %d) ", k * st->nt, st->tot);
+        kgt_printf(b, "KGT_CP_ASYNC(sa + tid + %d, ia + g%d);\n", k * st->nt, k);
+    }
+    kgt_printf(b, "%*s}\n", ind, "");
+}
+
+/*
+ * One plane of the unrolled walk. pipe = D: wait for plane r, refill the slot every thread has
+ * finished with (plane r - 1's) with plane r + D - 1, add plane r's terms. pipe = 0: prefetch
+ * the next plane into registers, add this one's terms, store the next into the other buffer.
+ */
+static void emit_plane(kgt_buf *b, const step *st, int u)
+{
+    int d = st->in->sh.pipe;
+    kgt_printf(b, "        {\n            const int r = r0 + %d;\n            if (r >= n) break;\n",
+               u);
+    if (d) {
+        char next[16];
+        snprintf(next, sizeof next, "r + %d", d - 1);
+        kgt_printf(b,
+                   "            KGT_CP_WAIT(%d);\n            __syncthreads();\n"
+                   "            if (r + %d < n)\n",
+                   d - 2, d - 1);
+        emit_copy_plane(b, st, 12, next);
+        kgt_printf(
+            b, "            KGT_CP_COMMIT();\n            const %s *cur = sm + (r %% %d) * %d;\n",
+            tname[st->dbl], d, st->tot);
+        emit_terms_store(b, st, u);
+        kgt_printf(b, "        }\n");
+        return;
+    }
+    kgt_printf(b,
+               "            const %s *cur = sm + (r & 1) * %d;\n"
+               "            if (r + 1 < n) {\n                ip += s0;\n",
+               tname[st->dbl], st->tot);
+    emit_load_plane(b, st, 16);
+    kgt_printf(b, "            }\n");
+    emit_terms_store(b, st, u);
+    kgt_printf(b, "            if (r + 1 < n) {\n");
     kgt_printf(b, "                %s *nx = sm + ((r + 1) & 1) * %d;\n", tname[st->dbl], st->tot);
     emit_store_plane(b, st, 16, "nx");
     kgt_printf(b, "            }\n            __syncthreads();\n        }\n");
 }
 
+/* The first plane(s): into registers and shared memory, or the first D - 1 copies in flight. */
+static void emit_prologue(kgt_buf *b, const step *st)
+{
+    const kgt_step_info *in = st->in;
+    if (in->sh.pipe) {
+        for (int p = 0; p < in->sh.pipe - 1; p++) {
+            char plane[16];
+            snprintf(plane, sizeof plane, "%d", p);
+            kgt_printf(b, "    if (%d < n)\n", p);
+            emit_copy_plane(b, st, 4, plane);
+            kgt_printf(b, "    KGT_CP_COMMIT();\n");
+        }
+        return;
+    }
+    kgt_printf(b, "    const %s *ip = ib + (long long)(zs - %d) * s0;\n", tname[st->dbl],
+               in->elo[0]);
+    for (int k = 0; k < st->k; k++) kgt_printf(b, "    %s p%d = ip[g%d];\n", tname[st->dbl], k, k);
+    emit_store_plane(b, st, 4, "sm");
+    kgt_printf(b, "    __syncthreads();\n");
+}
+
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in)
 {
-    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1};
+    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1, 2};
     st.w = in->tx + in->elo[2] + in->ehi[2];
     st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
     st.k = (st.tot + st.nt - 1) / st.nt;
+    if (in->sh.pipe) st.slots = in->sh.pipe;
     emit_head(b, &st);
     emit_loader(b, &st);
     emit_cells(b, &st);
-    kgt_printf(b, "    const %s *ip = in + (long long)(zs - %d) * s0;\n", tname[dbl], in->elo[0]);
-    for (int k = 0; k < st.k; k++) kgt_printf(b, "    %s p%d = ip[g%d];\n", tname[dbl], k, k);
-    emit_store_plane(b, &st, 4, "sm");
-    kgt_printf(b, "    __syncthreads();\n");
+    emit_prologue(b, &st);
     for (int a = 0; a < st.p; a++)
         for (int c = 0; c < in->sh.nc; c++) kgt_printf(b, "    %s a%d_%d = 0;\n", tname[dbl], a, c);
     kgt_printf(b, "    for (int r0 = 0; r0 < n; r0 += %d) {\n", st.p);

@@ -168,7 +168,7 @@ static void emit_split(kgt_buf *b, const kgt_stencil *s, const shape *t, const k
  * The device half of split division, once per file (the first stencil that divides so writes
  * it): HIP spells the intrinsics as CUDA does, and an unused static function would warn.
  */
-static void emit_div_split(kgt_buf *b)
+void kgt_emit_div_split(kgt_buf *b)
 {
     kgt_printf(b,
                "#ifndef KGT_SPLIT_LO\n"
@@ -477,7 +477,7 @@ void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int
                "columns):\n   %d threads of %d columns per block, window radius %d. */\n",
                STREAM_MIN, SB, t.v, t.r);
     kgt_printf(b, "#define KGT_IX %s\n", index_type(&t));
-    if (t.split) emit_div_split(b);
+    if (t.split) kgt_emit_div_split(b);
     emit_load(b, g, s, dbl, &t);
     emit_walk(b, g, s, dbl, &t);
     emit_kernel(b, g, s, dbl, &t);

@@ -143,6 +143,8 @@ int kgt_exact_reciprocal(double d, int dbl, double *r);
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
 int kgt_split_divisor(double d, float *rd);
+/* The device helper kgt_div_split and the range macros of split division (once per source). */
+void kgt_emit_div_split(kgt_buf *b);
 /* A float's bit pattern, and the float of a bit pattern. */
 uint32_t kgt_float_bits(float x);
 float kgt_bits_float(uint32_t u);

@@ -20,8 +20,13 @@ int kgt_stencil_init(kgt_stencil *s, const char *name, int ndims, const int *rlo
                      int npts, const int (*off)[KGT_MAX_DIMS], const double *w, double divisor);
 void kgt_stencil_clear(kgt_stencil *s);
 
-/* The OpenCL program of s (kgt_emit_opencl): a malloc'ed string, or NULL when out of memory. */
-char *kgt_rt_opencl(const kgt_stencil *s);
+/*
+ * The prologue of the OpenCL backend's walk kernel (backends/opencl/kernels/generic.cl) for s:
+ * idx_t (long when idx_long), STENCIL_SUM(in, c) assigning acc the whole expression of the cell
+ * at c (kgt_emit_expr, strides S0 and S1, both element types under #if STENCIL_DOUBLE) and
+ * STENCIL_FINISH(acc). A malloc'ed string, or NULL when out of memory.
+ */
+char *kgt_rt_opencl(const kgt_stencil *s, int idx_long);
 
 /*
  * The one-step streaming kernel (emit_step.c), for 1D, 2D and 3D stencils of any pattern.
@@ -30,9 +35,10 @@ char *kgt_rt_opencl(const kgt_stencil *s);
  * array, walk dimension 0 of a 2D/3D array (a 1D array has neither walk nor y). A block of
  * bx * by threads owns a tile of tx = bx * (2D/1D: nc) columns by ty = by * (3D: nc) rows and
  * walks zc planes of the walk dimension: each input plane of the tile (grown by the stencil's
- * in-plane reach) is loaded once into shared memory (double-buffered, the next plane's loads in
- * flight while the current one is used), and every cell keeps one partial sum per plane offset
- * of the stencil in registers: the terms still arrive in the contract's row-major order.
+ * in-plane reach) is loaded once into shared memory (pipe = 0: double-buffered, the next plane's
+ * loads in flight in registers while the current one is used; pipe = D: a ring of D slots that
+ * asynchronous copies fill D - 1 planes ahead), and every cell keeps one partial sum per plane
+ * offset of the stencil in registers: the terms still arrive in the contract's row-major order.
  *
  * Kernel: extern "C" __global__ void NAME(const T *in, T *out, int z0, int z1, int y0, int y1,
  *   int xa, int x0, int x1, long long s0, long long s1, int zc)
@@ -44,6 +50,8 @@ typedef struct kgt_step_shape {
     int bx, by; /* threads per block along x and y (by = 1 unless 3D) */
     int nc;     /* cells per thread: along x (1D/2D, bx apart) or y (3D, by apart) */
     int zc;     /* planes a block walks */
+    int pipe;   /* planes in flight: 0 = the next one through registers; 2..4 = that many
+                   shared-memory slots filled by asynchronous copies (CUDA sm_80+) */
 } kgt_step_shape;
 
 typedef struct kgt_step_info {
@@ -51,11 +59,16 @@ typedef struct kgt_step_info {
     int tx, ty;         /* the tile */
     int elo[3], ehi[3]; /* reach of the non-zero weights, as (walk, y, x) */
     size_t smem;        /* static shared memory of the kernel, bytes */
+    int split;          /* float quotients by split division (kgt_split_divisor) */
+    float rd;           /* with split: RN(1 / divisor) */
     char name[48];      /* the kernel's symbol */
 } kgt_step_info;
 
-/* The default shape for ndims and the element type (dbl: double). */
-void kgt_step_default(int ndims, int dbl, kgt_step_shape *sh);
+/* The default shape for ndims and the element type (dbl: double); pipe: asynchronous copies
+   available (CUDA), else 0. */
+void kgt_step_default(int ndims, int dbl, int pipe, kgt_step_shape *sh);
+/* The macros the step kernel's asynchronous copies use (kgt_rt_gpu and kgt's CUDA/HIP output). */
+void kgt_emit_step_macros(kgt_buf *b);
 /* Fills info for s under shape sh; -1 when the shape is unusable (too many threads, etc.). */
 int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info);
 /* Writes the kernel of s for element type dbl under plan info (kgt_step_plan). */

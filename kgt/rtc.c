@@ -63,10 +63,21 @@ static char *take(kgt_buf *b)
     return b->s;
 }
 
-char *kgt_rt_opencl(const kgt_stencil *s)
+char *kgt_rt_opencl(const kgt_stencil *s, int idx_long)
 {
     kgt_buf b = {0};
-    kgt_emit_opencl(&b, s);
+    kgt_index ix = {"in", "c", {NULL, NULL, NULL}, " \\\n        ", 0, 0, 0, 0};
+    if (s->ndims > 1) ix.stride[0] = "S0";
+    if (s->ndims > 2) ix.stride[1] = "S1";
+    kgt_printf(&b, "/* %s, generated at run time by kgt %s */\n#define idx_t %s\n", s->name,
+               KGT_VERSION, idx_long ? "long" : "int");
+    for (int dbl = 1; dbl >= 0; dbl--) {
+        kgt_printf(&b,
+                   "%s\n#define STENCIL_SUM(in, c) acc = ", dbl ? "#if STENCIL_DOUBLE" : "#else");
+        kgt_emit_expr(&b, s, dbl, &ix);
+        kgt_printf(&b, ";\n");
+    }
+    kgt_printf(&b, "#endif\n#define STENCIL_FINISH(acc) (acc)\n");
     return take(&b);
 }
 
@@ -78,6 +89,8 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
     kgt_emit_rn_helpers(&b);
     kgt_printf(&b, "#define KGT_EXTERN_C extern \"C\"\n"
                    "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n");
+    kgt_emit_step_macros(&b);
+    if (info->split) kgt_emit_div_split(&b);
     kgt_emit_step(&b, s, dbl, info);
     return take(&b);
 }

@@ -674,7 +674,7 @@ static int launch_named(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box 
 }
 
 /* The run-time step kernel over box b: the launch its plan (kgt_rt.h) describes. */
-static int launch_rtc(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
+static int launch_rtc(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, const nbox *nb)
 {
     impl *im = im_of(dev);
     const kgt_step_info &k = im->rk.info;
@@ -690,7 +690,9 @@ static int launch_rtc(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
     if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
     dim3 grid((unsigned)((x1 - xa + k.tx - 1) / k.tx), (unsigned)((y1 - y0 + k.ty - 1) / k.ty),
               (unsigned)((z1 - z0 + zc - 1) / zc));
-    if (grid.y > 65535) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large");
+    /* The kernel's offsets within a plane's tile are ints: else the generic kernel does it. */
+    long long tile = s1 * (k.ty + k.elo[1] + k.ehi[1] + 1) + k.tx + k.elo[2] + k.ehi[2];
+    if (tile > INT_MAX || grid.y > 65535) return launch_generic(dev, q, in, out, nb);
     void *args[] = {&in, &out, &z0, &z1, &y0, &y1, &xa, &x0, &x1, &s0, &s1, &zc};
     GPU_TRY(dev, rtc_launch(&im->rk, grid, im->q[q], args));
     return 0;
@@ -705,7 +707,7 @@ int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
     int rc = use_device(dev);
     if (rc) return rc;
     if (im->named) return launch_named(dev, q, in, out, b);
-    return im->use_rtc ? launch_rtc(dev, q, in, out, b) : launch_generic(dev, q, in, out, &nb);
+    return im->use_rtc ? launch_rtc(dev, q, in, out, b, &nb) : launch_generic(dev, q, in, out, &nb);
 }
 
 template <typename T, int NP, int TY>

@@ -195,7 +195,12 @@ static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, doub
     int rc = -1;
     *secs = 0;
     err[0] = '\0';
-    char *src = sb_gen_gpu(st, &k->info);
+#if defined(SB_GPU_HIP)
+    char *src = sb_gen_gpu(st, 0, &k->info);
+#else
+    int cc = 0; /* asynchronous copies (cp.async) from sm_80 on */
+    char *src = sb_gen_gpu(st, sscanf(arch, "-arch=sm_%d", &cc) == 1 && cc >= 80, &k->info);
+#endif
     char *key = src ? rtc_key(arch, src) : NULL;
     if (!key) {
         free(src);

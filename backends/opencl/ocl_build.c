@@ -1,121 +1,16 @@
 /*
- * Run-time kernel builds. The generic kernel gets the stencil as preprocessor definitions in a
- * generated prologue: its terms in row-major order with the weights as exact hex literals of the
- * element type (so no decimal conversion can round differently from the host backend). Every
- * program is built with FP_CONTRACT OFF and correctly rounded single-precision division: the
- * arithmetic contract of backends/backend.h.
+ * Run-time kernel builds. The walk kernel (kernels/generic.cl) gets the call's stencil as a
+ * prologue that kgt's emitters write (backends/gen.h): the whole expression of a cell, its terms
+ * in row-major order with the weights as exact hex literals of the element type. Every program
+ * is built with FP_CONTRACT OFF and correctly rounded single-precision division: the arithmetic
+ * contract of backends/backend.h.
  */
-#include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen.h"
 #include "ocl.h"
-
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-} strbuf;
-
-static void sb_printf(strbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/* Appends to b; on overflow marks b full (len > cap) and later appends do nothing. */
-static void sb_printf(strbuf *b, const char *fmt, ...)
-{
-    if (b->len >= b->cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len = n < 0 ? b->cap : b->len + (size_t)n;
-}
-
-/* The exact hex literal of w rounded to the element type (a double too large for float becomes
-   an infinity, as the host's conversion makes it). */
-static void weight_literal(char *buf, size_t len, double w, stencil_type t)
-{
-    double v = t == STENCIL_DOUBLE ? w : (double)(float)w;
-    if (isinf(v))
-        snprintf(buf, len, "(%sINFINITY)", v < 0 ? "-" : "");
-    else
-        snprintf(buf, len, t == STENCIL_DOUBLE ? "(%a)" : "(%af)", v);
-}
-
-/* c + o0 * S0 + o1 * S1 + o2, zero terms left out. */
-static void offset_expr(char *buf, size_t len, const int off[SL_D])
-{
-    static const char *mul[SL_D] = {" * S0", " * S1", ""};
-    int n = snprintf(buf, len, "c");
-    for (int d = 0; d < SL_D && n > 0 && (size_t)n < len; d++) {
-        int a = off[d] < 0 ? -off[d] : off[d];
-        if (off[d] == 0) continue;
-        if (a == 1 && d < 2)
-            n += snprintf(buf + n, len - (size_t)n, " %c S%d", off[d] < 0 ? '-' : '+', d);
-        else
-            n += snprintf(buf + n, len - (size_t)n, " %c %d%s", off[d] < 0 ? '-' : '+', a, mul[d]);
-    }
-}
-
-/* One term of STENCIL_SUM: acc = [acc +|-] [w *] in[...]; a weight of +-1 is folded (exact). */
-static void term(strbuf *b, const sl_stencil *s, int p)
-{
-    double w = s->type == STENCIL_DOUBLE ? s->w[p] : (double)(float)s->w[p];
-    char lit[64] = "", idx[96];
-    if (w != 1.0 && w != -1.0) {
-        weight_literal(lit, sizeof lit - 4, s->w[p], s->type);
-        strcat(lit, " * ");
-    }
-    offset_expr(idx, sizeof idx, s->off[p]);
-    const char *op = p == 0 ? (w == -1.0 ? "-" : "") : (w == -1.0 ? "acc - " : "acc + ");
-    sb_printf(b, "    acc = %s%sin[%s]; \\\n", op, lit, idx);
-}
-
-/* acc / divisor, or an exactly equal form: nothing for 1, a product for a power of two. */
-static void finish(strbuf *b, const sl_stencil *s)
-{
-    int f = s->type != STENCIL_DOUBLE;
-    double d = f ? (double)(float)s->divisor : s->divisor;
-    double r = 1.0 / d;
-    int e;
-    double m = frexp(d, &e);
-    int normal = f ? isnormal((float)r) && (double)(float)r == r : isnormal(r);
-    char lit[64];
-    if (d == 1.0) {
-        sb_printf(b, "#define STENCIL_FINISH(acc) (acc)\n");
-    } else if ((m == 0.5 || m == -0.5) && normal) {
-        weight_literal(lit, sizeof lit, r, s->type);
-        sb_printf(b, "#define STENCIL_FINISH(acc) ((acc) * %s)\n", lit);
-    } else {
-        weight_literal(lit, sizeof lit, d, s->type);
-        sb_printf(b, "#define STENCIL_FINISH(acc) ((acc) / %s)\n", lit);
-    }
-}
-
-/* The generic kernel's prologue; NULL when out of memory. It depends on the stencil and the
-   index width only, so ranks with different local sizes share PoCL's and NVIDIA's binary caches. */
-static char *generic_prologue(const sl_stencil *s, size_t nelems)
-{
-    strbuf b = {NULL, 0, 4096 + (size_t)s->npts * 128};
-    b.s = malloc(b.cap);
-    if (!b.s) return NULL;
-    b.s[0] = 0;
-    sb_printf(&b, "#define idx_t %s\n", nelems < (size_t)INT_MAX ? "int" : "long");
-    sb_printf(&b, "#define STENCIL_SUM(in, c) \\\n");
-    for (int p = 0; p < s->npts; p++) term(&b, s, p);
-    sb_printf(&b, "\n");
-    finish(&b, s);
-    if (b.len >= b.cap) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
-}
 
 /* Copies the head of a failed build's log into dev->err. */
 static int build_log(sb_dev *dev, ocl_impl *o, cl_program prog, const char *what)
@@ -173,7 +68,7 @@ static int check_fp(sb_dev *dev, ocl_impl *o, int *crdiv)
 }
 
 /* One program per open (each build costs PoCL a quarter second even from its cache): the
-   pragmas, the copy kernels, then the generic kernel's prologue and body or the named source. */
+   pragmas, the copy kernels, then the named source or the walk kernel's prologue and body. */
 static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char *opts)
 {
     const char *head = o->type == STENCIL_DOUBLE ? "#pragma OPENCL FP_CONTRACT OFF\n"
@@ -190,14 +85,15 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
         o->walk = 1;
         return build(dev, o, srcs, 4, opts, what, &o->prog);
     }
-    char *pro = generic_prologue(a->st, a->local->nelems);
+    char *pro = sb_gen_opencl(a->st, a->local->nelems);
     if (!pro) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the kernel source");
     srcs[2] = pro;
     srcs[3] = sb_ocl_src_generic;
     char wopts[256];
     snprintf(wopts, sizeof wopts, "%s -DSTENCIL_WALK=%d", opts, o->walk);
-    int rc = build(dev, o, srcs, 4, wopts, "generic kernel", &o->prog);
+    int rc = build(dev, o, srcs, 4, wopts, "run-time kernel", &o->prog);
     free(pro);
+    if (!rc) snprintf(dev->kernel, sizeof dev->kernel, "rtc");
     return rc;
 }
 

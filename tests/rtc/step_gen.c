@@ -12,7 +12,8 @@
 #include "kgt_rt.h"
 
 /* Default shapes, plus small ones so that tiny grids cover partial tiles and many walk chunks. */
-static const kgt_step_shape shapes[] = {{0, 0, 0, 0}, {32, 2, 2, 3}, {32, 1, 3, 1}, {64, 4, 1, 7}};
+static const kgt_step_shape shapes[] = {
+    {0, 0, 0, 0, 0}, {32, 2, 2, 3, 0}, {32, 1, 3, 1, 2}, {64, 4, 1, 7, 3}, {32, 2, 2, 5, 4}};
 enum { NSHAPES = sizeof shapes / sizeof *shapes };
 
 static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
@@ -20,7 +21,7 @@ static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
     kgt_step_shape sh = shapes[sh_i];
     kgt_step_info info;
     char stem[64], *keep = s->stem;
-    if (sh_i == 0) kgt_step_default(s->ndims, dbl, &sh);
+    if (sh_i == 0) kgt_step_default(s->ndims, dbl, 1, &sh);
     snprintf(stem, sizeof stem, "%s_s%d", keep, sh_i);
     s->stem = stem;
     int rc = kgt_step_plan(s, dbl, &sh, &info);

@@ -14,7 +14,7 @@
 
 typedef int (*compile_fn)(const char *, const char *, char *, size_t);
 
-static void compile_all(compile_fn compile, const char *arch)
+static void compile_all(compile_fn compile, const char *arch, int pipe)
 {
     for (int i = 0; i < stencil_set_count(); i++)
         for (int t = 0; t < 2; t++) {
@@ -24,7 +24,7 @@ static void compile_all(compile_fn compile, const char *arch)
             kgt_step_info info;
             stencil_set_get(i, t ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
             ck_assert_int_eq(sl_stencil_make(&st, &d, msg, sizeof msg), 0);
-            char *src = sb_gen_gpu(&st, &info);
+            char *src = sb_gen_gpu(&st, pipe, &info);
             ck_assert_ptr_nonnull(src);
             ck_assert_ptr_nonnull(strstr(src, info.name));
             int rc = compile(src, arch, err, sizeof err);
@@ -44,7 +44,7 @@ static void refuse_broken(compile_fn compile, const char *arch)
     stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &d);
     ck_assert_int_eq(sl_stencil_make(&st, &d, msg, sizeof msg), 0);
     setenv("STENCIL_RTC", "fail", 1);
-    char *src = sb_gen_gpu(&st, &info);
+    char *src = sb_gen_gpu(&st, 3, &info);
     unsetenv("STENCIL_RTC");
     ck_assert_ptr_nonnull(src);
     ck_assert_int_eq(compile(src, arch, err, sizeof err), -1);
@@ -56,7 +56,8 @@ static void refuse_broken(compile_fn compile, const char *arch)
 #if STENCIL_HAVE_CUDA_RTC
 START_TEST(nvrtc_all)
 {
-    compile_all(sb_cuda_rtc_compile, "-arch=sm_90");
+    compile_all(sb_cuda_rtc_compile, "-arch=sm_90", 3);
+    compile_all(sb_cuda_rtc_compile, "-arch=sm_90", 0);
 }
 END_TEST
 
@@ -70,7 +71,7 @@ END_TEST
 #if STENCIL_HAVE_HIP_RTC
 START_TEST(hiprtc_all)
 {
-    compile_all(sb_hip_rtc_compile, "--offload-arch=gfx90a");
+    compile_all(sb_hip_rtc_compile, "--offload-arch=gfx90a", 0);
 }
 END_TEST
 #endif

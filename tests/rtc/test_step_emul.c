@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kgt.h" /* KGT_SPLIT_LO, KGT_SPLIT_HI */
 #include "stencil_set.h"
 #include "testutil.h"
 
@@ -34,6 +35,22 @@ static pthread_barrier_t emu_bar;
 #define kgt_sub(a, b)        ((a) - (b))
 #define kgt_mul(a, b)        ((a) * (b))
 #define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+/* Split division (kgt/split.c) as the device helper computes it, with C99's exact fmaf. */
+static float emu_div_split(float s, float d, float rd, unsigned *lo, unsigned *hi)
+{
+    uint32_t a;
+    memcpy(&a, &s, sizeof a);
+    a &= 0x7fffffffu;
+    float q0 = s * rd;
+    *lo = a < *lo ? a : *lo;
+    *hi = a > *hi ? a : *hi;
+    return fmaf(fmaf(-d, q0, s), rd, q0);
+}
+#define kgt_div_split(s, d, rd, lo, hi) emu_div_split((s), (d), (rd), &(lo), &(hi))
+/* Asynchronous copies land at once here: the ring's slot logic is what is checked. */
+#define KGT_CP_ASYNC(d, s) (*(d) = *(s))
+#define KGT_CP_COMMIT()
+#define KGT_CP_WAIT(n)
 
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,
