@@ -14,9 +14,13 @@
 #              (STENCIL_RTC=0), the run-time kernel (default) and kgt's named kernel for each
 #              case of KERNEL_CASES (default: every STENCILS.md stencil at its benchmark size)
 #   shapes     the run-time kernel under block shapes SHAPES (STENCIL_RTC_SHAPE), SHAPE_CASES
+#   sweep      the run-time kernel under the block shapes of each line of SWEEP_FILE
+#              (default bench/sweep.txt: "stencil:size:iterations:type shape shape ...")
+# The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/bench-out}
+LOGS=$(mktemp -d)
 mkdir -p "$OUT"
 [ -f .devkit/env.sh ] && . .devkit/env.sh
 B=${BUILD:-build-run}
@@ -28,20 +32,20 @@ note() { summary+=("$*"); echo "== $*"; }
 runlog() { # name timeout command...: runs, logs, notes the result
     local name=$1 t=$2
     shift 2
-    timeout "$t" "$@" >"$OUT/$name.log" 2>&1
+    timeout "$t" "$@" >"$LOGS/$name.log" 2>&1
     local rc=$?
-    note "$name: $([ $rc = 0 ] && echo ok || echo "FAILED rc=$rc") $(grep -h 'Checks:' "$OUT/$name.log" | tail -1)"
-    [ $rc = 0 ] || tail -12 "$OUT/$name.log"
+    note "$name: $([ $rc = 0 ] && echo ok || echo "FAILED rc=$rc") $(grep -h 'Checks:' "$LOGS/$name.log" | tail -1)"
+    [ $rc = 0 ] || tail -12 "$LOGS/$name.log"
 }
 
 scenario_build() {
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
     [ -f $B/build.ninja ] || meson setup $B -Dbuildtype=release -Dwerror=false -Dcuda=enabled \
         -Dhip=disabled -Dopencl=auto -Dtests=enabled \
-        "-Dmpiexec_args=['--allow-run-as-root','--oversubscribe']" >"$OUT/setup.log" 2>&1 ||
-        { tail -30 "$OUT/setup.log"; note "build: setup FAILED"; return 1; }
-    ninja -C $B ${BUILD_TARGETS:-} >"$OUT/build.log" 2>&1 ||
-        { tail -30 "$OUT/build.log"; note "build: FAILED"; return 1; }
+        "-Dmpiexec_args=['--allow-run-as-root','--oversubscribe']" >"$LOGS/setup.log" 2>&1 ||
+        { tail -30 "$LOGS/setup.log"; note "build: setup FAILED"; return 1; }
+    ninja -C $B ${BUILD_TARGETS:-} >"$LOGS/build.log" 2>&1 ||
+        { tail -30 "$LOGS/build.log"; note "build: FAILED"; return 1; }
     note "build: ok"
 }
 
@@ -56,7 +60,7 @@ scenario_rtctests() {
         -x STENCIL_RTC_SHAPE $ts
     runlog skel-rtc-fail 300 env STENCIL_BACKEND=cuda STENCIL_EXPECT_KERNEL=generic \
         STENCIL_RTC=fail "${MPI[@]}" -n 1 -x STENCIL_BACKEND -x STENCIL_EXPECT_KERNEL -x STENCIL_RTC $ts
-    note "rtc-fail notice: $(grep -m1 'libstencil:' "$OUT/skel-rtc-fail.log")"
+    note "rtc-fail notice: $(grep -m1 'libstencil:' "$LOGS/skel-rtc-fail.log")"
     for tool in memcheck racecheck; do
         for c in "2d9 -n 517x1031" "2d5asym -n 300x700 -p blocks" "3d27 -n 41x67x70" \
             "3d-oct -n 33x35x90 -p blocks" "1d-wide -n 100003"; do
@@ -105,6 +109,19 @@ scenario_shapes() {
     note "shapes: $(wc -l <"$OUT/shapes.jsonl") runs"
 }
 
+scenario_sweep() {
+    local c sh s n i t bk=$B/bench/stencil_bench
+    while read -r c shapes; do
+        case "$c" in "" | "#"*) continue ;; esac
+        IFS=: read -r s n i t <<<"$c"
+        for sh in $shapes; do
+            "${MPI[@]}" -n 1 -x STENCIL_RTC_SHAPE=$sh $bk --label "shape $sh" -b cuda -S $s -n $n \
+                -i $i -t "${t:-float}" | tee -a "$OUT/shapes.jsonl"
+        done
+    done <"${SWEEP_FILE:-bench/sweep.txt}"
+    note "sweep: $(wc -l <"$OUT/shapes.jsonl") runs"
+}
+
 for s in "$@"; do
     if declare -F "scenario_$s" >/dev/null; then "scenario_$s"; else note "unknown scenario $s"; fi
 done
@@ -120,4 +137,5 @@ for l in open(sys.argv[1]):
         r["gcells_median"], r["t_setup"], r["t_compile"]))
 EOF
 done
+tar -czf "$OUT/logs.tgz" -C "$LOGS" . 2>/dev/null
 printf '%s\n' "${summary[@]}"
