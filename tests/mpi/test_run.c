@@ -107,14 +107,14 @@ typedef struct split_case {
     stencil_type type;
     stencil_boundary bnd;
     stencil_partition part;
-    int fuse;
+    int fuse, peer; /* peer: 1 = halos device to device (host backend: shared memory) */
     long sizes[3];
 } split_case;
 
 static const split_case splits_cases[] = {
-    {"2d9", STENCIL_FLOAT, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BANDS, 1, {23, 19, 1}},
-    {"3d7", STENCIL_DOUBLE, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS, 1, {9, 10, 11}},
-    {"2d5asym", STENCIL_FLOAT, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BLOCKS, 2, {26, 21, 1}},
+    {"2d9", STENCIL_FLOAT, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BANDS, 1, 0, {23, 19, 1}},
+    {"3d7", STENCIL_DOUBLE, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS, 1, 1, {9, 10, 11}},
+    {"2d5asym", STENCIL_FLOAT, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BLOCKS, 2, 0, {26, 21, 1}},
 };
 
 /* 7 iterations in one advance, in seven, and in uneven parts with empty advances between. */
@@ -131,6 +131,7 @@ START_TEST(advance_splits)
         stencil_options o;
         opts(&o, &c, k->part, k->bnd);
         o.fuse = k->fuse;
+        o.peer = k->peer ? 1 : -1;
         stencil_run *run;
         ASSERT_RC(stencil_create(MPI_COMM_WORLD, k->sizes, &st, NULL, init_cb, &o, &run), 0);
         for (int p = 0; parts[s][p] >= 0; p++) ASSERT_RC(stencil_advance(run, parts[s][p]), 0);
