@@ -108,6 +108,7 @@ int ocl_pick_device(sb_dev *dev, ocl_impl *o, const sb_open_args *a)
     if (rc) return rc;
     char name[256] = "";
     clGetDeviceInfo(o->device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-    snprintf(dev->name, sizeof dev->name, "%.*s", (int)sizeof dev->name - 1, name);
+    /* The index, as the CUDA backend does: PoCL's CPU devices, for one, all have one name. */
+    snprintf(dev->name, sizeof dev->name, "%.50s #%u", name, idx);
     return 0;
 }

@@ -226,3 +226,16 @@ void tu_scratch_remove(MPI_Comm comm, const char *dir, const char *const *names,
     }
     rmdir(dir);
 }
+
+int tu_init_cb(stencil_tile *t, void *user)
+{
+    tu_fill_tile(t, ((tu_check_ctx *)user)->seed);
+    return 0;
+}
+
+int tu_check_cb(const stencil_tile *t, void *user)
+{
+    tu_check_ctx *c = user;
+    c->bad = tu_compare_tile(t, c->ref, &c->maxdiff);
+    return 0;
+}

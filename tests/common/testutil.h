@@ -35,6 +35,16 @@ void tu_reference_box(const stencil_desc *st, const long *stride, const long *lo
 /* Compares a tile with the global grid: number of cells that differ bitwise (in element type). */
 long tu_compare_tile(const stencil_tile *t, const double *g, double *maxdiff);
 
+/* init / output callbacks of a run checked against a reference grid (user: a tu_check_ctx). */
+typedef struct tu_check_ctx {
+    unsigned long seed; /* tu_fill_tile's */
+    const double *ref;  /* tu_reference's grid */
+    long bad;           /* cells that differ, -1 before the output callback ran */
+    double maxdiff;
+} tu_check_ctx;
+int tu_init_cb(stencil_tile *t, void *user);
+int tu_check_cb(const stencil_tile *t, void *user);
+
 /* Sum over ranks, so every rank asserts on the same number. */
 long tu_allsum(MPI_Comm comm, long v);
 
