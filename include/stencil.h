@@ -301,8 +301,9 @@ int stencil_iteration(const stencil_run *run, long *iteration);
 int stencil_run_stats(stencil_run *run, stencil_stats *stats);
 /*
  * Writes the current array with its iteration and stencil to path, completely or not at all:
- * to path + ".tmp", then renamed over path. HDF5 (with an XDMF sidecar path + ".xmf") when path
- * ends in ".h5" and HDF5 is built in (else STENCIL_ENOSYS), otherwise the native format.
+ * to path + ".tmp", then renamed over path. HDF5 (with an XDMF sidecar, the name's ".h5"
+ * replaced by ".xmf") when path ends in ".h5" and HDF5 is built in (else STENCIL_ENOSYS),
+ * otherwise the native format (stencil_write's, with a stencil hash in its header).
  */
 int stencil_checkpoint(stencil_run *run, const char *path);
 /*
@@ -314,7 +315,11 @@ int stencil_checkpoint(stencil_run *run, const char *path);
 int stencil_load(stencil_run *run, const char *path);
 /* Frees everything; *run becomes NULL (a later call with it gets STENCIL_EINVAL). NULL is ok. */
 int stencil_destroy(stencil_run **run);
-/* 1 when built with parallel HDF5 (stencil_write/read of "*.h5" files), else 0. */
+/*
+ * 1 when built with parallel HDF5, else 0. Then stencil_write() of a name ending in ".h5" or
+ * ".hdf5" writes HDF5 (dataset "/u", attributes iteration and sizes) and an XDMF sidecar, and
+ * stencil_read() reads HDF5 files as well as native ones (told apart by their first bytes).
+ */
 int stencil_have_hdf5(void);
 
 /* Parallel output, restart and pictures. */
