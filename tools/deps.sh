@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(gcc g++ pkg-config meson ninja-build python3 mpich libmpich-dev check
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libpng-dev
       clang libclang-rt-14-dev clang-format valgrind hipcc libamdhip64-dev
-      libhdf5-mpich-dev python3-h5py)
+      libhdf5-mpich-dev python3-h5py iproute2)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

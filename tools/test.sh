@@ -37,6 +37,13 @@ rm -rf build-ci build-asan
 meson setup build-ci >/dev/null && ninja -C build-ci || { echo "0 passed, 1 failed"; exit 1; }
 meson test -C build-ci --no-suite gpu --print-errorlogs --num-processes 2
 count_meson build-ci
+[ -f build-ci/meson-logs/testlog.json ] && python3 -c 'import json,sys # skipped tests are not passed: name them, with the reason they gave
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r["result"]=="SKIP":
+        why=[x for x in r.get("stdout","").splitlines() if x.startswith("SKIP")]
+        print("skipped:", r["name"], "-", why[-1] if why else "no reason given")' \
+    build-ci/meson-logs/testlog.json
 step "public header -std=c99 -pedantic and C++" header_check
 step "clang-format" format_check
 # Sanitizers: host backend only (PoCL and ASan do not mix): the unit suite and MPI runs on 1 to

@@ -109,6 +109,7 @@ run_job() { # mpiexec in the hub namespace, bounded; output to $work/job.out
         -n $((PPN * ${#NODE_NAMES[@]})) "${@:2}" >"$work/job.out" 2>&1
 }
 
+unset POCL_DEVICES # mpiexec would pass its own to every node
 export STENCIL_MULTINODE_DEVS="${NODE_NAMES[*]}:${NODE_DEVS[*]}"
 echo "nodes: ${NODE_NAMES[*]} ($PPN ranks each), PoCL devices ${NODE_DEVS[*]}"
 if [ "$mode" = cases ]; then
