@@ -28,6 +28,6 @@ grep -i "hdf5" "$B/meson-logs/meson-log.txt" | tail -2
 ninja -C "$B" bench/run_cost >/dev/null || exit 1
 file=${RUN_COST_FILE:-/tmp/run_cost.h5}
 df -h "$(dirname "$file")" | tail -1
-mpiexec --allow-run-as-root -n 1 "$B/bench/run_cost" -S 2d4 -t float -n 20480x20480 -b cuda \
+mpiexec -n 1 "$B/bench/run_cost" -S 2d4 -t float -n 20480x20480 -b cuda \
     -T 2000 -E 100,1000 -R 3 -f "$file" --label "one H200, run_cost.sh" "$@" |
     tee "$OUT/run_cost-h200.jsonl"
