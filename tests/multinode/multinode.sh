@@ -54,6 +54,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' INT TERM HUP
 
+# Namespaces of earlier runs that were killed before their cleanup (SIGKILL): their process is
+# gone and nothing runs in them.
+for ns in $(ip netns list 2>/dev/null | grep -oE '^mn[0-9]+-(hub|n[0-9]+)'); do
+    pid=${ns%%-*}
+    pid=${pid#mn}
+    [ -d "/proc/$pid" ] || [ -n "$(ip netns pids "$ns" 2>/dev/null)" ] || ip netns del "$ns"
+done
+
 hub=$tag-hub
 ip netns add "$hub" 2>"$work/err" || skip "cannot create a network namespace: $(cat "$work/err")"
 nss+=("$hub")
@@ -68,9 +76,8 @@ for i in "${!NODE_NAMES[@]}"; do
     ns=$tag-n$i addr=198.18.0.$((11 + i))
     ip netns add "$ns"
     nss+=("$ns")
-    ip link add "${tag}v$i" type veth peer name eth0 netns "$ns"
-    ip link set "${tag}v$i" netns "$hub"
-    ip -n "$hub" link set "${tag}v$i" master br0 up
+    ip -n "$hub" link add "v$i" type veth peer name eth0 netns "$ns"
+    ip -n "$hub" link set "v$i" master br0 up
     ip -n "$ns" link set lo up
     ip -n "$ns" addr add "$addr/24" dev eth0
     ip -n "$ns" link set eth0 up
