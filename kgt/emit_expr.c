@@ -116,19 +116,28 @@ static int count_terms(const kgt_stencil *s)
 
 static const char *const type_name[2] = {"float", "double"};
 
+/* Whether the weighted terms' products are kgt_mul calls. With rn 2 they are infix when the
+   sum has two terms or more: then every product goes into a kgt_add/kgt_sub (explicitly rounded,
+   so no compiler fuses a product into it), and nvcc shares equal infix products between the
+   rows of the streaming kernel, which it does not do for __fmul_rn calls (bench/RESULTS.md). */
+static int mul_calls(const kgt_stencil *s, const kgt_index *ix)
+{
+    return ix->rn == 1 || (ix->rn == 2 && count_terms(s) < 2);
+}
+
 /* The weighted term of point p, its sign left to the operator unless it is the first term. */
 static void emit_term(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix, int p,
-                      int first)
+                      int first, int call)
 {
     double w = in_type(s->pts[p].w, dbl);
     if (first && w == -1.0) kgt_printf(b, "-");
     if (fabs(w) != 1.0) {
-        kgt_printf(b, ix->rn ? "kgt_mul(" : "");
+        kgt_printf(b, call ? "kgt_mul(" : "");
         kgt_emit_literal(b, first ? w : fabs(w), dbl);
-        kgt_printf(b, ix->rn ? ", " : " * ");
+        kgt_printf(b, call ? ", " : " * ");
     }
     emit_index(b, s, s->pts[p].off, ix);
-    if (fabs(w) != 1.0 && ix->rn) kgt_printf(b, ")");
+    if (fabs(w) != 1.0 && call) kgt_printf(b, ")");
 }
 
 /* The operator that adds the term of point p (not the first): "add" or "sub". */
@@ -140,7 +149,7 @@ static const char *rn_op(const kgt_stencil *s, int dbl, int p)
 /* ((t0 + t1) - t2) ... as kgt_sub(kgt_add(t0, t1), t2): the calls open outermost first. */
 static void emit_sum_nested(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
 {
-    int n = 0, first = 1, calls = count_terms(s) - 1;
+    int n = 0, first = 1, calls = count_terms(s) - 1, mul = mul_calls(s, ix);
     for (int i = s->npts - 1; i >= 0 && n < calls; i--) {
         if (s->pts[i].w == 0.0) continue;
         if (n > 0 && n % 8 == 0) kgt_printf(b, "%s", ix->wrap);
@@ -151,7 +160,7 @@ static void emit_sum_nested(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt
     for (int i = 0; i < s->npts; i++) {
         if (s->pts[i].w == 0.0) continue;
         if (!first) kgt_printf(b, ",%s ", n % 4 == 0 ? ix->wrap : "");
-        emit_term(b, s, dbl, ix, i, first);
+        emit_term(b, s, dbl, ix, i, first, mul);
         if (!first) kgt_printf(b, ")");
         first = 0;
         n++;
@@ -161,7 +170,7 @@ static void emit_sum_nested(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt
 /* A lambda called at once: acc = t0; acc = kgt_add(acc, t1) ...; no nesting at all. */
 static void emit_sum_lambda(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
 {
-    int first = 1;
+    int first = 1, mul = mul_calls(s, ix);
     kgt_printf(b, "[&] {");
     for (int i = 0; i < s->npts; i++) {
         if (s->pts[i].w == 0.0) continue;
@@ -169,7 +178,7 @@ static void emit_sum_lambda(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt
             kgt_printf(b, "%s    %s kgt_s = ", ix->wrap, type_name[dbl]);
         else
             kgt_printf(b, "%s    kgt_s = kgt_%s(kgt_s, ", ix->wrap, rn_op(s, dbl, i));
-        emit_term(b, s, dbl, ix, i, first);
+        emit_term(b, s, dbl, ix, i, first, mul);
         kgt_printf(b, first ? ";" : ");");
         first = 0;
     }
@@ -187,7 +196,7 @@ void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix
         if (s->pts[i].w == 0.0) continue; /* zero weights are not neighbours */
         if (n++ % 4 == 0 && !first) kgt_printf(b, "%s", ix->wrap);
         if (!first) kgt_printf(b, in_type(s->pts[i].w, dbl) < 0.0 ? " - " : " + ");
-        emit_term(b, s, dbl, ix, i, first);
+        emit_term(b, s, dbl, ix, i, first, 0);
         first = 0;
     }
 }

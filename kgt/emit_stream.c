@@ -199,7 +199,8 @@ static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t
                        const char *sr)
 {
     char wrap[40];
-    const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 1};
+    /* rn 2: infix products, which nvcc shares between the rows of the window (emit_expr.c) */
+    const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 2};
     kgt_printf(b, "                %s q[K * QW], nv[V]%s;\n", tname[dbl],
                t->split ? ", sn[V]" : "");
     if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");

@@ -99,7 +99,8 @@ typedef struct kgt_index {
     int walk;         /* with temps: the cell's step along dimension 0 */
     int xshift;       /* with temps: the cell's place in a vector along the last dimension */
     int rn; /* 1: CUDA/HIP: write kgt_add/kgt_sub/kgt_mul calls, immune to contraction whatever the
-               compiler flags */
+               compiler flags; 2: the same, but the products of a sum of two terms or more are
+               infix (each goes into a kgt_add/kgt_sub, which no compiler fuses a product into) */
 } kgt_index;
 
 /* Name of the register holding in[base + (walk + o0) * s0 + o1 * s1 + o2] (offsets >= -8). */

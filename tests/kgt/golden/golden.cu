@@ -2083,7 +2083,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
 #pragma unroll
                 for (int j = 0; j < V; j++) {
                     const int c = R * QW + R + j;
-                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), kgt_mul(0x1p+1f, q[c])), q[c + 1]),
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
                         q[c + QW]);
                     nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 }
@@ -2119,7 +2119,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
 #pragma unroll
                 for (int j = 0; j < V; j++) {
                     const int c = R * QW + R + j;
-                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), kgt_mul(0x1p+1f, q[c])), q[c + 1]),
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
                         q[c + QW]);
                     nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 }
@@ -2378,7 +2378,7 @@ static __device__ __forceinline__ void golden_star6_walkd(const double *__restri
 #pragma unroll
                 for (int j = 0; j < V; j++) {
                     const int c = R * QW + R + j;
-                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), kgt_mul(0x1p+1, q[c])), q[c + 1]),
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
                         q[c + QW]) / 0x1.8p+2;
                 }
                 if (!FAST) {
@@ -2408,7 +2408,7 @@ static __device__ __forceinline__ void golden_star6_walkd(const double *__restri
 #pragma unroll
                 for (int j = 0; j < V; j++) {
                     const int c = R * QW + R + j;
-                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), kgt_mul(0x1p+1, q[c])), q[c + 1]),
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
                         q[c + QW]) / 0x1.8p+2;
                 }
                 if (!FAST) {
