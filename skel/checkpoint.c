@@ -27,11 +27,16 @@ unsigned long long sk_stencil_hash(const sl_stencil *s)
     return h ? h : 1; /* 0 means "no stencil recorded" */
 }
 
-int sk_file_exists(sk_run *r, const char *path)
+/* Ranks writing or reading different names would mismatch their collective file calls. */
+int sk_same_text(sk_run *r, const char *s, const char *what)
 {
-    int e = r->rank == 0 && access(path, F_OK) == 0;
-    if (MPI_Bcast(&e, 1, MPI_INT, 0, r->comm) != MPI_SUCCESS) return 0;
-    return e;
+    unsigned long long h = 14695981039346656037ULL, v[2], m[2];
+    for (const char *c = s; c && *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    v[0] = h;
+    v[1] = ~h;
+    if (MPI_Allreduce(v, m, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (%s)", what);
+    return m[0] == ~m[1] ? 0 : SK_FAIL(r, STENCIL_EINVAL, "ranks passed different %s", what);
 }
 
 /* Rank 0 checks the directory first: a clear message, and no library's noise about it. */
@@ -74,6 +79,7 @@ int sk_checkpoint(sk_run *r, const char *path)
                  .no_xdmf = 1};
     SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
     SK_PHASE(r, rc, sk_path_ok(r, path, tmp, sizeof tmp));
+    SK_PHASE(r, rc, sk_same_text(r, path, "checkpoint paths"));
     SK_PHASE(r, rc, sk_current(r, &t, 1));
     if (rc) return rc;
     rc = si_write_file(r->comm, tmp, &t, &m);
@@ -95,6 +101,7 @@ int sk_load(sk_run *r, const char *path)
     int rc = 0;
     SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
     SK_PHASE(r, rc, path ? 0 : SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL"));
+    SK_PHASE(r, rc, sk_same_text(r, path, "checkpoint paths"));
     if (rc) return rc;
     sk_current(r, &t, 0);
     t.data = (char *)r->host + sl_local_index(&r->loc, r->loc.owned.lo) * sb_elem_size(r->st.type);

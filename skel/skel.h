@@ -175,8 +175,9 @@ int sk_view(sk_run *r, stencil_output_fn fn);
 int sk_upload(sk_run *r);
 int sk_checkpoint(sk_run *r, const char *path);
 int sk_load(sk_run *r, const char *path);
-/* Collective: 1 on every rank when path names an existing file (rank 0 looks). */
-int sk_file_exists(sk_run *r, const char *path);
+/* Collective: 0, or STENCIL_EINVAL on every rank when the ranks' strings differ (what: for the
+   message). Not agreed: call it inside SK_PHASE. */
+int sk_same_text(sk_run *r, const char *s, const char *what);
 /* A hash of the stencil (offsets, weights, divisor, type): checkpoints record it. */
 unsigned long long sk_stencil_hash(const sl_stencil *s);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "skel.h"
 
@@ -316,9 +317,23 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
 }
 
 /* A restart resumes from options.checkpoint when asked to and the file exists (collective). */
-static int sk_resuming(sk_run *r)
+/*
+ * A restart resumes from options.checkpoint when asked to and the file exists: rank 0 looks, and
+ * ranks that disagree on asking (or on the path) fail together rather than take both paths.
+ */
+static int sk_resuming(sk_run *r, int *resume)
 {
-    return r->opt.restart && r->opt.checkpoint && sk_file_exists(r, r->opt.checkpoint);
+    const char *ck = r->opt.checkpoint;
+    int want = r->opt.restart && ck, v[3] = {want, -want, 0}, m[3];
+    if (want && r->rank == 0) v[2] = access(ck, F_OK) == 0;
+    *resume = 0;
+    if (MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (options.restart)");
+    if (m[0] != -m[1])
+        return SK_FAIL(r, STENCIL_EINVAL, "ranks disagree on options.restart and .checkpoint");
+    int rc = want ? sk_same_text(r, ck, "options.checkpoint") : 0;
+    *resume = !rc && m[0] && m[2];
+    return rc;
 }
 
 /* Everything before the loop; r->iters is the iteration count the call plans (a hint). */
@@ -326,7 +341,8 @@ int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *k
              stencil_init_fn init)
 {
     const stencil_kernel *named = NULL;
-    int rc = 0, resume = sk_resuming(r);
+    int rc = 0, resume = 0;
+    SK_PHASE(r, rc, sk_resuming(r, &resume));
     SK_PHASE(r, rc, sk_check_args(r, sizes, st, r->iters, init, resume));
     if (!rc) rc = sk_check_same(r, sizes, kernel);
     SK_PHASE(r, rc, sk_node_config(r));

@@ -377,6 +377,10 @@ START_TEST(bad_checkpoints)
     ASSERT_RC(stencil_checkpoint(run, nodir), STENCIL_EIO);
     ASSERT_RC(stencil_checkpoint(run, nodir5), h5 ? STENCIL_EIO : STENCIL_ENOSYS);
     ASSERT_RC(stencil_checkpoint(run, NULL), STENCIL_EINVAL);
+    char elsewhere[300];
+    path_of(elsewhere, sizeof elsewhere, "other.sten");
+    ASSERT_RC(stencil_checkpoint(run, rank == 1 ? missing : elsewhere),
+              nranks > 1 ? STENCIL_EINVAL : 0);
     /* Ranks that disagree on the count: refused, the run goes on (one rank: 1 step). */
     ASSERT_RC(stencil_advance(run, rank == 0 ? 1 : 2), nranks > 1 ? STENCIL_EINVAL : 0);
     ASSERT_RC(stencil_advance(run, nranks > 1 ? 4 : 3), 0);
@@ -392,7 +396,7 @@ START_TEST(bad_checkpoints)
     ASSERT_RC(stencil_view(run, check_cb), STENCIL_EINVAL);
     ASSERT_RC(stencil_destroy(&run), 0);
     const char *files[] = {"own.sten", "2d4.sten", "size.sten", "dbl.sten", "trunc.sten",
-                           "own.h5",   "own.xmf",  "trunc.h5",  "file"};
+                           "own.h5",   "own.xmf",  "trunc.h5",  "file",     "other.sten"};
     for (size_t i = 0; rank == 0 && i < sizeof files / sizeof *files; i++) {
         char q[300];
         path_of(q, sizeof q, files[i]);
