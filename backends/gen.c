@@ -27,9 +27,9 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
     kgt_step_shape sh;
     int dbl = st->type == STENCIL_DOUBLE;
     const char *e = getenv("STENCIL_RTC_SHAPE");
-    kgt_step_default(st->ndims, dbl, pipe, &sh);
-    if (e && *e) sscanf(e, "%d,%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc, &sh.pipe);
     if (to_kgt(st, &ks)) return NULL;
+    kgt_step_default(&ks, dbl, pipe, &sh);
+    if (e && *e) sscanf(e, "%d,%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc, &sh.pipe);
     char *src = kgt_rt_gpu(&ks, dbl, &sh, info);
     kgt_stencil_clear(&ks);
     if (src && sb_rtc_mode() == SB_RTC_FAIL) {

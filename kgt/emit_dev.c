@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kgt.h"
+#include "kgt_rt.h"
 
 static const char *const tname[2] = {"float", "double"};
 static const char tsuf[2] = {'f', 'd'};
@@ -81,6 +81,8 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "#endif\n"
                   "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n\n");
     kgt_emit_rn_helpers(b);
+    kgt_printf(b, "#define KGT_EXTERN_C static\n");
+    kgt_emit_step_macros(b);
     kgt_printf(b, "\n");
     kgt_printf(b,
                "/* Threads: x along the last dimension, y (3D: the middle one), and dimension 0\n"
@@ -247,14 +249,22 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                    g->prefix, s->stem, v ? 'v' : 'k', tsuf[dbl], t, t, last);
 }
 
+/* 3D stencils launch the step kernel (emit_step.c); the walk kernel's launcher, static, takes
+   the boxes the step kernel cannot. */
 static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     static const char *const block[3] = {"256, 1, 1", "256, 1, 1", "128, 2, 1"};
     int nd = s->ndims, last = nd - 1;
-    kgt_printf(b,
-               "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long *lo,"
-               "\n    const long *hi, const long *stride, void *queue)\n{\n",
-               g->prefix, s->stem, tsuf[dbl]);
+    if (nd == 3)
+        kgt_printf(b,
+                   "static int %s_%s_walk_%c(const void *in, void *out, const long *lo,\n"
+                   "    const long *hi, const long *stride, void *queue)\n{\n",
+                   g->prefix, s->stem, tsuf[dbl]);
+    else
+        kgt_printf(b,
+                   "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long "
+                   "*lo,\n    const long *hi, const long *stride, void *queue)\n{\n",
+                   g->prefix, s->stem, tsuf[dbl]);
     kgt_printf(b, "    dim3 blk(%s), grd;\n    long a[3] = {lo[0], lo[1], lo[2]};\n", block[last]);
     kgt_printf(b,
                "    if (stride[%d] != 1) return 1; /* the last dimension must be contiguous */\n",
@@ -278,6 +288,7 @@ void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g)
         for (int dbl = 0; dbl < 2; dbl++)
             if (kgt_gpu_vector(s, dbl)) kgt_emit_gpu_vec(b, g, s, dbl);
         for (int dbl = 0; dbl < 2; dbl++) emit_launcher(b, g, s, dbl);
+        for (int dbl = 0; dbl < 2 && s->ndims == 3; dbl++) kgt_emit_gpu_step(b, g, s, dbl);
         for (int dbl = 0; dbl < 2 && kgt_fused(g, s); dbl++) kgt_emit_gpu_fused(b, g, s, dbl);
     }
 }

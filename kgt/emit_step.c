@@ -29,14 +29,23 @@ static void wyx(const kgt_stencil *s, const int *off, int *o)
     o[2] = off[s->ndims - 1];
 }
 
-void kgt_step_default(int ndims, int dbl, int pipe, kgt_step_shape *sh)
+/*
+ * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): in 2D the next row
+ * through registers, except for float stencils of more than 5 points (box-like), which gain from
+ * asynchronous copies; in 3D asynchronous copies where there are any.
+ */
+void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
-    if (ndims == 3) {
-        sh->bx = 32, sh->by = 8, sh->nc = 4, sh->zc = dbl ? 64 : 128;
+    int np = 0;
+    for (int i = 0; i < s->npts; i++) np += s->pts[i].w != 0.0;
+    if (s->ndims == 3) {
+        sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
+        sh->pipe = pipe ? 3 : 0;
     } else {
-        sh->bx = 128, sh->by = 1, sh->nc = dbl ? 2 : 4, sh->zc = ndims == 2 ? 256 : 1;
+        sh->bx = 128, sh->by = 1, sh->nc = dbl ? 4 : 8, sh->zc = s->ndims == 2 ? 256 : 1;
+        sh->pipe = pipe && !dbl && np > 5 && s->ndims == 2 ? 3 : 0;
+        if (sh->pipe) sh->zc = 512;
     }
-    sh->pipe = pipe ? 3 : 0;
 }
 
 void kgt_emit_step_macros(kgt_buf *b)
@@ -409,4 +418,57 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
     kgt_printf(b, "    for (int r0 = 0; r0 < n; r0 += %d) {\n", st.p);
     for (int u = 0; u < st.p; u++) emit_plane(b, &st, u);
     kgt_printf(b, "    }\n}\n");
+}
+
+/* One variant of the step kernel of s under the prefix of g: its plan in info. */
+static int emit_named(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, int pipe,
+                      kgt_step_info *info)
+{
+    kgt_stencil t = *s;
+    kgt_step_shape sh;
+    char stem[160];
+    snprintf(stem, sizeof stem, "%s_%s", g->prefix, s->stem);
+    t.stem = stem;
+    kgt_step_default(s, dbl, pipe, &sh);
+    if (kgt_step_plan(&t, dbl, &sh, info)) return -1;
+    if (info->split) kgt_emit_div_split(b);
+    kgt_emit_step(b, &t, dbl, info);
+    return 0;
+}
+
+void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
+{
+    const char *t = tname[dbl];
+    char c = dbl ? 'd' : 'f';
+    kgt_step_info in;
+    /* HIP: the next plane through registers; CUDA: asynchronous copies (same tile). */
+    kgt_printf(b, "#if defined(__HIPCC__)\n");
+    if (emit_named(b, g, s, dbl, 0, &in)) return;
+    kgt_printf(b, "#else\n");
+    if (emit_named(b, g, s, dbl, 1, &in)) return;
+    kgt_printf(b, "#endif\n\n");
+    kgt_printf(
+        b,
+        "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long *lo,\n"
+        "    const long *hi, const long *stride, void *queue)\n{\n"
+        "    const long long s0 = stride[0], s1 = stride[1];\n"
+        "    int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];\n"
+        "    int x0 = (int)lo[2], x1 = (int)hi[2], zc = %d;\n"
+        "    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;\n"
+        "    if (stride[2] != 1) return 1;\n",
+        g->prefix, s->stem, c, in.sh.zc);
+    kgt_printf(b,
+               "    /* tile offsets are ints and the grid has limits: else the walk kernel */\n"
+               "    if (s1 * %d + %d > 2147483647LL || (y1 - y0 + %d) / %d > 65535)\n"
+               "        return %s_%s_walk_%c(in, out, lo, hi, stride, queue);\n"
+               "    const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(%s));\n"
+               "    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;\n"
+               "    dim3 grd((unsigned)((x1 - xa + %d) / %d), (unsigned)((y1 - y0 + %d) / %d),\n"
+               "             (unsigned)((z1 - z0 + zc - 1) / zc));\n"
+               "    %s<<<grd, dim3(%d, %d), 0, (kgt_stream)queue>>>((const %s *)in, (%s *)out, z0,"
+               " z1,\n        y0, y1, xa, x0, x1, s0, s1, zc);\n"
+               "    return KGT_LAUNCH_FAILED();\n}\n\n",
+               in.ty + in.elo[1] + in.ehi[1] + 1, in.tx + in.elo[2] + in.ehi[2], in.ty - 1, in.ty,
+               g->prefix, s->stem, c, t, in.tx - 1, in.tx, in.ty - 1, in.ty, in.name, in.sh.bx,
+               in.sh.by, t, t);
 }

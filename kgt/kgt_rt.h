@@ -64,15 +64,20 @@ typedef struct kgt_step_info {
     char name[48];      /* the kernel's symbol */
 } kgt_step_info;
 
-/* The default shape for ndims and the element type (dbl: double); pipe: asynchronous copies
+/* The default shape for s and the element type (dbl: double); pipe: asynchronous copies
    available (CUDA), else 0. */
-void kgt_step_default(int ndims, int dbl, int pipe, kgt_step_shape *sh);
+void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh);
 /* The macros the step kernel's asynchronous copies use (kgt_rt_gpu and kgt's CUDA/HIP output). */
 void kgt_emit_step_macros(kgt_buf *b);
 /* Fills info for s under shape sh; -1 when the shape is unusable (too many threads, etc.). */
 int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info);
 /* Writes the kernel of s for element type dbl under plan info (kgt_step_plan). */
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *info);
+
+/* kgt's CUDA/HIP output for a 3D stencil of g: the step kernel and the launcher
+   KGT_LAUNCHER(<prefix>_<stem>, f|d), which hands boxes it cannot take to <prefix>_<stem>_walk_f|d.
+ */
+void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 
 /*
  * The source a run-time compiler (NVRTC, hiprtc) takes: the arithmetic helpers and the step

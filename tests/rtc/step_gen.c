@@ -21,7 +21,7 @@ static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
     kgt_step_shape sh = shapes[sh_i];
     kgt_step_info info;
     char stem[64], *keep = s->stem;
-    if (sh_i == 0) kgt_step_default(s->ndims, dbl, 1, &sh);
+    if (sh_i == 0) kgt_step_default(s, dbl, 1, &sh);
     snprintf(stem, sizeof stem, "%s_s%d", keep, sh_i);
     s->stem = stem;
     int rc = kgt_step_plan(s, dbl, &sh, &info);

@@ -46,6 +46,18 @@ KGT_RN(double, add, +, __dadd_rn)
 KGT_RN(double, sub, -, __dsub_rn)
 KGT_RN(double, mul, *, __dmul_rn)
 #undef KGT_RN
+#define KGT_EXTERN_C static
+/* Step kernels: asynchronous global-to-shared copies where the device has them. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define KGT_CP_ASYNC(d, s) asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" \
+    :: "r"((unsigned)__cvta_generic_to_shared(d)), "l"(s), "n"(sizeof(*(s))))
+#define KGT_CP_COMMIT() asm volatile("cp.async.commit_group;\n" ::)
+#define KGT_CP_WAIT(n) asm volatile("cp.async.wait_group %0;\n" :: "n"(n))
+#else
+#define KGT_CP_ASYNC(d, s) (*(d) = *(s))
+#define KGT_CP_COMMIT()
+#define KGT_CP_WAIT(n)
+#endif
 
 /* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
    in steps of walk, x in vectors of vw cells. 0 for an empty box; -1 when it needs more blocks than a
@@ -1167,7 +1179,7 @@ static __global__ void __launch_bounds__(256)
     }
 }
 
-extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
+static int golden_negated_walk_f(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(128, 2, 1), grd;
@@ -1181,7 +1193,7 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     return KGT_LAUNCH_FAILED();
 }
 
-extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const long *lo,
+static int golden_negated_walk_d(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(128, 2, 1), grd;
@@ -1192,6 +1204,618 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     if (ok <= 0) return ok < 0;
     golden_negated_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    return KGT_LAUNCH_FAILED();
+}
+
+#if defined(__HIPCC__)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ float sm[2112];
+    const int tid = threadIdx.y * 32 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 32, ty0 = y0 + (int)blockIdx.y * 32;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
+                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
+    const float *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g3;
+    {
+        const int i = tid + 768;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g3 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g4;
+    {
+        const int i = tid + 1024 < 1056 ? tid + 1024 : 1055;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g4 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 33 + threadIdx.x + 0;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 8) * 33 + threadIdx.x + 0;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
+    const int q2 = (threadIdx.y + 16) * 33 + threadIdx.x + 0;
+    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
+    const long long o2 = (long long)cy2 * s1 + cx2;
+    const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
+    const int q3 = (threadIdx.y + 24) * 33 + threadIdx.x + 0;
+    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
+    const long long o3 = (long long)cy3 * s1 + cx3;
+    const float *ip = ib + (long long)(zs - 1) * s0;
+    float p0 = ip[g0];
+    float p1 = ip[g1];
+    float p2 = ip[g2];
+    float p3 = ip[g3];
+    float p4 = ip[g4];
+    sm[tid + 0] = p0;
+    sm[tid + 256] = p1;
+    sm[tid + 512] = p2;
+    sm[tid + 768] = p3;
+    if (tid + 1024 < 1056) sm[tid + 1024] = p4;
+    __syncthreads();
+    float a0_0 = 0;
+    float a0_1 = 0;
+    float a0_2 = 0;
+    float a0_3 = 0;
+    float a1_0 = 0;
+    float a1_1 = 0;
+    float a1_2 = 0;
+    float a1_3 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            const float *cur = sm + (r & 1) * 1056;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+                p3 = ip[g3];
+                p4 = ip[g4];
+            }
+            a1_0 = -cur[q0 + 0];
+            a1_1 = -cur[q1 + 0];
+            a1_2 = -cur[q2 + 0];
+            a1_3 = -cur[q3 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
+            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
+            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
+            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2f);
+                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2f);
+                if (ok2) out[ko + o2] = kgt_mul(a0_2, -0x1p-2f);
+                if (ok3) out[ko + o3] = kgt_mul(a0_3, -0x1p-2f);
+            }
+            if (r + 1 < n) {
+                float *nx = sm + ((r + 1) & 1) * 1056;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                nx[tid + 512] = p2;
+                nx[tid + 768] = p3;
+                if (tid + 1024 < 1056) nx[tid + 1024] = p4;
+            }
+            __syncthreads();
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            const float *cur = sm + (r & 1) * 1056;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+                p3 = ip[g3];
+                p4 = ip[g4];
+            }
+            a0_0 = -cur[q0 + 0];
+            a0_1 = -cur[q1 + 0];
+            a0_2 = -cur[q2 + 0];
+            a0_3 = -cur[q3 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
+            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
+            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
+            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2f);
+                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2f);
+                if (ok2) out[ko + o2] = kgt_mul(a1_2, -0x1p-2f);
+                if (ok3) out[ko + o3] = kgt_mul(a1_3, -0x1p-2f);
+            }
+            if (r + 1 < n) {
+                float *nx = sm + ((r + 1) & 1) * 1056;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                nx[tid + 512] = p2;
+                nx[tid + 768] = p3;
+                if (tid + 1024 < 1056) nx[tid + 1024] = p4;
+            }
+            __syncthreads();
+        }
+    }
+}
+#else
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ float sm[3168];
+    const int tid = threadIdx.y * 32 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 32, ty0 = y0 + (int)blockIdx.y * 32;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
+                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
+    const float *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g3;
+    {
+        const int i = tid + 768;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g3 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g4;
+    {
+        const int i = tid + 1024 < 1056 ? tid + 1024 : 1055;
+        const int r = i / 33, c = i - r * 33;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g4 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 33 + threadIdx.x + 0;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 8) * 33 + threadIdx.x + 0;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
+    const int q2 = (threadIdx.y + 16) * 33 + threadIdx.x + 0;
+    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
+    const long long o2 = (long long)cy2 * s1 + cx2;
+    const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
+    const int q3 = (threadIdx.y + 24) * 33 + threadIdx.x + 0;
+    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
+    const long long o3 = (long long)cy3 * s1 + cx3;
+    if (0 < n)
+    {
+        const float *ia = ib + (long long)(zs - 1 + 0) * s0;
+        float *sa = sm + ((0) % 3) * 1056;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+        KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+        if (tid + 1024 < 1056) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+    }
+    KGT_CP_COMMIT();
+    if (1 < n)
+    {
+        const float *ia = ib + (long long)(zs - 1 + 1) * s0;
+        float *sa = sm + ((1) % 3) * 1056;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+        KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+        if (tid + 1024 < 1056) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+    }
+    KGT_CP_COMMIT();
+    float a0_0 = 0;
+    float a0_1 = 0;
+    float a0_2 = 0;
+    float a0_3 = 0;
+    float a1_0 = 0;
+    float a1_1 = 0;
+    float a1_2 = 0;
+    float a1_3 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const float *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                float *sa = sm + ((r + 2) % 3) * 1056;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+                KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+                if (tid + 1024 < 1056) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+            }
+            KGT_CP_COMMIT();
+            const float *cur = sm + (r % 3) * 1056;
+            a1_0 = -cur[q0 + 0];
+            a1_1 = -cur[q1 + 0];
+            a1_2 = -cur[q2 + 0];
+            a1_3 = -cur[q3 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
+            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
+            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
+            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2f);
+                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2f);
+                if (ok2) out[ko + o2] = kgt_mul(a0_2, -0x1p-2f);
+                if (ok3) out[ko + o3] = kgt_mul(a0_3, -0x1p-2f);
+            }
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const float *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                float *sa = sm + ((r + 2) % 3) * 1056;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+                KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+                if (tid + 1024 < 1056) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+            }
+            KGT_CP_COMMIT();
+            const float *cur = sm + (r % 3) * 1056;
+            a0_0 = -cur[q0 + 0];
+            a0_1 = -cur[q1 + 0];
+            a0_2 = -cur[q2 + 0];
+            a0_3 = -cur[q3 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
+            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
+            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
+            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2f);
+                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2f);
+                if (ok2) out[ko + o2] = kgt_mul(a1_2, -0x1p-2f);
+                if (ok3) out[ko + o3] = kgt_mul(a1_3, -0x1p-2f);
+            }
+        }
+    }
+}
+#endif
+
+extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
+    const long *hi, const long *stride, void *queue)
+{
+    const long long s0 = stride[0], s1 = stride[1];
+    int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
+    if (stride[2] != 1) return 1;
+    /* tile offsets are ints and the grid has limits: else the walk kernel */
+    if (s1 * 33 + 33 > 2147483647LL || (y1 - y0 + 31) / 32 > 65535)
+        return golden_negated_walk_f(in, out, lo, hi, stride, queue);
+    const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
+    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
+    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32),
+             (unsigned)((z1 - z0 + zc - 1) / zc));
+    kgt_step_golden_negated_f<<<grd, dim3(32, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out, z0, z1,
+        y0, y1, xa, x0, x1, s0, s1, zc);
+    return KGT_LAUNCH_FAILED();
+}
+
+#if defined(__HIPCC__)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ double sm[1040];
+    const int tid = threadIdx.y * 64 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
+                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
+    const double *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 65, c = i - r * 65;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 65, c = i - r * 65;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512 < 520 ? tid + 512 : 519;
+        const int r = i / 65, c = i - r * 65;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 65 + threadIdx.x + 0;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 4) * 65 + threadIdx.x + 0;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    const double *ip = ib + (long long)(zs - 1) * s0;
+    double p0 = ip[g0];
+    double p1 = ip[g1];
+    double p2 = ip[g2];
+    sm[tid + 0] = p0;
+    sm[tid + 256] = p1;
+    if (tid + 512 < 520) sm[tid + 512] = p2;
+    __syncthreads();
+    double a0_0 = 0;
+    double a0_1 = 0;
+    double a1_0 = 0;
+    double a1_1 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            const double *cur = sm + (r & 1) * 520;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+            }
+            a1_0 = -cur[q0 + 0];
+            a1_1 = -cur[q1 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
+            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2);
+                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2);
+            }
+            if (r + 1 < n) {
+                double *nx = sm + ((r + 1) & 1) * 520;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                if (tid + 512 < 520) nx[tid + 512] = p2;
+            }
+            __syncthreads();
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            const double *cur = sm + (r & 1) * 520;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+            }
+            a0_0 = -cur[q0 + 0];
+            a0_1 = -cur[q1 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
+            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2);
+                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2);
+            }
+            if (r + 1 < n) {
+                double *nx = sm + ((r + 1) & 1) * 520;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                if (tid + 512 < 520) nx[tid + 512] = p2;
+            }
+            __syncthreads();
+        }
+    }
+}
+#else
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ double sm[1560];
+    const int tid = threadIdx.y * 64 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
+                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
+    const double *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 65, c = i - r * 65;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 65, c = i - r * 65;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512 < 520 ? tid + 512 : 519;
+        const int r = i / 65, c = i - r * 65;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
+        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 65 + threadIdx.x + 0;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 4) * 65 + threadIdx.x + 0;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    if (0 < n)
+    {
+        const double *ia = ib + (long long)(zs - 1 + 0) * s0;
+        double *sa = sm + ((0) % 3) * 520;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+    }
+    KGT_CP_COMMIT();
+    if (1 < n)
+    {
+        const double *ia = ib + (long long)(zs - 1 + 1) * s0;
+        double *sa = sm + ((1) % 3) * 520;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+    }
+    KGT_CP_COMMIT();
+    double a0_0 = 0;
+    double a0_1 = 0;
+    double a1_0 = 0;
+    double a1_1 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const double *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                double *sa = sm + ((r + 2) % 3) * 520;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+            }
+            KGT_CP_COMMIT();
+            const double *cur = sm + (r % 3) * 520;
+            a1_0 = -cur[q0 + 0];
+            a1_1 = -cur[q1 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
+            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2);
+                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2);
+            }
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const double *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                double *sa = sm + ((r + 2) % 3) * 520;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+            }
+            KGT_CP_COMMIT();
+            const double *cur = sm + (r % 3) * 520;
+            a0_0 = -cur[q0 + 0];
+            a0_1 = -cur[q1 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
+            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2);
+                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2);
+            }
+        }
+    }
+}
+#endif
+
+extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const long *lo,
+    const long *hi, const long *stride, void *queue)
+{
+    const long long s0 = stride[0], s1 = stride[1];
+    int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
+    if (stride[2] != 1) return 1;
+    /* tile offsets are ints and the grid has limits: else the walk kernel */
+    if (s1 * 9 + 65 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+        return golden_negated_walk_d(in, out, lo, hi, stride, queue);
+    const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
+    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
+    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8),
+             (unsigned)((z1 - z0 + zc - 1) / zc));
+    kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out, z0, z1,
+        y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -1394,7 +2018,7 @@ static __global__ void __launch_bounds__(256)
     }
 }
 
-extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
+static int golden_box3d_walk_f(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(128, 2, 1), grd;
@@ -1408,7 +2032,7 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     return KGT_LAUNCH_FAILED();
 }
 
-extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const long *lo,
+static int golden_box3d_walk_d(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
     dim3 blk(128, 2, 1), grd;
@@ -1419,6 +2043,842 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     if (ok <= 0) return ok < 0;
     golden_box3d_kd<<<grd, blk, 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], stride[0], stride[1], a[2]);
+    return KGT_LAUNCH_FAILED();
+}
+
+#if defined(__HIPCC__)
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
+                                                     unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ float sm[2244];
+    const int tid = threadIdx.y * 32 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 32, ty0 = y0 + (int)blockIdx.y * 32;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 1) * s1 +
+                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
+    const float *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g3;
+    {
+        const int i = tid + 768;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g3 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g4;
+    {
+        const int i = tid + 1024 < 1122 ? tid + 1024 : 1121;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g4 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 34 + threadIdx.x + 1;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 8) * 34 + threadIdx.x + 1;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
+    const int q2 = (threadIdx.y + 16) * 34 + threadIdx.x + 1;
+    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
+    const long long o2 = (long long)cy2 * s1 + cx2;
+    const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
+    const int q3 = (threadIdx.y + 24) * 34 + threadIdx.x + 1;
+    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
+    const long long o3 = (long long)cy3 * s1 + cx3;
+    const float *ip = ib + (long long)(zs - 1) * s0;
+    float p0 = ip[g0];
+    float p1 = ip[g1];
+    float p2 = ip[g2];
+    float p3 = ip[g3];
+    float p4 = ip[g4];
+    sm[tid + 0] = p0;
+    sm[tid + 256] = p1;
+    sm[tid + 512] = p2;
+    sm[tid + 768] = p3;
+    if (tid + 1024 < 1122) sm[tid + 1024] = p4;
+    __syncthreads();
+    float a0_0 = 0;
+    float a0_1 = 0;
+    float a0_2 = 0;
+    float a0_3 = 0;
+    float a1_0 = 0;
+    float a1_1 = 0;
+    float a1_2 = 0;
+    float a1_3 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            const float *cur = sm + (r & 1) * 1122;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+                p3 = ip[g3];
+                p4 = ip[g4];
+            }
+            a1_0 = cur[q0 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 33]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1f, cur[q0 + 34]));
+            a1_0 = kgt_add(a1_0, cur[q0 + 35]);
+            a1_1 = cur[q1 + 0];
+            a1_1 = kgt_add(a1_1, cur[q1 + 33]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1f, cur[q1 + 34]));
+            a1_1 = kgt_add(a1_1, cur[q1 + 35]);
+            a1_2 = cur[q2 + 0];
+            a1_2 = kgt_add(a1_2, cur[q2 + 33]);
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1p+1f, cur[q2 + 34]));
+            a1_2 = kgt_add(a1_2, cur[q2 + 35]);
+            a1_3 = cur[q3 + 0];
+            a1_3 = kgt_add(a1_3, cur[q3 + 33]);
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1p+1f, cur[q3 + 34]));
+            a1_3 = kgt_add(a1_3, cur[q3 + 35]);
+            a0_0 = kgt_sub(a0_0, cur[q0 + 0]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, cur[q0 + 33]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p-1f, cur[q0 + 34]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, cur[q0 + 35]));
+            a0_1 = kgt_sub(a0_1, cur[q1 + 0]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, cur[q1 + 33]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1f, cur[q1 + 34]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, cur[q1 + 35]));
+            a0_2 = kgt_sub(a0_2, cur[q2 + 0]);
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, cur[q2 + 33]));
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1p-1f, cur[q2 + 34]));
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, cur[q2 + 35]));
+            a0_3 = kgt_sub(a0_3, cur[q3 + 0]);
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 33]));
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                unsigned lo = 0xffffffffu, hi = 0;
+                float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q0 = a0_0 / 0x1.cp+2f;
+                    q1 = a0_1 / 0x1.cp+2f;
+                    q2 = a0_2 / 0x1.cp+2f;
+                    q3 = a0_3 / 0x1.cp+2f;
+                }
+                if (ok0) out[ko + o0] = q0;
+                if (ok1) out[ko + o1] = q1;
+                if (ok2) out[ko + o2] = q2;
+                if (ok3) out[ko + o3] = q3;
+            }
+            if (r + 1 < n) {
+                float *nx = sm + ((r + 1) & 1) * 1122;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                nx[tid + 512] = p2;
+                nx[tid + 768] = p3;
+                if (tid + 1024 < 1122) nx[tid + 1024] = p4;
+            }
+            __syncthreads();
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            const float *cur = sm + (r & 1) * 1122;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+                p3 = ip[g3];
+                p4 = ip[g4];
+            }
+            a0_0 = cur[q0 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 33]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1f, cur[q0 + 34]));
+            a0_0 = kgt_add(a0_0, cur[q0 + 35]);
+            a0_1 = cur[q1 + 0];
+            a0_1 = kgt_add(a0_1, cur[q1 + 33]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1f, cur[q1 + 34]));
+            a0_1 = kgt_add(a0_1, cur[q1 + 35]);
+            a0_2 = cur[q2 + 0];
+            a0_2 = kgt_add(a0_2, cur[q2 + 33]);
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1p+1f, cur[q2 + 34]));
+            a0_2 = kgt_add(a0_2, cur[q2 + 35]);
+            a0_3 = cur[q3 + 0];
+            a0_3 = kgt_add(a0_3, cur[q3 + 33]);
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1p+1f, cur[q3 + 34]));
+            a0_3 = kgt_add(a0_3, cur[q3 + 35]);
+            a1_0 = kgt_sub(a1_0, cur[q0 + 0]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, cur[q0 + 33]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p-1f, cur[q0 + 34]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, cur[q0 + 35]));
+            a1_1 = kgt_sub(a1_1, cur[q1 + 0]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, cur[q1 + 33]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1f, cur[q1 + 34]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, cur[q1 + 35]));
+            a1_2 = kgt_sub(a1_2, cur[q2 + 0]);
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, cur[q2 + 33]));
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1p-1f, cur[q2 + 34]));
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, cur[q2 + 35]));
+            a1_3 = kgt_sub(a1_3, cur[q3 + 0]);
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 33]));
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                unsigned lo = 0xffffffffu, hi = 0;
+                float q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q0 = a1_0 / 0x1.cp+2f;
+                    q1 = a1_1 / 0x1.cp+2f;
+                    q2 = a1_2 / 0x1.cp+2f;
+                    q3 = a1_3 / 0x1.cp+2f;
+                }
+                if (ok0) out[ko + o0] = q0;
+                if (ok1) out[ko + o1] = q1;
+                if (ok2) out[ko + o2] = q2;
+                if (ok3) out[ko + o3] = q3;
+            }
+            if (r + 1 < n) {
+                float *nx = sm + ((r + 1) & 1) * 1122;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                nx[tid + 512] = p2;
+                nx[tid + 768] = p3;
+                if (tid + 1024 < 1122) nx[tid + 1024] = p4;
+            }
+            __syncthreads();
+        }
+    }
+}
+#else
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
+                                                     unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ float sm[3366];
+    const int tid = threadIdx.y * 32 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 32, ty0 = y0 + (int)blockIdx.y * 32;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 1) * s1 +
+                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
+    const float *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g3;
+    {
+        const int i = tid + 768;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g3 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g4;
+    {
+        const int i = tid + 1024 < 1122 ? tid + 1024 : 1121;
+        const int r = i / 34, c = i - r * 34;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g4 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 34 + threadIdx.x + 1;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 8) * 34 + threadIdx.x + 1;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
+    const int q2 = (threadIdx.y + 16) * 34 + threadIdx.x + 1;
+    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
+    const long long o2 = (long long)cy2 * s1 + cx2;
+    const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
+    const int q3 = (threadIdx.y + 24) * 34 + threadIdx.x + 1;
+    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
+    const long long o3 = (long long)cy3 * s1 + cx3;
+    if (0 < n)
+    {
+        const float *ia = ib + (long long)(zs - 1 + 0) * s0;
+        float *sa = sm + ((0) % 3) * 1122;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+        KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+        if (tid + 1024 < 1122) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+    }
+    KGT_CP_COMMIT();
+    if (1 < n)
+    {
+        const float *ia = ib + (long long)(zs - 1 + 1) * s0;
+        float *sa = sm + ((1) % 3) * 1122;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+        KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+        if (tid + 1024 < 1122) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+    }
+    KGT_CP_COMMIT();
+    float a0_0 = 0;
+    float a0_1 = 0;
+    float a0_2 = 0;
+    float a0_3 = 0;
+    float a1_0 = 0;
+    float a1_1 = 0;
+    float a1_2 = 0;
+    float a1_3 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const float *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                float *sa = sm + ((r + 2) % 3) * 1122;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+                KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+                if (tid + 1024 < 1122) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+            }
+            KGT_CP_COMMIT();
+            const float *cur = sm + (r % 3) * 1122;
+            a1_0 = cur[q0 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 33]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1f, cur[q0 + 34]));
+            a1_0 = kgt_add(a1_0, cur[q0 + 35]);
+            a1_1 = cur[q1 + 0];
+            a1_1 = kgt_add(a1_1, cur[q1 + 33]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1f, cur[q1 + 34]));
+            a1_1 = kgt_add(a1_1, cur[q1 + 35]);
+            a1_2 = cur[q2 + 0];
+            a1_2 = kgt_add(a1_2, cur[q2 + 33]);
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1p+1f, cur[q2 + 34]));
+            a1_2 = kgt_add(a1_2, cur[q2 + 35]);
+            a1_3 = cur[q3 + 0];
+            a1_3 = kgt_add(a1_3, cur[q3 + 33]);
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1p+1f, cur[q3 + 34]));
+            a1_3 = kgt_add(a1_3, cur[q3 + 35]);
+            a0_0 = kgt_sub(a0_0, cur[q0 + 0]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, cur[q0 + 33]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p-1f, cur[q0 + 34]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, cur[q0 + 35]));
+            a0_1 = kgt_sub(a0_1, cur[q1 + 0]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, cur[q1 + 33]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1f, cur[q1 + 34]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, cur[q1 + 35]));
+            a0_2 = kgt_sub(a0_2, cur[q2 + 0]);
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, cur[q2 + 33]));
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1p-1f, cur[q2 + 34]));
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, cur[q2 + 35]));
+            a0_3 = kgt_sub(a0_3, cur[q3 + 0]);
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 33]));
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                unsigned lo = 0xffffffffu, hi = 0;
+                float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q0 = a0_0 / 0x1.cp+2f;
+                    q1 = a0_1 / 0x1.cp+2f;
+                    q2 = a0_2 / 0x1.cp+2f;
+                    q3 = a0_3 / 0x1.cp+2f;
+                }
+                if (ok0) out[ko + o0] = q0;
+                if (ok1) out[ko + o1] = q1;
+                if (ok2) out[ko + o2] = q2;
+                if (ok3) out[ko + o3] = q3;
+            }
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const float *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                float *sa = sm + ((r + 2) % 3) * 1122;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+                KGT_CP_ASYNC(sa + tid + 768, ia + g3);
+                if (tid + 1024 < 1122) KGT_CP_ASYNC(sa + tid + 1024, ia + g4);
+            }
+            KGT_CP_COMMIT();
+            const float *cur = sm + (r % 3) * 1122;
+            a0_0 = cur[q0 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 33]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1f, cur[q0 + 34]));
+            a0_0 = kgt_add(a0_0, cur[q0 + 35]);
+            a0_1 = cur[q1 + 0];
+            a0_1 = kgt_add(a0_1, cur[q1 + 33]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1f, cur[q1 + 34]));
+            a0_1 = kgt_add(a0_1, cur[q1 + 35]);
+            a0_2 = cur[q2 + 0];
+            a0_2 = kgt_add(a0_2, cur[q2 + 33]);
+            a0_2 = kgt_add(a0_2, kgt_mul(0x1p+1f, cur[q2 + 34]));
+            a0_2 = kgt_add(a0_2, cur[q2 + 35]);
+            a0_3 = cur[q3 + 0];
+            a0_3 = kgt_add(a0_3, cur[q3 + 33]);
+            a0_3 = kgt_add(a0_3, kgt_mul(0x1p+1f, cur[q3 + 34]));
+            a0_3 = kgt_add(a0_3, cur[q3 + 35]);
+            a1_0 = kgt_sub(a1_0, cur[q0 + 0]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, cur[q0 + 33]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p-1f, cur[q0 + 34]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, cur[q0 + 35]));
+            a1_1 = kgt_sub(a1_1, cur[q1 + 0]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, cur[q1 + 33]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1f, cur[q1 + 34]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, cur[q1 + 35]));
+            a1_2 = kgt_sub(a1_2, cur[q2 + 0]);
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, cur[q2 + 33]));
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1p-1f, cur[q2 + 34]));
+            a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, cur[q2 + 35]));
+            a1_3 = kgt_sub(a1_3, cur[q3 + 0]);
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 33]));
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
+            a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                unsigned lo = 0xffffffffu, hi = 0;
+                float q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                float q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q0 = a1_0 / 0x1.cp+2f;
+                    q1 = a1_1 / 0x1.cp+2f;
+                    q2 = a1_2 / 0x1.cp+2f;
+                    q3 = a1_3 / 0x1.cp+2f;
+                }
+                if (ok0) out[ko + o0] = q0;
+                if (ok1) out[ko + o1] = q1;
+                if (ok2) out[ko + o2] = q2;
+                if (ok3) out[ko + o3] = q3;
+            }
+        }
+    }
+}
+#endif
+
+extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
+    const long *hi, const long *stride, void *queue)
+{
+    const long long s0 = stride[0], s1 = stride[1];
+    int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
+    if (stride[2] != 1) return 1;
+    /* tile offsets are ints and the grid has limits: else the walk kernel */
+    if (s1 * 34 + 34 > 2147483647LL || (y1 - y0 + 31) / 32 > 65535)
+        return golden_box3d_walk_f(in, out, lo, hi, stride, queue);
+    const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
+    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
+    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32),
+             (unsigned)((z1 - z0 + zc - 1) / zc));
+    kgt_step_golden_box3d_f<<<grd, dim3(32, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out, z0, z1,
+        y0, y1, xa, x0, x1, s0, s1, zc);
+    return KGT_LAUNCH_FAILED();
+}
+
+#if defined(__HIPCC__)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_box3d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ double sm[1188];
+    const int tid = threadIdx.y * 64 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 1) * s1 +
+                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
+    const double *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 66, c = i - r * 66;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 66, c = i - r * 66;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512 < 594 ? tid + 512 : 593;
+        const int r = i / 66, c = i - r * 66;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 66 + threadIdx.x + 1;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 4) * 66 + threadIdx.x + 1;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    const double *ip = ib + (long long)(zs - 1) * s0;
+    double p0 = ip[g0];
+    double p1 = ip[g1];
+    double p2 = ip[g2];
+    sm[tid + 0] = p0;
+    sm[tid + 256] = p1;
+    if (tid + 512 < 594) sm[tid + 512] = p2;
+    __syncthreads();
+    double a0_0 = 0;
+    double a0_1 = 0;
+    double a1_0 = 0;
+    double a1_1 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            const double *cur = sm + (r & 1) * 594;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+            }
+            a1_0 = cur[q0 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 65]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1, cur[q0 + 66]));
+            a1_0 = kgt_add(a1_0, cur[q0 + 67]);
+            a1_1 = cur[q1 + 0];
+            a1_1 = kgt_add(a1_1, cur[q1 + 65]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1, cur[q1 + 66]));
+            a1_1 = kgt_add(a1_1, cur[q1 + 67]);
+            a0_0 = kgt_sub(a0_0, cur[q0 + 0]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1, cur[q0 + 65]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p-1, cur[q0 + 66]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1, cur[q0 + 67]));
+            a0_1 = kgt_sub(a0_1, cur[q1 + 0]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1, cur[q1 + 65]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1, cur[q1 + 66]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = a0_0 / 0x1.cp+2;
+                if (ok1) out[ko + o1] = a0_1 / 0x1.cp+2;
+            }
+            if (r + 1 < n) {
+                double *nx = sm + ((r + 1) & 1) * 594;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                if (tid + 512 < 594) nx[tid + 512] = p2;
+            }
+            __syncthreads();
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            const double *cur = sm + (r & 1) * 594;
+            if (r + 1 < n) {
+                ip += s0;
+                p0 = ip[g0];
+                p1 = ip[g1];
+                p2 = ip[g2];
+            }
+            a0_0 = cur[q0 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 65]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1, cur[q0 + 66]));
+            a0_0 = kgt_add(a0_0, cur[q0 + 67]);
+            a0_1 = cur[q1 + 0];
+            a0_1 = kgt_add(a0_1, cur[q1 + 65]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1, cur[q1 + 66]));
+            a0_1 = kgt_add(a0_1, cur[q1 + 67]);
+            a1_0 = kgt_sub(a1_0, cur[q0 + 0]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1, cur[q0 + 65]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p-1, cur[q0 + 66]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1, cur[q0 + 67]));
+            a1_1 = kgt_sub(a1_1, cur[q1 + 0]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1, cur[q1 + 65]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1, cur[q1 + 66]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = a1_0 / 0x1.cp+2;
+                if (ok1) out[ko + o1] = a1_1 / 0x1.cp+2;
+            }
+            if (r + 1 < n) {
+                double *nx = sm + ((r + 1) & 1) * 594;
+                nx[tid + 0] = p0;
+                nx[tid + 256] = p1;
+                if (tid + 512 < 594) nx[tid + 512] = p2;
+            }
+            __syncthreads();
+        }
+    }
+}
+#else
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_box3d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    __shared__ double sm[1782];
+    const int tid = threadIdx.y * 64 + threadIdx.x;
+    const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
+    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
+    const int n = ze - zs + 1;
+    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 1) * s1 +
+                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
+    const double *ib = in + tb;
+    int g0;
+    {
+        const int i = tid + 0;
+        const int r = i / 66, c = i - r * 66;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g0 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g1;
+    {
+        const int i = tid + 256;
+        const int r = i / 66, c = i - r * 66;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g1 = (int)((long long)gy * s1 + gx - tb);
+    }
+    int g2;
+    {
+        const int i = tid + 512 < 594 ? tid + 512 : 593;
+        const int r = i / 66, c = i - r * 66;
+        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
+        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
+        g2 = (int)((long long)gy * s1 + gx - tb);
+    }
+    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
+    const int q0 = (threadIdx.y + 0) * 66 + threadIdx.x + 1;
+    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
+    const int q1 = (threadIdx.y + 4) * 66 + threadIdx.x + 1;
+    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
+    const long long o1 = (long long)cy1 * s1 + cx1;
+    if (0 < n)
+    {
+        const double *ia = ib + (long long)(zs - 1 + 0) * s0;
+        double *sa = sm + ((0) % 3) * 594;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        if (tid + 512 < 594) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+    }
+    KGT_CP_COMMIT();
+    if (1 < n)
+    {
+        const double *ia = ib + (long long)(zs - 1 + 1) * s0;
+        double *sa = sm + ((1) % 3) * 594;
+        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+        if (tid + 512 < 594) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+    }
+    KGT_CP_COMMIT();
+    double a0_0 = 0;
+    double a0_1 = 0;
+    double a1_0 = 0;
+    double a1_1 = 0;
+    for (int r0 = 0; r0 < n; r0 += 2) {
+        {
+            const int r = r0 + 0;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const double *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                double *sa = sm + ((r + 2) % 3) * 594;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                if (tid + 512 < 594) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+            }
+            KGT_CP_COMMIT();
+            const double *cur = sm + (r % 3) * 594;
+            a1_0 = cur[q0 + 0];
+            a1_0 = kgt_add(a1_0, cur[q0 + 65]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1, cur[q0 + 66]));
+            a1_0 = kgt_add(a1_0, cur[q0 + 67]);
+            a1_1 = cur[q1 + 0];
+            a1_1 = kgt_add(a1_1, cur[q1 + 65]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1, cur[q1 + 66]));
+            a1_1 = kgt_add(a1_1, cur[q1 + 67]);
+            a0_0 = kgt_sub(a0_0, cur[q0 + 0]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1, cur[q0 + 65]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p-1, cur[q0 + 66]));
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1, cur[q0 + 67]));
+            a0_1 = kgt_sub(a0_1, cur[q1 + 0]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1, cur[q1 + 65]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1, cur[q1 + 66]));
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = a0_0 / 0x1.cp+2;
+                if (ok1) out[ko + o1] = a0_1 / 0x1.cp+2;
+            }
+        }
+        {
+            const int r = r0 + 1;
+            if (r >= n) break;
+            KGT_CP_WAIT(1);
+            __syncthreads();
+            if (r + 2 < n)
+            {
+                const double *ia = ib + (long long)(zs - 1 + r + 2) * s0;
+                double *sa = sm + ((r + 2) % 3) * 594;
+                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
+                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
+                if (tid + 512 < 594) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+            }
+            KGT_CP_COMMIT();
+            const double *cur = sm + (r % 3) * 594;
+            a0_0 = cur[q0 + 0];
+            a0_0 = kgt_add(a0_0, cur[q0 + 65]);
+            a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1, cur[q0 + 66]));
+            a0_0 = kgt_add(a0_0, cur[q0 + 67]);
+            a0_1 = cur[q1 + 0];
+            a0_1 = kgt_add(a0_1, cur[q1 + 65]);
+            a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1, cur[q1 + 66]));
+            a0_1 = kgt_add(a0_1, cur[q1 + 67]);
+            a1_0 = kgt_sub(a1_0, cur[q0 + 0]);
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1, cur[q0 + 65]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1p-1, cur[q0 + 66]));
+            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1, cur[q0 + 67]));
+            a1_1 = kgt_sub(a1_1, cur[q1 + 0]);
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1, cur[q1 + 65]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1, cur[q1 + 66]));
+            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
+            if (r >= 1) {
+                const long long ko = (long long)(zs + r - 1) * s0;
+                if (ok0) out[ko + o0] = a1_0 / 0x1.cp+2;
+                if (ok1) out[ko + o1] = a1_1 / 0x1.cp+2;
+            }
+        }
+    }
+}
+#endif
+
+extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const long *lo,
+    const long *hi, const long *stride, void *queue)
+{
+    const long long s0 = stride[0], s1 = stride[1];
+    int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
+    if (stride[2] != 1) return 1;
+    /* tile offsets are ints and the grid has limits: else the walk kernel */
+    if (s1 * 10 + 66 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+        return golden_box3d_walk_d(in, out, lo, hi, stride, queue);
+    const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
+    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
+    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8),
+             (unsigned)((z1 - z0 + zc - 1) / zc));
+    kgt_step_golden_box3d_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out, z0, z1,
+        y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
