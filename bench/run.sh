@@ -6,10 +6,12 @@
 #   bash bench/run.sh build rtctests kernels             # scenarios run in the order given
 #
 #   build      meson + ninja in build-run (CUDA, OpenCL through the ICD loader, tests)
-#   rtctests   run-time kernels on the GPU: tests/mpi/test_skeleton with CUDA on 1 and 2 ranks
+#   rtctests   run-time kernels on the GPU: tests/mpi/test_skeleton with CUDA on 1 to 4 ranks
 #              (stats must say rtc), with a small block shape (many tiles and walk chunks), with
-#              STENCIL_RTC=fail (must fall back to the generic kernel, with the notice);
-#              compute-sanitizer memcheck and racecheck of the step kernels; test_rtc_compile
+#              STENCIL_RTC=fail (must fall back to the generic kernel, with the notice), with
+#              NVIDIA OpenCL on 1 and 2 ranks; compute-sanitizer memcheck and racecheck of the
+#              step kernels; test_rtc_compile
+#   gpusuite   meson's suite gpu (the backend and kgt's CUDA kernels, also built with plain -O3)
 #   kernels    one time step per launch, through stencil_skeleton on one GPU: the generic kernel
 #              (STENCIL_RTC=0), the run-time kernel (default) and kgt's named kernel for each
 #              case of KERNEL_CASES (default: every STENCILS.md stencil at its benchmark size)
@@ -51,9 +53,14 @@ scenario_build() {
 
 scenario_rtctests() {
     local ts=$B/tests/mpi/test_skeleton bk=$B/bench/stencil_bench
-    for n in 1 2; do
+    for n in ${RTC_RANKS:-1 2 3 4}; do
         runlog skel-rtc-n$n 300 env STENCIL_BACKEND=cuda STENCIL_EXPECT_KERNEL=rtc \
             "${MPI[@]}" -n $n -x STENCIL_BACKEND -x STENCIL_EXPECT_KERNEL $ts
+    done
+    for n in 1 2; do
+        runlog skel-nvocl-n$n 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
+            STENCIL_EXPECT_KERNEL=rtc "${MPI[@]}" -n $n -x STENCIL_BACKEND \
+            -x STENCIL_OPENCL_PLATFORM -x STENCIL_EXPECT_KERNEL $ts
     done
     runlog skel-rtc-smallshape 300 env STENCIL_BACKEND=cuda STENCIL_EXPECT_KERNEL=rtc \
         STENCIL_RTC_SHAPE=32,2,2,3 "${MPI[@]}" -n 2 -x STENCIL_BACKEND -x STENCIL_EXPECT_KERNEL \
@@ -70,6 +77,11 @@ scenario_rtctests() {
         done
     done
     runlog rtc-compile 300 $B/tests/rtc/test_rtc_compile
+}
+
+scenario_gpusuite() {
+    runlog gpu-suite 500 meson test -C $B --no-rebuild --suite gpu --print-errorlogs
+    grep -E "^ *[0-9]+/[0-9]+ " "$LOGS/gpu-suite.log" | sed 's/^/   /'
 }
 
 # stencil size iterations [type]: one line per kernel into kernels.jsonl
