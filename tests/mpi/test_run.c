@@ -2,8 +2,9 @@
  * The persistent run (stencil_create / advance / view / checkpoint / load / destroy) and the
  * skeleton's periodic work, under mpiexec -n 1..4, host or OpenCL (STENCIL_BACKEND), against the
  * independent serial reference on random data:
- *   - any split of the iterations into advances gives bitwise the reference (one step or two
- *     fused steps per exchange), and two runs can live side by side;
+ *   - any split of the iterations into advances gives bitwise the reference, as
+ *     stencil_skeleton() does (one step or two fused steps per exchange, the peer path), and two
+ *     runs can live side by side;
  *   - the norms of advance_norm equal a serial computation (max exactly, L2 to 1e-12);
  *   - a checkpoint written at k and resumed on another rank count and partition (native and
  *     HDF5) ends bitwise at the reference;
@@ -146,6 +147,13 @@ START_TEST(advance_splits)
         ASSERT_RC(stencil_destroy(&run), 0);
         ck_assert_ptr_null(run);
     }
+    /* stencil_skeleton() with the same options ends at the same reference. */
+    ctx c = {.seed = 7, .ref = ref, .bad = -1};
+    stencil_options o;
+    opts(&o, &c, k->part, k->bnd);
+    o.fuse = k->fuse;
+    ASSERT_RC(stencil_skeleton(MPI_COMM_WORLD, k->sizes, &st, 7, NULL, init_cb, check_cb, &o), 0);
+    ck_assert_int_eq(tu_allsum(MPI_COMM_WORLD, c.bad), 0);
     free(ref);
 }
 END_TEST
