@@ -14,12 +14,13 @@ fail() { echo "kill_resume: $*"; exit 1; }
 "$mpiexec" "$@" -n 2 "$demo" "${args[@]}" -f "$dir/ref.$ext" -o "$dir/ref.sten" >/dev/null ||
     fail "the reference run failed"
 
-# 2 ranks in blocks, slowed down (every update computed 40 times, same result), killed once a
+# 2 ranks in blocks, slowed down (every update computed 1000 times, same result: about 5 ms an
+# iteration here: the first checkpoint after about 0.5 s, the end after 7), killed once a
 # checkpoint exists, in its own process group so that the kill takes the whole job.
-STENCIL_HOST_REPEAT=40 setsid "$mpiexec" "$@" -n 2 "$demo" "${args[@]}" -p blocks \
+STENCIL_HOST_REPEAT=1000 setsid "$mpiexec" "$@" -n 2 "$demo" "${args[@]}" -p blocks \
     -f "$dir/run.$ext" -o "$dir/run.sten" >"$dir/killed.log" 2>&1 &
 job=$!
-for _ in $(seq 600); do [ -e "$dir/run.$ext" ] && break; sleep 0.05; done
+for _ in $(seq 1200); do [ -e "$dir/run.$ext" ] && break; sleep 0.05; done
 [ -e "$dir/run.$ext" ] || { kill -KILL -- -"$job"; fail "no checkpoint appeared"; }
 sleep 0.3
 kill -KILL -- -"$job"
