@@ -9,23 +9,17 @@
 #ifndef SB_GPU_NORM_CUH
 #define SB_GPU_NORM_CUH
 
+#include "norm_shape.h"
+
 #define SB_NORM_BLOCK 256
 #define SB_NORM_GRID  1024
 
 namespace SB_GPU_NS
 {
 
-/*
- * The box as rows of len cells, cs apart: row r starts at off + (r / m) * sa + (r % m) * sb.
- * Consecutive threads take consecutive cells of a row, so the reads coalesce.
- */
-struct norm_rows {
-    long off, rows, m, sa, sb, len, cs;
-};
-
 template <typename T>
 __global__ void __launch_bounds__(SB_NORM_BLOCK)
-    norm_kernel(const T *a, const T *b, norm_rows g, double *part)
+    norm_kernel(const T *a, const T *b, sb_norm_rows g, double *part)
 {
     __shared__ double ss[SB_NORM_BLOCK], sm[SB_NORM_BLOCK];
     double s = 0, m = 0;
@@ -53,37 +47,17 @@ __global__ void __launch_bounds__(SB_NORM_BLOCK)
     }
 }
 
-/*
- * Rows along the innermost dimension that has more than one cell: dimension 2 in 3D, 1 in 2D
- * (dimension 2 is then one cell thick), 0 in 1D, so that a 2D box is n0 rows of n1 cells.
- */
-static norm_rows norm_shape(const long *lo, const long *hi, const long *stride)
-{
-    long n[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
-    norm_rows g = {
-        lo[0] * stride[0] + lo[1] * stride[1] + lo[2] * stride[2], 1, 1, 0, 0, n[0], stride[0]};
-    if (n[2] > 1) {
-        g.rows = n[0] * n[1], g.m = n[1], g.sa = stride[0], g.sb = stride[1];
-        g.len = n[2], g.cs = stride[2];
-    } else if (n[1] > 1) {
-        g.rows = n[0] * n[2], g.m = n[2], g.sa = stride[0], g.sb = stride[2];
-        g.len = n[1], g.cs = stride[1];
-    }
-    return g;
-}
-
 /* Box lo/hi in local indices, stride of the local arrays; out[0] sum of squares, out[1] max. */
 template <typename T>
 static gpuError_t norm_run(const T *a, const T *b, const long *lo, const long *hi,
                            const long *stride, gpuStream_t st, double out[2])
 {
     double host[2 * SB_NORM_GRID];
-    norm_rows g = norm_shape(lo, hi, stride);
+    sb_norm_rows g = sb_norm_shape(lo, hi, stride);
     int grid = g.rows < SB_NORM_GRID ? (int)g.rows : SB_NORM_GRID;
     double *part = NULL;
     out[0] = out[1] = 0;
-    if (g.rows <= 0 || g.len <= 0 || hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2])
-        return gpuSuccess;
+    if (g.rows <= 0) return gpuSuccess;
     gpuError_t e = gpuMalloc((void **)&part, sizeof host);
     if (e != gpuSuccess) return e;
     norm_kernel<T><<<grid, SB_NORM_BLOCK, 0, st>>>(a, b, g, part);
