@@ -3,9 +3,9 @@
 # checkpoint in a persistent run, 2D 4-point fp32 20480^2 on one GPU, every 100 and every 1000
 # iterations (bench/run_cost.c says what each JSON line means). On committed code:
 #
-#   rm -rf build-snap && mkdir -p build-snap/src && git archive HEAD | tar -x -C build-snap/src
-#   device run (kind nvidia-h200), carry ['.devkit', 'build-snap']:
-#       bash build-snap/src/bench/run_cost.sh
+#   rm -rf build-rc21 && mkdir -p build-rc21/src && git archive HEAD | tar -x -C build-rc21/src
+#   device run (kind nvidia-h200), carry ['.devkit', 'build-rc21']:
+#       bash build-rc21/src/bench/run_cost.sh
 #
 # Prints the JSON lines and leaves them in $OUT/run_cost-h200.jsonl. Extra arguments go to
 # run_cost (e.g. -b opencl, -k NAME, -T 5000). The checkpoint goes to $RUN_COST_FILE (default
