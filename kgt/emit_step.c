@@ -30,20 +30,18 @@ static void wyx(const kgt_stencil *s, const int *off, int *o)
 }
 
 /*
- * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): in 2D the next row
- * through registers, except for float stencils of more than 5 points (box-like), which gain from
- * asynchronous copies; in 3D asynchronous copies where there are any.
+ * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): asynchronous copies
+ * where there are any, but for double in 2D and for 1D (one plane: nothing to overlap), where the
+ * next row goes through registers.
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
-    int np = 0;
-    for (int i = 0; i < s->npts; i++) np += s->pts[i].w != 0.0;
     if (s->ndims == 3) {
         sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
         sh->pipe = pipe ? 3 : 0;
     } else {
         sh->bx = 128, sh->by = 1, sh->nc = dbl ? 4 : 8, sh->zc = s->ndims == 2 ? 256 : 1;
-        sh->pipe = pipe && !dbl && np > 5 && s->ndims == 2 ? 3 : 0;
+        sh->pipe = pipe && !dbl && s->ndims == 2 ? 3 : 0;
         if (sh->pipe) sh->zc = 512;
     }
 }

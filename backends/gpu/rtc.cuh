@@ -34,6 +34,7 @@ struct rtc_kernel {
     rtc_module mod;
     rtc_func fn;
     kgt_step_info info;
+    int slots; /* blocks of the kernel resident on the whole device at once; 0: unknown */
 };
 
 /* The architecture the compiler targets, as its option: the device's own. */
@@ -110,6 +111,22 @@ static int rtc_load(rtc_kernel *k, const char *bin)
     if (cudaLibraryLoadData(&k->mod, bin, NULL, NULL, 0, NULL, NULL, 0) != cudaSuccess) return -1;
     return cudaLibraryGetKernel(&k->fn, k->mod, k->info.name) == cudaSuccess ? 0 : -1;
 #endif
+}
+
+/* How many blocks of k fit on the device at once (sms multiprocessors); 0 when unknown. */
+static int rtc_slots(const rtc_kernel *k, int sms)
+{
+    int n = 0, threads = k->info.sh.bx * k->info.sh.by;
+#if defined(SB_GPU_HIP)
+    if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&n, k->fn, threads, 0) != hipSuccess)
+        n = 0;
+#else
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, (const void *)k->fn, threads, 0) !=
+        cudaSuccess)
+        n = 0;
+#endif
+    (void)gpuGetLastError();
+    return n > 0 ? n * sms : 0;
 }
 
 static void rtc_unload(rtc_kernel *k)
@@ -189,8 +206,8 @@ static double rtc_now(void)
  * Compiles (or finds) and loads the step kernel of st into k; *secs is the compile time (0 when
  * cached). 0, or -1 with the reason in err.
  */
-static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, double *secs, char *err,
-                     size_t errlen)
+static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, int sms, double *secs,
+                     char *err, size_t errlen)
 {
     int rc = -1;
     *secs = 0;
@@ -222,6 +239,7 @@ static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, doub
     }
     if (e) rc = rtc_load(k, e->bin);
     pthread_mutex_unlock(&rtc_lock);
+    if (!rc) k->slots = rtc_slots(k, sms);
     if (e && rc) snprintf(err, errlen, "the compiled module did not load");
     free(key);
     free(src);
