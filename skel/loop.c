@@ -126,9 +126,12 @@ static void progress(sk_run *r, long t, double t0)
          done = r->done + here, goal = r->goal > 0 ? r->goal : r->done + r->iters;
     if (every <= 0 || r->rank != 0 || done / every == (done - r->steps) / every) return;
     double dt = MPI_Wtime() - t0;
-    double rate = (double)r->stats.cells * (double)here / dt / 1e9;
-    fprintf(stderr, "stencil: iteration %ld/%ld  %.2f Gcells/s  %.1f s left\n", done, goal, rate,
-            dt / (double)here * (double)(goal - done));
+    double rate = (double)r->stats.cells * (double)here / dt;
+    /* The unit that keeps three significant figures on small grids too. */
+    const char *unit = rate >= 1e9 ? "G" : rate >= 1e6 ? "M" : "k";
+    double scale = rate >= 1e9 ? 1e9 : rate >= 1e6 ? 1e6 : 1e3;
+    fprintf(stderr, "stencil: iteration %ld/%ld  %.3g %scells/s  %.1f s left\n", done, goal,
+            rate / scale, unit, dt / (double)here * (double)(goal - done));
 }
 
 /*
