@@ -18,6 +18,22 @@
 #   shapes     the run-time kernel under block shapes SHAPES (STENCIL_RTC_SHAPE), SHAPE_CASES
 #   sweep      the run-time kernel under the block shapes of each line of SWEEP_FILE
 #              (default bench/sweep.txt: "stencil:size:iterations:type shape shape ...")
+#   tests      suite gpu; test_skeleton with CUDA and with NVIDIA OpenCL on 1 and 2 GPUs
+#   cudatests  the CUDA part of tests;  ocltests  the NVIDIA OpenCL part (+ its backend suite)
+#   peer       test_skeleton on PEER_RANKS (3 4) ranks sharing the GPUs, CUDA peer path forced
+#   sanitize   compute-sanitizer memcheck and racecheck of 2-rank CUDA runs
+#   scaling    strong and weak series on 1..SCALING_GPUS (2) GPUs (bench/scaling.sh)
+#   trace      per-iteration phase traces of the strong 2D case, peer/staged, serialized
+#   opencl     NVIDIA OpenCL, 2D 4-point 20480^2 on 1 and 2 GPUs, overlapped and serialized
+#   oclcopy    OpenCL halo copies rect vs pack;  oclwg  work-group widths (bench_ocl)
+#   poclwalk   PoCL alone with each walk of the generic OpenCL kernel
+#   mixed      one job of a CUDA rank, an NVIDIA OpenCL rank and a PoCL rank: solo rates, equal,
+#              balanced and auto-calibrated shares (MIXED_* variables, see scenario_mixed)
+#   mixwarm    balanced 3-rank jobs of 3 runs each (cold and warm), PoCL weighted MIXWARM_POCL
+#   mixdiag    where the mixed job loses: 2-rank jobs, the 3-rank job, traced runs
+#   kgtfuse    one vs two time steps per launch, generic and kgt, 2D stencils (+ memcheck)
+#   kgtstream  the streaming kernels' tests, then kgtfuse's runs for KGTSTREAM_SET
+#   fusegpus   2D 4-point with kgt's kernel on 2 GPUs, one vs two steps per exchange
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -26,6 +42,7 @@ LOGS=$(mktemp -d)
 mkdir -p "$OUT"
 [ -f .devkit/env.sh ] && . .devkit/env.sh
 B=${BUILD:-build-run}
+export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-8} # PoCL ranks of the mixed jobs
 MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 [ -n "${OCL_ICD_FILENAMES:-}" ] && MPI+=(-x "OCL_ICD_FILENAMES=$OCL_ICD_FILENAMES")
 summary=()
@@ -132,6 +149,312 @@ scenario_sweep() {
         done
     done <"${SWEEP_FILE:-bench/sweep.txt}"
     note "sweep: $(wc -l <"$OUT/shapes.jsonl") runs"
+}
+
+# ---- Correctness on the GPU host (CUDA and NVIDIA OpenCL; 2 GPUs for the 2-rank runs) ----
+
+skel_ranks() { # backend ranks...: tests/mpi/test_skeleton with that backend on each rank count
+    local bk=$1 n
+    shift
+    for n in "$@"; do
+        if [ "$bk" = cuda ]; then
+            runlog skel-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n \
+                -x STENCIL_BACKEND $B/tests/mpi/test_skeleton
+        else
+            runlog skel-nvocl-n$n 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
+                "${MPI[@]}" -n $n -x STENCIL_BACKEND -x STENCIL_OPENCL_PLATFORM $B/tests/mpi/test_skeleton
+        fi
+    done
+}
+
+scenario_tests() { # suite gpu; test_skeleton with CUDA and with NVIDIA OpenCL on 1 and 2 GPUs
+    scenario_gpusuite
+    skel_ranks cuda 1 2
+    skel_ranks opencl 1 2
+}
+
+scenario_cudatests() { # the CUDA part of tests
+    scenario_gpusuite
+    skel_ranks cuda 1 2
+}
+
+scenario_ocltests() { # NVIDIA OpenCL: the backend suite on the first GPU, test_skeleton on 1, 2
+    [ -x $B/tests/opencl/test_opencl ] &&
+        runlog opencl-backend 300 env STENCIL_OPENCL_PLATFORM=NVIDIA $B/tests/opencl/test_opencl
+    skel_ranks opencl 1 2
+}
+
+scenario_peer() { # test_skeleton on PEER_RANKS ranks (ranks share GPUs), CUDA peer path forced
+    local n
+    for n in ${PEER_RANKS:-3 4}; do
+        runlog skel-cuda-peer-n$n 300 env STENCIL_BACKEND=cuda STENCIL_PEER=1 "${MPI[@]}" -n $n \
+            -x STENCIL_BACKEND -x STENCIL_PEER $B/tests/mpi/test_skeleton
+    done
+}
+
+scenario_sanitize() { # compute-sanitizer memcheck and racecheck of 2-rank CUDA runs
+    local tool
+    for tool in memcheck racecheck; do
+        runlog sanitizer-$tool 300 "${MPI[@]}" -n 2 compute-sanitizer --tool $tool \
+            --error-exitcode 7 $B/examples/heat2d -b cuda -n 512 -i 20
+    done
+    runlog sanitizer-memcheck-3d 300 "${MPI[@]}" -n 2 compute-sanitizer --tool memcheck \
+        --error-exitcode 7 $B/bench/stencil_bench -b cuda -S 3d27 -n 64x64x64 -i 10 -p blocks
+}
+
+# ---- Several GPUs of one node ----
+
+scenario_scaling() { # strong and weak series on 1..SCALING_GPUS GPUs (bench/scaling.sh)
+    timeout "${SCALING_TIMEOUT:-280}" bash bench/scaling.sh $B "$OUT" "${SCALING_GPUS:-2}" \
+        "${SCALING_BACKEND:-cuda}" >"$LOGS/scaling.log" 2>&1
+    note "scaling: rc $? ($(wc -l <"$OUT/scaling.jsonl") runs; plots: bash bench/plot.sh" \
+        "$OUT/scaling.jsonl DIR)"
+}
+
+scenario_trace() { # phase traces of the strong 2D case on TRACE_RANKS GPUs; untraced beside
+    local n=${TRACE_RANKS:-2} app=(-b cuda -S 2d4 -n 20480x20480 -i 1000) v tag
+    for v in "--peer 1" "--peer 1 --serialize" "--peer 0" "--peer 0 --serialize"; do
+        tag=${v// /}
+        # shellcheck disable=SC2086
+        "${MPI[@]}" -n $n $B/bench/stencil_bench --label "untraced$tag" "${app[@]}" $v --repeat 2 |
+            tee -a "$OUT/trace.jsonl"
+        # shellcheck disable=SC2086
+        "${MPI[@]}" -n $n $B/bench/stencil_bench --label "traced$tag" "${app[@]}" $v \
+            --trace "$LOGS/tr$tag" | tee -a "$OUT/trace.jsonl"
+        echo "-- $v" >>"$OUT/trace-summary.txt"
+        bash bench/trace_summary.sh -s 10 "$LOGS/tr$tag".*.jsonl >>"$OUT/trace-summary.txt"
+    done
+    cat "$OUT/trace-summary.txt"
+    note "trace: $(wc -l <"$OUT/trace.jsonl") runs, per-phase means in trace-summary.txt"
+}
+
+# ---- OpenCL ----
+
+scenario_opencl() { # NVIDIA OpenCL, 2D 4-point fp32 20480^2 x 1000 on 1 and 2 GPUs (+ serialized)
+    local n s
+    for n in 1 2; do
+        for s in "" --serialize; do
+            STENCIL_OPENCL_PLATFORM=NVIDIA timeout 200 "${MPI[@]}" -n $n \
+                -x STENCIL_OPENCL_PLATFORM $B/bench/stencil_bench --label nvocl-2d4$s -b opencl \
+                -S 2d4 -n 20480x20480 -i 1000 $s --repeat 2 | tee -a "$OUT/opencl.jsonl"
+        done
+    done
+    note "opencl: $(wc -l <"$OUT/opencl.jsonl") runs"
+}
+
+scenario_oclcopy() { # OpenCL halo copies, rect vs pack (bench_ocl copy), OCL_PLATFORM (NVIDIA)
+    local p=STENCIL_OPENCL_PLATFORM=${OCL_PLATFORM:-NVIDIA}
+    {
+        env $p $B/bench/opencl/bench_ocl copy 2d4 20480 2 200
+        env $p $B/bench/opencl/bench_ocl copy 3d27 512 2 50
+    } 2>&1 | tee "$OUT/oclcopy.txt"
+    note "oclcopy: $(grep -c '^copy' "$OUT/oclcopy.txt") lines in oclcopy.txt"
+}
+
+scenario_oclwg() { # work-group width of the generic OpenCL kernel (STENCIL_OPENCL_WG)
+    local wg p=STENCIL_OPENCL_PLATFORM=${OCL_PLATFORM:-NVIDIA}
+    for wg in 64 128 256 512 1024; do
+        env $p STENCIL_OPENCL_WG=$wg $B/bench/opencl/bench_ocl update 2d4 20480 200
+        env $p STENCIL_OPENCL_WG=$wg $B/bench/opencl/bench_ocl update 3d7 512 100
+    done 2>&1 | tee "$OUT/oclwg.txt"
+    note "oclwg: see oclwg.txt"
+}
+
+scenario_poclwalk() { # PoCL alone on the CPU with each walk of the generic OpenCL kernel
+    local w
+    for w in 1 4 8; do
+        STENCIL_OPENCL_WALK=$w STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 \
+            -x STENCIL_OPENCL_WALK -x STENCIL_OPENCL_PLATFORM $B/bench/stencil_bench \
+            --label "pocl-walk$w" -b opencl -S 2d4 -n 20480x20480 -i 5 --repeat 2 |
+            tee -a "$OUT/poclwalk.jsonl"
+    done
+    note "poclwalk: $(wc -l <"$OUT/poclwalk.jsonl") runs"
+}
+
+# ---- Mixed backends in one job: CUDA on GPU 0, NVIDIA OpenCL on GPU 1, PoCL on the CPU ----
+# MIXED_PIN=1: each rank on its own physical cores, the PoCL rank on POCL_MAX_PTHREAD_COUNT + 1.
+
+pin_cpus() {
+    PIN0=() PIN1=() PIN2=()
+    [ "${MIXED_PIN:-0}" = 1 ] || return 0
+    local cores=() c id first sorted n=$((POCL_MAX_PTHREAD_COUNT + 1))
+    for c in /sys/devices/system/cpu/cpu[0-9]*; do
+        id=${c##*cpu}
+        first=$(sed 's/[-,].*//' "$c/topology/thread_siblings_list")
+        [ "$first" = "$id" ] && taskset -c "$id" true 2>/dev/null && cores+=("$id")
+    done
+    mapfile -t sorted < <(printf '%s\n' "${cores[@]}" | sort -n)
+    if [ ${#sorted[@]} -lt $((n + 2)) ]; then
+        echo "pinning: off, ${#sorted[@]} physical cores < $((n + 2))" | tee -a "$OUT/pin.txt"
+        return 0
+    fi
+    PIN0=(taskset -c "${sorted[0]}") PIN1=(taskset -c "${sorted[1]}")
+    PIN2=(taskset -c "$(IFS=,; echo "${sorted[*]:2:$n}")")
+    echo "pinning: ${PIN0[*]} / ${PIN1[*]} / ${PIN2[*]}" | tee -a "$OUT/pin.txt"
+}
+
+mixed() { # label weight0 weight1 weight2 [iterations]
+    local app=($B/bench/stencil_bench --label "$1" -S 2d4 -n ${MIXED_N:-8192x8192}
+        -i ${5:-${MIXED_I:-200}} --repeat ${MIXED_RUNS:-1})
+    timeout 300 "${MPI[@]}" -n 1 env STENCIL_VERBOSE=1 STENCIL_BACKEND=cuda STENCIL_DEVICE=0 \
+        STENCIL_WEIGHT=$2 "${PIN0[@]}" "${app[@]}" : \
+        -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=opencl \
+        STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 STENCIL_WEIGHT=$3 "${PIN1[@]}" "${app[@]}" : \
+        -n 1 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=Portable STENCIL_WEIGHT=$4 \
+        "${PIN2[@]}" "${app[@]}" | tee -a "$OUT/mixed.jsonl"
+}
+
+# The rate (gcells_best) of line LINE (from 0) of the JSON lines in FILE.
+rate() {
+    python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])])["gcells_best"])' "$1" "$2"
+}
+
+solo_runs() { # file grid iters pocl-grid pocl-iters: the three devices alone, one line each
+    local f=$1 app=(-S 2d4 -n $2 -i $3 --repeat 2)
+    "${MPI[@]}" -n 1 "${PIN0[@]}" $B/bench/stencil_bench --label solo-cuda -b cuda "${app[@]}" |
+        tee -a "$f"
+    STENCIL_OPENCL_PLATFORM=NVIDIA STENCIL_DEVICE=1 "${MPI[@]}" -n 1 -x STENCIL_OPENCL_PLATFORM \
+        -x STENCIL_DEVICE "${PIN1[@]}" $B/bench/stencil_bench --label solo-nvocl -b opencl \
+        "${app[@]}" | tee -a "$f"
+    STENCIL_OPENCL_PLATFORM=Portable "${MPI[@]}" -n 1 -x STENCIL_OPENCL_PLATFORM "${PIN2[@]}" \
+        $B/bench/stencil_bench --label solo-pocl -b opencl -S 2d4 -n "$4" -i "$5" | tee -a "$f"
+}
+
+# Solo rates, then equal, balanced (weights = solo rates) and auto-calibrated shares. MIXED_N,
+# MIXED_I, MIXED_EQUAL_I, MIXED_REPEAT, MIXED_PIN, MIXED_RUNS (--repeat); MIXED_POCL_N and
+# MIXED_POCL_I: PoCL's solo size and iterations (PoCL allocates at most 2 GiB there).
+scenario_mixed() {
+    local f=$OUT/mixed.jsonl w0 w1 w2 _
+    rm -f "$f"
+    pin_cpus
+    solo_runs "$f" ${MIXED_N:-8192x8192} ${MIXED_I:-200} ${MIXED_POCL_N:-${MIXED_N:-8192x8192}} \
+        ${MIXED_POCL_I:-5}
+    w0=$(rate "$f" 0) w1=$(rate "$f" 1) w2=$(rate "$f" 2)
+    mixed equal 1 1 1 "${MIXED_EQUAL_I:-}" # a third of the grid on the CPU: fewer iterations
+    for _ in $(seq "${MIXED_REPEAT:-1}"); do # same-command runs vary: MIXED_REPEAT of each
+        mixed balanced "$w0" "$w1" "$w2"
+        mixed auto auto auto auto
+    done
+    note "mixed: $(wc -l <"$f") runs (solo $w0 / $w1 / $w2 Gcells/s)"
+}
+
+# Balanced jobs of 3 runs each (a cold first run and two warm ones), the GPU ranks weighted 465
+# and 460, PoCL by each of MIXWARM_POCL, two jobs per weight.
+scenario_mixwarm() {
+    local w
+    rm -f "$OUT/mixed.jsonl"
+    PIN0=() PIN1=() PIN2=()
+    for w in ${MIXWARM_POCL:-2.75 1.2}; do
+        MIXED_RUNS=3 mixed "balanced-pocl$w" 465 460 "$w"
+        MIXED_RUNS=3 mixed "balanced-pocl$w" 465 460 "$w"
+    done
+    note "mixwarm: $(wc -l <"$OUT/mixed.jsonl") jobs"
+}
+
+job() { # label trace(0/1) BACKEND:PLATFORM:DEVICE:WEIGHT...
+    local label=$1 tr=$2 cmd=() sep=() spec b p d w
+    shift 2
+    local app=($B/bench/stencil_bench --label "$label" -S 2d4 -n ${MIXED_N:-32768x32768}
+        -i ${MIXED_I:-300})
+    [ "$tr" = 1 ] && app+=(--trace "$LOGS/tr-$label")
+    for spec in "$@"; do
+        IFS=: read -r b p d w <<<"$spec"
+        cmd+=("${sep[@]}" -n 1 env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" STENCIL_BACKEND=$b
+            STENCIL_OPENCL_PLATFORM=$p STENCIL_DEVICE=$d STENCIL_WEIGHT=$w "${app[@]}")
+        sep=(:)
+    done
+    timeout 300 "${MPI[@]}" "${cmd[@]}" | tee -a "$OUT/mixdiag.jsonl"
+    [ "$tr" = 1 ] && bash bench/trace_summary.sh -s 10 "$LOGS/tr-$label".*.jsonl |
+        sed "s/^/$label /" >>"$OUT/mixdiag-trace.txt"
+}
+
+# Where a mixed job loses against the sum of its solo rates: 2-rank jobs (CUDA + NVIDIA OpenCL,
+# CUDA x2, NVIDIA OpenCL x2), the 3-rank balanced job, and traced runs of the first and last.
+scenario_mixdiag() {
+    local f=$OUT/mixdiag.jsonl w0 w1 w2 _
+    rm -f "$f" "$OUT/mixdiag-trace.txt"
+    pin_cpus
+    solo_runs "$f" ${MIXED_N:-32768x32768} ${MIXED_I:-300} ${MIXED_POCL_N:-16384x16384} 5
+    w0=$(rate "$f" 0) w1=$(rate "$f" 1) w2=$(rate "$f" 2)
+    for _ in 1 2; do
+        job cuda-nvocl 0 cuda:-:0:$w0 opencl:NVIDIA:1:$w1
+        job cuda-cuda 0 cuda:-:0:1 cuda:-:1:1
+        job nvocl-nvocl 0 opencl:NVIDIA:0:1 opencl:NVIDIA:1:1
+        job mixed-bal 0 cuda:-:0:$w0 opencl:NVIDIA:1:$w1 opencl:Portable:0:$w2
+    done
+    job cuda-nvocl-tr 1 cuda:-:0:$w0 opencl:NVIDIA:1:$w1
+    job mixed-bal-tr 1 cuda:-:0:$w0 opencl:NVIDIA:1:$w1 opencl:Portable:0:$w2
+    cat "$OUT/mixdiag-trace.txt"
+    note "mixdiag: $(wc -l <"$f") runs (solo $w0 / $w1 / $w2 Gcells/s)"
+}
+
+# ---- kgt's named kernels: one and two time steps per launch ----
+
+# bench stencil n i: the generic kernel (STENCIL_RTC=0) and kgt's, one and two steps per launch
+fuse_runs() {
+    local bk=$1 st=$2 n=$3 i=$4 rep=(--repeat "${FUSE_REPEAT:-1}") k f
+    for k in "" "-k $st"; do
+        for f in 1 2; do
+            # shellcheck disable=SC2086
+            "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f -x STENCIL_RTC=$([ -z "$k" ] && echo 0 || echo 1) \
+                "$bk" --label "fuse$f" -b cuda -S "$st" -n "$n" -i "$i" $k "${rep[@]}" |
+                tee -a "$OUT/kgtfuse.jsonl"
+        done
+    done
+}
+
+# Memcheck of the two-step kernels, then one vs two steps per launch for the 2D stencils;
+# FUSE_RANKS > 1 adds 2D 4-point on that many GPUs.
+scenario_kgtfuse() {
+    local bk=$B/bench/stencil_bench_kgt s f r=${FUSE_RANKS:-1}
+    runlog fused-memcheck 600 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        "${MPI[@]}" -n 2 $B/tests/kgt/test_kgt_skel_cuda
+    runlog fused-memcheck-direct 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $B/tests/kgt/test_kgt_fused
+    for s in 2d4 2d5asym; do # the generic kernel's two-step path, whole tiles and edges
+        runlog fused-memcheck-generic-$s 300 env STENCIL_FUSE=2 compute-sanitizer --tool memcheck \
+            --error-exitcode 9 $bk -b cuda -S $s -n 1001x1001 -i 5
+    done
+    fuse_runs $bk 2d4 32768x32768 500
+    for s in 2d9 2d-diag 2d9nc 2d5asym; do fuse_runs $bk $s 16384x16384 500; done
+    if [ "$r" -gt 1 ]; then
+        for f in 1 2; do
+            "${MPI[@]}" -n "$r" -x STENCIL_FUSE=$f $bk --label "fuse$f-n$r" -b cuda -S 2d4 \
+                -n 32768x32768 -i 500 -k 2d4 | tee -a "$OUT/kgtfuse.jsonl"
+        done
+    fi
+    note "kgtfuse: $(wc -l <"$OUT/kgtfuse.jsonl") runs"
+}
+
+# The streaming kernels' tests (test_kgt_fused, also under memcheck; test_kgt_skel_cuda on 1 and 2
+# ranks), then one vs two steps per launch for KGTSTREAM_SET.
+scenario_kgtstream() {
+    local bk=$B/bench/stencil_bench_kgt s n
+    runlog kgt-fused 300 $B/tests/kgt/test_kgt_fused
+    runlog kgt-fused-memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $B/tests/kgt/test_kgt_fused
+    for n in 1 2; do runlog kgt-skel-n$n 300 "${MPI[@]}" -n $n $B/tests/kgt/test_kgt_skel_cuda; done
+    for s in ${KGTSTREAM_SET:-2d9nc 2d4 2d5asym}; do
+        n=16384x16384
+        [ "$s" = 2d4 ] && n=32768x32768
+        fuse_runs $bk $s $n 500
+    done
+    note "kgtstream: $(wc -l <"$OUT/kgtfuse.jsonl") runs"
+}
+
+# 2D 4-point 32768^2 with kgt's kernel on 2 GPUs, one vs two steps per exchange, peer path and
+# host-staged (FUSE_REPEAT repeats), after kgt-cuda-n2 on the two GPUs.
+scenario_fusegpus() {
+    local bk=$B/bench/stencil_bench_kgt p f
+    runlog kgt-cuda-n2-2gpu 300 meson test -C $B --no-rebuild kgt-cuda-n2 --print-errorlogs
+    for p in 1 0; do
+        for f in 1 2; do
+            "${MPI[@]}" -n 2 -x STENCIL_FUSE=$f $bk --label "fuse$f-n2" -b cuda -S 2d4 \
+                -n 32768x32768 -i 500 -k 2d4 --peer $p --repeat "${FUSE_REPEAT:-1}" |
+                tee -a "$OUT/fusegpus.jsonl"
+        done
+    done
+    note "fusegpus: $(wc -l <"$OUT/fusegpus.jsonl") runs"
 }
 
 for s in "$@"; do

@@ -4,8 +4,8 @@
  *
  * Why: a kernel doing one step per sweep of the grid moves at least 8 bytes per fp32 cell and
  * step, so it cannot pass the copy roofline (535.6 Gcells/s on an H200); two steps per sweep can.
- * The scheme is the study's best (bench/gpu/fused.cu, k_fused_l1; bench/RESULTS.md, "kgt, third
- * session"): 2d4 ran at 539.6 Gcells/s with a 256 x 32 tile and 512 threads, against 456.3 for
+ * The scheme is the best of a standalone study (docs/performance-notes.md, "Two time steps per
+ * launch"): 2d4 ran at 539.6 Gcells/s with a 256 x 32 tile and 512 threads, against 456.3 for
  * the generic kernel and 461.2 for kgt's single step. 2d9nc (radius 2) ran slower fused (327.7)
  * than single-step (444.1 kgt): its redundant step-1 cells and nine reads per cell cost more than
  * the DRAM traffic saved. The register-streaming kernel (emit_stream.c) serves the star stencils

@@ -1,9 +1,9 @@
 /*
  * Two steps per launch by register streaming, for 2D star stencils (no non-zero weight off the
  * axes) reaching at most 2 cells: the kernel the fused launcher (emit_fused.c) takes for boxes
- * tall and wide enough. The scheme is the study bench/gpu/stream.cu (bench/RESULTS.md, issue 5):
- * on one H200, fp32, 2d9nc ran at 735.2 Gcells/s (16384^2) against 372.2 for the tile kernel and
- * 444.8 for one step per launch; 2d4 at 932.7 against the tile kernel's 602.3.
+ * tall and wide enough. The scheme is a standalone study's (docs/performance-notes.md, "Two time
+ * steps per launch"): on one H200, fp32, 2d9nc ran at 735.2 Gcells/s (16384^2) against 372.2 for
+ * the tile kernel and 444.8 for one step per launch; 2d4 at 932.7 against the tile kernel's 602.3.
  *
  * A block of B threads covers a strip of B*V columns (V adjacent columns per thread, one vector
  * access when the rows allow) and walks down a block of rows. For its columns each thread keeps,
