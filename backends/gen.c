@@ -21,6 +21,16 @@ static int to_kgt(const sl_stencil *st, kgt_stencil *ks)
                             (const int(*)[KGT_MAX_DIMS])st->off, st->w, st->divisor);
 }
 
+/* src, made not to compile under $STENCIL_RTC=fail (the tests of the fallback). */
+static char *broken_if_asked(char *src)
+{
+    if (!src || sb_rtc_mode() != SB_RTC_FAIL) return src;
+    char *bad = realloc(src, strlen(src) + 40);
+    if (!bad) free(src);
+    if (bad) strcat(bad, "\n#error STENCIL_RTC=fail\n");
+    return bad;
+}
+
 char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
 {
     kgt_stencil ks;
@@ -32,13 +42,16 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
     if (e && *e) sscanf(e, "%d,%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc, &sh.pipe);
     char *src = kgt_rt_gpu(&ks, dbl, &sh, info);
     kgt_stencil_clear(&ks);
-    if (src && sb_rtc_mode() == SB_RTC_FAIL) {
-        char *bad = realloc(src, strlen(src) + 40);
-        if (!bad) free(src);
-        if (bad) strcat(bad, "\n#error STENCIL_RTC=fail\n");
-        src = bad;
-    }
-    return src;
+    return broken_if_asked(src);
+}
+
+char *sb_gen_gpu_stream(const sl_stencil *st, kgt_stream_info *info)
+{
+    kgt_stencil ks;
+    if (to_kgt(st, &ks)) return NULL;
+    char *src = kgt_rt_gpu_stream(&ks, st->type == STENCIL_DOUBLE, info);
+    kgt_stencil_clear(&ks);
+    return broken_if_asked(src);
 }
 
 char *sb_gen_opencl(const sl_stencil *st, size_t nelems)

@@ -20,6 +20,13 @@ int sb_rtc_mode(void);
 char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info);
 
 /*
+ * The two-step streaming kernels of st (kgt_rt_gpu_stream) for NVRTC/hiprtc, or NULL when st is
+ * not a 2D star stencil reaching at most 2 cells (or out of memory); $STENCIL_RTC=fail breaks it
+ * as it breaks sb_gen_gpu's.
+ */
+char *sb_gen_gpu_stream(const sl_stencil *st, kgt_stream_info *info);
+
+/*
  * The OpenCL backend's walk kernel prologue for st (kgt_rt_opencl), indices of type long when
  * the local array has nelems >= INT_MAX cells; malloc'ed, NULL when out of memory.
  */

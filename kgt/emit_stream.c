@@ -35,7 +35,10 @@
  * and the ring takes one vector store per level. With nvcc 13 (sm_90, -fmad=false) 2d9nc float
  * then holds 64 registers (8 blocks of 128 threads per SM) and 2d4 float 40.
  */
-#include "kgt.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "kgt_rt.h"
 
 static const char *const tname[2] = {"float", "double"};
 static const char tsuf[2] = {'f', 'd'};
@@ -359,18 +362,11 @@ static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
  * vector); stored columns [x0 + HP, x0 + HP + W) within [lo1, hi1); output rows
  * [lo0 + by*h, +h) within [lo0, hi0). VEC: rows and arrays allow vector accesses.
  */
-static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+/* The kernel's body after its head; vec: the template parameter VEC, or "0"/"1". */
+static void emit_kernel_body(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
+                             const shape *t, const char *vec)
 {
     const char *ty = tname[dbl];
-    kgt_printf(b,
-               "template <int VEC>\n"
-               "static __global__ void __launch_bounds__(%d)\n"
-               "    %s_%s_stream_k%c(const %s *__restrict__ in, %s *__restrict__ out, KGT_IX lo0,\n"
-               "    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, "
-               "KGT_IX lh1,\n"
-               "    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)"
-               "\n{\n",
-               SB, g->prefix, s->stem, tsuf[dbl], ty, ty);
     emit_enum(b, t);
     kgt_printf(
         b,
@@ -390,15 +386,39 @@ static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
         "ye + R <= lh0 &&\n"
         "                     ys - 2 * R >= a0 && yend <= b0;\n"
         "    if (fast)\n"
-        "        %s_%s_walk%c<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
+        "        %s_%s_walk%c<%s, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
         "a0, b0, a1, b1,\n"
         "                            s0, sh);\n"
         "    else\n"
-        "        %s_%s_walk%c<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
+        "        %s_%s_walk%c<%s, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, "
         "a0, b0, a1, b1,\n"
         "                            s0, sh);\n"
         "}\n\n",
-        ty, g->prefix, s->stem, tsuf[dbl], g->prefix, s->stem, tsuf[dbl]);
+        ty, g->prefix, s->stem, tsuf[dbl], vec, g->prefix, s->stem, tsuf[dbl], vec);
+}
+
+/* The kernel's parameters, after its name. */
+static void emit_kernel_params(kgt_buf *b, int dbl)
+{
+    const char *ty = tname[dbl];
+    kgt_printf(b,
+               "(const %s *__restrict__ in, %s *__restrict__ out, KGT_IX lo0,\n"
+               "    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, "
+               "KGT_IX lh1,\n"
+               "    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)"
+               "\n{\n",
+               ty, ty);
+}
+
+static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+{
+    kgt_printf(b,
+               "template <int VEC>\n"
+               "static __global__ void __launch_bounds__(%d)\n"
+               "    %s_%s_stream_k%c",
+               SB, g->prefix, s->stem, tsuf[dbl]);
+    emit_kernel_params(b, dbl);
+    emit_kernel_body(b, g, s, dbl, t, "VEC");
 }
 
 /*
@@ -484,6 +504,36 @@ void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int
     emit_kernel(b, g, s, dbl, &t);
     emit_launch(b, g, s, dbl, &t);
     kgt_printf(b, "#undef KGT_IX\n\n");
+}
+
+/*
+ * The run-time variant (kgt_rt.h): the same walk, and one extern "C" kernel per vector mode,
+ * since NVRTC and hiprtc find kernels by name and a template's instances have mangled ones.
+ */
+int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, kgt_stream_info *info)
+{
+    kgt_gen g;
+    memset(&g, 0, sizeof g);
+    memset(info, 0, sizeof *info);
+    g.prefix = "rt";
+    if (!kgt_stream(s)) return -1;
+    shape t = make_shape(s, dbl);
+    info->r = t.r, info->v = t.v, info->b = SB, info->w = SB * t.v - 2 * t.hp, info->u = t.u;
+    info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = STREAM_MIN;
+    info->ix_int = !strcmp(index_type(&t), "int");
+    for (int d = 0; d < 2; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
+    kgt_printf(b, "#define KGT_IX %s\n", index_type(&t));
+    if (t.split) kgt_emit_div_split(b);
+    emit_load(b, &g, s, dbl, &t);
+    emit_walk(b, &g, s, dbl, &t);
+    for (int v = 0; v <= (t.v > 1); v++) {
+        snprintf(info->name[v], sizeof info->name[v], "rt_%s_stream_k%c%d", s->stem, tsuf[dbl], v);
+        kgt_printf(b, "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n    %s", SB,
+                   info->name[v]);
+        emit_kernel_params(b, dbl);
+        emit_kernel_body(b, &g, s, dbl, &t, v ? "1" : "0");
+    }
+    return 0;
 }
 
 int kgt_stream_min(void)

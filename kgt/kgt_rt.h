@@ -86,4 +86,26 @@ void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int d
  */
 char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info);
 
+/*
+ * Two steps per launch at run time: kgt's register-streaming kernel (emit_stream.c) for 2D star
+ * stencils reaching at most 2 cells (kgt_stream), as two extern "C" kernels, name[0] with scalar
+ * and name[1] (when v > 1) with vector row accesses. The numbers are what a launcher needs; the
+ * kgt command's launcher (emit_stream.c, emit_launch) is the reference for their use.
+ */
+typedef struct kgt_stream_info {
+    int r, v, b;        /* window radius; columns per thread; threads per block */
+    int w, u;           /* columns a block stores; rows of one unrolled iteration */
+    int hdef, hmin;     /* rows per block: at most, at least */
+    int elo[2], ehi[2]; /* reach of the non-zero weights */
+    int ix_int;         /* the kernels' index parameters are int (else long) */
+    int min_box;        /* rows and columns a box needs */
+    char name[2][64];   /* the kernels' symbols */
+} kgt_stream_info;
+
+/* Appends the kernels of s to b; -1 when s is not a streaming stencil (kgt_stream). */
+int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, kgt_stream_info *info);
+
+/* The whole source of the streaming kernels of s (kgt_emit_gpu_stream_rt), or NULL. */
+char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, kgt_stream_info *info);
+
 #endif /* KGT_RT_H */

@@ -81,16 +81,31 @@ char *kgt_rt_opencl(const kgt_stencil *s, int idx_long)
     return take(&b);
 }
 
+/* What every run-time GPU source starts with. */
+static void gpu_prelude(kgt_buf *b, const kgt_stencil *s)
+{
+    kgt_printf(b, "/* %s, generated at run time by kgt %s */\n", s->name, KGT_VERSION);
+    kgt_emit_rn_helpers(b);
+    kgt_printf(b, "#define KGT_EXTERN_C extern \"C\"\n"
+                  "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n");
+}
+
 char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)
 {
     kgt_buf b = {0};
     if (kgt_step_plan(s, dbl, sh, info)) return NULL;
-    kgt_printf(&b, "/* %s, generated at run time by kgt %s */\n", s->name, KGT_VERSION);
-    kgt_emit_rn_helpers(&b);
-    kgt_printf(&b, "#define KGT_EXTERN_C extern \"C\"\n"
-                   "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n");
+    gpu_prelude(&b, s);
     kgt_emit_step_macros(&b);
     if (info->split) kgt_emit_div_split(&b);
     kgt_emit_step(&b, s, dbl, info);
+    return take(&b);
+}
+
+char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, kgt_stream_info *info)
+{
+    kgt_buf b = {0};
+    if (!kgt_stream(s)) return NULL;
+    gpu_prelude(&b, s);
+    if (kgt_emit_gpu_stream_rt(&b, s, dbl, info)) b.oom = 1;
     return take(&b);
 }

@@ -35,6 +35,38 @@ static void compile_all(compile_fn compile, const char *arch, int pipe)
         }
 }
 
+/* The two-step streaming kernels: every 2D star stencil of the set reaching at most 2 cells
+   has them (2d4, 2d9nc, 2d5asym), the others none. */
+static void compile_streams(compile_fn compile, const char *arch)
+{
+    int found = 0;
+    for (int i = 0; i < stencil_set_count(); i++)
+        for (int t = 0; t < 2; t++) {
+            stencil_desc d;
+            sl_stencil st;
+            char msg[256], err[200];
+            kgt_stream_info info;
+            stencil_set_get(i, t ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
+            ck_assert_int_eq(sl_stencil_make(&st, &d, msg, sizeof msg), 0);
+            char *src = sb_gen_gpu_stream(&st, &info);
+            const char *name = stencil_set_name(i);
+            int want = !strcmp(name, "2d4") || !strcmp(name, "2d9nc") || !strcmp(name, "2d5asym");
+            ck_assert_msg((src != NULL) == want, "%s: stream kernel %s", name,
+                          src ? "made" : "missing");
+            if (src) {
+                found++;
+                ck_assert_ptr_nonnull(strstr(src, info.name[0]));
+                ck_assert(info.v > 1 ? strstr(src, info.name[1]) != NULL : !info.name[1][0]);
+                int rc = compile(src, arch, err, sizeof err);
+                ck_assert_msg(rc == 0, "%s %s stream for %s: %s", name, t ? "double" : "float",
+                              arch, err);
+            }
+            free(src);
+            sl_stencil_free(&st);
+        }
+    ck_assert_int_eq(found, 6);
+}
+
 static void refuse_broken(compile_fn compile, const char *arch)
 {
     stencil_desc d;
@@ -58,6 +90,7 @@ START_TEST(nvrtc_all)
 {
     compile_all(sb_cuda_rtc_compile, "-arch=sm_90", 3);
     compile_all(sb_cuda_rtc_compile, "-arch=sm_90", 0);
+    compile_streams(sb_cuda_rtc_compile, "-arch=sm_90");
 }
 END_TEST
 
@@ -72,6 +105,7 @@ END_TEST
 START_TEST(hiprtc_all)
 {
     compile_all(sb_hip_rtc_compile, "--offload-arch=gfx90a", 0);
+    compile_streams(sb_hip_rtc_compile, "--offload-arch=gfx90a");
 }
 END_TEST
 #endif
