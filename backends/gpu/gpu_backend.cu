@@ -1114,12 +1114,11 @@ int gpu_stamp_read(sb_dev *dev, int n, double *sec)
     return 0;
 }
 
-} /* namespace SB_GPU_NS */
-
-using namespace SB_GPU_NS;
-
-/* sb_ops.norm (norm.cuh), on the inner stream; the skeleton calls it with both queues idle. */
-static int gpu_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2])
+/*
+ * sb_ops.norm (norm.cuh), on the inner stream; the skeleton calls it with both queues idle.
+ * External linkage: HIP's device pass drops the ops table, and an unused static failed -Werror.
+ */
+int gpu_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2])
 {
     impl *im = im_of(dev);
     int rc = use_device(dev);
@@ -1132,6 +1131,10 @@ static int gpu_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double o
         e = norm_run((const float *)a, (const float *)b, box->lo, box->hi, im->stride, q, out);
     return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "norm kernel", e);
 }
+
+} /* namespace SB_GPU_NS */
+
+using namespace SB_GPU_NS;
 
 #if !SB_GPU_DEVICE_PASS
 /* Asynchronous: every op but write/read/wait returns before the device work is done. */
