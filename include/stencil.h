@@ -183,7 +183,7 @@ typedef struct stencil_options {
      * timestamps are read back every 1024 iterations, a short pause of both queues.
      */
     const char *trace;
-    stencil_stats *stats;      /* optional, filled on return */
+    stencil_stats *stats;      /* optional, stencil_skeleton fills it (all zeros after an error) */
     stencil_error_fn on_error; /* optional, called on every rank with the agreed error */
     void *user;                /* passed to every callback */
     /*
@@ -297,7 +297,7 @@ int stencil_advance_norm(stencil_run *run, long n, stencil_norm *change);
 int stencil_view(stencil_run *run, stencil_output_fn fn);
 /* Iterations done since the start (a loaded checkpoint's count included); not collective. */
 int stencil_iteration(const stencil_run *run, long *iteration);
-/* Statistics of the advances so far (t_loop summed, gcells over them). */
+/* Statistics of the advances so far (t_loop summed, gcells over them); all zeros on error. */
 int stencil_run_stats(stencil_run *run, stencil_stats *stats);
 /*
  * Writes the current array with its iteration and stencil to path, completely or not at all:

@@ -155,12 +155,13 @@ int stencil_iteration(const stencil_run *run, long *iteration)
     return 0;
 }
 
+/* Zeroed first, so that a caller printing them after any error sees zeros. */
 int stencil_run_stats(stencil_run *run, stencil_stats *stats)
 {
-    SK_RUN_OF(run);
-    sk_run *r = run->r;
     if (!stats) return STENCIL_EINVAL;
     memset(stats, 0, sizeof *stats);
+    SK_RUN_OF(run);
+    sk_run *r = run->r;
     int rc = 0;
     SK_PHASE(r, rc, sk_usable(r));
     if (rc) return sk_done(r, rc);

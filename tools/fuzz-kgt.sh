@@ -8,7 +8,8 @@ runs=${1:-1000000}
 out=build-fuzz
 mkdir -p "$out/corpus"
 clang -g -O1 -std=c99 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=undefined -Ikgt tests/fuzz/fuzz_kgt_parse.c kgt/parse.c -lm \
+    -fno-sanitize-recover=undefined -Ikgt tests/fuzz/fuzz_kgt_parse.c kgt/parse.c kgt/parse_lex.c \
+    kgt/parse_points.c -lm \
     -o "$out/fuzz_kgt_parse"
 cp tests/kgt/*.stencil tests/kgt/bad/*.stencil examples/kernels/*.stencil tests/fuzz/regress/* \
     "$out/corpus/" 2>/dev/null || true

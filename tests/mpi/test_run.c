@@ -414,7 +414,8 @@ START_TEST(bad_checkpoints)
 }
 END_TEST
 
-/* A device error in an advance on one rank: every rank fails, later work is refused. */
+/* A device error in an advance on one rank: every rank fails, later work is refused (stats
+   zeroed, also for a destroyed run). */
 START_TEST(failed_run)
 {
     stencil_desc st;
@@ -435,7 +436,16 @@ START_TEST(failed_run)
     ASSERT_RC(stencil_advance(run, 1), STENCIL_EINVAL);
     ASSERT_RC(stencil_view(run, check_cb), STENCIL_EINVAL);
     ASSERT_RC(stencil_checkpoint(run, pn), STENCIL_EINVAL);
+    stencil_stats stats;
+    stats.t_total = 123;
+    stats.nranks = 5;
+    ASSERT_RC(stencil_run_stats(run, &stats), STENCIL_EINVAL);
+    ck_assert(stats.t_total == 0 && stats.nranks == 0);
     ASSERT_RC(stencil_destroy(&run), 0);
+    stats.t_total = 123;
+    stats.nranks = 5;
+    ASSERT_RC(stencil_run_stats(run, &stats), STENCIL_EINVAL); /* run is NULL */
+    ck_assert(stats.t_total == 0 && stats.nranks == 0);
 }
 END_TEST
 
