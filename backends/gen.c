@@ -45,6 +45,15 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
     return broken_if_asked(src);
 }
 
+int sb_gen_streams(const sl_stencil *st)
+{
+    kgt_stencil ks;
+    if (to_kgt(st, &ks)) return 0;
+    int yes = kgt_stream(&ks);
+    kgt_stencil_clear(&ks);
+    return yes;
+}
+
 char *sb_gen_gpu_stream(const sl_stencil *st, kgt_stream_info *info)
 {
     kgt_stencil ks;

@@ -25,6 +25,8 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info);
  * as it breaks sb_gen_gpu's.
  */
 char *sb_gen_gpu_stream(const sl_stencil *st, kgt_stream_info *info);
+/* 1 when st has the streaming kernels (a 2D star stencil reaching at most 2 cells), else 0. */
+int sb_gen_streams(const sl_stencil *st);
 
 /*
  * The OpenCL backend's walk kernel prologue for st (kgt_rt_opencl), indices of type long when

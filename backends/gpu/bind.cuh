@@ -113,6 +113,25 @@ static void default_tune(impl *im)
 }
 
 /*
+ * Two steps per launch for 2D star stencils (gpu_fuse_level promised them): the streaming
+ * kernels, compiled now; without them update2 runs the generic two-step kernel, with a notice.
+ */
+static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st)
+{
+    char err[160];
+    if (!sb_gen_streams(st)) return;
+    if (rtc_build_stream(&im->rs, st, im->arch, &dev->t_compile, err, sizeof err) == 0) {
+        im->use_stream = 1;
+        return;
+    }
+    rtc_unload(&im->rs);
+    (void)gpuGetLastError();
+    snprintf(dev->note, sizeof dev->note,
+             SB_GPU_NAME " run-time two-step kernel not compiled (%.100s); the generic one runs",
+             err);
+}
+
+/*
  * The stencil's own kernel, compiled now (rtc.cuh); where that cannot be had the generic kernel
  * stays bound and the skeleton prints dev->note once.
  */
@@ -123,6 +142,7 @@ static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st)
     if (rtc_build(&im->rk, st, im->arch, im->sms, &dev->t_compile, err, sizeof err) == 0) {
         im->use_rtc = 1;
         snprintf(dev->kernel, sizeof dev->kernel, "rtc");
+        bind_rtc_stream(dev, im, st);
         return;
     }
     rtc_unload(&im->rk);

@@ -64,6 +64,7 @@ void gpu_close(sb_dev *dev)
     if (im->goff) (void)gpuFree(im->goff);
     if (im->gw) (void)gpuFree(im->gw);
     rtc_unload(&im->rk);
+    rtc_unload(&im->rs);
     for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
     for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);
     for (int i = 0; i < SB_NQUEUES; i++) {

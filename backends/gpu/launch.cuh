@@ -224,6 +224,14 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
     if (sl_box_empty(b)) return 0;
     int rc = use_device(dev);
     if (rc) return rc;
+    if (!im->named && im->use_stream && im->stride[1] == 1) {
+        int r = rtc_stream_launch(&im->rs, in, out, b->lo, b->hi, live->lo, live->hi, im->stride[0],
+                                  im->esz, im->q[q]);
+        if (r < 0)
+            return sb_fail(dev, STENCIL_EDEVICE, SB_GPU_NAME ": two-step kernel launch: %s",
+                           gpuGetErrorString(gpuGetLastError()));
+        if (r == 0) return 0;
+    }
     if (!im->named) return launch_fused_generic(dev, q, in, out, b, live);
     int r = im->fused(in, out, b->lo, b->hi, live->lo, live->hi, im->stride, (void *)im->q[q]);
     gpuError_t e = gpuGetLastError();
@@ -235,14 +243,17 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
 }
 
 /*
- * Named kernels: fused where kgt emitted a launcher. Generic, in 2D: available but never chosen
- * by default, because on an H200 it ran slower than one step per launch (2d4: 382 against 456
- * Gcells/s; kgt's fused kernel, whose points are constants, 599; bench/RESULTS.md).
+ * Named kernels: fused where kgt emitted a launcher. Without one: 2D star stencils reaching at
+ * most 2 cells get the run-time streaming kernels (kgt's, compiled at open), unless run-time
+ * kernels are off; other 2D stencils the generic two-step kernel, available but never chosen by
+ * default, because on an H200 it ran slower than one step per launch (2d4: 382 against 456
+ * Gcells/s; bench/RESULTS.md).
  */
 int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {
     if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 0;
-    return generic_fuse_reach(st) ? 1 : 0;
+    if (!generic_fuse_reach(st)) return 0;
+    return sb_rtc_mode() == SB_RTC_ON && sb_gen_streams(st) ? 2 : 1;
 }
 
 } /* namespace SB_GPU_NS */

@@ -9,6 +9,7 @@
 #ifndef SB_GPU_RTC_CUH
 #define SB_GPU_RTC_CUH
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -35,6 +36,13 @@ struct rtc_kernel {
     rtc_func fn;
     kgt_step_info info;
     int slots; /* blocks of the kernel resident on the whole device at once; 0: unknown */
+};
+
+/* The two-step streaming kernels (2D star stencils, kgt_rt_gpu_stream): fn[vector rows]. */
+struct rtc_stream {
+    rtc_module mod;
+    rtc_func fn[2];
+    kgt_stream_info info;
 };
 
 /* The architecture the compiler targets, as its option: the device's own. */
@@ -102,15 +110,20 @@ static int rtc_compile(const char *src, const char *arch, char **bin, size_t *le
     return ok ? 0 : -1;
 }
 
-static int rtc_load(rtc_kernel *k, const char *bin)
+/* Loads module bin into *mod and looks up its n kernels names[] into fns. */
+static int rtc_load(rtc_module *mod, const char *bin, const char *const *names, rtc_func *fns,
+                    int n)
 {
 #if defined(SB_GPU_HIP)
-    if (hipModuleLoadData(&k->mod, bin) != hipSuccess) return -1;
-    return hipModuleGetFunction(&k->fn, k->mod, k->info.name) == hipSuccess ? 0 : -1;
+    if (hipModuleLoadData(mod, bin) != hipSuccess) return -1;
+    for (int i = 0; i < n; i++)
+        if (hipModuleGetFunction(&fns[i], *mod, names[i]) != hipSuccess) return -1;
 #else
-    if (cudaLibraryLoadData(&k->mod, bin, NULL, NULL, 0, NULL, NULL, 0) != cudaSuccess) return -1;
-    return cudaLibraryGetKernel(&k->fn, k->mod, k->info.name) == cudaSuccess ? 0 : -1;
+    if (cudaLibraryLoadData(mod, bin, NULL, NULL, 0, NULL, NULL, 0) != cudaSuccess) return -1;
+    for (int i = 0; i < n; i++)
+        if (cudaLibraryGetKernel(&fns[i], *mod, names[i]) != cudaSuccess) return -1;
 #endif
+    return 0;
 }
 
 /* How many blocks of k fit on the device at once (sms multiprocessors); 0 when unknown. */
@@ -129,15 +142,25 @@ static int rtc_slots(const rtc_kernel *k, int sms)
     return n > 0 ? n * sms : 0;
 }
 
+static void rtc_unload_module(rtc_module *m)
+{
+    if (!*m) return;
+#if defined(SB_GPU_HIP)
+    (void)hipModuleUnload(*m);
+#else
+    (void)cudaLibraryUnload(*m);
+#endif
+    *m = NULL;
+}
+
 static void rtc_unload(rtc_kernel *k)
 {
-    if (!k->mod) return;
-#if defined(SB_GPU_HIP)
-    (void)hipModuleUnload(k->mod);
-#else
-    (void)cudaLibraryUnload(k->mod);
-#endif
-    k->mod = NULL;
+    rtc_unload_module(&k->mod);
+}
+
+static void rtc_unload(rtc_stream *k)
+{
+    rtc_unload_module(&k->mod);
 }
 
 static gpuError_t rtc_launch(const rtc_kernel *k, dim3 grid, gpuStream_t s, void **args)
@@ -203,26 +226,15 @@ static double rtc_now(void)
 }
 
 /*
- * Compiles (or finds) and loads the step kernel of st into k; *secs is the compile time (0 when
- * cached). 0, or -1 with the reason in err.
+ * The binary of src for arch: from the cache, or compiled now (*secs: the compile time, else
+ * untouched). NULL with the reason in err. Entries are never freed, so the binary outlives the
+ * lock.
  */
-static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, int sms, double *secs,
-                     char *err, size_t errlen)
+static const char *rtc_binary(const char *src, const char *arch, double *secs, char *err,
+                              size_t errlen)
 {
-    int rc = -1;
-    *secs = 0;
-    err[0] = '\0';
-#if defined(SB_GPU_HIP)
-    char *src = sb_gen_gpu(st, 0, &k->info);
-#else
-    int cc = 0; /* asynchronous copies (cp.async) from sm_80 on */
-    char *src = sb_gen_gpu(st, sscanf(arch, "-arch=sm_%d", &cc) == 1 && cc >= 80, &k->info);
-#endif
-    char *key = src ? rtc_key(arch, src) : NULL;
-    if (!key) {
-        free(src);
-        return snprintf(err, errlen, "no source (out of memory, or the shape does not fit)"), -1;
-    }
+    char *key = rtc_key(arch, src);
+    if (!key) return snprintf(err, errlen, "out of host memory"), (const char *)NULL;
     pthread_mutex_lock(&rtc_lock);
     const rtc_entry *e = rtc_find(key);
     if (!e) {
@@ -237,13 +249,108 @@ static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, int 
             free(n);
         *secs = rtc_now() - t0;
     }
-    if (e) rc = rtc_load(k, e->bin);
     pthread_mutex_unlock(&rtc_lock);
-    if (!rc) k->slots = rtc_slots(k, sms);
-    if (e && rc) snprintf(err, errlen, "the compiled module did not load");
     free(key);
+    return e ? e->bin : NULL;
+}
+
+/*
+ * Compiles (or finds) and loads the step kernel of st into k; *secs is the compile time (0 when
+ * cached). 0, or -1 with the reason in err.
+ */
+static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, int sms, double *secs,
+                     char *err, size_t errlen)
+{
+    *secs = 0;
+    err[0] = '\0';
+#if defined(SB_GPU_HIP)
+    char *src = sb_gen_gpu(st, 0, &k->info);
+#else
+    int cc = 0; /* asynchronous copies (cp.async) from sm_80 on */
+    char *src = sb_gen_gpu(st, sscanf(arch, "-arch=sm_%d", &cc) == 1 && cc >= 80, &k->info);
+#endif
+    if (!src)
+        return snprintf(err, errlen, "no source (out of memory, or the shape does not fit)"), -1;
+    const char *bin = rtc_binary(src, arch, secs, err, errlen);
     free(src);
-    return rc;
+    if (!bin) return -1;
+    const char *name = k->info.name;
+    if (rtc_load(&k->mod, bin, &name, &k->fn, 1))
+        return snprintf(err, errlen, "the compiled module did not load"), -1;
+    k->slots = rtc_slots(k, sms);
+    return 0;
+}
+
+/* The same for the two-step streaming kernels of st; *secs grows by their compile time. */
+static int rtc_build_stream(rtc_stream *k, const sl_stencil *st, const char *arch, double *secs,
+                            char *err, size_t errlen)
+{
+    double t = 0;
+    err[0] = '\0';
+    char *src = sb_gen_gpu_stream(st, &k->info);
+    if (!src) return snprintf(err, errlen, "no source (out of memory)"), -1;
+    const char *bin = rtc_binary(src, arch, &t, err, errlen);
+    free(src);
+    *secs += t;
+    if (!bin) return -1;
+    const char *names[2] = {k->info.name[0], k->info.name[1]};
+    if (rtc_load(&k->mod, bin, names, k->fn, k->info.v > 1 ? 2 : 1))
+        return snprintf(err, errlen, "the compiled module did not load"), -1;
+    return 0;
+}
+
+static long rtc_clampl(long v, long lo, long hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * Two steps of the streaming kernels over box [lo, hi) of a 2D array of row stride s0 (local
+ * indices; live cells [llo, lhi)): the kgt command's launcher (emit_stream.c, emit_launch) in C.
+ * 0 when launched, 1 when the kernels do not take the box (too small, or indices beyond their
+ * range: the caller runs another two-step kernel), -1 when the launch failed.
+ */
+static int rtc_stream_launch(const rtc_stream *k, const void *in, void *out, const long *lo,
+                             const long *hi, const long *llo, const long *lhi, long s0, size_t esz,
+                             gpuStream_t q)
+{
+    const kgt_stream_info &t = k->info;
+    long a[2], e[2], vl[2], vh[2];
+    if (hi[0] - lo[0] < t.min_box || hi[1] - lo[1] < t.min_box) return 1;
+    for (int d = 0; d < 2; d++) {
+        const long l1 = lo[d] - t.elo[d], h1 = hi[d] + t.ehi[d];
+        const long ll = l1 > llo[d] ? l1 : llo[d], lh = h1 < lhi[d] ? h1 : lhi[d];
+        a[d] = ll < lh && ll - t.elo[d] < l1 ? ll - t.elo[d] : l1;
+        e[d] = ll < lh && lh + t.ehi[d] > h1 ? lh + t.ehi[d] : h1;
+        vl[d] = rtc_clampl(llo[d], a[d], e[d]);
+        vh[d] = rtc_clampl(lhi[d], a[d], e[d]);
+        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
+    }
+    if (s0 > (1L << 30)) return 1;
+    const long V = t.v, xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
+    const long gx = (hi[1] - xs + t.w - 1) / t.w, want = (256 + gx - 1) / gx;
+    long h = rtc_clampl((rows + want - 1) / want, t.hmin, t.hdef);
+    h += (t.u - (h + 4 * t.r) % t.u) % t.u;
+    const long gy = (rows + h - 1) / h;
+    if (gx > INT_MAX || gy > 65535) return 1;
+    const int vec =
+        V > 1 && s0 % V == 0 && (uintptr_t)in % (V * esz) == 0 && (uintptr_t)out % (V * esz) == 0;
+    long long w64[15] = {lo[0], lo[1], hi[0], hi[1], vl[0], vl[1], vh[0], vh[1],
+                         a[0],  e[0],  a[1],  e[1],  s0,    xs,    h};
+    int w32[15];
+    void *args[17] = {(void *)&in, (void *)&out};
+    for (int i = 0; i < 15; i++) {
+        w32[i] = (int)w64[i];
+        args[2 + i] = t.ix_int ? (void *)&w32[i] : (void *)&w64[i];
+    }
+#if defined(SB_GPU_HIP)
+    gpuError_t r = hipModuleLaunchKernel(k->fn[vec], (unsigned)gx, (unsigned)gy, 1, t.b, 1, 1, 0, q,
+                                         args, NULL);
+#else
+    gpuError_t r = cudaLaunchKernel((const void *)k->fn[vec], dim3((unsigned)gx, (unsigned)gy),
+                                    dim3(t.b), args, 0, q);
+#endif
+    return r == gpuSuccess ? 0 : -1;
 }
 
 } /* namespace SB_GPU_NS */

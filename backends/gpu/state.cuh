@@ -84,6 +84,8 @@ struct impl {
     int sms;       /* its multiprocessors */
     rtc_kernel rk; /* the run-time kernel (rtc.cuh), when use_rtc */
     int use_rtc;
+    rtc_stream rs; /* the run-time two-step kernels (2D star stencils), when use_stream */
+    int use_stream;
 };
 
 static impl *im_of(sb_dev *dev)
