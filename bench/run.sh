@@ -34,6 +34,8 @@
 #   kgtfuse    one vs two time steps per launch, generic and kgt, 2D stencils (+ memcheck)
 #   kgtstream  the streaming kernels' tests, then kgtfuse's runs for KGTSTREAM_SET
 #   fusegpus   2D 4-point with kgt's kernel on 2 GPUs, one vs two steps per exchange
+#   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
+#              memcheck, and the default against one step and kgt's two-step kernel
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -455,6 +457,34 @@ scenario_fusegpus() {
         done
     done
     note "fusegpus: $(wc -l <"$OUT/fusegpus.jsonl") runs"
+}
+
+# The run-time two-step kernels (2D star stencils, kernel NULL): test_skeleton with CUDA on 1 and 2
+# ranks by default (automatic steps) and with two steps forced, memcheck of odd boxes, then the
+# default against one step per exchange and kgt's named two-step kernel (kernels.jsonl).
+scenario_rtcfuse() {
+    local ts=$B/tests/mpi/test_skeleton bk=$B/bench/stencil_bench_kgt n c s f
+    for n in 1 2; do
+        for f in 0 2; do
+            runlog skel-rtc-fuse$f-n$n 300 env STENCIL_BACKEND=cuda STENCIL_EXPECT_KERNEL=rtc \
+                STENCIL_FUSE=$f "${MPI[@]}" -n $n -x STENCIL_BACKEND -x STENCIL_EXPECT_KERNEL \
+                -x STENCIL_FUSE $ts
+        done
+    done
+    for c in "2d9nc -n 517x1031" "2d5asym -n 300x700 -p blocks" "2d4 -n 1001x999 --periodic"; do
+        runlog memcheck-fuse-${c%% *} 300 "${MPI[@]}" -n 2 -x STENCIL_FUSE=2 compute-sanitizer \
+            --tool memcheck --error-exitcode 9 $bk -b cuda -S $c -i 5
+    done
+    for c in ${RTCFUSE_CASES:-2d4:20480x20480:1000 2d9nc:16384x16384:500 2d5asym:16384x16384:500 \
+        2d4:20480x20480:500:double}; do
+        IFS=: read -r s n i t <<<"$c"
+        for f in 0 1; do
+            "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f $bk --label "rtc fuse$f" -b cuda -S $s -n $n -i $i \
+                -t "${t:-float}" | tee -a "$OUT/kernels.jsonl"
+        done
+        "${MPI[@]}" -n 1 -x STENCIL_FUSE=2 $bk --label "kgt fuse2" -b cuda -S $s -n $n -i $i \
+            -t "${t:-float}" -k $s | tee -a "$OUT/kernels.jsonl"
+    done
 }
 
 for s in "$@"; do
