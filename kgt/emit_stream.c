@@ -167,36 +167,6 @@ static void emit_split(kgt_buf *b, const kgt_stencil *s, const shape *t, const k
     kgt_printf(b, ";\n");
 }
 
-/*
- * The device half of split division, once per file (the first stencil that divides so writes
- * it): HIP spells the intrinsics as CUDA does, and an unused static function would warn.
- */
-void kgt_emit_div_split(kgt_buf *b)
-{
-    kgt_printf(b,
-               "#ifndef KGT_SPLIT_LO\n"
-               "/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without "
-               "the\n"
-               "   division routine. Correctly rounded (kgt checked it for d) while |s| lies in\n"
-               "   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the "
-               "caller\n"
-               "   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */\n"
-               "#define KGT_SPLIT_LO 0x%08xu /* 2^-63 */\n"
-               "#define KGT_SPLIT_HI 0x%08xu /* 2^63 */\n"
-               "static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, "
-               "unsigned &lo,\n"
-               "                                                     unsigned &hi)\n"
-               "{\n"
-               "    const unsigned a = __float_as_uint(s) & 0x7fffffffu;\n"
-               "    const float q0 = kgt_mul(s, rd);\n"
-               "    lo = a < lo ? a : lo;\n"
-               "    hi = a > hi ? a : hi;\n"
-               "    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);\n"
-               "}\n"
-               "#endif\n\n",
-               KGT_SPLIT_LO, KGT_SPLIT_HI);
-}
-
 /* One level's update of the thread's V cells of row r: window w, ring row sr, result nv. */
 static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t, const char *w,
                        const char *sr)

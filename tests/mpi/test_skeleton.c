@@ -235,12 +235,13 @@ END_TEST
 
 /*
  * The 2D stencils on a grid large enough for whole 256 x 32 tiles, where GPU two-step kernels
- * take their fast path (the small grids above only reach the edge path): one step per exchange
- * and two, both bitwise against the reference.
+ * take their fast path (the small grids above only reach the edge path), and, on 1 and 2 ranks,
+ * for inner boxes of at least 64 x 64 cells, which the streaming two-step kernels take: one step
+ * per exchange and two, both bitwise against the reference.
  */
 START_TEST(fused_big_grid)
 {
-    static const long sizes[2] = {75, 600};
+    static const long sizes[2] = {150, 600};
     for (int si = 0; si < stencil_set_count(); si++) {
         stencil_desc st;
         stencil_set_get(si, _i % 2 ? STENCIL_DOUBLE : STENCIL_FLOAT, &st);
