@@ -1263,19 +1263,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 33 + threadIdx.x + 0;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 8) * 33 + threadIdx.x + 0;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
     const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
     const int q2 = (threadIdx.y + 16) * 33 + threadIdx.x + 0;
     const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
     const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
     const int q3 = (threadIdx.y + 24) * 33 + threadIdx.x + 0;
     const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 8 * (int)s1;
     const float *ip = ib + (long long)(zs - 1) * s0;
     float p0 = ip[g0];
     float p1 = ip[g1];
@@ -1318,11 +1316,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_2 = kgt_add(a0_2, cur[q2 + 1]);
             a0_3 = kgt_add(a0_3, cur[q3 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a0_2, -0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a0_3, -0x1p-2f);
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a0_0, -0x1p-2f);
+                if (ok1) ob[1 * ys] = kgt_mul(a0_1, -0x1p-2f);
+                if (ok2) ob[2 * ys] = kgt_mul(a0_2, -0x1p-2f);
+                if (ok3) ob[3 * ys] = kgt_mul(a0_3, -0x1p-2f);
             }
             if (r + 1 < n) {
                 float *nx = sm + ((r + 1) & 1) * 1056;
@@ -1355,11 +1353,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_2 = kgt_add(a1_2, cur[q2 + 1]);
             a1_3 = kgt_add(a1_3, cur[q3 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a1_2, -0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a1_3, -0x1p-2f);
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a1_0, -0x1p-2f);
+                if (ok1) ob[1 * ys] = kgt_mul(a1_1, -0x1p-2f);
+                if (ok2) ob[2 * ys] = kgt_mul(a1_2, -0x1p-2f);
+                if (ok3) ob[3 * ys] = kgt_mul(a1_3, -0x1p-2f);
             }
             if (r + 1 < n) {
                 float *nx = sm + ((r + 1) & 1) * 1056;
@@ -1429,19 +1427,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 33 + threadIdx.x + 0;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 8) * 33 + threadIdx.x + 0;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
     const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
     const int q2 = (threadIdx.y + 16) * 33 + threadIdx.x + 0;
     const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
     const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
     const int q3 = (threadIdx.y + 24) * 33 + threadIdx.x + 0;
     const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 8 * (int)s1;
     if (0 < n)
     {
         const float *ia = ib + (long long)(zs - 1 + 0) * s0;
@@ -1499,11 +1495,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_2 = kgt_add(a0_2, cur[q2 + 1]);
             a0_3 = kgt_add(a0_3, cur[q3 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a0_2, -0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a0_3, -0x1p-2f);
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a0_0, -0x1p-2f);
+                if (ok1) ob[1 * ys] = kgt_mul(a0_1, -0x1p-2f);
+                if (ok2) ob[2 * ys] = kgt_mul(a0_2, -0x1p-2f);
+                if (ok3) ob[3 * ys] = kgt_mul(a0_3, -0x1p-2f);
             }
         }
         {
@@ -1532,11 +1528,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_2 = kgt_add(a1_2, cur[q2 + 1]);
             a1_3 = kgt_add(a1_3, cur[q3 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a1_2, -0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a1_3, -0x1p-2f);
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a1_0, -0x1p-2f);
+                if (ok1) ob[1 * ys] = kgt_mul(a1_1, -0x1p-2f);
+                if (ok2) ob[2 * ys] = kgt_mul(a1_2, -0x1p-2f);
+                if (ok3) ob[3 * ys] = kgt_mul(a1_3, -0x1p-2f);
             }
         }
     }
@@ -1603,11 +1599,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 65 + threadIdx.x + 0;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 4) * 65 + threadIdx.x + 0;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 4 * (int)s1;
     const double *ip = ib + (long long)(zs - 1) * s0;
     double p0 = ip[g0];
     double p1 = ip[g1];
@@ -1636,9 +1632,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_0 = kgt_add(a0_0, cur[q0 + 1]);
             a0_1 = kgt_add(a0_1, cur[q1 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2);
-                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2);
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a0_0, -0x1p-2);
+                if (ok1) ob[1 * ys] = kgt_mul(a0_1, -0x1p-2);
             }
             if (r + 1 < n) {
                 double *nx = sm + ((r + 1) & 1) * 520;
@@ -1663,9 +1659,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_0 = kgt_add(a1_0, cur[q0 + 1]);
             a1_1 = kgt_add(a1_1, cur[q1 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2);
-                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2);
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a1_0, -0x1p-2);
+                if (ok1) ob[1 * ys] = kgt_mul(a1_1, -0x1p-2);
             }
             if (r + 1 < n) {
                 double *nx = sm + ((r + 1) & 1) * 520;
@@ -1717,11 +1713,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 65 + threadIdx.x + 0;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 4) * 65 + threadIdx.x + 0;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 4 * (int)s1;
     if (0 < n)
     {
         const double *ia = ib + (long long)(zs - 1 + 0) * s0;
@@ -1765,9 +1761,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_0 = kgt_add(a0_0, cur[q0 + 1]);
             a0_1 = kgt_add(a0_1, cur[q1 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a0_0, -0x1p-2);
-                if (ok1) out[ko + o1] = kgt_mul(a0_1, -0x1p-2);
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a0_0, -0x1p-2);
+                if (ok1) ob[1 * ys] = kgt_mul(a0_1, -0x1p-2);
             }
         }
         {
@@ -1790,9 +1786,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_0 = kgt_add(a1_0, cur[q0 + 1]);
             a1_1 = kgt_add(a1_1, cur[q1 + 1]);
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a1_0, -0x1p-2);
-                if (ok1) out[ko + o1] = kgt_mul(a1_1, -0x1p-2);
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = kgt_mul(a1_0, -0x1p-2);
+                if (ok1) ob[1 * ys] = kgt_mul(a1_1, -0x1p-2);
             }
         }
     }
@@ -2120,19 +2116,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 34 + threadIdx.x + 1;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 8) * 34 + threadIdx.x + 1;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
     const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
     const int q2 = (threadIdx.y + 16) * 34 + threadIdx.x + 1;
     const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
     const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
     const int q3 = (threadIdx.y + 24) * 34 + threadIdx.x + 1;
     const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 8 * (int)s1;
     const float *ip = ib + (long long)(zs - 1) * s0;
     float p0 = ip[g0];
     float p1 = ip[g1];
@@ -2199,7 +2193,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_3 = kgt_add(a0_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
             a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 unsigned lo = 0xffffffffu, hi = 0;
                 float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
@@ -2211,10 +2205,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                     q2 = a0_2 / 0x1.cp+2f;
                     q3 = a0_3 / 0x1.cp+2f;
                 }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
+                if (ok0) ob[0 * ys] = q0;
+                if (ok1) ob[1 * ys] = q1;
+                if (ok2) ob[2 * ys] = q2;
+                if (ok3) ob[3 * ys] = q3;
             }
             if (r + 1 < n) {
                 float *nx = sm + ((r + 1) & 1) * 1122;
@@ -2271,7 +2265,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_3 = kgt_add(a1_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
             a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 unsigned lo = 0xffffffffu, hi = 0;
                 float q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 float q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
@@ -2283,10 +2277,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                     q2 = a1_2 / 0x1.cp+2f;
                     q3 = a1_3 / 0x1.cp+2f;
                 }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
+                if (ok0) ob[0 * ys] = q0;
+                if (ok1) ob[1 * ys] = q1;
+                if (ok2) ob[2 * ys] = q2;
+                if (ok3) ob[3 * ys] = q3;
             }
             if (r + 1 < n) {
                 float *nx = sm + ((r + 1) & 1) * 1122;
@@ -2374,19 +2368,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 34 + threadIdx.x + 1;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 8) * 34 + threadIdx.x + 1;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
     const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
     const int q2 = (threadIdx.y + 16) * 34 + threadIdx.x + 1;
     const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
     const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
     const int q3 = (threadIdx.y + 24) * 34 + threadIdx.x + 1;
     const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 8 * (int)s1;
     if (0 < n)
     {
         const float *ia = ib + (long long)(zs - 1 + 0) * s0;
@@ -2468,7 +2460,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_3 = kgt_add(a0_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
             a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 unsigned lo = 0xffffffffu, hi = 0;
                 float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
@@ -2480,10 +2472,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                     q2 = a0_2 / 0x1.cp+2f;
                     q3 = a0_3 / 0x1.cp+2f;
                 }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
+                if (ok0) ob[0 * ys] = q0;
+                if (ok1) ob[1 * ys] = q1;
+                if (ok2) ob[2 * ys] = q2;
+                if (ok3) ob[3 * ys] = q3;
             }
         }
         {
@@ -2536,7 +2528,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_3 = kgt_add(a1_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
             a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
+                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 unsigned lo = 0xffffffffu, hi = 0;
                 float q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 float q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
@@ -2548,10 +2540,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                     q2 = a1_2 / 0x1.cp+2f;
                     q3 = a1_3 / 0x1.cp+2f;
                 }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
+                if (ok0) ob[0 * ys] = q0;
+                if (ok1) ob[1 * ys] = q1;
+                if (ok2) ob[2 * ys] = q2;
+                if (ok3) ob[3 * ys] = q3;
             }
         }
     }
@@ -2618,11 +2610,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 66 + threadIdx.x + 1;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 4) * 66 + threadIdx.x + 1;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 4 * (int)s1;
     const double *ip = ib + (long long)(zs - 1) * s0;
     double p0 = ip[g0];
     double p1 = ip[g1];
@@ -2663,9 +2655,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1, cur[q1 + 66]));
             a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a0_0 / 0x1.cp+2;
-                if (ok1) out[ko + o1] = a0_1 / 0x1.cp+2;
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = a0_0 / 0x1.cp+2;
+                if (ok1) ob[1 * ys] = a0_1 / 0x1.cp+2;
             }
             if (r + 1 < n) {
                 double *nx = sm + ((r + 1) & 1) * 594;
@@ -2702,9 +2694,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1, cur[q1 + 66]));
             a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a1_0 / 0x1.cp+2;
-                if (ok1) out[ko + o1] = a1_1 / 0x1.cp+2;
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = a1_0 / 0x1.cp+2;
+                if (ok1) ob[1 * ys] = a1_1 / 0x1.cp+2;
             }
             if (r + 1 < n) {
                 double *nx = sm + ((r + 1) & 1) * 594;
@@ -2756,11 +2748,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
     const int q0 = (threadIdx.y + 0) * 66 + threadIdx.x + 1;
     const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
     const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
     const int q1 = (threadIdx.y + 4) * 66 + threadIdx.x + 1;
     const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
+    const long long o0 = (long long)cy0 * s1 + cx0;
+    const int ys = 4 * (int)s1;
     if (0 < n)
     {
         const double *ia = ib + (long long)(zs - 1 + 0) * s0;
@@ -2816,9 +2808,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1, cur[q1 + 66]));
             a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a0_0 / 0x1.cp+2;
-                if (ok1) out[ko + o1] = a0_1 / 0x1.cp+2;
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = a0_0 / 0x1.cp+2;
+                if (ok1) ob[1 * ys] = a0_1 / 0x1.cp+2;
             }
         }
         {
@@ -2853,9 +2845,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1, cur[q1 + 66]));
             a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1, cur[q1 + 67]));
             if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a1_0 / 0x1.cp+2;
-                if (ok1) out[ko + o1] = a1_1 / 0x1.cp+2;
+                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                if (ok0) ob[0 * ys] = a1_0 / 0x1.cp+2;
+                if (ok1) ob[1 * ys] = a1_1 / 0x1.cp+2;
             }
         }
     }
