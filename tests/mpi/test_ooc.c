@@ -26,8 +26,8 @@ static const char *backend(void)
     return b && b[0] ? b : "host";
 }
 
-static const char *const names[] = {"2d9nc", "2d5asym", "3d27", "3d-oct"};
-static const long sizes2[3] = {101, 26, 1}, sizes3[3] = {64, 10, 8};
+static const char *const names[] = {"2d9nc", "2d5asym", "3d27", "3d-oct", "1d-wide"};
+static const long sizes1[3] = {301, 1, 1}, sizes2[3] = {101, 26, 1}, sizes3[3] = {64, 10, 8};
 
 /*
  * A limit for four chunk buffers of 1 + T * (rlo0 + rhi0) rows of the widest row a rank can have
@@ -55,7 +55,7 @@ static long run_case(int si, int bnd, int part, int fuse, stencil_stats *s, int 
 {
     stencil_desc st;
     stencil_set_get(stencil_set_find(names[si]), si & 1 ? STENCIL_DOUBLE : STENCIL_FLOAT, &st);
-    const long *sizes = st.ndims == 2 ? sizes2 : sizes3;
+    const long *sizes = st.ndims == 1 ? sizes1 : st.ndims == 2 ? sizes2 : sizes3;
     tu_check_ctx c = {.seed = 77u + (unsigned long)si, .bad = -1};
     double *g = tu_random_grid(st.ndims, sizes, c.seed);
     tu_reference(&st, sizes, bnd, 7, g);
@@ -66,12 +66,13 @@ static long run_case(int si, int bnd, int part, int fuse, stencil_stats *s, int 
     o.partition = part ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
     o.fuse = fuse;
     o.device_memory = limit_for(&st, sizes, fuse ? fuse : 2, bnd);
+    if (getenv("STENCIL_OOC")) o.out_of_core = o.device_memory = 0; /* the environment's */
     *rc = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, 7, NULL, tu_init_cb, tu_check_cb, &o);
     free(g);
     return tu_allsum(MPI_COMM_WORLD, c.bad < 0 ? 1 : c.bad);
 }
 
-/* _i: stencil (4) x boundary x partition x steps per sweep (1, automatic). */
+/* _i: stencil (5) x boundary x partition x steps per sweep (1, automatic). */
 START_TEST(bitwise)
 {
     int si = _i / 8, bnd = (_i / 4) & 1, part = (_i / 2) & 1, fuse = _i & 1 ? 0 : 1;
@@ -131,6 +132,27 @@ START_TEST(persistent)
 }
 END_TEST
 
+/* Automatic: a limit from the environment smaller than the part starts it; a larger one not. */
+START_TEST(automatic)
+{
+    stencil_stats s;
+    int rc;
+    setenv("STENCIL_DEVICE_MEMORY", "3k", 1);
+    setenv("STENCIL_OOC", "auto", 1);
+    long bad = run_case(0, 0, 0, 1, &s, &rc);
+    long ooc = tu_allsum(MPI_COMM_WORLD, s.ooc);
+    setenv("STENCIL_DEVICE_MEMORY", "1G", 1);
+    long bad2 = run_case(0, 0, 0, 1, &s, &rc);
+    long ooc2 = tu_allsum(MPI_COMM_WORLD, s.ooc);
+    unsetenv("STENCIL_DEVICE_MEMORY");
+    unsetenv("STENCIL_OOC");
+    ck_assert_msg(rc == 0 && bad == 0 && bad2 == 0, "%s, %ld / %ld cells differ",
+                  stencil_strerror(rc), bad, bad2);
+    ck_assert_msg(ooc == tu_allsum(MPI_COMM_WORLD, 1) && ooc2 == 0, "%ld / %ld ranks out of core",
+                  ooc, ooc2);
+}
+END_TEST
+
 START_TEST(file_backed)
 {
     stencil_stats s;
@@ -184,7 +206,8 @@ int main(int argc, char **argv)
     Suite *s = suite_create("ooc");
     TCase *tc = tcase_create("out-of-core");
     tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, bitwise, 0, 32);
+    tcase_add_loop_test(tc, bitwise, 0, 40);
+    tcase_add_test(tc, automatic);
     tcase_add_test(tc, persistent);
     tcase_add_test(tc, file_backed);
     tcase_add_test(tc, too_large);
