@@ -74,6 +74,7 @@ static long long ooc_parse_bytes(const char *s, int *bad)
 /* -1 off, 0 automatic, 1 on: options.out_of_core, else $STENCIL_OOC. */
 int sk_ooc_mode(const sk_run *r)
 {
+    if (r->ooc_force) return 1;
     if (r->opt.out_of_core) return r->opt.out_of_core > 0 ? 1 : -1;
     const char *e = getenv("STENCIL_OOC");
     if (e && (!strcmp(e, "on") || !strcmp(e, "1"))) return 1;
@@ -268,6 +269,19 @@ int sk_ooc_start(sk_run *r)
     r->buf[1] = o->arr[2];
     rc = sk_exchange_init(&r->x, &r->loc, &r->dev, es);
     return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
+}
+
+/*
+ * The steps per exchange were chosen before anyone knew the parts would not fit. Two steps per
+ * sweep halve the transfers per step, and cost only the recomputed halo rows of each chunk.
+ */
+int sk_ooc_again(sk_run *r)
+{
+    int mine = r->ooc != NULL, all = 0;
+    if (r->ooc_force || r->opt.fuse != 0 || r->steps != 1 || r->iters < 2) mine = 0;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
+    r->ooc_force = all;
+    return all;
 }
 
 void sk_ooc_release(sk_run *r)

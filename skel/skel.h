@@ -75,15 +75,16 @@ typedef struct sk_run {
     int noticed;          /* a backend's notice was printed (sk_notice): once per call */
     char msg[256];
     /* The persistent run (run.c): where the current iterate is and how far the run got. */
-    long done;   /* iterations since the start, a loaded checkpoint's included */
-    long ran;    /* iterations the loops of this run computed (statistics) */
-    long goal;   /* progress lines: the skeleton's total; 0: each advance's own */
-    int cur;     /* buf[cur] holds the current iterate */
-    int failed;  /* an advance failed (agreed code): the run refuses more work */
-    int traced;  /* the first advance was traced; later ones are not */
-    double t0;   /* MPI_Wtime() at creation */
-    double t_up; /* setup time, for stats */
-    sk_ooc *ooc; /* out of core (ooc.c): r->dev is then the host backend on the host copies */
+    long done;     /* iterations since the start, a loaded checkpoint's included */
+    long ran;      /* iterations the loops of this run computed (statistics) */
+    long goal;     /* progress lines: the skeleton's total; 0: each advance's own */
+    int cur;       /* buf[cur] holds the current iterate */
+    int failed;    /* an advance failed (agreed code): the run refuses more work */
+    int traced;    /* the first advance was traced; later ones are not */
+    double t0;     /* MPI_Wtime() at creation */
+    double t_up;   /* setup time, for stats */
+    sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
+    int ooc_force; /* every rank went out of core: set-up again, forced, with its T */
 } sk_run;
 
 /* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
@@ -192,6 +193,8 @@ unsigned long long sk_stencil_hash(const sl_stencil *s);
 int sk_ooc_mode(const sk_run *r);
 int sk_ooc_decide(sk_run *r, int *want);
 int sk_ooc_start(sk_run *r);
+/* Collective, after set-up: 1 when every rank went out of core on its own and T = 2 may pay. */
+int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
 void sk_ooc_sweep(sk_run *r, int src, int T);
 void sk_ooc_stats(sk_run *r, stencil_stats *s);

@@ -325,6 +325,10 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
     SK_PHASE(r, rc, sk_open_backend(r, named));
     SK_PHASE(r, rc, sk_notice(r));
     SK_PHASE(r, rc, sk_alloc_any(r));
+    if (!rc && sk_ooc_again(r)) { /* every rank out of core: again, with T = 2 */
+        sk_release(r);
+        return sk_prepare(r, sizes, named);
+    }
     return rc;
 }
 

@@ -132,7 +132,8 @@ START_TEST(persistent)
 }
 END_TEST
 
-/* Automatic: a limit from the environment smaller than the part starts it; a larger one not. */
+/* Automatic: a limit from the environment smaller than the part starts it (with T = 2 when the
+   steps are left free); a larger one does not. */
 START_TEST(automatic)
 {
     stencil_stats s;
@@ -141,6 +142,11 @@ START_TEST(automatic)
     setenv("STENCIL_OOC", "auto", 1);
     long bad = run_case(0, 0, 0, 1, &s, &rc);
     long ooc = tu_allsum(MPI_COMM_WORLD, s.ooc);
+    setenv("STENCIL_DEVICE_MEMORY", "4k", 1); /* T automatic: 2, once all ranks are out */
+    long bad3 = run_case(0, 0, 0, 0, &s, &rc);
+    long t2 = tu_allsum(MPI_COMM_WORLD, s.ooc == 1 && s.steps == 2 ? 0 : 1);
+    ck_assert_msg(rc == 0 && bad3 == 0 && t2 == 0, "%s, %ld cells differ, %ld ranks not T = 2",
+                  stencil_strerror(rc), bad3, t2);
     setenv("STENCIL_DEVICE_MEMORY", "1G", 1);
     long bad2 = run_case(0, 0, 0, 1, &s, &rc);
     long ooc2 = tu_allsum(MPI_COMM_WORLD, s.ooc);
