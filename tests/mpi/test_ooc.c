@@ -3,7 +3,8 @@
  * (STENCIL_BACKEND), against the independent serial reference on random data, bitwise:
  *   - forced by a device memory limit that gives each rank at least 8 chunks, 2D and 3D, fixed
  *     and periodic, bands and blocks, one step per sweep and the automatic choice (two);
- *   - a persistent run: advances, a norm, a checkpoint and its load;
+ *   - a persistent run on a weighted partition: advances, a norm, a checkpoint and its load;
+ *   - the automatic mode from the environment, and its choice of two steps per sweep;
  *   - the host copies in a memory-mapped file;
  *   - a part too large for the device and the host, and a limit with out-of-core runs off, fail
  *     with the same code on every rank.
@@ -94,7 +95,7 @@ START_TEST(bitwise)
 }
 END_TEST
 
-/* Persistent: 3 + (2 with a norm) iterations, checkpoint at 3, load, 2 again: all bitwise. */
+/* Persistent, weighted: 3 + (2 with a norm) iterations, checkpoint at 3, load, 2 again: bitwise. */
 START_TEST(persistent)
 {
     stencil_desc st;
@@ -108,6 +109,8 @@ START_TEST(persistent)
     options(&o, &c, &s);
     o.boundary = STENCIL_BOUNDARY_PERIODIC;
     o.device_memory = limit_for(&st, sizes2, 2, 1);
+    double w[4] = {1, 2, 3, 1.5}; /* a weighted partition (up to 4 ranks) */
+    o.rank_weights = w;
     stencil_run *run = NULL;
     stencil_norm n;
     char ck[300];
