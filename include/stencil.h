@@ -160,11 +160,11 @@ typedef struct stencil_stats {
      * fraction of the transfer time they hid behind compute (0 on a synchronous backend).
      */
     int ooc;
-    int ooc_chunks;                 /* chunks per sweep */
-    long long ooc_up, ooc_down;     /* bytes host->device, device->host */
-    double ooc_hidden;              /* 0..1 */
-    double ooc_bandwidth;           /* measured host<->device bytes/s */
-    double ooc_rate;                /* measured kernel cells/s (cells times steps) */
+    int ooc_chunks;             /* chunks per sweep */
+    long long ooc_up, ooc_down; /* bytes host->device, device->host */
+    double ooc_hidden;          /* 0..1 */
+    double ooc_bandwidth;       /* measured host<->device bytes/s */
+    double ooc_rate;            /* measured kernel cells/s (cells times steps) */
 } stencil_stats;
 
 typedef struct stencil_kernel stencil_kernel;
