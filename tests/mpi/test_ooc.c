@@ -6,8 +6,8 @@
  *   - a persistent run on a weighted partition: advances, a norm, a checkpoint and its load;
  *   - the automatic mode from the environment, and its choice of two steps per sweep;
  *   - the host copies in a memory-mapped file;
- *   - a part too large for the device and the host, and a limit with out-of-core runs off, fail
- *     with the same code on every rank.
+ *   - a part too large for the device and the host, a limit with out-of-core runs off, and
+ *     calibrated weights out of core fail with the same code on every rank.
  * Every assertion is on an allreduced value.
  */
 #include <check.h>
@@ -205,6 +205,11 @@ START_TEST(too_large)
     rc = stencil_skeleton(MPI_COMM_WORLD, sizes2, &st, 1, NULL, tu_init_cb, NULL, &o);
     wrong = tu_allsum(MPI_COMM_WORLD, rc != STENCIL_EDEVMEM);
     ck_assert_msg(wrong == 0, "out_of_core off over the limit returned %d", rc);
+    o.out_of_core = 1; /* calibrated weights time a whole part on the device: refused */
+    o.weights_auto = 1;
+    rc = stencil_skeleton(MPI_COMM_WORLD, sizes2, &st, 1, NULL, tu_init_cb, NULL, &o);
+    wrong = tu_allsum(MPI_COMM_WORLD, rc != STENCIL_EINVAL || !strstr(errmsg, "weights"));
+    ck_assert_msg(wrong == 0, "weights_auto out of core returned %d (%s)", rc, errmsg);
 }
 END_TEST
 
