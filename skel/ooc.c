@@ -34,7 +34,7 @@
         }                                                                                          \
     } while (0)
 
-/* The host copies: the host image and the two time levels, in one allocation or mapping each. */
+/* The host copies: the host image and the two time levels (three allocations, or one mapping). */
 enum { OOC_ARRAYS = 3 };
 
 struct sk_ooc {
