@@ -10,6 +10,9 @@
  * whole call R times and reports the best and the median. --trace writes each rank's phase
  * timestamps to PATH.RANK.jsonl (options.trace; the last repeat's); bench/trace_summary.sh
  * sums them up. Tracing pauses the queues every 1024 iterations: time throughput without it.
+ * Out-of-core rates: STENCIL_OOC=on (or a device memory limit, STENCIL_DEVICE_MEMORY=64M) in the
+ * environment; the line's ooc* fields are rank 0's (mode, chunks, bytes each way, the fraction
+ * of transfer time hidden, the measured transfer and kernel rates).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -144,6 +147,10 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
     for (int r = 0; r < reps; r++) printf("%s%.3f", r ? "," : "", runs[r]);
     printf("],");
     printf("\"ran\":\"%s\",\"t_compile\":%.4f,", s->kernel, s->t_compile);
+    printf("\"ooc\":%d,\"ooc_chunks\":%d,\"ooc_up\":%lld,\"ooc_down\":%lld,\"ooc_hidden\":%.4f,"
+           "\"ooc_bandwidth\":%.4g,\"ooc_rate\":%.4g,",
+           s->ooc, s->ooc_chunks, s->ooc_up, s->ooc_down, s->ooc_hidden, s->ooc_bandwidth,
+           s->ooc_rate);
     printf("\"traced\":%ld,\"t_dev_border\":%.6f,\"t_dev_pack\":%.6f,\"t_dev_unpack\":%.6f,"
            "\"t_dev_inner\":%.6f}\n",
            s->traced, s->t_dev_border, s->t_dev_pack, s->t_dev_unpack, s->t_dev_inner);

@@ -151,6 +151,20 @@ typedef struct stencil_stats {
      */
     char kernel[16];
     double t_compile; /* of t_setup, seconds spent compiling run-time kernels (0: cached, none) */
+    /*
+     * Out-of-core (options.out_of_core): 1 when this rank streamed its part through its device
+     * in chunks of rows of dimension 0 (then backend, device and device_bytes are the device's,
+     * steps is T, the steps per sweep). Bytes are this rank's host<->device transfers of the
+     * sweeps. The first sweep runs its stages one after another and measures the transfer rate
+     * and the kernel rate; ooc_hidden compares the later, overlapped sweeps with it: the
+     * fraction of the transfer time they hid behind compute (0 on a synchronous backend).
+     */
+    int ooc;
+    int ooc_chunks;             /* chunks per sweep */
+    long long ooc_up, ooc_down; /* bytes host->device, device->host */
+    double ooc_hidden;          /* 0..1 */
+    double ooc_bandwidth;       /* measured host<->device bytes/s */
+    double ooc_rate;            /* measured kernel cells/s (cells times steps) */
 } stencil_stats;
 
 typedef struct stencil_kernel stencil_kernel;
@@ -206,6 +220,24 @@ typedef struct stencil_options {
     long checkpoint_every;
     const char *checkpoint;
     int restart;
+    /*
+     * Grids larger than device memory (README, "Grids larger than device memory"). Out of core,
+     * a rank keeps its local array, both time levels, in host memory and streams it through its
+     * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.fuse;
+     * by default 2 when every rank is forced out of core and the parts allow it). out_of_core:
+     * 0 (default) $STENCIL_OOC if it says on or off, else automatic: when the part does not fit
+     * device_memory or the device's memory; 1 always; -1 never (STENCIL_EDEVMEM instead).
+     * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY
+     * (a number with an optional k, M or G suffix), else the device's own limit. The chunk
+     * count follows from it (four chunk buffers). ooc_file: a path whose "<path>.<rank>" backs
+     * the host copies by a memory-mapped file (removed at once, so nothing is left behind),
+     * for parts larger than host memory; NULL: $STENCIL_OOC_FILE; "": none. Tracing, the peer
+     * path and weights_auto are not available out of core (tracing and the peer path are off,
+     * weights_auto fails with STENCIL_EINVAL).
+     */
+    int out_of_core;
+    long long device_memory;
+    const char *ooc_file;
 } stencil_options;
 
 /* Sets the defaults: bands, fixed boundary, automatic backend and device, no stats. */

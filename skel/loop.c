@@ -84,6 +84,16 @@ static void inner(sk_run *r, sb_mem in, sb_mem out)
     STAMP(r, SB_QINNER, SK_I1);
 }
 
+/* Out of core: a sweep through the device, then the halos between the host copies. */
+static void ooc_pass(sk_run *r, int b, int exch)
+{
+    sk_ooc_sweep(r, b, r->two ? 2 : 1);
+    if (!exch) return;
+    NET(r, sk_exchange_post(&r->x, r->comm));
+    DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, b ^ 1));
+    exchange(r, b ^ 1, 0);
+}
+
 /* Pass t: `steps` time steps (one for an odd last one), then the halos of their result. */
 static void iteration(sk_run *r, long t)
 {
@@ -92,6 +102,10 @@ static void iteration(sk_run *r, long t)
     sb_mem in = r->buf[b], out = r->buf[b ^ 1];
     int exch = t + 1 < r->npass, ser = r->opt.serialize;
     r->two = r->steps == 2 && 2 * (t + 1) <= r->iters;
+    if (r->ooc) {
+        ooc_pass(r, b, exch);
+        return;
+    }
     if (!exch) { /* nothing to send: border and inner in one go */
         border(r, SB_QINNER, in, out);
         inner(r, in, out);
@@ -216,4 +230,5 @@ void sk_stats(sk_run *r, double t0, double t_setup)
     snprintf(s->backend, sizeof s->backend, "%s", r->dev.ops->name);
     snprintf(s->device, sizeof s->device, "%s", r->dev.name);
     snprintf(s->kernel, sizeof s->kernel, "%s", r->dev.kernel[0] ? r->dev.kernel : "generic");
+    if (r->ooc) sk_ooc_stats(r, s);
 }

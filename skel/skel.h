@@ -45,6 +45,7 @@ typedef struct sk_rankcfg {
 } sk_rankcfg;
 
 struct sk_trace;
+typedef struct sk_ooc sk_ooc;
 
 /* The state of one stencil_skeleton() call. */
 typedef struct sk_run {
@@ -74,14 +75,16 @@ typedef struct sk_run {
     int noticed;          /* a backend's notice was printed (sk_notice): once per call */
     char msg[256];
     /* The persistent run (run.c): where the current iterate is and how far the run got. */
-    long done;   /* iterations since the start, a loaded checkpoint's included */
-    long ran;    /* iterations the loops of this run computed (statistics) */
-    long goal;   /* progress lines: the skeleton's total; 0: each advance's own */
-    int cur;     /* buf[cur] holds the current iterate */
-    int failed;  /* an advance failed (agreed code): the run refuses more work */
-    int traced;  /* the first advance was traced; later ones are not */
-    double t0;   /* MPI_Wtime() at creation */
-    double t_up; /* setup time, for stats */
+    long done;     /* iterations since the start, a loaded checkpoint's included */
+    long ran;      /* iterations the loops of this run computed (statistics) */
+    long goal;     /* progress lines: the skeleton's total; 0: each advance's own */
+    int cur;       /* buf[cur] holds the current iterate */
+    int failed;    /* an advance failed (agreed code): the run refuses more work */
+    int traced;    /* the first advance was traced; later ones are not */
+    double t0;     /* MPI_Wtime() at creation */
+    double t_up;   /* setup time, for stats */
+    sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
+    int ooc_force; /* every rank went out of core: set-up again, forced, with its T */
 } sk_run;
 
 /* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
@@ -180,5 +183,20 @@ int sk_load(sk_run *r, const char *path);
 int sk_same_text(sk_run *r, const char *s, const char *what);
 /* A hash of the stencil (offsets, weights, divisor, type): checkpoints record it. */
 unsigned long long sk_stencil_hash(const sl_stencil *s);
+
+/*
+ * Out-of-core runs (ooc.c). sk_ooc_mode: -1 off, 0 automatic, 1 on. sk_ooc_decide (collective)
+ * says whether this rank starts out of core; sk_ooc_start moves the opened device aside and
+ * allocates the host copies and chunk buffers (after a failed in-core attempt too); a sweep
+ * advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
+ */
+int sk_ooc_mode(const sk_run *r);
+int sk_ooc_decide(sk_run *r, int *want);
+int sk_ooc_start(sk_run *r);
+/* Collective, after set-up: 1 when every rank went out of core on its own and T = 2 may pay. */
+int sk_ooc_again(sk_run *r);
+void sk_ooc_release(sk_run *r);
+void sk_ooc_sweep(sk_run *r, int src, int T);
+void sk_ooc_stats(sk_run *r, stencil_stats *s);
 
 #endif /* SK_SKEL_H */

@@ -89,17 +89,19 @@ static int sk_choose_steps(sk_run *r, const stencil_kernel *named, int *steps)
 {
     const sb_ops *ops = sk_planned_backend(r);
     /* A backend that is not built in fails to open later, with the error that says so. */
-    int mine[2] = {ops ? -ops->fuse_level(&r->st, named) : -2, r->opt.fuse}, all[2];
+    int mine[3] = {ops ? -ops->fuse_level(&r->st, named) : -2, r->opt.fuse, -(sk_ooc_mode(r) == 1)},
+        all[3];
     *steps = 1;
-    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");
     if (all[1] < 0 || all[1] > 2)
         return SK_FAIL(r, STENCIL_EINVAL, "options.fuse is %d, not 0, 1 or 2", all[1]);
-    if (all[1] == 2 && -all[0] < 1)
+    int ooc = all[2] == -1; /* every rank out of core: two steps per sweep halve the transfers */
+    if (all[1] == 2 && -all[0] < 1 && !ooc)
         return SK_FAIL(r, STENCIL_ENOSYS,
                        "options.fuse = 2, but a rank's backend has no "
                        "two-step update for this kernel");
-    if (r->iters >= 2 && (all[1] == 2 || (all[1] == 0 && -all[0] == 2))) *steps = 2;
+    if (r->iters >= 2 && (all[1] == 2 || (all[1] == 0 && (-all[0] == 2 || ooc)))) *steps = 2;
     return 0;
 }
 
@@ -277,8 +279,18 @@ int sk_current(sk_run *r, stencil_tile *t, int fetch)
     return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
 }
 
+/* In core, or out of core when asked, or when the device has no room for the part. */
+static int sk_alloc_any(sk_run *r)
+{
+    int ooc = 0, rc = sk_ooc_decide(r, &ooc);
+    if (!rc && !ooc) rc = sk_alloc(r);
+    if (rc == STENCIL_EDEVMEM && sk_ooc_mode(r) == 0 && !r->cfg.weight_auto) ooc = 1, rc = 0;
+    return rc || !ooc ? rc : sk_ooc_start(r);
+}
+
 void sk_release(sk_run *r)
 {
+    sk_ooc_release(r);
     if (r->dev_open) {
         sk_peer_close(r);
         sk_exchange_free(&r->x, &r->dev);
@@ -312,7 +324,11 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
     SK_PHASE(r, rc, sk_setup_layout(r, sizes, named));
     SK_PHASE(r, rc, sk_open_backend(r, named));
     SK_PHASE(r, rc, sk_notice(r));
-    SK_PHASE(r, rc, sk_alloc(r));
+    SK_PHASE(r, rc, sk_alloc_any(r));
+    if (!rc && sk_ooc_again(r)) { /* every rank out of core: again, with T = 2 */
+        sk_release(r);
+        return sk_prepare(r, sizes, named);
+    }
     return rc;
 }
 

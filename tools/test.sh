@@ -54,7 +54,7 @@ if meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuil
         LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp:print_suppressions=0 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson test -C build-asan --print-errorlogs --num-processes 2 test_layout test_pattern test_ops \
-        skeleton-n1 skeleton-n2 errors-n1 errors-n3 weights-n2 io-restart-n4 run-n1 run-n2
+        skeleton-n1 skeleton-n2 errors-n1 errors-n3 weights-n2 io-restart-n4 run-n1 run-n2 ooc-n2
 else
     failed=$((failed + 1)); echo "check: sanitizer build: FAILED"
 fi
