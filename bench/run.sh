@@ -34,6 +34,7 @@
 #   kgtfuse    one vs two time steps per launch, generic and kgt, 2D stencils (+ memcheck)
 #   kgtstream  the streaming kernels' tests, then kgtfuse's runs for KGTSTREAM_SET
 #   fusegpus   2D 4-point with kgt's kernel on 2 GPUs, one vs two steps per exchange
+#   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES), test_ooc on the GPU
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
@@ -484,6 +485,27 @@ scenario_rtcfuse() {
         done
         "${MPI[@]}" -n 1 -x STENCIL_FUSE=2 $bk --label "kgt fuse2" -b cuda -S $s -n $n -i $i \
             -t "${t:-float}" -k $s | tee -a "$OUT/kernels.jsonl"
+    done
+}
+
+# Out-of-core runs on one GPU: each case of OOC_CASES in core (default options), then out of core
+# with the device memory limited to a third of what the in-core run holds (automatic T, and
+# T = 1), plus test_ooc with CUDA on 1 and 2 ranks and with NVIDIA OpenCL on 1 (ooc.jsonl).
+scenario_ooc() {
+    local bk=$B/bench/stencil_bench c s n i t lim f
+    for n in 1 2; do
+        runlog ooc-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n -x STENCIL_BACKEND \
+            $B/tests/mpi/test_ooc
+    done
+    runlog ooc-nvocl-n1 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
+        "${MPI[@]}" -n 1 -x STENCIL_BACKEND -x STENCIL_OPENCL_PLATFORM $B/tests/mpi/test_ooc
+    for c in ${OOC_CASES:-2d4:20480x20480:200:1120M 3d7:768x768x768:100:1200M}; do
+        IFS=: read -r s n i lim <<<"$c"
+        "${MPI[@]}" -n 1 $bk --label "in-core" -b cuda -S $s -n $n -i $i | tee -a "$OUT/ooc.jsonl"
+        for f in 0 1; do
+            "${MPI[@]}" -n 1 -x STENCIL_OOC=on -x STENCIL_DEVICE_MEMORY=$lim -x STENCIL_FUSE=$f $bk \
+                --label "ooc $lim fuse$f" -b cuda -S $s -n $n -i $i | tee -a "$OUT/ooc.jsonl"
+        done
     done
 }
 
