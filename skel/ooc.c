@@ -50,6 +50,8 @@ struct sk_ooc {
     int pinned[OOC_ARRAYS]; /* from dev.host_alloc, else calloc (or the mapping) */
     void *map;              /* the file mapping holding all three, or NULL */
     long long up, down;     /* bytes moved */
+    int dcopy;              /* the device copies between its buffers (copy_peer) */
+    int two;                /* the device has a fast two-step kernel (fuse_level 2) */
     long sweeps;            /* sweeps done */
     double t_xfer, t_comp;  /* the first (serialized) sweep: transfers, updates */
     double cells_first;     /* cells times steps it updated */
@@ -260,6 +262,8 @@ int sk_ooc_start(sk_run *r)
     size_t es = sb_elem_size(r->st.type);
     o->bytes = r->loc.nelems * es;
     o->row_bytes = (size_t)r->loc.stride[0] * es;
+    o->dcopy = 1;
+    o->two = r->fast2;
     rc = ooc_swap_devices(r);
     if (!rc) rc = ooc_host_arrays(r, limit);
     if (!rc) rc = ooc_chunks(r, limit);
@@ -317,7 +321,7 @@ static sl_box ooc_step_box(const sk_run *r, long a, long b, int w)
 }
 
 /* Rows [lo, hi) of the local array: host rows to chunk rows from `base` on. */
-static void ooc_move(sk_run *r, sb_mem m, long base, long lo, long hi, void *arr, int out)
+static void ooc_move(sk_run *r, int q, sb_mem m, long base, long lo, long hi, void *arr, int out)
 {
     sk_ooc *o = r->ooc;
     long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
@@ -330,10 +334,10 @@ static void ooc_move(sk_run *r, sb_mem m, long base, long lo, long hi, void *arr
     char *h = (char *)arr + (size_t)lo * o->row_bytes;
     size_t n = (size_t)(hi - lo) * o->row_bytes;
     if (out) {
-        ODEV(r, o->dev.ops->copy_out(&o->dev, SB_QBORDER, m, &b, h));
+        ODEV(r, o->dev.ops->copy_out(&o->dev, q, m, &b, h));
         o->down += (long long)n;
     } else {
-        ODEV(r, o->dev.ops->copy_in(&o->dev, SB_QBORDER, m, &b, h));
+        ODEV(r, o->dev.ops->copy_in(&o->dev, q, m, &b, h));
         o->up += (long long)n;
     }
 }
@@ -352,43 +356,90 @@ static long ooc_base(const sk_run *r, long a, int T)
     return base < 0 ? 0 : base;
 }
 
+/*
+ * Rows [lo, hi) of chunk buffer 0 into buffer 1, on the device where the backend copies between
+ * its own buffers (copy_peer), else again from the host (o->dcopy = 0 after the first refusal).
+ */
+static void ooc_dup(sk_run *r, sb_mem *cb, long base, long lo, long hi, void *arr)
+{
+    sk_ooc *o = r->ooc;
+    long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > ext0 ? ext0 : hi;
+    if (hi <= lo) return;
+    if (o->dcopy) {
+        sl_box b = sl_local_box(&r->loc, &r->loc.ext);
+        b.lo[0] = lo - base;
+        b.hi[0] = hi - base;
+        int rc = o->dev.ops->copy_peer(&o->dev, SB_QBORDER, cb[1], &b, r->loc.stride, cb[0], &b,
+                                       r->loc.stride);
+        if (rc == 0) return;
+        if (rc != STENCIL_ENOSYS) {
+            ODEV(r, rc);
+            return;
+        }
+        o->dcopy = 0;
+    }
+    ooc_move(r, SB_QBORDER, cb[1], base, lo, hi, arr, 0);
+}
+
+/* Chunk i's rows with their margins into both buffers of its set (the frame is read from both). */
 static void ooc_upload(sk_run *r, int i, int src, int T)
 {
     long a, b, base;
     ooc_rows(r, i, &a, &b);
     base = ooc_base(r, a, T);
     sb_mem *cb = r->ooc->cb[i & 1];
-    ooc_move(r, cb[0], base, base, b + (long)T * r->st.rhi[0], r->buf[src], 0);
-    ooc_move(r, cb[1], base, a - (long)(T - 1) * r->st.rlo[0], b + (long)(T - 1) * r->st.rhi[0],
-             r->buf[src], 0);
+    ooc_move(r, SB_QBORDER, cb[0], base, base, b + (long)T * r->st.rhi[0], r->buf[src], 0);
+    ooc_dup(r, cb, base, a - (long)(T - 1) * r->st.rlo[0], b + (long)(T - 1) * r->st.rhi[0],
+            r->buf[src]);
+    ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QBORDER));
 }
 
-/* Step s (1..T) reads cb[(s-1)&1] and writes the other, over the chunk widened by T - s. */
-static double ooc_compute(sk_run *r, int i, int T)
+/*
+ * The T steps of chunk i, ping-pong between its two buffers: step s over the chunk widened by
+ * T - s; where the device has a fast two-step kernel (o->two), steps s and s + 1 in one update2
+ * (which computes step s where step s + 1 reads it). Returns the cells times steps; *out: the
+ * buffer the last step wrote.
+ */
+static double ooc_compute(sk_run *r, int i, int T, int *out)
 {
+    sk_ooc *o = r->ooc;
     long a, b, base;
     double cells = 0;
+    int w = 0; /* the buffer read next */
     ooc_rows(r, i, &a, &b);
     base = ooc_base(r, a, T);
-    sb_mem *cb = r->ooc->cb[i & 1];
+    sb_mem *cb = o->cb[i & 1];
+    sl_box live = sl_local_box(&r->loc, &r->loc.live);
+    live.lo[0] -= base;
+    live.hi[0] -= base;
     for (int s = 1; s <= T; s++) {
-        sl_box box = ooc_step_box(r, a, b, T - s);
-        if (sl_box_empty(&box)) continue;
+        int two = o->two && s < T;
+        sl_box box = ooc_step_box(r, a, b, T - s - two);
         box.lo[0] -= base;
         box.hi[0] -= base;
-        cells += (double)sl_box_volume(&box);
-        ODEV(r, r->ooc->dev.ops->update(&r->ooc->dev, SB_QINNER, cb[(s - 1) & 1], cb[s & 1], &box));
+        if (!sl_box_empty(&box)) {
+            cells += (double)sl_box_volume(&box) * (two ? 2 : 1);
+            if (two)
+                ODEV(r, o->dev.ops->update2(&o->dev, SB_QINNER, cb[w], cb[w ^ 1], &box, &live));
+            else
+                ODEV(r, o->dev.ops->update(&o->dev, SB_QINNER, cb[w], cb[w ^ 1], &box));
+        }
+        w ^= 1;
+        s += two;
     }
-    ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QINNER));
+    *out = w;
     return cells;
 }
 
-static void ooc_download(sk_run *r, int i, int dst, int T)
+/* Owned rows of chunk i from buffer w of its set, after its updates on the same queue. */
+static void ooc_download(sk_run *r, int i, int dst, int T, int w)
 {
     long a, b;
     ooc_rows(r, i, &a, &b);
-    ooc_move(r, r->ooc->cb[i & 1][T & 1], ooc_base(r, a, T), a, b, r->buf[dst], 1);
-    ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QBORDER));
+    ooc_move(r, SB_QINNER, r->ooc->cb[i & 1][w], ooc_base(r, a, T), a, b, r->buf[dst], 1);
+    ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QINNER));
 }
 
 /* Serialized: waits for queue q and adds the time since *t to *sum. */
@@ -409,13 +460,23 @@ void sk_ooc_sweep(sk_run *r, int src, int T)
     int ser = o->sweeps == 0 || r->opt.serialize || !ops->async;
     long long moved = o->up + o->down;
     double t0 = MPI_Wtime(), t = t0, cells = 0, tx = 0, tc = 0;
-    for (int i = 0; i <= o->nchunks; i++) {
-        if (i < o->nchunks) ooc_upload(r, i, src, T);
-        ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
+    /*
+     * Uploads on the border queue, updates and downloads on the inner queue: the upload of chunk
+     * i + 1 overlaps the updates and the download of chunk i (both directions of the link at
+     * once). The join before chunk i makes its updates wait for its upload, and the upload of
+     * chunk i + 1 for the download of chunk i - 1, which used the same set of buffers.
+     */
+    if (o->nchunks > 0) ooc_upload(r, 0, src, T);
+    ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
+    for (int i = 0; i < o->nchunks; i++) {
+        int w = 0;
         ODEV(r, ops->join(&o->dev));
-        if (i < o->nchunks) cells += ooc_compute(r, i, T);
+        cells += ooc_compute(r, i, T, &w);
+        ODEV(r, ops->flush(&o->dev, SB_QINNER));
         ooc_stage_end(r, ser, SB_QINNER, &t, &tc);
-        if (i > 0) ooc_download(r, i - 1, src ^ 1, T);
+        ooc_download(r, i, src ^ 1, T, w);
+        ooc_stage_end(r, ser, SB_QINNER, &t, &tx);
+        if (i + 1 < o->nchunks) ooc_upload(r, i + 1, src, T);
         ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
     }
     ODEV(r, ops->wait(&o->dev, SB_QBORDER));

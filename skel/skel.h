@@ -61,6 +61,7 @@ typedef struct sk_run {
     int steps;      /* time steps per exchange: 2 when fused (options.fuse), else 1 */
     long npass;     /* loop passes: iterations / steps, rounded up (an odd last step alone) */
     int two;        /* the updates being queued take two steps (sk_update_boxes) */
+    int fast2;      /* the opened backend has a fast two-step kernel (fuse_level 2) */
     sl_partition part;
     sl_local loc;
     sb_dev dev;

@@ -178,7 +178,17 @@ static int sk_notice(sk_run *r)
 }
 
 /* "auto" (the default) takes the first GPU backend that opens a device, else the host. */
+static int sk_open_backend_any(sk_run *r, const stencil_kernel *named);
+
+/* Opens the rank's backend, and notes whether it has a fast two-step kernel (out of core). */
 static int sk_open_backend(sk_run *r, const stencil_kernel *named)
+{
+    int rc = sk_open_backend_any(r, named);
+    r->fast2 = !rc && r->dev.ops->fuse_level(&r->st, named) == 2;
+    return rc;
+}
+
+static int sk_open_backend_any(sk_run *r, const stencil_kernel *named)
 {
     const char *name = r->cfg.backend;
     sb_open_args a = {.peer = r->opt.peer != 0,
