@@ -17,6 +17,7 @@
  * copies of the device opened for the whole local array work on them with chunk-local boxes.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@
             if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->ooc->dev.err);      \
         }                                                                                          \
     } while (0)
+
+/* The largest T of an out-of-core sweep, for a stencil of reach 1 (ooc_want). */
+#define SK_OOC_MAX 64
 
 /* The host copies: the host image and the two time levels (three allocations, or one mapping). */
 enum { OOC_ARRAYS = 3 };
@@ -226,6 +230,64 @@ static int ooc_chunks(sk_run *r, long long limit)
     }
 }
 
+/*
+ * The probe for T: chunk 0 up (host->device bytes/s) and its first step (or two, with update2)
+ * on the device (cells/s per step), each timed on its second run, the first paying for first
+ * touches and kernel loads.
+ */
+static void ooc_probe(sk_run *r)
+{
+    sk_ooc *o = r->ooc;
+    const sb_ops *ops = o->dev.ops;
+    long a, b;
+    ooc_rows(r, 0, &a, &b);
+    long base = ooc_base(r, a, r->steps);
+    sl_box box = ooc_step_box(r, a, b, 0), live = sl_local_box(&r->loc, &r->loc.live);
+    box.lo[0] -= base, box.hi[0] -= base, live.lo[0] -= base, live.hi[0] -= base;
+    double t[3];
+    long long up = o->up;
+    for (int k = 0; k < 2 && !r->rc; k++) {
+        t[0] = MPI_Wtime();
+        ooc_move(r, SB_QBORDER, o->cb[0][0], base, base, b + (long)r->steps * r->st.rhi[0],
+                 r->buf[0], 0);
+        ODEV(r, ops->wait(&o->dev, SB_QBORDER));
+        t[1] = MPI_Wtime();
+        if (o->two)
+            ODEV(r, ops->update2(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box, &live));
+        else
+            ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box));
+        ODEV(r, ops->wait(&o->dev, SB_QINNER));
+        t[2] = MPI_Wtime();
+    }
+    double bytes = (double)(o->up - up) / 2, cells = (double)sl_box_volume(&box) * (o->two + 1);
+    o->up = up;
+    if (r->rc || t[1] <= t[0] || t[2] <= t[1]) return;
+    r->ooc_bw = bytes / (t[1] - t[0]);
+    r->ooc_rate = cells / (t[2] - t[1]);
+}
+
+/*
+ * The T a sweep wants: its updates (rate cells/s per step) as long as its transfers (each cell
+ * once up and once down, at once, bw bytes/s each way), with a quarter to spare; at most what
+ * keeps a chunk's halo rows under a quarter of its rows, and what the halo pattern's composition
+ * allows (SK_OOC_MAX steps of reach 1).
+ */
+static int ooc_want(const sk_run *r)
+{
+    const sk_ooc *o = r->ooc;
+    double es = (double)sb_elem_size(r->st.type);
+    int reach = 1, T = 1;
+    for (int d = 0; d < r->st.ndims; d++) {
+        reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
+        reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
+    }
+    if (r->ooc_bw > 0 && r->ooc_rate > 0) T = (int)ceil(1.25 * r->ooc_rate * es / r->ooc_bw);
+    long cap = o->rows / (4L * (r->st.rlo[0] + r->st.rhi[0] > 0 ? r->st.rlo[0] + r->st.rhi[0] : 1));
+    if (T > cap) T = (int)cap;
+    if (T > SK_OOC_MAX / reach) T = SK_OOC_MAX / reach;
+    return T < 1 ? 1 : T;
+}
+
 /* What an in-core attempt left allocated goes, and the device moves to o->dev. */
 static int ooc_swap_devices(sk_run *r)
 {
@@ -276,16 +338,25 @@ int sk_ooc_start(sk_run *r)
 }
 
 /*
- * The steps per exchange were chosen before anyone knew the parts would not fit. Two steps per
- * sweep halve the transfers per step, and cost only the recomputed halo rows of each chunk.
+ * The steps per exchange were chosen before anyone knew the parts would not fit. When every rank
+ * is out of core and T was not forced, the probe says what T the sweeps want (ooc_want: the
+ * smallest over the ranks), and set-up runs again with it when it differs.
  */
 int sk_ooc_again(sk_run *r)
 {
-    int mine = r->ooc != NULL, all = 0;
-    if (r->ooc_force || r->opt.fuse != 0 || r->steps != 1 || r->iters < 2) mine = 0;
-    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
-    r->ooc_force = all;
-    return all;
+    int mine[2] = {r->ooc != NULL, SK_OOC_MAX}, all[2] = {0, 0};
+    if (r->ooc_force || r->opt.fuse != 0 || r->iters < 2) mine[0] = 0;
+    if (mine[0]) {
+        ooc_probe(r);
+        mine[1] = ooc_want(r);
+        if (r->rc) mine[0] = 0;
+    }
+    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
+    int T = all[1] < r->iters ? all[1] : (int)r->iters;
+    if (!all[0] || T == r->steps) return 0;
+    r->ooc_force = 1;
+    r->ooc_T = T;
+    return 1;
 }
 
 void sk_ooc_release(sk_run *r)

@@ -86,6 +86,8 @@ typedef struct sk_run {
     double t_up;   /* setup time, for stats */
     sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
     int ooc_force; /* every rank went out of core: set-up again, forced, with its T */
+    int ooc_T;     /* the T out-of-core sweeps want (sk_ooc_again), 0 before the probe */
+    double ooc_bw, ooc_rate; /* the probe: host->device bytes/s, kernel cells/s per step */
 } sk_run;
 
 /* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
