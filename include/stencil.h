@@ -22,6 +22,8 @@ extern "C" {
 #define STENCIL_MAX_DIMS 3
 /* Widest halo supported on one side of one dimension. */
 #define STENCIL_MAX_RADIUS 8
+/* The most time steps per halo exchange options.fuse may ask for. */
+#define STENCIL_MAX_STEPS 16
 /* Iterations traced at most (stencil_options.trace). */
 #define STENCIL_TRACE_MAX 100000L
 
