@@ -413,7 +413,7 @@ enum { TR_OPTION, TR_ENV, TR_OFF }; /* options.trace, STENCIL_TRACE, or "" over 
 static long trace_verdict(const stencil_stats *s, const char *prefix, long iters, int serialize,
                           int how)
 {
-    long passes = s->steps == 2 ? iters / 2 + iters % 2 : iters; /* a line per exchange */
+    long passes = (iters + s->steps - 1) / s->steps; /* a line per exchange */
     long bad = trace_check(prefix, passes, serialize);
     if (how == TR_OFF) return bad != -1 || s->traced != 0;
     bad += !(s->exchange_hidden >= 0 && s->exchange_hidden <= 1);
