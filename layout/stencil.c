@@ -153,6 +153,7 @@ typedef struct sl_groups {
     int n;
     int o0[SL_CGROUPS], o1[SL_CGROUPS];
     uint32_t mask[SL_CGROUPS]; /* bit q: offset q - rlo[2] */
+    char first[SL_CGROUPS];    /* no earlier group has the same mask */
 } sl_groups;
 
 static uint64_t *row_of(const sl_cgrid *g, uint64_t *base, long i0, long i1)
@@ -193,6 +194,10 @@ static void group_points(const sl_stencil *s, sl_groups *gr)
         }
         gr->mask[k] |= (uint32_t)1 << (s->off[p][2] + s->rlo[2]);
     }
+    for (int k = 0; k < gr->n; k++) {
+        gr->first[k] = 1;
+        for (int j = 0; j < k && gr->first[k]; j++) gr->first[k] = gr->mask[j] != gr->mask[k];
+    }
 }
 
 /*
@@ -212,9 +217,7 @@ static void dilate(sl_cgrid *g, const sl_stencil *s, const sl_groups *gr)
             for (int w = 0; w < g->words; w++) any |= src[w] != 0;
             if (!any) continue;
             for (int k = 0; k < gr->n; k++) {
-                int first = 1;
-                for (int j = 0; j < k; j++) first &= gr->mask[j] != gr->mask[k];
-                if (!first) continue;
+                if (!gr->first[k]) continue;
                 memset(tmp, 0, (size_t)g->words * sizeof(uint64_t));
                 for (int q = 0; q < 32; q++)
                     if (gr->mask[k] >> q & 1) or_shifted(tmp, src, g->words, q - s->rlo[2]);
