@@ -138,12 +138,19 @@ START_TEST(thin_parts)
 }
 END_TEST
 
-/* Out of range T: STENCIL_EINVAL on every rank. */
-START_TEST(bad_t)
+/* $STENCIL_FUSE when the option is 0; out of range T: STENCIL_EINVAL on every rank. */
+START_TEST(env_and_bad_t)
 {
     stencil_desc st;
     stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &st);
     int rc;
+    setenv("STENCIL_FUSE", "3", 1);
+    long bad =
+        run(&st, sizes_by_dim[1], 0, STENCIL_BOUNDARY_PERIODIC, STENCIL_PART_BLOCKS, 5, 2, &rc);
+    unsetenv("STENCIL_FUSE");
+    ck_assert(rc == 0 && bad == 0);
+    ck_assert_msg(last.steps == 3 && !strcmp(last.steps_why, "forced"), "T=%d (%s)", last.steps,
+                  last.steps_why);
     run(&st, sizes_by_dim[1], STENCIL_MAX_STEPS + 1, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BANDS, 3,
         1, &rc);
     ck_assert_int_eq(rc, STENCIL_EINVAL);
@@ -161,7 +168,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);
-    tcase_add_test(tc, bad_t);
+    tcase_add_test(tc, env_and_bad_t);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     MPI_Finalize();
