@@ -22,6 +22,8 @@ extern "C" {
 #define STENCIL_MAX_DIMS 3
 /* Widest halo supported on one side of one dimension. */
 #define STENCIL_MAX_RADIUS 8
+/* The most time steps per halo exchange options.fuse may ask for. */
+#define STENCIL_MAX_STEPS 16
 /* Iterations traced at most (stencil_options.trace). */
 #define STENCIL_TRACE_MAX 100000L
 
@@ -134,9 +136,10 @@ typedef struct stencil_stats {
     int nranks;
     int proc_grid[STENCIL_MAX_DIMS];
     long owned_lo[STENCIL_MAX_DIMS], owned_hi[STENCIL_MAX_DIMS];
-    double weight;    /* this rank's share weight */
-    int calib_rounds; /* timed calibration rounds behind the weights (weights auto), else 0 */
-    int steps;        /* time steps per halo exchange: 2 when fused (options.fuse), else 1 */
+    double weight;      /* this rank's share weight */
+    int calib_rounds;   /* timed calibration rounds behind the weights (weights auto), else 0 */
+    int steps;          /* T, time steps per halo exchange (options.fuse) */
+    char steps_why[48]; /* how T was chosen: "forced", "automatic: ...", "parts too thin ..." */
     char backend[16];
     char device[64];
     /* Tracing on: each phase's device time summed over the traced iterations (0 when off). */
@@ -182,12 +185,14 @@ typedef struct stencil_options {
     int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
     int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
     /*
-     * Time steps per halo exchange. 2: every launch computes two steps (temporal blocking), with
-     * halos twice as deep exchanged every other step; STENCIL_ENOSYS when some rank's backend
-     * cannot, STENCIL_EPARTITION when a part is thinner than twice the radius. 1: one step per
-     * exchange. 0 (default): $STENCIL_FUSE if it says 1 or 2, else 2 where every rank's backend
-     * has a fast two-step kernel (CUDA/HIP: kgt's fused launchers) and the parts are thick
-     * enough, else 1. Results are bitwise the same either way.
+     * T, time steps per halo exchange (temporal blocking): each pass updates T steps from halos
+     * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the
+     * margins its neighbours also compute. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION,
+     * with the numbers, when a part is thinner than T times the radius); 0 (default) is
+     * $STENCIL_FUSE when it gives a number, else automatic: 2 where every rank's backend has a
+     * fast two-step kernel (CUDA/HIP: kgt's fused launchers), otherwise the T in 1..8 with the
+     * least modelled time per step (README, "Time steps per exchange"), lowered to what the parts
+     * fit. Other values: STENCIL_EINVAL. Results are bitwise the same for every T.
      */
     int fuse;
     /*

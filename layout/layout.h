@@ -88,10 +88,17 @@ int sl_dir_index(const int d[SL_D]);
 int sl_stencil_make(sl_stencil *s, const stencil_desc *desc, char *msg, size_t msglen);
 void sl_stencil_free(sl_stencil *s);
 /*
- * The cells that `steps` (1 or 2) updates in a row read, as a stencil for the halo exchange: its
- * points are sums of `steps` points of s (weights 1), and its frame stays s's. Fixed boundaries
- * also add s's own points, because a first-step cell in the frame passes its input through
- * unchanged. Returns 0, STENCIL_EINVAL or STENCIL_ENOMEM.
+ * The most steps a composed stencil takes: more than a user may force (STENCIL_MAX_STEPS), for the
+ * long sweeps of out-of-core runs, whose callers keep steps times the reach within it too.
+ */
+#define SL_MAX_STEPS 64
+
+/*
+ * The cells that `steps` (1..SL_MAX_STEPS) updates in a row read, as a stencil for the halo
+ * exchange: its points are sums of `steps` points of s (weights 1; for one step, s itself), and its
+ * frame stays s's. Fixed boundaries also add the sums of fewer points, because an intermediate
+ * cell in the frame passes its input through unchanged. Row-major order. Returns 0,
+ * STENCIL_EINVAL or STENCIL_ENOMEM.
  */
 int sl_stencil_compose(sl_stencil *out, const sl_stencil *s, int steps, int periodic);
 

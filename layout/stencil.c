@@ -1,6 +1,7 @@
 /* Stencil validation and reduction to its non-zero points. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,64 +135,160 @@ void sl_min_part(const sl_stencil *s, int minpart[SL_D])
     }
 }
 
-/* Offsets of two steps lie in [-2R, 2R] per dimension: a dense grid of that box marks them. */
-#define SL_CSIDE (4 * STENCIL_MAX_RADIUS + 1)
+#define SL_CGROUPS ((2 * STENCIL_MAX_RADIUS + 1) * (2 * STENCIL_MAX_RADIUS + 1))
 
-static long grid_index(const int o[SL_D])
+/*
+ * The composed pattern as bit rows: row (i0, i1) holds dimension 2 as bits. Grid index of offset o
+ * in dimension d is o + org[d]; the grid covers `steps` times the stencil's reach, so no sum ever
+ * leaves it. Dense 3D radius 8 at 8 steps: 129^2 rows of 3 words, two grids of 400 kB.
+ */
+typedef struct sl_cgrid {
+    int side[SL_D], org[SL_D];
+    int words;
+    uint64_t *bits, *next, *tmp;
+} sl_cgrid;
+
+/* The stencil's points by (off0, off1): each group's dimension-2 offsets as a bit mask. */
+typedef struct sl_groups {
+    int n;
+    int o0[SL_CGROUPS], o1[SL_CGROUPS];
+    uint32_t mask[SL_CGROUPS]; /* bit q: offset q - rlo[2] */
+    char first[SL_CGROUPS];    /* no earlier group has the same mask */
+} sl_groups;
+
+static uint64_t *row_of(const sl_cgrid *g, uint64_t *base, long i0, long i1)
 {
-    long i = 0;
-    int d;
-
-    for (d = 0; d < SL_D; d++) i = i * SL_CSIDE + o[d] + 2 * STENCIL_MAX_RADIUS;
-    return i;
+    return base + (i0 * g->side[1] + i1) * g->words;
 }
 
-/* 1 when o was not marked yet. */
-static int mark_one(unsigned char *mark, const int o[SL_D])
+static void set_bit(const sl_cgrid *g, uint64_t *base, const int o[SL_D])
 {
-    long i = grid_index(o);
-
-    if (mark[i]) return 0;
-    mark[i] = 1;
-    return 1;
+    long x = o[2] + g->org[2];
+    row_of(g, base, o[0] + g->org[0], o[1] + g->org[1])[x / 64] |= (uint64_t)1 << (x % 64);
 }
 
-/* Marks the sums of two points (and, with a fixed frame, the points); returns how many. */
-static int mark_sums(const sl_stencil *s, int periodic, unsigned char *mark)
+/* dst |= src shifted towards higher bits by sh (negative: lower); bits past the row drop. */
+static void or_shifted(uint64_t *dst, const uint64_t *src, int words, int sh)
 {
-    int a, b, d, o[SL_D], n = 0;
-
-    for (a = 0; a < s->npts; a++) {
-        if (!periodic) n += mark_one(mark, s->off[a]);
-        for (b = 0; b < s->npts; b++) {
-            for (d = 0; d < SL_D; d++) o[d] = s->off[a][d] + s->off[b][d];
-            n += mark_one(mark, o);
-        }
+    int ws = (sh < 0 ? -sh : sh) / 64, bs = (sh < 0 ? -sh : sh) % 64;
+    for (int w = 0; w < words; w++) {
+        int a = sh >= 0 ? w - ws : w + ws, b = sh >= 0 ? a - 1 : a + 1;
+        uint64_t v = 0;
+        if (a >= 0 && a < words) v = sh >= 0 ? src[a] << bs : src[a] >> bs;
+        if (bs && b >= 0 && b < words) v |= sh >= 0 ? src[b] >> (64 - bs) : src[b] << (64 - bs);
+        dst[w] |= v;
     }
+}
+
+static void group_points(const sl_stencil *s, sl_groups *gr)
+{
+    gr->n = 0;
+    for (int p = 0; p < s->npts; p++) {
+        int k = 0;
+        while (k < gr->n && (gr->o0[k] != s->off[p][0] || gr->o1[k] != s->off[p][1])) k++;
+        if (k == gr->n) {
+            gr->o0[k] = s->off[p][0];
+            gr->o1[k] = s->off[p][1];
+            gr->mask[k] = 0;
+            gr->n++;
+        }
+        gr->mask[k] |= (uint32_t)1 << (s->off[p][2] + s->rlo[2]);
+    }
+    for (int k = 0; k < gr->n; k++) {
+        gr->first[k] = 1;
+        for (int j = 0; j < k && gr->first[k]; j++) gr->first[k] = gr->mask[j] != gr->mask[k];
+    }
+}
+
+/*
+ * g->next = g->bits + the stencil (Minkowski sum). Per source row, the row is smeared along
+ * dimension 2 once per distinct mask, then or-ed into each group's target row: dense stencils
+ * share one mask, so the work is rows x groups words, not rows x points.
+ */
+static void dilate(sl_cgrid *g, const sl_stencil *s, const sl_groups *gr)
+{
+    uint64_t *tmp = g->tmp;
+    long rows = (long)g->side[0] * g->side[1];
+    memset(g->next, 0, (size_t)rows * g->words * sizeof(uint64_t));
+    for (long i0 = 0; i0 < g->side[0]; i0++)
+        for (long i1 = 0; i1 < g->side[1]; i1++) {
+            const uint64_t *src = row_of(g, g->bits, i0, i1);
+            int any = 0;
+            for (int w = 0; w < g->words; w++) any |= src[w] != 0;
+            if (!any) continue;
+            for (int k = 0; k < gr->n; k++) {
+                if (!gr->first[k]) continue;
+                memset(tmp, 0, (size_t)g->words * sizeof(uint64_t));
+                for (int q = 0; q < 32; q++)
+                    if (gr->mask[k] >> q & 1) or_shifted(tmp, src, g->words, q - s->rlo[2]);
+                for (int j = k; j < gr->n; j++) {
+                    if (gr->mask[j] != gr->mask[k]) continue;
+                    uint64_t *dst = row_of(g, g->next, i0 + gr->o0[j], i1 + gr->o1[j]);
+                    for (int w = 0; w < g->words; w++) dst[w] |= tmp[w];
+                }
+            }
+        }
+}
+
+static int grid_alloc(sl_cgrid *g, const sl_stencil *s, int steps)
+{
+    for (int d = 0; d < SL_D; d++) {
+        g->org[d] = steps * s->rlo[d];
+        g->side[d] = steps * (s->rlo[d] + s->rhi[d]) + 1;
+    }
+    g->words = (g->side[2] + 63) / 64;
+    size_t n = (size_t)g->side[0] * (size_t)g->side[1] * (size_t)g->words;
+    g->bits = calloc(n, sizeof(uint64_t));
+    g->next = calloc(n, sizeof(uint64_t));
+    g->tmp = calloc((size_t)g->words, sizeof(uint64_t));
+    return g->bits && g->next && g->tmp ? 0 : STENCIL_ENOMEM;
+}
+
+/* Marks what `steps` steps read: sums of `steps` points, or with a fixed frame of 1..steps. */
+static void mark_sums(sl_cgrid *g, const sl_stencil *s, int steps, int periodic)
+{
+    static const int zero[SL_D] = {0};
+    sl_groups gr;
+    group_points(s, &gr);
+    for (int p = 0; p < s->npts; p++) set_bit(g, g->bits, s->off[p]);
+    for (int k = 2; k <= steps; k++) {
+        /* A frame cell passes its input through: the chain may stop there, an offset 0. */
+        if (!periodic) set_bit(g, g->bits, zero);
+        dilate(g, s, &gr);
+        uint64_t *t = g->bits;
+        g->bits = g->next;
+        g->next = t;
+    }
+}
+
+/* Points of the marked grid, in row-major order (dimension 0 slowest), weight 1. */
+static long count_marks(const sl_cgrid *g)
+{
+    long n = 0, words = (long)g->side[0] * g->side[1] * g->words;
+    for (long i = 0; i < words; i++)
+        for (uint64_t v = g->bits[i]; v; v &= v - 1) n++;
     return n;
 }
 
-/* The marked offsets, in row-major order, weight 1; the radii follow them. */
-static void collect_marks(sl_stencil *c, const unsigned char *mark)
+static void collect_marks(sl_stencil *c, const sl_cgrid *g)
 {
-    int o[SL_D], d;
-    long i, n = (long)SL_CSIDE * SL_CSIDE * SL_CSIDE;
-
-    for (i = 0; i < n; i++) {
-        if (!mark[i]) continue;
-        o[0] = (int)(i / (SL_CSIDE * SL_CSIDE)) - 2 * STENCIL_MAX_RADIUS;
-        o[1] = (int)(i / SL_CSIDE % SL_CSIDE) - 2 * STENCIL_MAX_RADIUS;
-        o[2] = (int)(i % SL_CSIDE) - 2 * STENCIL_MAX_RADIUS;
-        memcpy(c->off[c->npts], o, sizeof(o));
-        c->w[c->npts++] = 1.0;
-        for (d = 0; d < SL_D; d++) {
-            if (-o[d] > c->rlo[d]) c->rlo[d] = -o[d];
-            if (o[d] > c->rhi[d]) c->rhi[d] = o[d];
+    for (long i0 = 0; i0 < g->side[0]; i0++)
+        for (long i1 = 0; i1 < g->side[1]; i1++) {
+            const uint64_t *row = row_of(g, g->bits, i0, i1);
+            for (int x = 0; x < g->side[2]; x++) {
+                if (!(row[x / 64] >> (x % 64) & 1)) continue;
+                int o[SL_D] = {(int)i0 - g->org[0], (int)i1 - g->org[1], x - g->org[2]};
+                memcpy(c->off[c->npts], o, sizeof o);
+                c->w[c->npts++] = 1.0;
+                for (int d = 0; d < SL_D; d++) {
+                    if (-o[d] > c->rlo[d]) c->rlo[d] = -o[d];
+                    if (o[d] > c->rhi[d]) c->rhi[d] = o[d];
+                }
+            }
         }
-    }
 }
 
-static int alloc_points(sl_stencil *c, int n)
+static int alloc_points(sl_stencil *c, long n)
 {
     c->off = malloc((size_t)n * sizeof(*c->off));
     c->w = malloc((size_t)n * sizeof(*c->w));
@@ -200,35 +297,47 @@ static int alloc_points(sl_stencil *c, int n)
     return STENCIL_ENOMEM;
 }
 
+static void copy_points(sl_stencil *out, const sl_stencil *s)
+{
+    out->npts = s->npts;
+    memcpy(out->off, s->off, (size_t)s->npts * sizeof(*out->off));
+    memcpy(out->w, s->w, (size_t)s->npts * sizeof(*out->w));
+    memcpy(out->rlo, s->rlo, sizeof out->rlo);
+    memcpy(out->rhi, s->rhi, sizeof out->rhi);
+}
+
+static void grid_free(sl_cgrid *g)
+{
+    free(g->bits);
+    free(g->next);
+    free(g->tmp);
+}
+
 int sl_stencil_compose(sl_stencil *out, const sl_stencil *s, int steps, int periodic)
 {
-    unsigned char *mark = NULL;
-    int n = s->npts, rc;
+    sl_cgrid g = {{0}, {0}, 0, NULL, NULL, NULL};
+    long n = s->npts;
+    int rc = 0;
 
     memset(out, 0, sizeof(*out));
-    if (steps != 1 && steps != 2) return STENCIL_EINVAL;
-    if (steps == 2) {
-        mark = calloc((size_t)SL_CSIDE * SL_CSIDE * SL_CSIDE, 1);
-        if (!mark) return STENCIL_ENOMEM;
-        n = mark_sums(s, periodic, mark);
+    if (steps < 1 || steps > SL_MAX_STEPS) return STENCIL_EINVAL;
+    if (steps > 1) {
+        rc = grid_alloc(&g, s, steps);
+        if (!rc) mark_sums(&g, s, steps, periodic);
+        if (!rc) n = count_marks(&g);
     }
-    rc = alloc_points(out, n);
+    if (!rc) rc = alloc_points(out, n);
     if (!rc) {
         out->ndims = s->ndims;
         out->divisor = s->divisor;
         out->type = s->type;
         memcpy(out->flo, s->flo, sizeof out->flo);
         memcpy(out->fhi, s->fhi, sizeof out->fhi);
-        if (mark) {
-            collect_marks(out, mark);
-        } else { /* one step: the stencil itself */
-            out->npts = n;
-            memcpy(out->off, s->off, (size_t)n * sizeof(*out->off));
-            memcpy(out->w, s->w, (size_t)n * sizeof(*out->w));
-            memcpy(out->rlo, s->rlo, sizeof out->rlo);
-            memcpy(out->rhi, s->rhi, sizeof out->rhi);
-        }
+        if (steps > 1)
+            collect_marks(out, &g);
+        else
+            copy_points(out, s);
     }
-    free(mark);
+    grid_free(&g);
     return rc;
 }

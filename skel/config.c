@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,8 +161,10 @@ int sk_config_resolve(sk_run *r, int local_rank)
     if (!r->opt.trace) r->opt.trace = getenv("STENCIL_TRACE"); /* "" in the options: off */
     const char *peer = getenv("STENCIL_PEER"); /* when the options leave it automatic */
     if (r->opt.peer < 0 && peer && (peer[0] == '0' || peer[0] == '1')) r->opt.peer = peer[0] - '0';
-    const char *fuse = getenv("STENCIL_FUSE"); /* likewise */
-    if (r->opt.fuse == 0 && fuse && (!strcmp(fuse, "1") || !strcmp(fuse, "2")))
-        r->opt.fuse = fuse[0] - '0';
+    const char *fuse = getenv("STENCIL_FUSE"); /* likewise: a number, else ignored */
+    char *end = NULL;
+    long t = fuse ? strtol(fuse, &end, 10) : 0;
+    if (r->opt.fuse == 0 && fuse && end != fuse && !*end && t >= INT_MIN && t <= INT_MAX)
+        r->opt.fuse = (int)t;
     return 0;
 }

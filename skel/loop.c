@@ -1,7 +1,8 @@
 /*
- * The iteration loop. Per pass (one iteration, or two time steps in one launch when the run fuses
- * them, options.fuse): border cells first, their device->host copies and the MPI exchange,
- * host->device halo copies, all while the inner update runs; the last pass skips the exchange;
+ * The iteration loop. Per pass (T time steps, options.fuse: each box through T update() calls,
+ * widened for the later steps, or one fused update2 for T = 2): border cells first, their
+ * device->host copies and the MPI exchange, host->device halo copies, all while the inner update
+ * runs; the last pass (the remaining iterations, maybe fewer than T) skips the exchange;
  * the two buffers swap roles by parity, never copied. Serialized (options.serialize),
  * the inner update waits until the halos are in, so nothing overlaps.
  *
@@ -31,16 +32,57 @@
         if ((r)->tr) sk_trace_host((r), (what), (when));                                           \
     } while (0)
 
+/* b widened by k steps of the stencil's reach on each side, within the live cells. */
+static sl_box widen(const sk_run *r, const sl_box *b, int k)
+{
+    sl_box w = *b;
+    for (int d = 0; d < r->st.ndims; d++) {
+        w.lo[d] -= (long)k * r->st.rlo[d];
+        w.hi[d] += (long)k * r->st.rhi[d];
+    }
+    return sl_box_intersect(&w, &r->loc.live);
+}
+
+/*
+ * Scratch array of intermediate step s (1 .. T - 1) on queue q. Both queues write the cells where
+ * their widened boxes overlap. With one array per step in flight that is safe: step s of every
+ * box is computed from the same inputs in the same order (the arithmetic contract), so both
+ * queues store the same bits, and each queue reads only cells it wrote itself before, in queue
+ * order. Two arrays alternating (T >= 3) would let one queue's step s + 2 overwrite what the
+ * other queue's step s + 1 still reads: on an asynchronous backend each queue has its own pair.
+ */
+static sb_mem scratch(const sk_run *r, int q, int s)
+{
+    int set = r->nscr == 4 && q == SB_QINNER ? 2 : 0;
+    return r->scr[set + (r->nscr > 1 ? (s - 1) & 1 : 0)];
+}
+
+/*
+ * r->pass_steps steps over global box b: step s updates b widened by (T - s) reaches (what the
+ * later steps read), step 1 from in, step T into out, the steps between through scratch.
+ */
+static void update_box(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b)
+{
+    const sb_ops *o = r->dev.ops;
+    int t = r->pass_steps;
+    if (sl_box_empty(b)) return; /* widened, it would compute cells nobody needs */
+    if (t == 2 && r->fused) {
+        sl_box live = sl_local_box(&r->loc, &r->loc.live), lb = sl_local_box(&r->loc, b);
+        DEV(r, o->update2(&r->dev, q, in, out, &lb, &live));
+        return;
+    }
+    for (int s = 1; s <= t; s++) {
+        sl_box w = s == t ? *b : widen(r, b, t - s);
+        if (sl_box_empty(&w)) continue;
+        sl_box lw = sl_local_box(&r->loc, &w);
+        sb_mem src = s == 1 ? in : scratch(r, q, s - 1), dst = s == t ? out : scratch(r, q, s);
+        DEV(r, o->update(&r->dev, q, src, dst, &lw));
+    }
+}
+
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n)
 {
-    sl_box live = sl_local_box(&r->loc, &r->loc.live);
-    for (int i = 0; i < n; i++) {
-        sl_box lb = sl_local_box(&r->loc, &b[i]);
-        if (r->two)
-            DEV(r, r->dev.ops->update2(&r->dev, q, in, out, &lb, &live));
-        else
-            DEV(r, r->dev.ops->update(&r->dev, q, in, out, &lb));
-    }
+    for (int i = 0; i < n; i++) update_box(r, q, in, out, &b[i]);
     DEV(r, r->dev.ops->flush(&r->dev, q));
 }
 
@@ -87,21 +129,22 @@ static void inner(sk_run *r, sb_mem in, sb_mem out)
 /* Out of core: a sweep through the device, then the halos between the host copies. */
 static void ooc_pass(sk_run *r, int b, int exch)
 {
-    sk_ooc_sweep(r, b, r->two ? 2 : 1);
+    sk_ooc_sweep(r, b, r->pass_steps);
     if (!exch) return;
     NET(r, sk_exchange_post(&r->x, r->comm));
     DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, b ^ 1));
     exchange(r, b ^ 1, 0);
 }
 
-/* Pass t: `steps` time steps (one for an odd last one), then the halos of their result. */
+/* Pass t: `steps` time steps (the rest of the iterations in the last), then their halos. */
 static void iteration(sk_run *r, long t)
 {
     const sb_ops *o = r->dev.ops;
     int b = (int)((r->cur + t) & 1); /* the buffer this pass reads */
     sb_mem in = r->buf[b], out = r->buf[b ^ 1];
     int exch = t + 1 < r->npass, ser = r->opt.serialize;
-    r->two = r->steps == 2 && 2 * (t + 1) <= r->iters;
+    long left = r->iters - t * r->steps;
+    r->pass_steps = left < r->steps ? (int)left : r->steps;
     if (r->ooc) {
         ooc_pass(r, b, exch);
         return;
@@ -167,6 +210,23 @@ static void first_exchange(sk_run *r)
     r->xtime = xtime;
 }
 
+/*
+ * The frame cells of the neighbours that intermediate steps read sit in the halos: the host image
+ * uploaded into the scratch arrays had none there. Frame cells never change, so once after an
+ * upload, the array with its first halos goes into the scratch arrays.
+ */
+static void fill_scratch_frame(sk_run *r)
+{
+    const sb_ops *o = r->dev.ops;
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    if (!r->scr_stale) return;
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    DEV(r, o->wait(&r->dev, SB_QINNER));
+    DEV(r, o->read(&r->dev, r->buf[r->cur], r->host, bytes));
+    for (int i = 0; i < r->nscr; i++) DEV(r, o->write(&r->dev, r->scr[i], r->host, bytes));
+    r->scr_stale = r->rc != 0;
+}
+
 static long long sk_global_cells(const sk_run *r)
 {
     long long n = 1;
@@ -177,14 +237,20 @@ static long long sk_global_cells(const sk_run *r)
     return n;
 }
 
+long sk_passes(const sk_run *r, long n)
+{
+    return (n + r->steps - 1) / r->steps;
+}
+
 int sk_loop(sk_run *r, long n)
 {
     r->iters = n;
-    r->npass = r->steps == 2 ? n / 2 + n % 2 : n;
+    r->npass = sk_passes(r, n);
     r->rc = 0;
     r->stats.cells = sk_global_cells(r);
     if (n == 0) return 0;
     first_exchange(r);
+    fill_scratch_frame(r);
     sk_trace_start(r);
     MPI_Barrier(r->comm);
     double t0 = MPI_Wtime();
@@ -216,6 +282,7 @@ void sk_stats(sk_run *r, double t0, double t_setup)
     s->messages = r->x.messages;
     s->peer_links = r->x.npull;
     s->steps = r->steps;
+    snprintf(s->steps_why, sizeof s->steps_why, "%s", r->why);
     s->links = 0;
     for (int i = 0; i < r->x.n; i++) s->links += r->x.link[i].rbytes > 0;
     s->device_bytes = r->dev.device_bytes;

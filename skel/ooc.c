@@ -36,7 +36,7 @@
     } while (0)
 
 /* The largest T of an out-of-core sweep, for a stencil of reach 1 (ooc_want). */
-#define SK_OOC_MAX 64
+#define SK_OOC_MAX SL_MAX_STEPS
 
 /* The host copies: the host image and the two time levels (three allocations, or one mapping). */
 enum { OOC_ARRAYS = 3 };
@@ -101,12 +101,32 @@ static int ooc_limit(sk_run *r, long long *limit)
 }
 
 /*
+ * Whether this rank will start out of core, as far as the partition at T = 1 tells (steps.c: T
+ * then follows the sweeps, not the in-core model). A bad limit is reported by sk_ooc_decide.
+ */
+int sk_ooc_expected(sk_run *r)
+{
+    long long limit = 0;
+    int mode = sk_ooc_mode(r);
+    sl_local l;
+    if (mode != 0) return mode == 1;
+    const char *e = getenv("STENCIL_DEVICE_MEMORY");
+    int bad = 0;
+    limit = r->opt.device_memory > 0 ? r->opt.device_memory
+            : e && e[0]              ? ooc_parse_bytes(e, &bad)
+                                     : 0;
+    if (bad || limit <= 0 || sl_local_make(&l, &r->part, &r->st, r->rank)) return 0;
+    return 2LL * (long long)(l.nelems * sb_elem_size(r->st.type)) > limit;
+}
+
+/*
  * Whether this rank starts out of core (1), in core (0), or fails. Collective (calibrated weights
  * time the device on the whole part, which an out-of-core rank does not hold).
  */
 int sk_ooc_decide(sk_run *r, int *want)
 {
-    long long limit = 0, need = 2LL * (long long)(r->loc.nelems * sb_elem_size(r->st.type));
+    long long limit = 0,
+              need = (2LL + r->nscr) * (long long)(r->loc.nelems * sb_elem_size(r->st.type));
     int mode = sk_ooc_mode(r), anyauto = 0, rc = ooc_limit(r, &limit);
     if (MPI_Allreduce(&r->cfg.weight_auto, &anyauto, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (out-of-core mode)");
@@ -230,64 +250,6 @@ static int ooc_chunks(sk_run *r, long long limit)
     }
 }
 
-/*
- * The probe for T: chunk 0 up (host->device bytes/s) and its first step (or two, with update2)
- * on the device (cells/s per step), each timed on its second run, the first paying for first
- * touches and kernel loads.
- */
-static void ooc_probe(sk_run *r)
-{
-    sk_ooc *o = r->ooc;
-    const sb_ops *ops = o->dev.ops;
-    long a, b;
-    ooc_rows(r, 0, &a, &b);
-    long base = ooc_base(r, a, r->steps);
-    sl_box box = ooc_step_box(r, a, b, 0), live = sl_local_box(&r->loc, &r->loc.live);
-    box.lo[0] -= base, box.hi[0] -= base, live.lo[0] -= base, live.hi[0] -= base;
-    double t[3];
-    long long up = o->up;
-    for (int k = 0; k < 2 && !r->rc; k++) {
-        t[0] = MPI_Wtime();
-        ooc_move(r, SB_QBORDER, o->cb[0][0], base, base, b + (long)r->steps * r->st.rhi[0],
-                 r->buf[0], 0);
-        ODEV(r, ops->wait(&o->dev, SB_QBORDER));
-        t[1] = MPI_Wtime();
-        if (o->two)
-            ODEV(r, ops->update2(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box, &live));
-        else
-            ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box));
-        ODEV(r, ops->wait(&o->dev, SB_QINNER));
-        t[2] = MPI_Wtime();
-    }
-    double bytes = (double)(o->up - up) / 2, cells = (double)sl_box_volume(&box) * (o->two + 1);
-    o->up = up;
-    if (r->rc || t[1] <= t[0] || t[2] <= t[1]) return;
-    r->ooc_bw = bytes / (t[1] - t[0]);
-    r->ooc_rate = cells / (t[2] - t[1]);
-}
-
-/*
- * The T a sweep wants: its updates (rate cells/s per step) as long as its transfers (each cell
- * once up and once down, at once, bw bytes/s each way), with a quarter to spare; at most what
- * keeps a chunk's halo rows under a quarter of its rows, and what the halo pattern's composition
- * allows (SK_OOC_MAX steps of reach 1).
- */
-static int ooc_want(const sk_run *r)
-{
-    const sk_ooc *o = r->ooc;
-    double es = (double)sb_elem_size(r->st.type);
-    int reach = 1, T = 1;
-    for (int d = 0; d < r->st.ndims; d++) {
-        reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
-        reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
-    }
-    if (r->ooc_bw > 0 && r->ooc_rate > 0) T = (int)ceil(1.25 * r->ooc_rate * es / r->ooc_bw);
-    long cap = o->rows / (4L * (r->st.rlo[0] + r->st.rhi[0] > 0 ? r->st.rlo[0] + r->st.rhi[0] : 1));
-    if (T > cap) T = (int)cap;
-    if (T > SK_OOC_MAX / reach) T = SK_OOC_MAX / reach;
-    return T < 1 ? 1 : T;
-}
-
 /* What an in-core attempt left allocated goes, and the device moves to o->dev. */
 static int ooc_swap_devices(sk_run *r)
 {
@@ -296,6 +258,10 @@ static int ooc_swap_devices(sk_run *r)
         if (r->buf[i]) r->dev.ops->mem_free(&r->dev, r->buf[i]);
         r->buf[i] = NULL;
     }
+    for (int i = 0; i < r->nscr; i++) /* the sweeps step through chunk buffers instead */
+        if (r->scr[i]) r->dev.ops->mem_free(&r->dev, r->scr[i]);
+    memset(r->scr, 0, sizeof r->scr);
+    r->nscr = r->fused = 0;
     sk_exchange_free(&r->x, &r->dev);
     free(r->host);
     r->host = NULL;
@@ -335,28 +301,6 @@ int sk_ooc_start(sk_run *r)
     r->buf[1] = o->arr[2];
     rc = sk_exchange_init(&r->x, &r->loc, &r->dev, es);
     return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
-}
-
-/*
- * The steps per exchange were chosen before anyone knew the parts would not fit. When every rank
- * is out of core and T was not forced, the probe says what T the sweeps want (ooc_want: the
- * smallest over the ranks), and set-up runs again with it when it differs.
- */
-int sk_ooc_again(sk_run *r)
-{
-    int mine[2] = {r->ooc != NULL, SK_OOC_MAX}, all[2] = {0, 0};
-    if (r->ooc_force || r->opt.fuse != 0 || r->iters < 2) mine[0] = 0;
-    if (mine[0]) {
-        ooc_probe(r);
-        mine[1] = ooc_want(r);
-        if (r->rc) mine[0] = 0;
-    }
-    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
-    int T = all[1] < r->iters ? all[1] : (int)r->iters;
-    if (!all[0] || T == r->steps) return 0;
-    r->ooc_force = 1;
-    r->ooc_T = T;
-    return 1;
 }
 
 void sk_ooc_release(sk_run *r)
@@ -583,4 +527,84 @@ void sk_ooc_stats(sk_run *r, stencil_stats *s)
     snprintf(s->backend, sizeof s->backend, "%s", o->dev.ops->name);
     snprintf(s->device, sizeof s->device, "%s", o->dev.name);
     snprintf(s->kernel, sizeof s->kernel, "%s", o->dev.kernel[0] ? o->dev.kernel : "generic");
+}
+
+/*
+ * The probe for T: chunk 0 up (host->device bytes/s) and its first step (or two, with update2)
+ * on the device (cells/s per step), each timed on its second run, the first paying for first
+ * touches and kernel loads.
+ */
+static void ooc_probe(sk_run *r)
+{
+    sk_ooc *o = r->ooc;
+    const sb_ops *ops = o->dev.ops;
+    long a, b;
+    ooc_rows(r, 0, &a, &b);
+    long base = ooc_base(r, a, r->steps);
+    sl_box box = ooc_step_box(r, a, b, 0), live = sl_local_box(&r->loc, &r->loc.live);
+    box.lo[0] -= base, box.hi[0] -= base, live.lo[0] -= base, live.hi[0] -= base;
+    double t[3] = {0, 0, 0};
+    long long up = o->up;
+    for (int k = 0; k < 2 && !r->rc; k++) {
+        t[0] = MPI_Wtime();
+        ooc_move(r, SB_QBORDER, o->cb[0][0], base, base, b + (long)r->steps * r->st.rhi[0],
+                 r->buf[0], 0);
+        ODEV(r, ops->wait(&o->dev, SB_QBORDER));
+        t[1] = MPI_Wtime();
+        if (o->two)
+            ODEV(r, ops->update2(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box, &live));
+        else
+            ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box));
+        ODEV(r, ops->wait(&o->dev, SB_QINNER));
+        t[2] = MPI_Wtime();
+    }
+    double bytes = (double)(o->up - up) / 2, cells = (double)sl_box_volume(&box) * (o->two + 1);
+    o->up = up;
+    if (r->rc || t[1] <= t[0] || t[2] <= t[1]) return;
+    r->ooc_bw = bytes / (t[1] - t[0]);
+    r->ooc_rate = cells / (t[2] - t[1]);
+}
+
+/*
+ * The T a sweep wants: its updates (rate cells/s per step) as long as its transfers (each cell
+ * once up and once down, at once, bw bytes/s each way), with a quarter to spare; beyond two (which
+ * halve the transfers at little cost), at most what keeps a chunk's halo rows under a quarter of
+ * its rows, and what the halo pattern's composition allows (SK_OOC_MAX steps of reach 1).
+ */
+static int ooc_want(const sk_run *r)
+{
+    const sk_ooc *o = r->ooc;
+    double es = (double)sb_elem_size(r->st.type);
+    int reach = 1, T = 1;
+    for (int d = 0; d < r->st.ndims; d++) {
+        reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
+        reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
+    }
+    if (r->ooc_bw > 0 && r->ooc_rate > 0) T = (int)ceil(1.25 * r->ooc_rate * es / r->ooc_bw);
+    long cap = o->rows / (4L * (r->st.rlo[0] + r->st.rhi[0] > 0 ? r->st.rlo[0] + r->st.rhi[0] : 1));
+    if (T > cap) T = (int)cap;
+    if (T > SK_OOC_MAX / reach) T = SK_OOC_MAX / reach;
+    return T < 2 ? 2 : T;
+}
+
+/*
+ * The steps per exchange were chosen before anyone knew the parts would not fit. When every rank
+ * is out of core and T was not forced, the probe says what T the sweeps want (ooc_want: the
+ * smallest over the ranks), and set-up runs again with it when it differs.
+ */
+int sk_ooc_again(sk_run *r)
+{
+    int mine[2] = {r->ooc != NULL, SK_OOC_MAX}, all[2] = {0, 0};
+    if (r->ooc_force || r->opt.fuse != 0 || r->iters < 2) mine[0] = 0;
+    if (mine[0]) {
+        ooc_probe(r);
+        mine[1] = ooc_want(r);
+        if (r->rc) mine[0] = 0;
+    }
+    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
+    int T = all[1] < r->iters ? all[1] : (int)r->iters;
+    if (!all[0] || T == r->steps) return 0;
+    r->ooc_force = 1;
+    r->ooc_T = T;
+    return 1;
 }

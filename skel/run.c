@@ -2,8 +2,8 @@
  * The persistent run: stencil_create() does what stencil_skeleton() does before its loop, each
  * stencil_advance() runs the loop from the current iterate (buf[cur]) with its own first halo
  * exchange, and the array after any split of the iterations is bitwise that of one loop: a pass
- * of two fused steps is bitwise two single steps (backend.h), so where the passes fall does not
- * matter. A failed advance marks the run: later calls refuse it, stencil_destroy still frees it.
+ * of T steps is bitwise T single steps (backend.h), so where the passes fall does not matter. A
+ * failed advance marks the run: later calls refuse it, stencil_destroy still frees it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ static int sk_usable(sk_run *r)
 static int sk_trace_first(sk_run *r, long n)
 {
     if (r->traced || n == 0 || !sk_trace_slots(r)) return 0;
-    r->npass = r->steps == 2 ? n / 2 + n % 2 : n;
+    r->npass = sk_passes(r, n);
     return sk_trace_open(r);
 }
 

@@ -58,9 +58,15 @@ typedef struct sk_run {
     double *weights;            /* share weights of all ranks, or NULL for equal shares */
     sl_stencil st;              /* the stencil the kernels compute */
     sl_stencil lst; /* what `steps` updates in a row read: the halos and messages follow it */
-    int steps;      /* time steps per exchange: 2 when fused (options.fuse), else 1 */
-    long npass;     /* loop passes: iterations / steps, rounded up (an odd last step alone) */
-    int two;        /* the updates being queued take two steps (sk_update_boxes) */
+    int steps;      /* T, time steps per exchange (options.fuse or the automatic choice) */
+    char why[48];   /* how T was chosen (stats.steps_why) */
+    long npass;     /* loop passes: iterations / steps, rounded up (the rest in a shorter one) */
+    int pass_steps; /* steps the updates being queued take (sk_update_boxes) */
+    int fused;      /* T == 2 through the backend's fused update2 (fuse_level 2): no scratch */
+    int nscr;       /* scratch arrays in scr: 0, 1 (T = 2), 2 (T >= 3), 4 (T >= 3, async) */
+    sb_mem scr[4];  /* intermediate steps of a pass (loop.c); frame cells hold the fixed values */
+    int scr_stale;  /* frame cells in the halos of scr not yet filled (after sk_upload) */
+    double rate;    /* cells per second this rank measured (weights auto), else 0 */
     int fast2;      /* the opened backend has a fast two-step kernel (fuse_level 2) */
     sl_partition part;
     sl_local loc;
@@ -131,6 +137,9 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
         if (!(rc)) rc = sk_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                     \
     } while (0)
 
+/* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */
+const sb_ops *sk_planned_backend(const sk_run *r);
+
 /* Resolves r->cfg from options, environment and configuration file (config.c). */
 int sk_config_resolve(sk_run *r, int local_rank);
 
@@ -164,6 +173,11 @@ void sk_trace_free(sk_run *r);
 
 /* n iterations from buf[cur] (loop.c), then their statistics; cur and done move on. */
 int sk_loop(sk_run *r, long n);
+/* Passes of the loop for n iterations: n / steps, rounded up. */
+long sk_passes(const sk_run *r, long n);
+/* Time steps per exchange for this run, the same on every rank, and the layout for it (steps.c). */
+int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
+                   const stencil_kernel *named);
 /* Queues updates of the global boxes b[0..n-1] on queue q and flushes it; errors go to r->rc. */
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
 void sk_stats(sk_run *r, double t0, double t_setup);
@@ -194,6 +208,7 @@ unsigned long long sk_stencil_hash(const sl_stencil *s);
  * advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
  */
 int sk_ooc_mode(const sk_run *r);
+int sk_ooc_expected(sk_run *r);
 int sk_ooc_decide(sk_run *r, int *want);
 int sk_ooc_start(sk_run *r);
 /* Collective, after set-up: 1 when every rank went out of core on its own and T = 2 may pay. */

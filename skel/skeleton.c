@@ -71,49 +71,12 @@ static int sk_is_gpu(const sb_ops *ops)
     return !strcmp(ops->name, "cuda") || !strcmp(ops->name, "hip");
 }
 
-/* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */
-static const sb_ops *sk_planned_backend(const sk_run *r)
+const sb_ops *sk_planned_backend(const sk_run *r)
 {
     if (strcmp(r->cfg.backend, "auto") != 0) return sb_find(r->cfg.backend);
     for (int i = 0; sb_backends[i]; i++)
         if (sk_is_gpu(sb_backends[i])) return sb_backends[i];
     return sb_find("host");
-}
-
-/*
- * Time steps per exchange, the same on every rank: 2 when asked for (every backend must manage)
- * or, by default, when every rank has a fused kernel; 1 otherwise. (An "auto" rank that falls
- * back to the host runs the host's two-step reference: still correct.)
- */
-static int sk_choose_steps(sk_run *r, const stencil_kernel *named, int *steps)
-{
-    const sb_ops *ops = sk_planned_backend(r);
-    /* A backend that is not built in fails to open later, with the error that says so. */
-    int mine[3] = {ops ? -ops->fuse_level(&r->st, named) : -2, r->opt.fuse, -(sk_ooc_mode(r) == 1)},
-        all[3];
-    *steps = 1;
-    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
-        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");
-    if (all[1] < 0 || all[1] > 2)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.fuse is %d, not 0, 1 or 2", all[1]);
-    int ooc = all[2] == -1; /* every rank out of core: two steps per sweep halve the transfers */
-    if (all[1] == 2 && -all[0] < 1 && !ooc)
-        return SK_FAIL(r, STENCIL_ENOSYS,
-                       "options.fuse = 2, but a rank's backend has no "
-                       "two-step update for this kernel");
-    if (r->iters >= 2 && (all[1] == 2 || (all[1] == 0 && (-all[0] == 2 || ooc)))) *steps = 2;
-    return 0;
-}
-
-static int sk_partition(sk_run *r, const long g[SL_D], const int pgrid[SL_D], int steps)
-{
-    int minpart[SL_D], periodic = r->opt.boundary == STENCIL_BOUNDARY_PERIODIC;
-    sl_stencil_free(&r->lst);
-    int rc = sl_stencil_compose(&r->lst, &r->st, steps, periodic);
-    if (rc) return SK_FAIL(r, rc, "no memory for the halo pattern");
-    sl_min_part(&r->lst, minpart);
-    return sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
-                             sizeof r->msg);
 }
 
 static int sk_setup_layout(sk_run *r, const long *sizes, const stencil_kernel *named)
@@ -123,16 +86,7 @@ static int sk_setup_layout(sk_run *r, const long *sizes, const stencil_kernel *n
     for (int d = 0; d < r->st.ndims; d++) g[d] = sizes[d];
     int rc = sl_grid_choose(r->st.ndims, g, r->size, r->opt.partition, r->opt.proc_grid, pgrid,
                             r->msg, sizeof r->msg);
-    if (!rc) rc = sk_choose_steps(r, named, &r->steps);
-    if (!rc) rc = sk_partition(r, g, pgrid, r->steps);
-    /* Parts too thin for halos of two steps: automatic fusion gives way (same on every rank). */
-    if (rc == STENCIL_EPARTITION && r->steps == 2 && r->opt.fuse != 2) {
-        r->steps = 1;
-        rc = sk_partition(r, g, pgrid, 1);
-    }
-    if (rc) return rc;
-    r->npass = r->steps == 2 ? r->iters / 2 + r->iters % 2 : r->iters;
-    return sl_local_make(&r->loc, &r->part, &r->lst, r->rank);
+    return rc ? rc : sk_setup_steps(r, g, pgrid, named);
 }
 
 /* Node-local rank (device selection) and this rank's backend, device and weight. */
@@ -253,18 +207,35 @@ static int sk_alloc(sk_run *r)
         int rc = r->dev.ops->mem_alloc(&r->dev, bytes, &r->buf[i]);
         if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
     }
+    for (int i = 0; i < r->nscr; i++) {
+        int rc = r->dev.ops->mem_alloc(&r->dev, bytes, &r->scr[i]);
+        if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+    }
     int rc = sk_exchange_init(&r->x, &r->loc, &r->dev, sb_elem_size(r->st.type));
     return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
 }
 
-/* Both buffers: the fixed frame is never written, so the output buffer needs it too. */
+/*
+ * Scratch arrays for the steps inside a pass (loop.c): none for one step or a fused kernel, one
+ * for T = 2, two alternating for T >= 3, and a pair per queue where the queues run concurrently.
+ */
+static int sk_plan_scratch(sk_run *r, const stencil_kernel *named)
+{
+    const sb_ops *o = r->dev.ops;
+    r->fused = r->steps == 2 && o->fuse_level(&r->st, named) == 2;
+    r->nscr = r->steps == 1 || r->fused ? 0 : r->steps == 2 ? 1 : o->async ? 4 : 2;
+    return 0;
+}
+
+/* Both buffers and the scratch arrays: the fixed frame is never written, so they all need it. */
 int sk_upload(sk_run *r)
 {
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    for (int i = 0; i < 2; i++) {
-        int rc = r->dev.ops->write(&r->dev, r->buf[i], r->host, bytes);
+    for (int i = 0; i < 2 + r->nscr; i++) {
+        int rc = r->dev.ops->write(&r->dev, i < 2 ? r->buf[i] : r->scr[i - 2], r->host, bytes);
         if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
     }
+    r->scr_stale = r->nscr > 0 && r->opt.boundary == STENCIL_BOUNDARY_FIXED;
     return 0;
 }
 
@@ -306,10 +277,14 @@ void sk_release(sk_run *r)
         sk_exchange_free(&r->x, &r->dev);
         for (int i = 0; i < 2; i++)
             if (r->buf[i]) r->dev.ops->mem_free(&r->dev, r->buf[i]);
+        for (int i = 0; i < r->nscr; i++)
+            if (r->scr[i]) r->dev.ops->mem_free(&r->dev, r->scr[i]);
         r->dev.ops->close(&r->dev);
     }
     r->dev_open = 0;
     r->buf[0] = r->buf[1] = NULL;
+    memset(r->scr, 0, sizeof r->scr);
+    r->nscr = 0;
     free(r->host);
     r->host = NULL;
     sl_partition_free(&r->part);
@@ -334,8 +309,9 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
     SK_PHASE(r, rc, sk_setup_layout(r, sizes, named));
     SK_PHASE(r, rc, sk_open_backend(r, named));
     SK_PHASE(r, rc, sk_notice(r));
+    SK_PHASE(r, rc, sk_plan_scratch(r, named));
     SK_PHASE(r, rc, sk_alloc_any(r));
-    if (!rc && sk_ooc_again(r)) { /* every rank out of core: again, with T = 2 */
+    if (!rc && sk_ooc_again(r)) { /* every rank out of core: again, with the T the probe wants */
         sk_release(r);
         return sk_prepare(r, sizes, named);
     }

@@ -11,8 +11,8 @@
  * fraction of one chunk's length. Stamps on one queue follow its order on one clock, so their
  * order in the trace is exact whatever the offset.
  *
- * What is traced is a pass of the loop (r->npass of them): one iteration, or two time steps when
- * the run fuses them (options.fuse), whose single exchange is what the overlap is about.
+ * What is traced is a pass of the loop (r->npass of them): T time steps (options.fuse), whose
+ * single exchange is what the overlap is about.
  */
 #include <math.h>
 #include <stdio.h>

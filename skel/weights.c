@@ -29,21 +29,18 @@
 #define SK_CALIB_MAX_IT  4096 /* timed iterations per round, at most */
 #define SK_CALIB_OUTLIER 3.0  /* iterations slower than this many medians: lost their core */
 
-/* Fills both buffers with a harmless constant so the timing sees ordinary numbers. */
+/* Fills both buffers (and the scratch arrays) with a harmless constant so the timing sees ordinary
+ * numbers. */
 static int fill(sk_run *r)
 {
-    size_t n = r->loc.nelems, bytes = n * sb_elem_size(r->st.type);
+    size_t n = r->loc.nelems;
     for (size_t i = 0; i < n; i++) {
         if (r->st.type == STENCIL_DOUBLE)
             ((double *)r->host)[i] = 0.5;
         else
             ((float *)r->host)[i] = 0.5f;
     }
-    for (int i = 0; i < 2; i++) {
-        int rc = r->dev.ops->write(&r->dev, r->buf[i], r->host, bytes);
-        if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "%s", r->dev.err);
-    }
-    return 0;
+    return sk_upload(r);
 }
 
 /*
@@ -104,7 +101,7 @@ static int measure(sk_run *r, double *rate)
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
     double cells = (double)sl_box_volume(&b), total = 0, t[SK_CALIB_MAX_IT];
     int n = 0, rc = fill(r);
-    r->two = r->steps == 2; /* rated as the loop will run: fused or not */
+    r->pass_steps = r->steps; /* rated as the loop will run: T steps per pass */
     for (long k = 0; !rc && !r->rc && k <= SK_CALIB_MAX_IT; k++) {
         double t0 = MPI_Wtime();
         device_iteration(r, k);
@@ -117,10 +114,11 @@ static int measure(sk_run *r, double *rate)
     }
     if (!rc) rc = r->rc;
     r->rc = 0; /* the loop's error slot (SK_DEV), free again for the run itself */
-    r->two = 0;
+    r->pass_steps = 0;
     if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
     double pace = pace_of(t, n);
     *rate = pace > 0 && cells > 0 ? cells * r->steps / pace : 0;
+    r->rate = *rate; /* the automatic T's model (steps.c) uses it on the next set-up */
     return 0;
 }
 

@@ -208,7 +208,8 @@ START_TEST(stencil_compose)
     ck_assert(c2p.flo[0] == 2 && c2p.fhi[0] == 0 && c2p.flo[1] == 1 && c2p.fhi[1] == 1);
     ck_assert_int_eq(sl_stencil_compose(&c2f, &s, 2, 0), 0);
     ck_assert_int_eq(c2f.npts, 13); /* the centre is in S, so S is already among the sums */
-    ck_assert_int_eq(sl_stencil_compose(&c1, &s, 3, 0), STENCIL_EINVAL);
+    ck_assert_int_eq(sl_stencil_compose(&c1, &s, 0, 0), STENCIL_EINVAL);
+    ck_assert_int_eq(sl_stencil_compose(&c1, &s, SL_MAX_STEPS + 1, 0), STENCIL_EINVAL);
     sl_stencil_free(&s);
     sl_stencil_free(&c2p);
     sl_stencil_free(&c2f);
@@ -243,6 +244,94 @@ START_TEST(stencil_compose_largest)
     ck_assert(c2f.rlo[0] == 16 && c2f.rhi[2] == 16 && c2f.flo[1] == 8);
     sl_stencil_free(&s);
     sl_stencil_free(&c2f);
+}
+END_TEST
+
+/* The dense 3D radius-8 stencil composed over 8 steps: every offset within 64, 129^3 of them. */
+START_TEST(stencil_compose_deep)
+{
+    sl_stencil s, c;
+    enum { SIDE = 2 * STENCIL_MAX_RADIUS + 1, FAR = 8 * STENCIL_MAX_RADIUS };
+    static double wd[SIDE * SIDE * SIDE];
+    for (int i = 0; i < SIDE * SIDE * SIDE; i++) wd[i] = 1 + i % 3;
+    stencil_desc dd = {3, {8, 8, 8}, {8, 8, 8}, wd, 1, STENCIL_DOUBLE};
+    ck_assert_int_eq(sl_stencil_make(&s, &dd, NULL, 0), 0);
+    ck_assert_int_eq(sl_stencil_compose(&c, &s, 8, 1), 0);
+    ck_assert_int_eq(c.npts, (2 * FAR + 1) * (2 * FAR + 1) * (2 * FAR + 1));
+    ck_assert(c.rlo[0] == FAR && c.rhi[2] == FAR && c.flo[1] == 8);
+    ck_assert(c.off[0][0] == -FAR && c.off[c.npts - 1][2] == FAR);
+    sl_stencil_free(&s);
+    sl_stencil_free(&c);
+}
+END_TEST
+
+/* Brute force: every sequence of k points, k = T (periodic) or 1..T (fixed), into a dense box. */
+enum { BR = 2, BT = 4, BSIDE = 2 * BR * BT + 1 };
+
+static void brute_sums(const sl_stencil *s, int left, const int at[3], unsigned char *box)
+{
+    if (left == 0) {
+        box[((at[0] + BR * BT) * BSIDE + at[1] + BR * BT) * BSIDE + at[2] + BR * BT] = 1;
+        return;
+    }
+    for (int p = 0; p < s->npts; p++) {
+        int nx[3] = {at[0] + s->off[p][0], at[1] + s->off[p][1], at[2] + s->off[p][2]};
+        brute_sums(s, left - 1, nx, box);
+    }
+}
+
+static void random_desc(stencil_desc *d, double *w, unsigned *seed)
+{
+    d->ndims = 1 + (int)(rand_r(seed) % 3);
+    long n = 1;
+    for (int k = 0; k < 3; k++) {
+        d->radius_lo[k] = k < d->ndims ? (int)(rand_r(seed) % (BR + 1)) : 0;
+        d->radius_hi[k] = k < d->ndims ? (int)(rand_r(seed) % (BR + 1)) : 0;
+        n *= d->radius_lo[k] + 1 + d->radius_hi[k];
+    }
+    for (long i = 0; i < n; i++) w[i] = rand_r(seed) % 4 == 0 ? 1.5 : 0.0;
+    w[rand_r(seed) % n] = 2.0; /* never empty */
+    d->divisor = 3;
+    d->weights = w;
+    d->type = STENCIL_FLOAT;
+}
+
+START_TEST(stencil_compose_brute)
+{
+    unsigned seed = 1234u + (unsigned)_i;
+    static unsigned char box[BSIDE * BSIDE * BSIDE];
+    double w[125];
+    stencil_desc d;
+    sl_stencil s, c;
+    random_desc(&d, w, &seed);
+    ck_assert_int_eq(sl_stencil_make(&s, &d, NULL, 0), 0);
+    for (int t = 2; t <= BT; t++)
+        for (int periodic = 0; periodic < 2; periodic++) {
+            static const int origin[3] = {0, 0, 0};
+            memset(box, 0, sizeof box);
+            /* fixed: a chain may stop after any number of points, so count every prefix */
+            if (periodic) brute_sums(&s, t, origin, box);
+            for (int k = 1; !periodic && k <= t; k++) brute_sums(&s, k, origin, box);
+            ck_assert_int_eq(sl_stencil_compose(&c, &s, t, periodic), 0);
+            int p = 0, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+            for (int i = 0; i < BSIDE * BSIDE * BSIDE; i++) {
+                if (!box[i]) continue;
+                int o[3] = {i / (BSIDE * BSIDE) - BR * BT, i / BSIDE % BSIDE - BR * BT,
+                            i % BSIDE - BR * BT};
+                ck_assert_int_lt(p, c.npts);
+                for (int k = 0; k < 3; k++) {
+                    ck_assert_int_eq(c.off[p][k], o[k]);
+                    lo[k] = o[k] < -lo[k] ? -o[k] : lo[k];
+                    hi[k] = o[k] > hi[k] ? o[k] : hi[k];
+                }
+                ck_assert(c.w[p++] == 1.0);
+            }
+            ck_assert_int_eq(p, c.npts);
+            for (int k = 0; k < 3; k++)
+                ck_assert(c.rlo[k] == lo[k] && c.rhi[k] == hi[k] && c.flo[k] == s.rlo[k]);
+            sl_stencil_free(&c);
+        }
+    sl_stencil_free(&s);
 }
 END_TEST
 
@@ -667,6 +756,8 @@ int main(void)
     tcase_add_test(tb, stencil_invalid);
     tcase_add_test(tb, stencil_compose);
     tcase_add_test(tc, stencil_compose_largest);
+    tcase_add_test(tc, stencil_compose_deep);
+    tcase_add_loop_test(tb, stencil_compose_brute, 0, 40);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tp, grid_choose);
     tcase_add_test(tp, cuts_equal);
