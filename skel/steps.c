@@ -93,7 +93,7 @@ static int forced(sk_run *r, int want, int fit, int dim)
 {
     r->steps = want;
     snprintf(r->why, sizeof r->why, "forced");
-    if (want > r->iters) {
+    if (want > 1 && want > r->iters) {
         r->steps = r->iters > 1 ? (int)r->iters : 1;
         snprintf(r->why, sizeof r->why, "forced, capped by the iterations");
     }
