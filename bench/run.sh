@@ -34,6 +34,8 @@
 #   kgtfuse    one vs two time steps per launch, generic and kgt, 2D stencils (+ memcheck)
 #   kgtstream  the streaming kernels' tests, then kgtfuse's runs for KGTSTREAM_SET
 #   fusegpus   2D 4-point with kgt's kernel on 2 GPUs, one vs two steps per exchange
+#   steps      T steps per exchange on one GPU: automatic and forced T (STEPS_CASES, STEPS_T),
+#              test_steps on CUDA and NVIDIA OpenCL
 #   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES), test_ooc on the GPU
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
@@ -485,6 +487,27 @@ scenario_rtcfuse() {
         done
         "${MPI[@]}" -n 1 -x STENCIL_FUSE=2 $bk --label "kgt fuse2" -b cuda -S $s -n $n -i $i \
             -t "${t:-float}" -k $s | tee -a "$OUT/kernels.jsonl"
+    done
+}
+
+# T time steps per exchange on one GPU: each case of STEPS_CASES with the default options (the
+# automatic T) and with T forced to each of STEPS_T, and test_steps with CUDA on 1 and 2 ranks and
+# NVIDIA OpenCL on 1 (steps.jsonl).
+scenario_steps() {
+    local bk=$B/bench/stencil_bench c s n i t f
+    for n in 1 2; do
+        runlog steps-cuda-n$n 600 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n -x STENCIL_BACKEND \
+            $B/tests/mpi/test_steps
+    done
+    runlog steps-nvocl-n1 600 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
+        "${MPI[@]}" -n 1 -x STENCIL_BACKEND -x STENCIL_OPENCL_PLATFORM $B/tests/mpi/test_steps
+    for c in ${STEPS_CASES:-2d4:20480x20480:1000 2d9:20480x20480:1000 3d7:1024x1024x1024:200 \
+        2d4:20480x20480:500:double 2d9nc:16384x16384:500}; do
+        IFS=: read -r s n i t <<<"$c"
+        for f in 0 ${STEPS_T:-1 2 3 4}; do
+            "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f $bk --label "T=$f" -b cuda -S $s -n $n -i $i \
+                -t "${t:-float}" | tee -a "$OUT/steps.jsonl"
+        done
     done
 }
 

@@ -146,7 +146,8 @@ static void print_json(const bench *b, const stencil_desc *st, const stencil_sta
     printf("\"gcells_runs\":[");
     for (int r = 0; r < reps; r++) printf("%s%.3f", r ? "," : "", runs[r]);
     printf("],");
-    printf("\"ran\":\"%s\",\"t_compile\":%.4f,", s->kernel, s->t_compile);
+    printf("\"ran\":\"%s\",\"t_compile\":%.4f,\"steps_why\":\"%s\",", s->kernel, s->t_compile,
+           s->steps_why);
     printf("\"ooc\":%d,\"ooc_chunks\":%d,\"ooc_up\":%lld,\"ooc_down\":%lld,\"ooc_hidden\":%.4f,"
            "\"ooc_bandwidth\":%.4g,\"ooc_rate\":%.4g,",
            s->ooc, s->ooc_chunks, s->ooc_up, s->ooc_down, s->ooc_hidden, s->ooc_bandwidth,

@@ -156,8 +156,8 @@ START_TEST(automatic)
     long bad3 = run_case(0, 0, 0, 0, &s, &rc);
     long t2 = tu_allsum(MPI_COMM_WORLD, s.ooc == 1 && out_of_core_steps(&s) ? 0 : 1);
     ck_assert_msg(rc == 0 && bad3 == 0 && t2 == 0,
-                  "%s, %ld cells differ, %ld ranks without the out-of-core T",
-                  stencil_strerror(rc), bad3, t2);
+                  "%s, %ld cells differ, %ld ranks without the out-of-core T", stencil_strerror(rc),
+                  bad3, t2);
     setenv("STENCIL_DEVICE_MEMORY", "1G", 1);
     long bad2 = run_case(0, 0, 0, 1, &s, &rc);
     long ooc2 = tu_allsum(MPI_COMM_WORLD, s.ooc);
