@@ -12,8 +12,8 @@
 #              NVIDIA OpenCL on 1 and 2 ranks; compute-sanitizer memcheck and racecheck of the
 #              step kernels; test_rtc_compile
 #   gpusuite   meson's suite gpu (the backend and kgt's CUDA kernels, also built with plain -O3)
-#   kernels    one time step per launch, through stencil_skeleton on one GPU: the generic kernel
-#              (STENCIL_RTC=0), the run-time kernel (default) and kgt's named kernel for each
+#   kernels    one time step per launch (STENCIL_FUSE=1), through stencil_skeleton on one GPU: the
+#              generic kernel (STENCIL_RTC=0), the run-time kernel and kgt's named kernel for each
 #              case of KERNEL_CASES (default: every STENCILS.md stencil at its benchmark size)
 #   shapes     the run-time kernel under block shapes SHAPES (STENCIL_RTC_SHAPE), SHAPE_CASES
 #   sweep      the run-time kernel under the block shapes of each line of SWEEP_FILE
@@ -109,9 +109,10 @@ scenario_gpusuite() {
 # stencil size iterations [type]: one line per kernel into kernels.jsonl
 kernel_case() {
     local s=$1 n=$2 i=$3 t=${4:-float} bk=$B/bench/stencil_bench_kgt
-    "${MPI[@]}" -n 1 -x STENCIL_RTC=0 $bk --label generic -b cuda -S $s -n $n -i $i -t $t |
+    "${MPI[@]}" -n 1 -x STENCIL_RTC=0 -x STENCIL_FUSE=1 $bk --label generic -b cuda -S $s -n $n \
+        -i $i -t $t | tee -a "$OUT/kernels.jsonl"
+    "${MPI[@]}" -n 1 -x STENCIL_FUSE=1 $bk --label rtc -b cuda -S $s -n $n -i $i -t $t |
         tee -a "$OUT/kernels.jsonl"
-    "${MPI[@]}" -n 1 $bk --label rtc -b cuda -S $s -n $n -i $i -t $t | tee -a "$OUT/kernels.jsonl"
     "${MPI[@]}" -n 1 -x STENCIL_FUSE=1 $bk --label kgt -b cuda -S $s -n $n -i $i -t $t -k $s |
         tee -a "$OUT/kernels.jsonl"
 }
@@ -490,17 +491,22 @@ scenario_rtcfuse() {
     done
 }
 
+# name test: an MPI test with CUDA on 1 and 2 ranks and with NVIDIA OpenCL on 1.
+gpu_mpi_test() {
+    local n
+    for n in 1 2; do
+        runlog $1-cuda-n$n 600 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n -x STENCIL_BACKEND $2
+    done
+    runlog $1-nvocl-n1 600 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
+        "${MPI[@]}" -n 1 -x STENCIL_BACKEND -x STENCIL_OPENCL_PLATFORM $2
+}
+
 # T time steps per exchange on one GPU: each case of STEPS_CASES with the default options (the
 # automatic T) and with T forced to each of STEPS_T, and test_steps with CUDA on 1 and 2 ranks and
 # NVIDIA OpenCL on 1 (steps.jsonl).
 scenario_steps() {
     local bk=$B/bench/stencil_bench c s n i t f
-    for n in 1 2; do
-        runlog steps-cuda-n$n 600 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n -x STENCIL_BACKEND \
-            $B/tests/mpi/test_steps
-    done
-    runlog steps-nvocl-n1 600 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
-        "${MPI[@]}" -n 1 -x STENCIL_BACKEND -x STENCIL_OPENCL_PLATFORM $B/tests/mpi/test_steps
+    gpu_mpi_test steps $B/tests/mpi/test_steps
     for c in ${STEPS_CASES:-2d4:20480x20480:1000 2d9:20480x20480:1000 3d7:1024x1024x1024:200 \
         2d4:20480x20480:500:double 2d9nc:16384x16384:500}; do
         IFS=: read -r s n i t <<<"$c"
@@ -516,12 +522,7 @@ scenario_steps() {
 # T = 1), plus test_ooc with CUDA on 1 and 2 ranks and with NVIDIA OpenCL on 1 (ooc.jsonl).
 scenario_ooc() {
     local bk=$B/bench/stencil_bench c s n i t lim f
-    for n in 1 2; do
-        runlog ooc-cuda-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n -x STENCIL_BACKEND \
-            $B/tests/mpi/test_ooc
-    done
-    runlog ooc-nvocl-n1 300 env STENCIL_BACKEND=opencl STENCIL_OPENCL_PLATFORM=NVIDIA \
-        "${MPI[@]}" -n 1 -x STENCIL_BACKEND -x STENCIL_OPENCL_PLATFORM $B/tests/mpi/test_ooc
+    gpu_mpi_test ooc $B/tests/mpi/test_ooc
     for c in ${OOC_CASES:-2d4:20480x20480:200:1120M 3d7:768x768x768:100:1200M}; do
         IFS=: read -r s n i lim <<<"$c"
         "${MPI[@]}" -n 1 $bk --label "in-core" -b cuda -S $s -n $n -i $i | tee -a "$OUT/ooc.jsonl"

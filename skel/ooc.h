@@ -1,0 +1,47 @@
+/*
+ * What the two halves of out-of-core runs share: ooc.c (the mode, the host copies, the chunk
+ * buffers, start and release) and ooc_sweep.c (the sweeps, their statistics, the probe for T).
+ */
+#ifndef SK_OOC_H
+#define SK_OOC_H
+
+#include "skel.h"
+
+#define ODEV(r, call)                                                                              \
+    do {                                                                                           \
+        if (!(r)->rc) {                                                                            \
+            int e_ = (call);                                                                       \
+            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->ooc->dev.err);      \
+        }                                                                                          \
+    } while (0)
+
+/* The largest T of an out-of-core sweep, for a stencil of reach 1 (ooc_want). */
+#define SK_OOC_MAX SL_MAX_STEPS
+
+/* The host copies: the host image and the two time levels (three allocations, or one mapping). */
+enum { OOC_ARRAYS = 3 };
+
+struct sk_ooc {
+    sb_dev dev;       /* the rank's device: chunk buffers only */
+    int dev_open;     /* dev must be closed */
+    sb_mem cb[2][2];  /* two sets of two chunk buffers */
+    long rows;        /* owned rows per chunk (the last may have fewer) */
+    long cap;         /* rows a chunk buffer holds */
+    int nchunks;      /* chunks per sweep */
+    size_t row_bytes; /* bytes of one row of the local array (dimension 0) */
+    size_t bytes;     /* bytes of one local array */
+    void *arr[OOC_ARRAYS];
+    int pinned[OOC_ARRAYS]; /* from dev.host_alloc, else calloc (or the mapping) */
+    void *map;              /* the file mapping holding all three, or NULL */
+    long long up, down;     /* bytes moved */
+    int dcopy;              /* the device copies between its buffers (copy_peer) */
+    int two;                /* the device has a fast two-step kernel (fuse_level 2) */
+    long sweeps;            /* sweeps done */
+    double t_xfer, t_comp;  /* the first (serialized) sweep: transfers, updates */
+    double cells_first;     /* cells times steps it updated */
+    long long bytes_first;  /* bytes it moved */
+    double t_pipe;          /* the overlapped sweeps, in all */
+    long npipe;
+};
+
+#endif /* SK_OOC_H */
