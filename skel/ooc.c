@@ -269,7 +269,11 @@ int sk_ooc_start(sk_run *r)
     r->buf[0] = o->arr[1];
     r->buf[1] = o->arr[2];
     rc = sk_exchange_init(&r->x, &r->loc, &r->dev, es);
-    return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
+    if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+    sk_ooc_probe(r);
+    rc = r->rc;
+    r->rc = 0;
+    return rc;
 }
 
 void sk_ooc_release(sk_run *r)

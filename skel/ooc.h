@@ -37,11 +37,13 @@ struct sk_ooc {
     int dcopy;              /* the device copies between its buffers (copy_peer) */
     int two;                /* the device has a fast two-step kernel (fuse_level 2) */
     long sweeps;            /* sweeps done */
-    double t_xfer, t_comp;  /* the first (serialized) sweep: transfers, updates */
-    double cells_first;     /* cells times steps it updated */
-    long long bytes_first;  /* bytes it moved */
-    double t_pipe;          /* the overlapped sweeps, in all */
-    long npipe;
+    double t_sweeps;        /* the time they took */
+    double cells_all;       /* cells times steps they updated */
+    long long bytes_all;    /* bytes they moved */
+    int serialized;         /* a sweep ran its stages one after another */
 };
+
+/* Times an upload and an update of the first chunk: r->ooc_bw and r->ooc_rate (ooc_sweep.c). */
+void sk_ooc_probe(sk_run *r);
 
 #endif /* SK_OOC_H */

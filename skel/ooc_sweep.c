@@ -158,7 +158,7 @@ void sk_ooc_sweep(sk_run *r, int src, int T)
 {
     sk_ooc *o = r->ooc;
     const sb_ops *ops = o->dev.ops;
-    int ser = o->sweeps == 0 || r->opt.serialize || !ops->async;
+    int ser = r->opt.serialize || !ops->async;
     long long moved = o->up + o->down;
     double t0 = MPI_Wtime(), t = t0, cells = 0, tx = 0, tc = 0;
     /*
@@ -184,31 +184,32 @@ void sk_ooc_sweep(sk_run *r, int src, int T)
     }
     ODEV(r, ops->wait(&o->dev, SB_QBORDER));
     ODEV(r, ops->wait(&o->dev, SB_QINNER));
-    if (o->sweeps++ == 0) {
-        o->t_xfer = tx;
-        o->t_comp = tc;
-        o->cells_first = cells;
-        o->bytes_first = o->up + o->down - moved;
-    } else if (!ser) {
-        o->t_pipe += MPI_Wtime() - t0;
-        o->npipe++;
-    }
+    o->sweeps++;
+    o->t_sweeps += MPI_Wtime() - t0;
+    o->cells_all += cells;
+    o->bytes_all += o->up + o->down - moved;
+    o->serialized |= ser;
 }
 
-/* The device's figures replace the host copies' in the statistics. */
+/*
+ * The device's figures replace the host copies' in the statistics. The hidden fraction: the
+ * transfers and updates of all sweeps at the probe's rates, one after the other, against the
+ * time the sweeps took; the share of the transfer time that this saved.
+ */
 void sk_ooc_stats(sk_run *r, stencil_stats *s)
 {
     sk_ooc *o = r->ooc;
-    double x = o->t_xfer, c = o->t_comp;
+    double x = r->ooc_bw > 0 ? (double)o->bytes_all / r->ooc_bw : 0;
+    double c = r->ooc_rate > 0 ? o->cells_all / r->ooc_rate : 0;
     s->ooc = 1;
     s->ooc_chunks = o->nchunks;
     s->ooc_up = o->up;
     s->ooc_down = o->down;
-    s->ooc_bandwidth = x > 0 ? (double)o->bytes_first / x : 0;
-    s->ooc_rate = c > 0 ? o->cells_first / c : 0;
+    s->ooc_bandwidth = r->ooc_bw;
+    s->ooc_rate = r->ooc_rate;
     s->ooc_hidden = 0;
-    if (o->npipe > 0 && x > 0) {
-        double hid = (x + c - o->t_pipe / (double)o->npipe) / x;
+    if (!o->serialized && x > 0 && o->t_sweeps > 0) {
+        double hid = (x + c - o->t_sweeps) / x;
         s->ooc_hidden = hid < 0 ? 0 : hid > 1 ? 1 : hid;
     }
     s->device_bytes = o->dev.device_bytes;
@@ -222,7 +223,19 @@ void sk_ooc_stats(sk_run *r, stencil_stats *s)
  * on the device (cells/s per step), each timed on its second run, the first paying for first
  * touches and kernel loads.
  */
-static void ooc_probe(sk_run *r)
+/* Ones in rows [lo, hi) of host level 0 before init fills it: zeros or garbage could take slower
+   paths than real data (a division's fallback for numerators out of its range). */
+static void ooc_ones(sk_run *r, long lo, long hi)
+{
+    long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    size_t n = (size_t)((hi < ext0 ? hi : ext0) - lo) * (size_t)r->loc.stride[0];
+    if (r->st.type == STENCIL_DOUBLE)
+        for (size_t k = 0; k < n; k++) ((double *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = 1;
+    else
+        for (size_t k = 0; k < n; k++) ((float *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = 1;
+}
+
+void sk_ooc_probe(sk_run *r)
 {
     sk_ooc *o = r->ooc;
     const sb_ops *ops = o->dev.ops;
@@ -233,6 +246,7 @@ static void ooc_probe(sk_run *r)
     box.lo[0] -= base, box.hi[0] -= base, live.lo[0] -= base, live.hi[0] -= base;
     double t[3] = {0, 0, 0};
     long long up = o->up;
+    ooc_ones(r, base, b + (long)r->steps * r->st.rhi[0]);
     for (int k = 0; k < 2 && !r->rc; k++) {
         t[0] = MPI_Wtime();
         ooc_move(r, SB_QBORDER, o->cb[0][0], base, base, b + (long)r->steps * r->st.rhi[0],
@@ -285,11 +299,7 @@ int sk_ooc_again(sk_run *r)
 {
     int mine[2] = {r->ooc != NULL, SK_OOC_MAX}, all[2] = {0, 0};
     if (r->ooc_force || r->opt.fuse != 0 || r->iters < 2) mine[0] = 0;
-    if (mine[0]) {
-        ooc_probe(r);
-        mine[1] = ooc_want(r);
-        if (r->rc) mine[0] = 0;
-    }
+    if (mine[0]) mine[1] = ooc_want(r);
     if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
     int T = all[1] < r->iters ? all[1] : (int)r->iters;
     if (!all[0] || T == r->steps) return 0;
