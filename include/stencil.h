@@ -158,9 +158,10 @@ typedef struct stencil_stats {
      * Out-of-core (options.out_of_core): 1 when this rank streamed its part through its device
      * in chunks of rows of dimension 0 (then backend, device and device_bytes are the device's,
      * steps is T, the steps per sweep). Bytes are this rank's host<->device transfers of the
-     * sweeps. The first sweep runs its stages one after another and measures the transfer rate
-     * and the kernel rate; ooc_hidden compares the later, overlapped sweeps with it: the
-     * fraction of the transfer time they hid behind compute (0 on a synchronous backend).
+     * sweeps. A probe at set-up times an upload and an update of one chunk (ooc_bandwidth,
+     * ooc_rate); ooc_hidden compares the sweeps with their transfers and updates at those rates
+     * one after the other: the fraction of the transfer time they hid behind the updates (0 on
+     * a synchronous backend).
      */
     int ooc;
     int ooc_chunks;             /* chunks per sweep */
@@ -228,8 +229,10 @@ typedef struct stencil_options {
     /*
      * Grids larger than device memory (README, "Grids larger than device memory"). Out of core,
      * a rank keeps its local array, both time levels, in host memory and streams it through its
-     * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.fuse;
-     * by default 2 when every rank is forced out of core and the parts allow it). out_of_core:
+     * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.fuse
+     * forces it; by default, when every rank is out of core, the T that makes a sweep's updates
+     * last as long as its transfers at the probed rates, from 2 up to 64 / the stencil's reach,
+     * within a quarter of a chunk's rows and the parts; stats.steps_why). out_of_core:
      * 0 (default) $STENCIL_OOC if it says on or off, else automatic: when the part does not fit
      * device_memory or the device's memory; 1 always; -1 never (STENCIL_EDEVMEM instead).
      * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY
@@ -250,7 +253,10 @@ void stencil_options_init(stencil_options *opt);
 
 /*
  * Runs `iterations` steps of `st` over a global array of `sizes` (ndims entries) distributed over
- * `comm`. `kernel` names a registered specialized kernel, or NULL for the generic one.
+ * `comm`. `kernel` names a registered specialized kernel, or NULL: CUDA and HIP then compile a
+ * kernel specialized to `st` at run time (NVRTC, hiprtc), OpenCL builds its kernel with the
+ * stencil's terms, the host runs its table-driven kernel; where a run-time compile fails (or
+ * $STENCIL_RTC=0) the table-driven kernel runs, with a notice.
  * `init` fills each rank's owned tile (required); `output` sees the final tile (optional).
  * Collective over comm; reentrant (no global state but the kernel registry).
  */
