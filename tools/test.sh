@@ -30,6 +30,21 @@ header_check() {
     cc -std=c99 -pedantic -Wall -Wextra -Werror $inc -fsyntax-only -x c include/stencil.h &&
     c++ -std=c++11 -pedantic -Wall -Wextra -Werror $inc -fsyntax-only -x c++ include/stencil.h
 }
+# A backend whose compiler is installed must be built: meson only warns when it cannot compile
+# (the HIP backend once stayed out of CI that way, unnoticed).
+backends_built() {
+    local ok=0
+    if command -v hipcc >/dev/null && [ ! -e build-ci/backends/hip/gpu_backend_hip.o ]; then
+        echo "hipcc is installed but the HIP backend was not built:"
+        grep -h "HIP backend disabled" build-ci/meson-logs/meson-log.txt | tail -1
+        ok=1
+    fi
+    if command -v nvcc >/dev/null && [ ! -e build-ci/backends/cuda/libsb_cuda.a ]; then
+        echo "nvcc is installed but the CUDA backend was not built"
+        ok=1
+    fi
+    return $ok
+}
 format_check() {
     git ls-files '*.c' '*.h' '*.cu' | grep -v '^tests/kgt/golden/' | xargs clang-format --dry-run --Werror
 }
@@ -44,6 +59,7 @@ for l in open(sys.argv[1]):
         why=[x for x in r.get("stdout","").splitlines() if x.startswith("SKIP")]
         print("skipped:", r["name"], "-", why[-1] if why else "no reason given")' \
     build-ci/meson-logs/testlog.json
+step "GPU backends built where their compilers are" backends_built
 step "public header -std=c99 -pedantic and C++" header_check
 step "clang-format" format_check
 # Sanitizers: host backend only (PoCL and ASan do not mix): the unit suite and MPI runs on 1 to
