@@ -161,6 +161,7 @@ static int run_ref(const char *name, stencil_boundary bnd, stencil_partition par
     opt.partition = part;
     opt.backend = backend;
     opt.peer = 1;
+    opt.fuse = 1; /* the links expected are those of one step per exchange (expected_links) */
     opt.stats = s;
     opt.user = &c;
     int rc = stencil_skeleton(MPI_COMM_WORLD, sizes2, &st, 9, NULL, tu_init_cb, tu_check_cb, &opt);
