@@ -14,16 +14,23 @@
 
 typedef int (*compile_fn)(const char *, const char *, char *, size_t);
 
+/* Stencil i of the set, of element type t (1: double), as the backends see it. */
+static void set_stencil(int i, int t, sl_stencil *st)
+{
+    stencil_desc d;
+    char msg[256];
+    stencil_set_get(i, t ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
+    ck_assert_int_eq(sl_stencil_make(st, &d, msg, sizeof msg), 0);
+}
+
 static void compile_all(compile_fn compile, const char *arch, int pipe)
 {
     for (int i = 0; i < stencil_set_count(); i++)
         for (int t = 0; t < 2; t++) {
-            stencil_desc d;
             sl_stencil st;
-            char msg[256], err[200];
+            char err[200];
             kgt_step_info info;
-            stencil_set_get(i, t ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
-            ck_assert_int_eq(sl_stencil_make(&st, &d, msg, sizeof msg), 0);
+            set_stencil(i, t, &st);
             char *src = sb_gen_gpu(&st, pipe, &info);
             ck_assert_ptr_nonnull(src);
             ck_assert_ptr_nonnull(strstr(src, info.name));
@@ -42,12 +49,10 @@ static void compile_streams(compile_fn compile, const char *arch)
     int found = 0;
     for (int i = 0; i < stencil_set_count(); i++)
         for (int t = 0; t < 2; t++) {
-            stencil_desc d;
             sl_stencil st;
-            char msg[256], err[200];
+            char err[200];
             kgt_stream_info info;
-            stencil_set_get(i, t ? STENCIL_DOUBLE : STENCIL_FLOAT, &d);
-            ck_assert_int_eq(sl_stencil_make(&st, &d, msg, sizeof msg), 0);
+            set_stencil(i, t, &st);
             char *src = sb_gen_gpu_stream(&st, &info);
             const char *name = stencil_set_name(i);
             int want = !strcmp(name, "2d4") || !strcmp(name, "2d9nc") || !strcmp(name, "2d5asym");
