@@ -32,15 +32,14 @@
         if ((r)->tr) sk_trace_host((r), (what), (when));                                           \
     } while (0)
 
-/* b widened by k steps of the stencil's reach on each side, within the live cells. */
-static sl_box widen(const sk_run *r, const sl_box *b, int k)
+sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live)
 {
     sl_box w = *b;
     for (int d = 0; d < r->st.ndims; d++) {
         w.lo[d] -= (long)k * r->st.rlo[d];
         w.hi[d] += (long)k * r->st.rhi[d];
     }
-    return sl_box_intersect(&w, &r->loc.live);
+    return sl_box_intersect(&w, live);
 }
 
 /*
@@ -72,7 +71,7 @@ static void update_box(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b)
         return;
     }
     for (int s = 1; s <= t; s++) {
-        sl_box w = s == t ? *b : widen(r, b, t - s);
+        sl_box w = s == t ? *b : sk_widen(r, b, t - s, &r->loc.live);
         if (sl_box_empty(&w)) continue;
         sl_box lw = sl_local_box(&r->loc, &w);
         sb_mem src = s == 1 ? in : scratch(r, q, s - 1), dst = s == t ? out : scratch(r, q, s);

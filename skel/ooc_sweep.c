@@ -8,30 +8,36 @@
 
 #define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
 
-/* Box b widened by w steps of the radius per side, in every dimension, inside the live box. */
+/* Owned rows [a, b) (local indices) widened by w steps of the reach, inside the live box. */
 static sl_box ooc_step_box(const sk_run *r, long a, long b, int w)
 {
     sl_box owned = sl_local_box(&r->loc, &r->loc.owned), live = sl_local_box(&r->loc, &r->loc.live);
     owned.lo[0] = a;
     owned.hi[0] = b;
-    for (int d = 0; d < r->st.ndims; d++) {
-        owned.lo[d] -= (long)w * r->st.rlo[d];
-        owned.hi[d] += (long)w * r->st.rhi[d];
-    }
-    return sl_box_intersect(&owned, &live);
+    return sk_widen(r, &owned, w, &live);
+}
+
+/*
+ * Rows [*lo, *hi) of the local array, clipped to it, as box b of a chunk buffer whose row 0 is
+ * local row `base`; 0 when no row is left.
+ */
+static int ooc_chunk_rows(const sk_run *r, long base, long *lo, long *hi, sl_box *b)
+{
+    long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    *lo = *lo < 0 ? 0 : *lo;
+    *hi = *hi > ext0 ? ext0 : *hi;
+    *b = sl_local_box(&r->loc, &r->loc.ext);
+    b->lo[0] = *lo - base;
+    b->hi[0] = *hi - base;
+    return *hi > *lo;
 }
 
 /* Rows [lo, hi) of the local array: host rows to chunk rows from `base` on. */
 static void ooc_move(sk_run *r, int q, sb_mem m, long base, long lo, long hi, void *arr, int out)
 {
     sk_ooc *o = r->ooc;
-    long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > ext0 ? ext0 : hi;
-    if (hi <= lo) return;
-    sl_box b = sl_local_box(&r->loc, &r->loc.ext);
-    b.lo[0] = lo - base;
-    b.hi[0] = hi - base;
+    sl_box b;
+    if (!ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
     char *h = (char *)arr + (size_t)lo * o->row_bytes;
     size_t n = (size_t)(hi - lo) * o->row_bytes;
     if (out) {
@@ -64,14 +70,9 @@ static long ooc_base(const sk_run *r, long a, int T)
 static void ooc_dup(sk_run *r, sb_mem *cb, long base, long lo, long hi, void *arr)
 {
     sk_ooc *o = r->ooc;
-    long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > ext0 ? ext0 : hi;
-    if (hi <= lo) return;
+    sl_box b;
+    if (!ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
     if (o->dcopy) {
-        sl_box b = sl_local_box(&r->loc, &r->loc.ext);
-        b.lo[0] = lo - base;
-        b.hi[0] = hi - base;
         int rc = o->dev.ops->copy_peer(&o->dev, SB_QBORDER, cb[1], &b, r->loc.stride, cb[0], &b,
                                        r->loc.stride);
         if (rc == 0) return;

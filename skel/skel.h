@@ -178,6 +178,8 @@ long sk_passes(const sk_run *r, long n);
 /* Time steps per exchange for this run, the same on every rank, and the layout for it (steps.c). */
 int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
                    const stencil_kernel *named);
+/* Box b widened by k steps of the stencil's reach on each side, within live (same indices). */
+sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live);
 /* Queues updates of the global boxes b[0..n-1] on queue q and flushes it; errors go to r->rc. */
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
 void sk_stats(sk_run *r, double t0, double t_setup);
@@ -211,7 +213,11 @@ int sk_ooc_mode(const sk_run *r);
 int sk_ooc_expected(sk_run *r);
 int sk_ooc_decide(sk_run *r, int *want);
 int sk_ooc_start(sk_run *r);
-/* Collective, after set-up: 1 when every rank went out of core on its own and T = 2 may pay. */
+/*
+ * Collective, after set-up: 1 when every rank is out of core, T was not forced, and the T the
+ * probe wants (sk_ooc_probe, the smallest over the ranks) differs from the one set up: r->ooc_T
+ * is then set, for set-up to run again with it.
+ */
 int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
 void sk_ooc_sweep(sk_run *r, int src, int T);
