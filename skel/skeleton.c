@@ -132,17 +132,7 @@ static int sk_notice(sk_run *r)
 }
 
 /* "auto" (the default) takes the first GPU backend that opens a device, else the host. */
-static int sk_open_backend_any(sk_run *r, const stencil_kernel *named);
-
-/* Opens the rank's backend, and notes whether it has a fast two-step kernel (out of core). */
 static int sk_open_backend(sk_run *r, const stencil_kernel *named)
-{
-    int rc = sk_open_backend_any(r, named);
-    r->fast2 = !rc && r->dev.ops->fuse_level(&r->st, named) == 2;
-    return rc;
-}
-
-static int sk_open_backend_any(sk_run *r, const stencil_kernel *named)
 {
     const char *name = r->cfg.backend;
     sb_open_args a = {.peer = r->opt.peer != 0,
@@ -218,11 +208,13 @@ static int sk_alloc(sk_run *r)
 /*
  * Scratch arrays for the steps inside a pass (loop.c): none for one step or a fused kernel, one
  * for T = 2, two alternating for T >= 3, and a pair per queue where the queues run concurrently.
+ * Whether the opened backend has a fast two-step kernel also serves out-of-core sweeps.
  */
 static int sk_plan_scratch(sk_run *r, const stencil_kernel *named)
 {
     const sb_ops *o = r->dev.ops;
-    r->fused = r->steps == 2 && o->fuse_level(&r->st, named) == 2;
+    r->fast2 = o->fuse_level(&r->st, named) == 2;
+    r->fused = r->steps == 2 && r->fast2;
     r->nscr = r->steps == 1 || r->fused ? 0 : r->steps == 2 ? 1 : o->async ? 4 : 2;
     return 0;
 }
