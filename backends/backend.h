@@ -40,6 +40,8 @@ typedef struct sb_open_args {
     const sl_local *local;       /* strides and sizes of the local arrays */
     int peer;                    /* 1: buffers may be exported with ipc_export */
     int stamps;                  /* timestamp slots to prepare for stamp(); 0: tracing off */
+    int steps; /* time steps per exchange the run plans: 1 needs no two-step kernel (a backend
+                  may skip preparing one); 0: not known */
 } sb_open_args;
 
 struct sb_ops;

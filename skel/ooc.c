@@ -260,7 +260,7 @@ int sk_ooc_start(sk_run *r)
     o->bytes = r->loc.nelems * es;
     o->row_bytes = (size_t)r->loc.stride[0] * es;
     o->dcopy = 1;
-    o->two = r->fast2;
+    o->two = r->fast2 && r->steps >= 2; /* the device prepared its two-step kernel */
     rc = ooc_swap_devices(r);
     if (!rc) rc = ooc_host_arrays(r, limit);
     if (!rc) rc = ooc_chunks(r, limit);

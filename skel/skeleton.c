@@ -142,7 +142,8 @@ static int sk_open_backend(sk_run *r, const stencil_kernel *named)
                       .st = &r->st,
                       .named = named,
                       .local = &r->loc,
-                      .stamps = sk_trace_slots(r)};
+                      .stamps = sk_trace_slots(r),
+                      .steps = r->steps};
     if (strcmp(name, "auto") != 0) {
         const sb_ops *ops = sb_find(name);
         if (!ops)

@@ -135,14 +135,14 @@ static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st)
  * The stencil's own kernel, compiled now (rtc.cuh); where that cannot be had the generic kernel
  * stays bound and the skeleton prints dev->note once.
  */
-static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st)
+static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st, int steps)
 {
     char err[160];
     if (sb_rtc_mode() == SB_RTC_OFF) return;
     if (rtc_build(&im->rk, st, im->arch, im->sms, &dev->t_compile, err, sizeof err) == 0) {
         im->use_rtc = 1;
         snprintf(dev->kernel, sizeof dev->kernel, "rtc");
-        bind_rtc_stream(dev, im, st);
+        if (steps != 1) bind_rtc_stream(dev, im, st); /* one step per exchange: not needed */
         return;
     }
     rtc_unload(&im->rk);
@@ -151,7 +151,7 @@ static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st)
              SB_GPU_NAME " run-time kernel not compiled (%.100s); the generic kernel runs", err);
 }
 
-static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st, size_t nelems)
+static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st, size_t nelems, int steps)
 {
     if (st->npts < 1) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": stencil has no points");
     int *lin = (int *)malloc((size_t)st->npts * sizeof(int));
@@ -176,7 +176,7 @@ static int bind_generic(sb_dev *dev, impl *im, const sl_stencil *st, size_t nele
     int rc = st->npts > SB_GPU_MAXP ? upload_points(dev, im, st, lin) : 0;
     free(lin);
     default_tune(im);
-    if (!rc) bind_rtc(dev, im, st);
+    if (!rc) bind_rtc(dev, im, st, steps);
     return rc;
 }
 
@@ -190,7 +190,7 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
     im->ndims = st->ndims;
     im->peer = a->peer;
     for (int d = 0; d < SL_D; d++) im->stride[d] = a->local->stride[d];
-    if (!a->named) return bind_generic(dev, im, st, a->local->nelems);
+    if (!a->named) return bind_generic(dev, im, st, a->local->nelems, a->steps);
     im->named = a->named->SB_GPU_LAUNCHER[st->type];
     im->fused = a->named->SB_GPU_FUSED[st->type];
     im->named_name = a->named->name;
