@@ -57,16 +57,25 @@ int sk_ooc_mode(const sk_run *r)
     return 0;
 }
 
-static int ooc_limit(sk_run *r, long long *limit)
+/* The device memory limit: options.device_memory, else $STENCIL_DEVICE_MEMORY; 0: none, -1: bad. */
+static long long ooc_limit_of(const sk_run *r)
 {
     const char *e = getenv("STENCIL_DEVICE_MEMORY");
     int bad = 0;
-    *limit = r->opt.device_memory;
-    if (*limit < 0)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.device_memory is negative (%lld)", *limit);
-    if (!*limit && e && e[0]) *limit = ooc_parse_bytes(e, &bad);
-    if (bad) return SK_FAIL(r, STENCIL_EINVAL, "STENCIL_DEVICE_MEMORY='%s' is not a size", e);
-    return 0;
+    if (r->opt.device_memory) return r->opt.device_memory < 0 ? -1 : r->opt.device_memory;
+    long long v = e && e[0] ? ooc_parse_bytes(e, &bad) : 0;
+    return bad ? -1 : v;
+}
+
+static int ooc_limit(sk_run *r, long long *limit)
+{
+    *limit = ooc_limit_of(r);
+    if (*limit >= 0) return 0;
+    if (r->opt.device_memory < 0)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.device_memory is negative (%lld)",
+                       r->opt.device_memory);
+    return SK_FAIL(r, STENCIL_EINVAL, "STENCIL_DEVICE_MEMORY='%s' is not a size",
+                   getenv("STENCIL_DEVICE_MEMORY"));
 }
 
 /*
@@ -75,16 +84,11 @@ static int ooc_limit(sk_run *r, long long *limit)
  */
 int sk_ooc_expected(sk_run *r)
 {
-    long long limit = 0;
+    long long limit = ooc_limit_of(r);
     int mode = sk_ooc_mode(r);
     sl_local l;
     if (mode != 0) return mode == 1;
-    const char *e = getenv("STENCIL_DEVICE_MEMORY");
-    int bad = 0;
-    limit = r->opt.device_memory > 0 ? r->opt.device_memory
-            : e && e[0]              ? ooc_parse_bytes(e, &bad)
-                                     : 0;
-    if (bad || limit <= 0 || sl_local_make(&l, &r->part, &r->st, r->rank)) return 0;
+    if (limit <= 0 || sl_local_make(&l, &r->part, &r->st, r->rank)) return 0;
     return 2LL * (long long)(l.nelems * sb_elem_size(r->st.type)) > limit;
 }
 
