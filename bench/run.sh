@@ -36,7 +36,7 @@
 #   fusegpus   2D 4-point with kgt's kernel on 2 GPUs, one vs two steps per exchange
 #   steps      T steps per exchange on one GPU: automatic and forced T (STEPS_CASES, STEPS_T),
 #              test_steps on CUDA and NVIDIA OpenCL
-#   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES), test_ooc on the GPU
+#   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES, OOC_T), test_ooc on the GPU
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
@@ -518,15 +518,15 @@ scenario_steps() {
 }
 
 # Out-of-core runs on one GPU: each case of OOC_CASES in core (default options), then out of core
-# with the device memory limited to a third of what the in-core run holds (automatic T, and
-# T = 1), plus test_ooc with CUDA on 1 and 2 ranks and with NVIDIA OpenCL on 1 (ooc.jsonl).
+# with the device memory limited to a third of what the in-core run holds, T automatic (0) and
+# each T of OOC_T, plus test_ooc with CUDA on 1 and 2 ranks and NVIDIA OpenCL on 1 (ooc.jsonl).
 scenario_ooc() {
     local bk=$B/bench/stencil_bench c s n i t lim f
     gpu_mpi_test ooc $B/tests/mpi/test_ooc
-    for c in ${OOC_CASES:-2d4:20480x20480:200:1120M 3d7:768x768x768:100:1200M}; do
+    for c in ${OOC_CASES:-2d4:20480x20480:1000:1120M 3d7:768x768x768:300:1200M}; do
         IFS=: read -r s n i lim <<<"$c"
         "${MPI[@]}" -n 1 $bk --label "in-core" -b cuda -S $s -n $n -i $i | tee -a "$OUT/ooc.jsonl"
-        for f in 0 1; do
+        for f in ${OOC_T:-0}; do
             "${MPI[@]}" -n 1 -x STENCIL_OOC=on -x STENCIL_DEVICE_MEMORY=$lim -x STENCIL_FUSE=$f $bk \
                 --label "ooc $lim fuse$f" -b cuda -S $s -n $n -i $i | tee -a "$OUT/ooc.jsonl"
         done
