@@ -4,9 +4,10 @@
  * Memory: a backend allocates the two local arrays (ext box of sl_local, nelems elements each) and
  * pinned host staging buffers. Boxes passed to ops are in local indices (sl_local_box()).
  *
- * Queues: SB_QBORDER carries border updates and halo copies, SB_QINNER the inner update. Work on
+ * Queues: SB_QBORDER carries border updates and halo copies, SB_QINNER the inner update, SB_QXFER
+ * a third stream of copies (out-of-core runs: downloads beside the uploads on SB_QBORDER). Work on
  * one queue runs in order; work on different queues may overlap until join() makes each queue wait
- * for everything already submitted to the other. copy_out/copy_in may return before the copy is
+ * for everything already submitted to the others. copy_out/copy_in may return before the copy is
  * done: the host may touch the staging memory only after wait() on that queue.
  *
  * Arithmetic contract (what makes backends bitwise comparable): for each cell, with the stencil's
@@ -27,7 +28,7 @@
 #include "layout.h"
 #include "stencil.h"
 
-enum { SB_QBORDER = 0, SB_QINNER = 1, SB_NQUEUES = 2 };
+enum { SB_QBORDER = 0, SB_QINNER = 1, SB_QXFER = 2, SB_NQUEUES = 3 };
 
 typedef void *sb_mem;
 
@@ -91,7 +92,7 @@ typedef struct sb_ops {
     int (*flush)(sb_dev *dev, int q);
     /* Host waits until the queue is idle. */
     int (*wait)(sb_dev *dev, int q);
-    /* Each queue waits (on the device) for what was submitted to the other. */
+    /* Each queue waits (on the device) for what was submitted to the others. */
     int (*join)(sb_dev *dev);
     /* 1 when work is still pending on the queue, 0 when idle, or a STENCIL_E* code. */
     int (*busy)(sb_dev *dev, int q);

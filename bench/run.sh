@@ -37,6 +37,8 @@
 #   steps      T steps per exchange on one GPU: automatic and forced T (STEPS_CASES, STEPS_T),
 #              test_steps on CUDA and NVIDIA OpenCL
 #   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES, OOC_T), test_ooc on the GPU
+#   oocbig     a periodic 2D grid larger than the GPU (OOCBIG_N, default 110000^2 fp32: two arrays of
+#              48.4 GB), out of core automatically, every cell checked (bench/ooc_big.c)
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
@@ -531,6 +533,18 @@ scenario_ooc() {
                 --label "ooc $lim fuse$f" -b cuda -S $s -n $n -i $i | tee -a "$OUT/ooc.jsonl"
         done
     done
+}
+
+# A grid whose two arrays exceed the GPU's memory (an 80 GB H100: 110000^2 fp32), out of core
+# without any limit or option, every cell compared with a tiled P x P run (oocbig.jsonl); the
+# host's free memory before and after, since the host copies take most of it.
+scenario_oocbig() {
+    free -g | tee "$LOGS/oocbig-free.log"
+    nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv | tee -a "$LOGS/oocbig-free.log"
+    runlog oocbig 560 "${MPI[@]}" -n 1 $B/bench/ooc_big -n ${OOCBIG_N:-110000} -P ${OOCBIG_P:-1000} \
+        -i ${OOCBIG_I:-300} -b cuda
+    grep -h '^{' "$LOGS/oocbig.log" | tee -a "$OUT/oocbig.jsonl"
+    free -g | tee -a "$LOGS/oocbig-free.log"
 }
 
 for s in "$@"; do

@@ -230,9 +230,9 @@ typedef struct stencil_options {
      * Grids larger than device memory (README, "Grids larger than device memory"). Out of core,
      * a rank keeps its local array, both time levels, in host memory and streams it through its
      * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.fuse
-     * forces it; by default, when every rank is out of core, the T that makes a sweep's updates
-     * last as long as its transfers at the probed rates, from 2 up to 64 / the stencil's reach,
-     * within a quarter of a chunk's rows and the parts; stats.steps_why). out_of_core:
+     * forces it; by default, when every rank is out of core, the T of a sweep that gives the
+     * least modelled time per step at the probed rates, from 2 up to 128 / the stencil's
+     * reach (64 in 3D), within the parts; stats.steps_why). out_of_core:
      * 0 (default) $STENCIL_OOC if it says on or off, else automatic: when the part does not fit
      * device_memory or the device's memory; 1 always; -1 never (STENCIL_EDEVMEM instead).
      * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY

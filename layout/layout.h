@@ -91,7 +91,7 @@ void sl_stencil_free(sl_stencil *s);
  * The most steps a composed stencil takes: more than a user may force (STENCIL_MAX_STEPS), for the
  * long sweeps of out-of-core runs, whose callers keep steps times the reach within it too.
  */
-#define SL_MAX_STEPS 64
+#define SL_MAX_STEPS 128
 
 /*
  * The cells that `steps` (1..SL_MAX_STEPS) updates in a row read, as a stencil for the halo

@@ -263,6 +263,7 @@ int sk_loop(sk_run *r, long n)
     r->stats.t_loop += MPI_Wtime() - t0;
     sk_trace_finish(r, t0);
     r->cur = (int)((r->cur + r->npass) & 1);
+    if (r->ooc) r->host = r->buf[r->cur]; /* out of core, the host image is the current level */
     r->done += n;
     r->ran += n;
     return r->rc;

@@ -4,16 +4,17 @@
  * row-major array.
  *
  * Once a rank goes out of core, r->dev becomes the host backend working on the host copies
- * (r->buf[0..1], r->host), so the exchange, views, norms, checkpoints and loads run unchanged on
- * them; the rank's real device (o->dev) only sees chunk buffers. A sweep advances the whole part
+ * (r->buf[0..1]; r->host is the current one, whose transfers to and from itself the host backend
+ * skips), so the exchange, views, norms, checkpoints and loads run unchanged on them; the rank's
+ * real device (o->dev) only sees chunk buffers. A sweep advances the whole part
  * by T steps: per chunk [a, b) of owned rows, rows [a - T*rlo0, b + T*rhi0) of level n go up (into
  * one buffer of the chunk, and on the device into the other, since the fixed frame is read from
  * both), T updates over boxes that shrink by the radius per step ping-pong between them (two
  * steps at a time through update2 where the device has a fast two-step kernel), and the owned
- * rows [a, b) come down to level n + 1. Transfers go on the border queue, updates on the inner
- * queue, a join between the stages, so that chunk i is updated while chunk i - 1 comes down and
- * chunk i + 1 goes up; two sets of chunk buffers suffice, because the upload into a set follows
- * (on the same queue) the download of the chunk that used it, which follows its update.
+ * rows [a, b) come down to level n + 1. Uploads go on the border queue, updates on the inner
+ * queue, downloads on the transfer queue, a join between the stages, so that chunk i is updated
+ * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; four chunk buffers
+ * rotate between those roles (ooc_sweep.c).
  *
  * T: two steps before anything is measured; then a probe times an upload and an update of the
  * first chunk, and when every rank is out of core set-up runs again with the T that makes the
@@ -149,7 +150,8 @@ static size_t ooc_host_ram(void)
 
 /*
  * The two time levels in pinned memory where the device gives it (transfers overlap), else in
- * plain memory; sk_upload fills both. The host image the callbacks see is zeroed, as in core.
+ * plain memory; sk_upload fills both from level 0, the host image, zeroed as in core
+ * (sk_ooc_start).
  */
 static int ooc_host_arrays(sk_run *r, long long limit)
 {
@@ -158,26 +160,25 @@ static int ooc_host_arrays(sk_run *r, long long limit)
     if (file && file[0]) return ooc_map(r, file);
     int fits = o->bytes <= ooc_host_ram() / OOC_ARRAYS;
     for (int i = 0; i < OOC_ARRAYS && fits; i++) {
-        o->pinned[i] = i > 0 && o->dev.ops->host_alloc(&o->dev, o->bytes, &o->arr[i]) == 0;
+        o->pinned[i] = o->dev.ops->host_alloc(&o->dev, o->bytes, &o->arr[i]) == 0;
         if (!o->pinned[i]) o->arr[i] = calloc(o->bytes ? o->bytes : 1, 1);
         fits = o->arr[i] != NULL;
     }
     if (!fits)
         return SK_FAIL(r, STENCIL_ENOMEM,
                        "the part (%zu bytes per time level) fits neither the device (limit "
-                       "%lld bytes, 0: none given) nor host memory (3 x %zu bytes of %zu); "
+                       "%lld bytes, 0: none given) nor host memory (%d x %zu bytes of %zu); "
                        "options.ooc_file puts it in a file",
-                       o->bytes, limit, o->bytes, ooc_host_ram());
+                       o->bytes, limit, OOC_ARRAYS, o->bytes, ooc_host_ram());
     return 0;
 }
 
 static void ooc_free_chunks(sk_ooc *o)
 {
-    for (int s = 0; s < 2; s++)
-        for (int k = 0; k < 2; k++) {
-            if (o->cb[s][k]) o->dev.ops->mem_free(&o->dev, o->cb[s][k]);
-            o->cb[s][k] = NULL;
-        }
+    for (int k = 0; k < OOC_BUFS; k++) {
+        if (o->cb[k]) o->dev.ops->mem_free(&o->dev, o->cb[k]);
+        o->cb[k] = NULL;
+    }
 }
 
 /* Chunk geometry for `rows` owned rows per chunk (halo rows of T steps on both sides). */
@@ -195,7 +196,7 @@ static void ooc_geometry(sk_run *r, long rows)
 }
 
 /*
- * Four chunk buffers: within the limit when one is given, else eight chunks to start with,
+ * OOC_BUFS chunk buffers: within the limit when one is given, else eight chunks to start with,
  * halving the chunk while the device refuses the memory.
  */
 static int ooc_chunks(sk_run *r, long long limit)
@@ -203,18 +204,18 @@ static int ooc_chunks(sk_run *r, long long limit)
     sk_ooc *o = r->ooc;
     long owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
     long halo = (long)r->steps * (r->st.rlo[0] + r->st.rhi[0]);
-    long rows = limit > 0 ? (long)(limit / (4 * (long long)o->row_bytes)) - halo : (owned + 7) / 8;
+    long rows =
+        limit > 0 ? (long)(limit / (OOC_BUFS * (long long)o->row_bytes)) - halo : (owned + 7) / 8;
     if (rows < 1)
         return SK_FAIL(r, STENCIL_EDEVMEM,
-                       "device memory limit %lld bytes: out of core needs at least 4 x %ld rows "
+                       "device memory limit %lld bytes: out of core needs at least %d x %ld rows "
                        "of %zu bytes",
-                       limit, 1 + halo, o->row_bytes);
+                       limit, OOC_BUFS, 1 + halo, o->row_bytes);
     for (;;) {
         int rc = 0;
         ooc_geometry(r, rows);
-        for (int i = 0; i < 4 && !rc; i++)
-            rc =
-                o->dev.ops->mem_alloc(&o->dev, (size_t)o->cap * o->row_bytes, &o->cb[i / 2][i % 2]);
+        for (int i = 0; i < OOC_BUFS && !rc; i++)
+            rc = o->dev.ops->mem_alloc(&o->dev, (size_t)o->cap * o->row_bytes, &o->cb[i]);
         if (!rc) return 0;
         ooc_free_chunks(o);
         if (rc != STENCIL_EDEVMEM || limit > 0 || rows == 1)
@@ -269,14 +270,16 @@ int sk_ooc_start(sk_run *r)
     if (!rc) rc = ooc_host_arrays(r, limit);
     if (!rc) rc = ooc_chunks(r, limit);
     if (rc) return rc;
-    r->host = o->arr[0];
-    r->buf[0] = o->arr[1];
-    r->buf[1] = o->arr[2];
+    r->buf[0] = o->arr[0];
+    r->buf[1] = o->arr[1];
+    r->host = r->buf[r->cur];
     rc = sk_exchange_init(&r->x, &r->loc, &r->dev, es);
     if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
     sk_ooc_probe(r);
     rc = r->rc;
     r->rc = 0;
+    /* Pinned memory comes as it was left; calloc and a fresh file are zero already. */
+    if (o->pinned[r->cur]) memset(r->host, 0, o->bytes);
     return rc;
 }
 

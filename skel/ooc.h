@@ -15,21 +15,27 @@
         }                                                                                          \
     } while (0)
 
-/* The largest T of an out-of-core sweep, for a stencil of reach 1 (ooc_want). */
-#define SK_OOC_MAX SL_MAX_STEPS
+/* The largest T of an out-of-core sweep, for a stencil of reach 1 (ooc_want); in 3D less, since
+   the composed halo pattern grows with the cube of T. */
+#define SK_OOC_MAX   SL_MAX_STEPS
+#define SK_OOC_MAX3D 64
 
-/* The host copies: the host image and the two time levels (three allocations, or one mapping). */
-enum { OOC_ARRAYS = 3 };
+/* The host copies: the two time levels (two allocations, or one mapping); the current one is also
+   the host image the callbacks see. */
+enum { OOC_ARRAYS = 2 };
+
+/* Chunk buffers: one going up, two for the chunk being updated, one coming down. */
+enum { OOC_BUFS = 4 };
 
 struct sk_ooc {
-    sb_dev dev;       /* the rank's device: chunk buffers only */
-    int dev_open;     /* dev must be closed */
-    sb_mem cb[2][2];  /* two sets of two chunk buffers */
-    long rows;        /* owned rows per chunk (the last may have fewer) */
-    long cap;         /* rows a chunk buffer holds */
-    int nchunks;      /* chunks per sweep */
-    size_t row_bytes; /* bytes of one row of the local array (dimension 0) */
-    size_t bytes;     /* bytes of one local array */
+    sb_dev dev;          /* the rank's device: chunk buffers only */
+    int dev_open;        /* dev must be closed */
+    sb_mem cb[OOC_BUFS]; /* chunk buffers (ooc_sweep.c says how they rotate) */
+    long rows;           /* owned rows per chunk (the last may have fewer) */
+    long cap;            /* rows a chunk buffer holds */
+    int nchunks;         /* chunks per sweep */
+    size_t row_bytes;    /* bytes of one row of the local array (dimension 0) */
+    size_t bytes;        /* bytes of one local array */
     void *arr[OOC_ARRAYS];
     int pinned[OOC_ARRAYS]; /* from dev.host_alloc, else calloc (or the mapping) */
     void *map;              /* the file mapping holding all three, or NULL */

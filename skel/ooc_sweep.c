@@ -64,17 +64,18 @@ static long ooc_base(const sk_run *r, long a, int T)
 }
 
 /*
- * Rows [lo, hi) of chunk buffer 0 into buffer 1, on the device where the backend copies between
- * its own buffers (copy_peer), else again from the host (o->dcopy = 0 after the first refusal).
+ * Rows [lo, hi) of chunk buffer x into buffer y on the inner queue, on the device where the
+ * backend copies between its own buffers (copy_peer), else again from the host (o->dcopy = 0
+ * after the first refusal).
  */
-static void ooc_dup(sk_run *r, sb_mem *cb, long base, long lo, long hi, void *arr)
+static void ooc_dup(sk_run *r, sb_mem x, sb_mem y, long base, long lo, long hi, void *arr)
 {
     sk_ooc *o = r->ooc;
     sl_box b;
     if (!ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
     if (o->dcopy) {
-        int rc = o->dev.ops->copy_peer(&o->dev, SB_QBORDER, cb[1], &b, r->loc.stride, cb[0], &b,
-                                       r->loc.stride);
+        int rc =
+            o->dev.ops->copy_peer(&o->dev, SB_QINNER, y, &b, r->loc.stride, x, &b, r->loc.stride);
         if (rc == 0) return;
         if (rc != STENCIL_ENOSYS) {
             ODEV(r, rc);
@@ -82,29 +83,27 @@ static void ooc_dup(sk_run *r, sb_mem *cb, long base, long lo, long hi, void *ar
         }
         o->dcopy = 0;
     }
-    ooc_move(r, SB_QBORDER, cb[1], base, lo, hi, arr, 0);
+    ooc_move(r, SB_QINNER, y, base, lo, hi, arr, 0);
 }
 
-/* Chunk i's rows with their margins into both buffers of its set (the frame is read from both). */
-static void ooc_upload(sk_run *r, int i, int src, int T)
+/* Chunk i's rows with their margins into buffer x, on the border queue. */
+static void ooc_upload(sk_run *r, int i, int src, int T, sb_mem x)
 {
-    long a, b, base;
+    long a, b;
     ooc_rows(r, i, &a, &b);
-    base = ooc_base(r, a, T);
-    sb_mem *cb = r->ooc->cb[i & 1];
-    ooc_move(r, SB_QBORDER, cb[0], base, base, b + (long)T * r->st.rhi[0], r->buf[src], 0);
-    ooc_dup(r, cb, base, a - (long)(T - 1) * r->st.rlo[0], b + (long)(T - 1) * r->st.rhi[0],
-            r->buf[src]);
+    ooc_move(r, SB_QBORDER, x, ooc_base(r, a, T), ooc_base(r, a, T), b + (long)T * r->st.rhi[0],
+             r->buf[src], 0);
     ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QBORDER));
 }
 
 /*
- * The T steps of chunk i, ping-pong between its two buffers: step s over the chunk widened by
- * T - s; where the device has a fast two-step kernel (o->two), steps s and s + 1 in one update2
- * (which computes step s where step s + 1 reads it). Returns the cells times steps; *out: the
- * buffer the last step wrote.
+ * The T steps of chunk i, uploaded into x, on the inner queue: first x into y where the steps
+ * read it (the fixed frame is read from both), then ping-pong between them, step s over the chunk
+ * widened by T - s; where the device has a fast two-step kernel (o->two), steps s and s + 1 in
+ * one update2 (which computes step s where step s + 1 reads it). Returns the cells times steps;
+ * *out: 0 when the last step wrote x, 1 when y.
  */
-static double ooc_compute(sk_run *r, int i, int T, int *out)
+static double ooc_compute(sk_run *r, int i, int src, int T, sb_mem x, sb_mem y, int *out)
 {
     sk_ooc *o = r->ooc;
     long a, b, base;
@@ -112,7 +111,9 @@ static double ooc_compute(sk_run *r, int i, int T, int *out)
     int w = 0; /* the buffer read next */
     ooc_rows(r, i, &a, &b);
     base = ooc_base(r, a, T);
-    sb_mem *cb = o->cb[i & 1];
+    sb_mem cb[2] = {x, y};
+    ooc_dup(r, x, y, base, a - (long)(T - 1) * r->st.rlo[0], b + (long)(T - 1) * r->st.rhi[0],
+            r->buf[src]);
     sl_box live = sl_local_box(&r->loc, &r->loc.live);
     live.lo[0] -= base;
     live.hi[0] -= base;
@@ -135,13 +136,13 @@ static double ooc_compute(sk_run *r, int i, int T, int *out)
     return cells;
 }
 
-/* Owned rows of chunk i from buffer w of its set (on the transfer queue, after a join). */
-static void ooc_download(sk_run *r, int i, int dst, int T, int w)
+/* Owned rows of chunk i from buffer m, on the transfer queue. */
+static void ooc_download(sk_run *r, int i, int dst, int T, sb_mem m)
 {
     long a, b;
     ooc_rows(r, i, &a, &b);
-    ooc_move(r, SB_QBORDER, r->ooc->cb[i & 1][w], ooc_base(r, a, T), a, b, r->buf[dst], 1);
-    ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QBORDER));
+    ooc_move(r, SB_QXFER, m, ooc_base(r, a, T), a, b, r->buf[dst], 1);
+    ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QXFER));
 }
 
 /* Serialized: waits for queue q and adds the time since *t to *sum. */
@@ -154,7 +155,24 @@ static void ooc_stage_end(sk_run *r, int ser, int q, double *t, double *sum)
     *t = now;
 }
 
-/* One sweep: buf[src] advanced T steps into buf[src ^ 1]; errors go to r->rc. */
+/* The chunk buffer not among a, b, c (-1: none), the lowest. */
+static int ooc_other(int a, int b, int c)
+{
+    int k = 0;
+    while (k == a || k == b || k == c) k++;
+    return k;
+}
+
+/*
+ * One sweep: buf[src] advanced T steps into buf[src ^ 1]; errors go to r->rc.
+ *
+ * Stage i updates chunk i (inner queue) while chunk i - 1 comes down (transfer queue) and chunk
+ * i + 1 goes up (border queue); a join ends each stage, so chunk i's updates follow its upload
+ * and its download follows its updates. Four buffers rotate: chunk i updates in its upload
+ * buffer x and a spare y; the one of them its last step wrote (res) comes down in stage i + 1,
+ * the other is the next chunk's spare; chunk i + 1 goes up into the buffer that is none of x, y
+ * and the previous chunk's res: the one that came down in stage i - 1.
+ */
 void sk_ooc_sweep(sk_run *r, int src, int T)
 {
     sk_ooc *o = r->ooc;
@@ -162,29 +180,28 @@ void sk_ooc_sweep(sk_run *r, int src, int T)
     int ser = r->opt.serialize || !ops->async;
     long long moved = o->up + o->down;
     double t0 = MPI_Wtime(), t = t0, cells = 0, tx = 0, tc = 0;
-    /*
-     * Transfers on the border queue, updates on the inner queue: while chunk i is updated, chunk
-     * i - 1 comes down and chunk i + 1 goes up, so the updates never wait for a download. The join
-     * before chunk i makes its updates wait for its upload, and the transfers after it wait for
-     * the updates of chunk i - 1; the upload of chunk i + 1 follows the download of chunk i - 1,
-     * which used the same set of buffers, on the same queue.
-     */
-    int w = 0; /* the buffer the last step of a chunk wrote: the same for every chunk */
-    if (o->nchunks > 0) ooc_upload(r, 0, src, T);
+    int x = 0, y = 1, prev = -1; /* this chunk's buffers, the last chunk's result */
+    if (o->nchunks > 0) ooc_upload(r, 0, src, T, o->cb[x]);
     ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
     for (int i = 0; i <= o->nchunks; i++) {
+        int res = -1, next = ooc_other(x, y, prev);
         ODEV(r, ops->join(&o->dev));
         if (i < o->nchunks) {
-            cells += ooc_compute(r, i, T, &w);
+            int w = 0;
+            cells += ooc_compute(r, i, src, T, o->cb[x], o->cb[y], &w);
+            res = w ? y : x;
             ODEV(r, ops->flush(&o->dev, SB_QINNER));
             ooc_stage_end(r, ser, SB_QINNER, &t, &tc);
         }
-        if (i > 0) ooc_download(r, i - 1, src ^ 1, T, w);
-        if (i + 1 < o->nchunks) ooc_upload(r, i + 1, src, T);
+        if (i > 0) ooc_download(r, i - 1, src ^ 1, T, o->cb[prev]);
+        ooc_stage_end(r, ser, SB_QXFER, &t, &tx);
+        if (i + 1 < o->nchunks) ooc_upload(r, i + 1, src, T, o->cb[next]);
         ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
+        y = res == x ? y : x; /* the buffer of this chunk that holds no result */
+        x = next;
+        prev = res;
     }
-    ODEV(r, ops->wait(&o->dev, SB_QBORDER));
-    ODEV(r, ops->wait(&o->dev, SB_QINNER));
+    for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, ops->wait(&o->dev, q));
     o->sweeps++;
     o->t_sweeps += MPI_Wtime() - t0;
     o->cells_all += cells;
@@ -224,16 +241,18 @@ void sk_ooc_stats(sk_run *r, stencil_stats *s)
  * on the device (cells/s per step), each timed on its second run, the first paying for first
  * touches and kernel loads.
  */
-/* Ones in rows [lo, hi) of host level 0 before init fills it: zeros or garbage could take slower
-   paths than real data (a division's fallback for numerators out of its range). */
-static void ooc_ones(sk_run *r, long lo, long hi)
+/* v in rows [lo, hi) of host level 0: the probe's data are ones, since zeros or garbage could
+   take slower paths than real data (a division's fallback for numerators out of its range), and
+   zeros after it, as the host image was. */
+static void ooc_fill(sk_run *r, long lo, long hi, double v)
 {
     long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
     size_t n = (size_t)((hi < ext0 ? hi : ext0) - lo) * (size_t)r->loc.stride[0];
     if (r->st.type == STENCIL_DOUBLE)
-        for (size_t k = 0; k < n; k++) ((double *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = 1;
+        for (size_t k = 0; k < n; k++) ((double *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = v;
     else
-        for (size_t k = 0; k < n; k++) ((float *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = 1;
+        for (size_t k = 0; k < n; k++)
+            ((float *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = (float)v;
 }
 
 void sk_ooc_probe(sk_run *r)
@@ -247,20 +266,22 @@ void sk_ooc_probe(sk_run *r)
     box.lo[0] -= base, box.hi[0] -= base, live.lo[0] -= base, live.hi[0] -= base;
     double t[3] = {0, 0, 0};
     long long up = o->up;
-    ooc_ones(r, base, b + (long)r->steps * r->st.rhi[0]);
+    ooc_fill(r, base, b + (long)r->steps * r->st.rhi[0], 1);
     for (int k = 0; k < 2 && !r->rc; k++) {
         t[0] = MPI_Wtime();
-        ooc_move(r, SB_QBORDER, o->cb[0][0], base, base, b + (long)r->steps * r->st.rhi[0],
-                 r->buf[0], 0);
+        ooc_move(r, SB_QBORDER, o->cb[0], base, base, b + (long)r->steps * r->st.rhi[0], r->buf[0],
+                 0);
         ODEV(r, ops->wait(&o->dev, SB_QBORDER));
         t[1] = MPI_Wtime();
         if (o->two)
-            ODEV(r, ops->update2(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box, &live));
+            ODEV(r, ops->update2(&o->dev, SB_QINNER, o->cb[0], o->cb[1], &box, &live));
         else
-            ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0][0], o->cb[0][1], &box));
+            ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0], o->cb[1], &box));
         ODEV(r, ops->wait(&o->dev, SB_QINNER));
         t[2] = MPI_Wtime();
     }
+    ODEV(r, ops->wait(&o->dev, SB_QBORDER));
+    ooc_fill(r, base, b + (long)r->steps * r->st.rhi[0], 0);
     double bytes = (double)(o->up - up) / 2, cells = (double)sl_box_volume(&box) * (o->two + 1);
     o->up = up;
     if (r->rc || t[1] <= t[0] || t[2] <= t[1]) return;
@@ -269,26 +290,43 @@ void sk_ooc_probe(sk_run *r)
 }
 
 /*
- * The T a sweep wants: its updates (rate cells/s per step) as long as its transfers (each cell
- * once up and once down, one after the other on one queue, at bw bytes/s), with a quarter to spare;
- * beyond two (which halve the transfers at little cost), at most what keeps a chunk's halo rows
- * under a quarter of its rows, and what the halo pattern's composition allows (SK_OOC_MAX steps of
- * reach 1).
+ * The T a sweep wants: the one of least modelled time per step. With chunk buffers of o->cap rows,
+ * T steps leave rows = cap - T * (rlo0 + rhi0) owned rows per chunk; a sweep's n chunks take the
+ * first upload and the last download alone (the pipeline filling and draining) and n stages of
+ * the longest of an upload, a download (both directions at once, bw bytes/s each) and the chunk's
+ * updates (rate cells/s per step, over rows widened by the steps still to come). At most what the
+ * halo pattern's composition allows (SK_OOC_MAX steps of reach 1, SK_OOC_MAX3D in 3D); at least 2.
  */
 static int ooc_want(const sk_run *r)
 {
     const sk_ooc *o = r->ooc;
-    double es = (double)sb_elem_size(r->st.type);
-    int reach = 1, T = 1;
+    int reach = 1, best = 2, most = r->st.ndims == 3 ? SK_OOC_MAX3D : SK_OOC_MAX;
+    long rr = r->st.rlo[0] + r->st.rhi[0], owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
+    double rb = (double)o->row_bytes, cpr = (double)r->loc.stride[0], t_best = -1;
     for (int d = 0; d < r->st.ndims; d++) {
         reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
         reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
     }
-    if (r->ooc_bw > 0 && r->ooc_rate > 0) T = (int)ceil(1.25 * r->ooc_rate * 2 * es / r->ooc_bw);
-    long cap = o->rows / (4L * (r->st.rlo[0] + r->st.rhi[0] > 0 ? r->st.rlo[0] + r->st.rhi[0] : 1));
-    if (T > cap) T = (int)cap;
-    if (T > SK_OOC_MAX / reach) T = SK_OOC_MAX / reach;
-    return T < 2 ? 2 : T;
+    if (!(r->ooc_bw > 0 && r->ooc_rate > 0)) return 2;
+    long cap = o->cap; /* rows a buffer holds */
+    for (int T = 2; T <= most / reach; T++) {
+        long rows = cap - (long)T * rr;
+        if (rows < 1) break;
+        long n = (owned + rows - 1) / rows;
+        double up = (double)cap * rb / r->ooc_bw, down = (double)rows * rb / r->ooc_bw;
+        double c = ((double)T * rows + 0.5 * T * (T - 1) * rr) * cpr / r->ooc_rate;
+        double stage = up > c ? up : c;
+        double t = (up + down + (double)n * stage) / T;
+        if (t_best < 0 || t < t_best) t_best = t, best = T;
+    }
+    return best;
+}
+
+/* stats.steps_why of a T from the probe. */
+void sk_ooc_why(sk_run *r)
+{
+    snprintf(r->why, sizeof r->why, "out of core: %.3g GB/s, %.3g Gcells/s", r->ooc_bw / 1e9,
+             r->ooc_rate / 1e9);
 }
 
 /*
@@ -303,6 +341,7 @@ int sk_ooc_again(sk_run *r)
     if (mine[0]) mine[1] = ooc_want(r);
     if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
     int T = all[1] < r->iters ? all[1] : (int)r->iters;
+    if (all[0] && T == r->steps) sk_ooc_why(r); /* the T set up is the one the probe wants */
     if (!all[0] || T == r->steps) return 0;
     r->ooc_force = 1;
     r->ooc_T = T;

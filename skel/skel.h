@@ -73,7 +73,7 @@ typedef struct sk_run {
     sb_dev dev;
     int dev_open;
     sb_mem buf[2];
-    void *host; /* host image of the local array, seen by the callbacks */
+    void *host; /* host image of the local array, seen by the callbacks (sk_host) */
     sk_exchange x;
     stencil_stats stats;
     double hidden, xtime; /* exchange time with the inner update still running, and in all */
@@ -220,6 +220,7 @@ int sk_ooc_start(sk_run *r);
  */
 int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
+void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T */
 void sk_ooc_sweep(sk_run *r, int src, int T);
 void sk_ooc_stats(sk_run *r, stencil_stats *s);
 

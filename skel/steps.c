@@ -189,8 +189,7 @@ static int out_of_core(sk_run *r, int fit)
     int T = r->ooc_T > 0 ? r->ooc_T : r->iters >= 2 ? 2 : 1;
     r->steps = T <= fit ? T : fit;
     if (r->ooc_T > 0)
-        snprintf(r->why, sizeof r->why, "out of core: %.3g GB/s, %.3g Gcells/s", r->ooc_bw / 1e9,
-                 r->ooc_rate / 1e9);
+        sk_ooc_why(r);
     else
         snprintf(r->why, sizeof r->why, "out of core: before the probe");
     return 0;

@@ -57,6 +57,7 @@ static int make_queues(sb_dev *dev, impl *im)
     GPU_TRY(dev, gpuDeviceGetStreamPriorityRange(&least, &greatest));
     GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QBORDER], gpuStreamNonBlocking, greatest));
     GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QINNER], gpuStreamNonBlocking, least));
+    GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QXFER], gpuStreamNonBlocking, greatest));
     for (int i = 0; i < SB_NQUEUES; i++)
         GPU_TRY(dev, gpuEventCreateWithFlags(&im->ev[i], gpuEventDisableTiming));
     return 0;
@@ -82,15 +83,16 @@ int gpu_wait(sb_dev *dev, int q)
     return 0;
 }
 
-/* Both events are recorded before either wait, so each queue waits only for the other's past. */
+/* All events are recorded before any wait, so each queue waits only for the others' past. */
 int gpu_join(sb_dev *dev)
 {
     impl *im = im_of(dev);
     int rc = use_device(dev);
     if (rc) return rc;
     for (int i = 0; i < SB_NQUEUES; i++) GPU_TRY(dev, gpuEventRecord(im->ev[i], im->q[i]));
-    GPU_TRY(dev, gpuStreamWaitEvent(im->q[SB_QBORDER], im->ev[SB_QINNER], 0));
-    GPU_TRY(dev, gpuStreamWaitEvent(im->q[SB_QINNER], im->ev[SB_QBORDER], 0));
+    for (int i = 0; i < SB_NQUEUES; i++)
+        for (int j = 0; j < SB_NQUEUES; j++)
+            if (j != i) GPU_TRY(dev, gpuStreamWaitEvent(im->q[i], im->ev[j], 0));
     return 0;
 }
 

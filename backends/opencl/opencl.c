@@ -24,14 +24,15 @@
  * the innermost dimension with more than one cell (dimension 1 of a 2D box) and that global size
  * is rounded up to it, while the others stay exact.
  *
- * Queues: two in-order queues; join() puts a marker on each and a barrier waiting on the other's
- * marker, so neither the host nor the device idles while they synchronise. Kernels meant for the
- * border queue (border updates, packing of outgoing halos) are enqueued on the inner queue, ahead
- * of the inner update, and the border queue waits for them (ocl_launch_routed): OpenCL has no
- * queue priorities, and when the driver started the inner update first, NVIDIA's OpenCL ran the
- * border kernels only after it, so the halos left a whole inner update late (every other
- * iteration on 2 H200s; bench/RESULTS.md, "Fifth session"). That is the default on GPUs;
- * CPU devices keep them on the border queue (STENCIL_OPENCL_BORDER=inner|own chooses).
+ * Queues: three in-order queues (border, inner, transfers); join() puts a marker on each and a
+ * barrier waiting on the others' markers, so neither the host nor the device idles while they
+ * synchronise. Kernels meant for the border queue (border updates, packing of outgoing halos) are
+ * enqueued on the inner queue, ahead of the inner update, and the border queue waits for them
+ * (ocl_launch_routed): OpenCL has no queue priorities, and when the driver started the inner update
+ * first, NVIDIA's OpenCL ran the border kernels only after it, so the halos left a whole inner
+ * update late (every other iteration on 2 H200s; bench/RESULTS.md, "Fifth session"). That is the
+ * default on GPUs; CPU devices keep them on the border queue (STENCIL_OPENCL_BORDER=inner|own
+ * chooses).
  *
  * Environment: STENCIL_OPENCL_PLATFORM, STENCIL_OPENCL_DEVICE (see ocl_device.c),
  * STENCIL_OPENCL_WG (update work-group width, default 256), STENCIL_OPENCL_COPY=rect|pack (how
@@ -332,25 +333,28 @@ static int ocl_wait(sb_dev *dev, int q)
     return 0;
 }
 
-/* A marker on each queue, then on each a barrier on the other's marker; both flushed, since a
+/* A marker on each queue, then on each a barrier on the others' markers; all flushed, since a
    queue waiting on another queue's event needs that event's commands submitted. */
 static int ocl_join(sb_dev *dev)
 {
     ocl_impl *o = dev->impl;
-    cl_event m[2] = {NULL, NULL};
+    cl_event m[SB_NQUEUES] = {NULL}, others[SB_NQUEUES - 1];
     cl_int err = CL_SUCCESS;
     const char *call = "clEnqueueMarkerWithWaitList";
-    for (int i = 0; i < 2 && err == CL_SUCCESS; i++)
+    for (int i = 0; i < SB_NQUEUES && err == CL_SUCCESS; i++)
         err = clEnqueueMarkerWithWaitList(o->q[i], 0, NULL, &m[i]);
-    for (int i = 0; i < 2 && err == CL_SUCCESS; i++) {
+    for (int i = 0; i < SB_NQUEUES && err == CL_SUCCESS; i++) {
+        cl_uint n = 0;
+        for (int j = 0; j < SB_NQUEUES; j++)
+            if (j != i) others[n++] = m[j];
         call = "clEnqueueBarrierWithWaitList";
-        err = clEnqueueBarrierWithWaitList(o->q[i], 1, &m[1 - i], ocl_next_event(o, i));
+        err = clEnqueueBarrierWithWaitList(o->q[i], n, others, ocl_next_event(o, i));
     }
-    for (int i = 0; i < 2 && err == CL_SUCCESS; i++) {
+    for (int i = 0; i < SB_NQUEUES && err == CL_SUCCESS; i++) {
         call = "clFlush";
         err = clFlush(o->q[i]);
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < SB_NQUEUES; i++)
         if (m[i]) clReleaseEvent(m[i]);
     return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, call);
 }
