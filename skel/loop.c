@@ -125,10 +125,15 @@ static void inner(sk_run *r, sb_mem in, sb_mem out)
     STAMP(r, SB_QINNER, SK_I1);
 }
 
-/* Out of core: a sweep through the device, then the halos between the host copies. */
-static void ooc_pass(sk_run *r, int b, int exch)
+/*
+ * Out of core: a sweep through the device, then the halos between the host copies. Where the rank
+ * has no halos to swap, the next pass's sweep follows at once, and this one may send its first
+ * chunk up while its own last chunk comes down.
+ */
+static void ooc_pass(sk_run *r, int b, int exch, long left)
 {
-    sk_ooc_sweep(r, b, r->pass_steps);
+    int next = exch && r->x.n == 0 ? (int)(left < r->steps ? left : r->steps) : 0;
+    sk_ooc_sweep(r, b, r->pass_steps, next);
     if (!exch) return;
     NET(r, sk_exchange_post(&r->x, r->comm));
     DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, b ^ 1));
@@ -145,7 +150,7 @@ static void iteration(sk_run *r, long t)
     long left = r->iters - t * r->steps;
     r->pass_steps = left < r->steps ? (int)left : r->steps;
     if (r->ooc) {
-        ooc_pass(r, b, exch);
+        ooc_pass(r, b, exch, left - r->pass_steps);
         return;
     }
     if (!exch) { /* nothing to send: border and inner in one go */

@@ -47,6 +47,7 @@ struct sk_ooc {
     double cells_all;       /* cells times steps they updated */
     long long bytes_all;    /* bytes they moved */
     int serialized;         /* a sweep ran its stages one after another */
+    int ahead, ahead_T;     /* 1 + the buffer holding the next sweep's chunk 0 for T = ahead_T */
 };
 
 /* Times an upload and an update of the first chunk: r->ooc_bw and r->ooc_rate (ooc_sweep.c). */

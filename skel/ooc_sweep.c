@@ -164,6 +164,20 @@ static int ooc_other(int a, int b, int c)
 }
 
 /*
+ * Whether chunk 0 of a sweep of T steps from level src ^ 1 can go up while the last chunk of this
+ * sweep comes down: its rows must all be down already (none of the last chunk's), and what
+ * follows this sweep must be that sweep (next_T > 0: no halos change the level in between).
+ */
+static int ooc_ahead_ok(const sk_run *r, int next_T)
+{
+    long a0, b0, an, bn;
+    if (next_T <= 0 || r->ooc->nchunks < 2) return 0;
+    ooc_rows(r, 0, &a0, &b0);
+    ooc_rows(r, r->ooc->nchunks - 1, &an, &bn);
+    return b0 + (long)next_T * r->st.rhi[0] <= an;
+}
+
+/*
  * One sweep: buf[src] advanced T steps into buf[src ^ 1]; errors go to r->rc.
  *
  * Stage i updates chunk i (inner queue) while chunk i - 1 comes down (transfer queue) and chunk
@@ -171,9 +185,11 @@ static int ooc_other(int a, int b, int c)
  * and its download follows its updates. Four buffers rotate: chunk i updates in its upload
  * buffer x and a spare y; the one of them its last step wrote (res) comes down in stage i + 1,
  * the other is the next chunk's spare; chunk i + 1 goes up into the buffer that is none of x, y
- * and the previous chunk's res: the one that came down in stage i - 1.
+ * and the previous chunk's res: the one that came down in stage i - 1. In the last stage, where
+ * only the last chunk comes down, the next sweep's chunk 0 goes up beside it when it can
+ * (ooc_ahead_ok); that sweep then starts with its first update.
  */
-void sk_ooc_sweep(sk_run *r, int src, int T)
+void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
 {
     sk_ooc *o = r->ooc;
     const sb_ops *ops = o->dev.ops;
@@ -181,7 +197,12 @@ void sk_ooc_sweep(sk_run *r, int src, int T)
     long long moved = o->up + o->down;
     double t0 = MPI_Wtime(), t = t0, cells = 0, tx = 0, tc = 0;
     int x = 0, y = 1, prev = -1; /* this chunk's buffers, the last chunk's result */
-    if (o->nchunks > 0) ooc_upload(r, 0, src, T, o->cb[x]);
+    if (o->ahead && o->ahead_T == T) {
+        x = o->ahead - 1;
+        y = x ^ 1;
+    } else if (o->nchunks > 0)
+        ooc_upload(r, 0, src, T, o->cb[x]);
+    o->ahead = 0;
     ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
     for (int i = 0; i <= o->nchunks; i++) {
         int res = -1, next = ooc_other(x, y, prev);
@@ -196,6 +217,11 @@ void sk_ooc_sweep(sk_run *r, int src, int T)
         if (i > 0) ooc_download(r, i - 1, src ^ 1, T, o->cb[prev]);
         ooc_stage_end(r, ser, SB_QXFER, &t, &tx);
         if (i + 1 < o->nchunks) ooc_upload(r, i + 1, src, T, o->cb[next]);
+        if (i == o->nchunks && ooc_ahead_ok(r, next_T)) {
+            ooc_upload(r, 0, src ^ 1, next_T, o->cb[x]);
+            o->ahead = 1 + x;
+            o->ahead_T = next_T;
+        }
         ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
         y = res == x ? y : x; /* the buffer of this chunk that holds no result */
         x = next;

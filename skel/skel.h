@@ -221,7 +221,7 @@ int sk_ooc_start(sk_run *r);
 int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
 void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T */
-void sk_ooc_sweep(sk_run *r, int src, int T);
+void sk_ooc_sweep(sk_run *r, int src, int T, int next_T);
 void sk_ooc_stats(sk_run *r, stencil_stats *s);
 
 #endif /* SK_SKEL_H */
