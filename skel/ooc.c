@@ -17,8 +17,9 @@
  * rotate between those roles (ooc_sweep.c).
  *
  * T: two steps before anything is measured; then a probe times an upload and an update of the
- * first chunk, and when every rank is out of core set-up runs again with the T that makes the
- * updates last as long as the transfers (ooc_want, sk_ooc_again).
+ * first chunk, and when every rank is out of core set-up runs again with the T of least modelled
+ * time per step (ooc_want, sk_ooc_again). The host copies, the largest allocations (pinned, and
+ * zeroed), are made only once T is settled (sk_ooc_host).
  *
  * The chunk buffers have the local array's strides and fewer rows, so the kernels and the box
  * copies of the device opened for the whole local array work on them with chunk-local boxes.
@@ -266,21 +267,28 @@ int sk_ooc_start(sk_run *r)
     o->row_bytes = (size_t)r->loc.stride[0] * es;
     o->dcopy = 1;
     o->two = r->fast2 && r->steps >= 2; /* the device prepared its two-step kernel */
+    o->limit = limit;
     rc = ooc_swap_devices(r);
-    if (!rc) rc = ooc_host_arrays(r, limit);
     if (!rc) rc = ooc_chunks(r, limit);
+    if (rc) return rc;
+    sk_ooc_probe(r);
+    rc = r->rc;
+    r->rc = 0;
+    return rc;
+}
+
+int sk_ooc_host(sk_run *r)
+{
+    sk_ooc *o = r->ooc;
+    int rc = ooc_host_arrays(r, o->limit);
     if (rc) return rc;
     r->buf[0] = o->arr[0];
     r->buf[1] = o->arr[1];
     r->host = r->buf[r->cur];
-    rc = sk_exchange_init(&r->x, &r->loc, &r->dev, es);
-    if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
-    sk_ooc_probe(r);
-    rc = r->rc;
-    r->rc = 0;
     /* Pinned memory comes as it was left; calloc and a fresh file are zero already. */
     if (o->pinned[r->cur]) memset(r->host, 0, o->bytes);
-    return rc;
+    rc = sk_exchange_init(&r->x, &r->loc, &r->dev, sb_elem_size(r->st.type));
+    return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
 }
 
 void sk_ooc_release(sk_run *r)

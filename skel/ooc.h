@@ -39,6 +39,7 @@ struct sk_ooc {
     void *arr[OOC_ARRAYS];
     int pinned[OOC_ARRAYS]; /* from dev.host_alloc, else calloc (or the mapping) */
     void *map;              /* the file mapping holding all three, or NULL */
+    long long limit;        /* the device memory limit (0: none) */
     long long up, down;     /* bytes moved */
     int dcopy;              /* the device copies between its buffers (copy_peer) */
     int two;                /* the device has a fast two-step kernel (fuse_level 2) */

@@ -1,6 +1,7 @@
 /* Out-of-core sweeps (ooc.c says how a run streams through its device), their statistics, and
  * the probe that chooses their T. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -263,40 +264,36 @@ void sk_ooc_stats(sk_run *r, stencil_stats *s)
 }
 
 /*
- * The probe for T: chunk 0 up (host->device bytes/s) and its first step (or two, with update2)
- * on the device (cells/s per step), each timed on its second run, the first paying for first
- * touches and kernel loads.
+ * The probe for T, before the host copies exist: chunk 0's rows from a buffer of their own up
+ * (host->device bytes/s) and its first step (or two, with update2) on the device (cells/s per
+ * step), each timed on its second run, the first paying for first touches and kernel loads.
  */
-/* v in rows [lo, hi) of host level 0: the probe's data are ones, since zeros or garbage could
-   take slower paths than real data (a division's fallback for numerators out of its range), and
-   zeros after it, as the host image was. */
-static void ooc_fill(sk_run *r, long lo, long hi, double v)
-{
-    long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    size_t n = (size_t)((hi < ext0 ? hi : ext0) - lo) * (size_t)r->loc.stride[0];
-    if (r->st.type == STENCIL_DOUBLE)
-        for (size_t k = 0; k < n; k++) ((double *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = v;
-    else
-        for (size_t k = 0; k < n; k++)
-            ((float *)r->buf[0])[(size_t)lo * r->loc.stride[0] + k] = (float)v;
-}
-
 void sk_ooc_probe(sk_run *r)
 {
     sk_ooc *o = r->ooc;
     const sb_ops *ops = o->dev.ops;
     long a, b;
     ooc_rows(r, 0, &a, &b);
-    long base = ooc_base(r, a, r->steps);
-    sl_box box = ooc_step_box(r, a, b, 0), live = sl_local_box(&r->loc, &r->loc.live);
+    long base = ooc_base(r, a, r->steps), lo = base, hi = b + (long)r->steps * r->st.rhi[0];
+    sl_box box = ooc_step_box(r, a, b, 0), live = sl_local_box(&r->loc, &r->loc.live), rows;
     box.lo[0] -= base, box.hi[0] -= base, live.lo[0] -= base, live.hi[0] -= base;
+    if (!ooc_chunk_rows(r, base, &lo, &hi, &rows)) return;
+    /* Ones, not zeros or garbage, which could take slower paths than real data (a division's
+       fallback for numerators out of its range); pinned like the host copies where it can be. */
+    size_t n = (size_t)(hi - lo) * (size_t)r->loc.stride[0], bytes = n * sb_elem_size(r->st.type);
+    void *h = NULL;
+    int pinned = ops->host_alloc(&o->dev, bytes, &h) == 0;
+    if (!pinned) h = malloc(bytes ? bytes : 1);
+    if (!h) return;
+    for (size_t k = 0; k < n; k++)
+        if (r->st.type == STENCIL_DOUBLE)
+            ((double *)h)[k] = 1;
+        else
+            ((float *)h)[k] = 1;
     double t[3] = {0, 0, 0};
-    long long up = o->up;
-    ooc_fill(r, base, b + (long)r->steps * r->st.rhi[0], 1);
     for (int k = 0; k < 2 && !r->rc; k++) {
         t[0] = MPI_Wtime();
-        ooc_move(r, SB_QBORDER, o->cb[0], base, base, b + (long)r->steps * r->st.rhi[0], r->buf[0],
-                 0);
+        ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
         ODEV(r, ops->wait(&o->dev, SB_QBORDER));
         t[1] = MPI_Wtime();
         if (o->two)
@@ -306,12 +303,13 @@ void sk_ooc_probe(sk_run *r)
         ODEV(r, ops->wait(&o->dev, SB_QINNER));
         t[2] = MPI_Wtime();
     }
-    ODEV(r, ops->wait(&o->dev, SB_QBORDER));
-    ooc_fill(r, base, b + (long)r->steps * r->st.rhi[0], 0);
-    double bytes = (double)(o->up - up) / 2, cells = (double)sl_box_volume(&box) * (o->two + 1);
-    o->up = up;
+    if (pinned)
+        ops->host_free(&o->dev, h);
+    else
+        free(h);
+    double cells = (double)sl_box_volume(&box) * (o->two + 1);
     if (r->rc || t[1] <= t[0] || t[2] <= t[1]) return;
-    r->ooc_bw = bytes / (t[1] - t[0]);
+    r->ooc_bw = (double)bytes / (t[1] - t[0]);
     r->ooc_rate = cells / (t[2] - t[1]);
 }
 

@@ -205,14 +205,16 @@ unsigned long long sk_stencil_hash(const sl_stencil *s);
 
 /*
  * Out-of-core runs (ooc.c). sk_ooc_mode: -1 off, 0 automatic, 1 on. sk_ooc_decide (collective)
- * says whether this rank starts out of core; sk_ooc_start moves the opened device aside and
- * allocates the host copies and chunk buffers (after a failed in-core attempt too); a sweep
+ * says whether this rank starts out of core; sk_ooc_start moves the opened device aside,
+ * allocates the chunk buffers (after a failed in-core attempt too) and probes the link and the
+ * kernel; sk_ooc_host then allocates the host copies, once T is settled (sk_ooc_again); a sweep
  * advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
  */
 int sk_ooc_mode(const sk_run *r);
 int sk_ooc_expected(sk_run *r);
 int sk_ooc_decide(sk_run *r, int *want);
 int sk_ooc_start(sk_run *r);
+int sk_ooc_host(sk_run *r);
 /*
  * Collective, after set-up: 1 when every rank is out of core, T was not forced, and the T the
  * probe wants (sk_ooc_probe, the smallest over the ranks) differs from the one set up: r->ooc_T

@@ -308,6 +308,7 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
         sk_release(r);
         return sk_prepare(r, sizes, named);
     }
+    SK_PHASE(r, rc, r->ooc ? sk_ooc_host(r) : 0); /* the host copies, once T is known */
     return rc;
 }
 
