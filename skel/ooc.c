@@ -180,48 +180,47 @@ static void ooc_free_chunks(sk_ooc *o)
         if (o->cb[k]) o->dev.ops->mem_free(&o->dev, o->cb[k]);
         o->cb[k] = NULL;
     }
-}
-
-/* Chunk geometry for `rows` owned rows per chunk (halo rows of T steps on both sides). */
-static void ooc_geometry(sk_run *r, long rows)
-{
-    sk_ooc *o = r->ooc;
-    long owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
-    if (rows > owned) rows = owned;
-    if (rows < 1) rows = 1;
-    o->nchunks = (int)((owned + rows - 1) / rows);
-    o->rows = o->nchunks ? (owned + o->nchunks - 1) / o->nchunks : 1;
-    o->cap = o->rows + (long)r->steps * (r->st.rlo[0] + r->st.rhi[0]);
-    long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    if (o->cap > ext) o->cap = ext;
+    if (o->carry) o->dev.ops->mem_free(&o->dev, o->carry);
+    o->carry = NULL;
 }
 
 /*
- * OOC_BUFS chunk buffers: within the limit when one is given, else eight chunks to start with,
- * halving the chunk while the device refuses the memory.
+ * OOC_BUFS chunk buffers of o->cap rows and, for parallelograms (ooc_chunk.c), a carry of two
+ * ranges of o->ccap rows: within the limit when one is given, else buffers of an eighth of the
+ * part and its halo rows, halved while the device refuses the memory.
  */
 static int ooc_chunks(sk_run *r, long long limit)
 {
     sk_ooc *o = r->ooc;
-    long owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
-    long halo = (long)r->steps * (r->st.rlo[0] + r->st.rhi[0]);
-    long rows =
-        limit > 0 ? (long)(limit / (OOC_BUFS * (long long)o->row_bytes)) - halo : (owned + 7) / 8;
-    if (rows < 1)
+    long owned = r->loc.owned.hi[0] - r->loc.owned.lo[0], ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    long rr = r->st.rlo[0] + r->st.rhi[0],
+         R = r->st.rlo[0] > r->st.rhi[0] ? r->st.rlo[0] : r->st.rhi[0];
+    long halo = (long)r->steps * rr;
+    long avail = (long)(limit / (long long)o->row_bytes);
+    o->ccap = (long)r->steps * R + (long)o->depth * rr;
+    long cap = limit > 0 ? (avail - 2 * o->ccap) / OOC_BUFS : (owned + 7) / 8 + halo;
+    if (limit > 0 && cap < 1 + halo) { /* no room for the carry: trapezoids */
+        o->ccap = 0;
+        cap = avail / OOC_BUFS;
+    }
+    if (cap < 1 + halo)
         return SK_FAIL(r, STENCIL_EDEVMEM,
                        "device memory limit %lld bytes: out of core needs at least %d x %ld rows "
                        "of %zu bytes",
                        limit, OOC_BUFS, 1 + halo, o->row_bytes);
     for (;;) {
         int rc = 0;
-        ooc_geometry(r, rows);
+        o->cap = cap < ext ? cap : ext;
+        if (sk_ooc_layout(r)) return SK_FAIL(r, STENCIL_ENOMEM, "out of host memory");
         for (int i = 0; i < OOC_BUFS && !rc; i++)
             rc = o->dev.ops->mem_alloc(&o->dev, (size_t)o->cap * o->row_bytes, &o->cb[i]);
+        if (!rc && o->skew)
+            rc = o->dev.ops->mem_alloc(&o->dev, 2 * (size_t)o->ccap * o->row_bytes, &o->carry);
         if (!rc) return 0;
         ooc_free_chunks(o);
-        if (rc != STENCIL_EDEVMEM || limit > 0 || rows == 1)
+        if (rc != STENCIL_EDEVMEM || limit > 0 || cap <= 1 + halo)
             return SK_FAIL(r, rc, "out-of-core chunk buffers: %s", o->dev.err);
-        rows /= 2;
+        cap = halo + (cap - halo + 1) / 2;
     }
 }
 
@@ -267,6 +266,7 @@ int sk_ooc_start(sk_run *r)
     o->row_bytes = (size_t)r->loc.stride[0] * es;
     o->dcopy = 1;
     o->two = r->fast2 && r->steps >= 2; /* the device prepared its two-step kernel */
+    o->depth = o->two ? 2 : 1;
     o->limit = limit;
     rc = ooc_swap_devices(r);
     if (!rc) rc = ooc_chunks(r, limit);
@@ -296,6 +296,7 @@ void sk_ooc_release(sk_run *r)
     sk_ooc *o = r->ooc;
     if (!o) return;
     ooc_free_chunks(o);
+    free(o->a);
     if (o->map) munmap(o->map, OOC_ARRAYS * o->bytes);
     for (int i = 0; i < OOC_ARRAYS && !o->map; i++) {
         if (o->pinned[i])

@@ -43,6 +43,11 @@ struct sk_ooc {
     long long up, down;     /* bytes moved */
     int dcopy;              /* the device copies between its buffers (copy_peer) */
     int two;                /* the device has a fast two-step kernel (fuse_level 2) */
+    int depth;              /* steps per launch: 2 with it, else 1 (ooc_chunk.c: groups) */
+    long *a;                /* chunk i owns rows [a[i], a[i + 1]) (local indices) */
+    int skew;               /* parallelograms between chunks, through the carry (ooc_chunk.c) */
+    sb_mem carry;           /* rows chunk i passes to chunk i + 1, one range per parity */
+    long ccap;              /* rows of one range of the carry (0: no room, no parallelograms) */
     long sweeps;            /* sweeps done */
     double t_sweeps;        /* the time they took */
     double cells_all;       /* cells times steps they updated */
@@ -53,5 +58,24 @@ struct sk_ooc {
 
 /* Times an upload and an update of the first chunk: r->ooc_bw and r->ooc_rate (ooc_sweep.c). */
 void sk_ooc_probe(sk_run *r);
+
+/*
+ * Chunk geometry (ooc_chunk.c). sk_ooc_groups: the step groups of a sweep of T steps, k[0..m-1]
+ * (non-decreasing), returns m. sk_ooc_shape: owned rows of the first and the other chunks and
+ * their count, for buffers of cap rows and sweeps of T steps; 1 for parallelograms. sk_ooc_layout:
+ * o->a, o->nchunks, o->skew for o->cap and r->steps. sk_ooc_rows: chunk i's owned rows.
+ * sk_ooc_level: the rows of level S (a group's end) chunk i computes. sk_ooc_base: the local row of
+ * chunk i's buffer row 0. sk_ooc_upload_rows: the input rows chunk i uploads, and from which row on
+ * its second buffer takes them too. sk_ooc_carry_rows: the rows of parity p chunk i takes from
+ * chunk i - 1 (0: none).
+ */
+int sk_ooc_groups(const sk_run *r, int T, int *k);
+int sk_ooc_shape(const sk_run *r, long cap, int T, long *first, long *rest, int *n);
+int sk_ooc_layout(sk_run *r);
+void sk_ooc_rows(const sk_run *r, int i, long *a, long *b);
+void sk_ooc_level(const sk_run *r, int i, int T, int S, long *lo, long *hi);
+long sk_ooc_base(const sk_run *r, int i, int T);
+void sk_ooc_upload_rows(const sk_run *r, int i, int T, long *lo, long *hi, long *dup);
+int sk_ooc_carry_rows(const sk_run *r, int i, int T, int p, long *lo, long *hi);
 
 #endif /* SK_OOC_H */

@@ -9,13 +9,21 @@
 
 #define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
 
-/* Owned rows [a, b) (local indices) widened by w steps of the reach, inside the live box. */
-static sl_box ooc_step_box(const sk_run *r, long a, long b, int w)
+/*
+ * Level S of chunk i (sk_ooc_level in dimension 0, the owned part widened by T - S steps of the
+ * reach in the others), inside the live box, as a box of the chunk's buffer (row 0: local row
+ * base).
+ */
+static sl_box ooc_box(const sk_run *r, int i, int T, int S, long base)
 {
-    sl_box owned = sl_local_box(&r->loc, &r->loc.owned), live = sl_local_box(&r->loc, &r->loc.live);
-    owned.lo[0] = a;
-    owned.hi[0] = b;
-    return sk_widen(r, &owned, w, &live);
+    sl_box b = sl_local_box(&r->loc, &r->loc.owned), live = sl_local_box(&r->loc, &r->loc.live),
+           all = sl_local_box(&r->loc, &r->loc.ext);
+    b = sk_widen(r, &b, T - S, &all);
+    sk_ooc_level(r, i, T, S, &b.lo[0], &b.hi[0]);
+    b = sl_box_intersect(&b, &live);
+    b.lo[0] -= base;
+    b.hi[0] -= base;
+    return b;
 }
 
 /*
@@ -50,20 +58,6 @@ static void ooc_move(sk_run *r, int q, sb_mem m, long base, long lo, long hi, vo
     }
 }
 
-/* Owned rows [a, b) of chunk i, in local indices. */
-static void ooc_rows(const sk_run *r, int i, long *a, long *b)
-{
-    long o0 = r->loc.owned.lo[0] - r->loc.ext.lo[0], o1 = r->loc.owned.hi[0] - r->loc.ext.lo[0];
-    *a = o0 + (long)i * r->ooc->rows;
-    *b = *a + r->ooc->rows < o1 ? *a + r->ooc->rows : o1;
-}
-
-static long ooc_base(const sk_run *r, long a, int T)
-{
-    long base = a - (long)T * r->st.rlo[0];
-    return base < 0 ? 0 : base;
-}
-
 /*
  * Rows [lo, hi) of chunk buffer x into buffer y on the inner queue, on the device where the
  * backend copies between its own buffers (copy_peer), else again from the host (o->dcopy = 0
@@ -87,52 +81,78 @@ static void ooc_dup(sk_run *r, sb_mem x, sb_mem y, long base, long lo, long hi, 
     ooc_move(r, SB_QINNER, y, base, lo, hi, arr, 0);
 }
 
-/* Chunk i's rows with their margins into buffer x, on the border queue. */
+/* Chunk i's input rows (sk_ooc_upload_rows) into buffer x, on the border queue. */
 static void ooc_upload(sk_run *r, int i, int src, int T, sb_mem x)
 {
-    long a, b;
-    ooc_rows(r, i, &a, &b);
-    ooc_move(r, SB_QBORDER, x, ooc_base(r, a, T), ooc_base(r, a, T), b + (long)T * r->st.rhi[0],
-             r->buf[src], 0);
+    long lo, hi, dup;
+    sk_ooc_upload_rows(r, i, T, &lo, &hi, &dup);
+    ooc_move(r, SB_QBORDER, x, sk_ooc_base(r, i, T), lo, hi, r->buf[src], 0);
     ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QBORDER));
 }
 
 /*
+ * The carry between chunk i - 1 and chunk i (ooc_chunk.c), on the inner queue: out of chunk
+ * i - 1's buffers cb (out = 1, row 0 of its buffers is local row base) or into chunk i's (out = 0).
+ */
+static void ooc_carry(sk_run *r, int i, int T, sb_mem *cb, long base, int out)
+{
+    sk_ooc *o = r->ooc;
+    for (int p = 0; p < 2; p++) {
+        long lo, hi;
+        if (!sk_ooc_carry_rows(r, i, T, p, &lo, &hi)) continue;
+        sl_box b, c;
+        ooc_chunk_rows(r, base, &lo, &hi, &b);
+        c = b;
+        c.lo[0] = (long)p * o->ccap;
+        c.hi[0] = c.lo[0] + (hi - lo);
+        if (hi - lo > o->ccap) {
+            if (!r->rc)
+                r->rc = SK_FAIL(r, STENCIL_EDEVMEM, "out-of-core carry: %ld rows, room for %ld",
+                                hi - lo, o->ccap);
+            return;
+        }
+        if (out)
+            ODEV(r, o->dev.ops->copy_peer(&o->dev, SB_QINNER, o->carry, &c, r->loc.stride, cb[p],
+                                          &b, r->loc.stride));
+        else
+            ODEV(r, o->dev.ops->copy_peer(&o->dev, SB_QINNER, cb[p], &b, r->loc.stride, o->carry,
+                                          &c, r->loc.stride));
+    }
+}
+
+/*
  * The T steps of chunk i, uploaded into x, on the inner queue: first x into y where the steps
- * read it (the fixed frame is read from both), then ping-pong between them, step s over the chunk
- * widened by T - s; where the device has a fast two-step kernel (o->two), steps s and s + 1 in
- * one update2 (which computes step s where step s + 1 reads it). Returns the cells times steps;
- * *out: 0 when the last step wrote x, 1 when y.
+ * read it (the fixed frame is read from both), the carry from chunk i - 1 into both, then groups
+ * of steps (sk_ooc_groups: o->depth at a time through update2, else one) ping-pong between them,
+ * each over its level's rows (sk_ooc_level); then what chunk i + 1 needs into the carry. Returns
+ * the cells times steps; *out: 0 when the last step wrote x, 1 when y.
  */
 static double ooc_compute(sk_run *r, int i, int src, int T, sb_mem x, sb_mem y, int *out)
 {
     sk_ooc *o = r->ooc;
-    long a, b, base;
+    long base = sk_ooc_base(r, i, T), lo, hi, dup;
     double cells = 0;
-    int w = 0; /* the buffer read next */
-    ooc_rows(r, i, &a, &b);
-    base = ooc_base(r, a, T);
+    int w = 0, S = 0, k[SK_OOC_MAX], m = sk_ooc_groups(r, T, k);
     sb_mem cb[2] = {x, y};
-    ooc_dup(r, x, y, base, a - (long)(T - 1) * r->st.rlo[0], b + (long)(T - 1) * r->st.rhi[0],
-            r->buf[src]);
+    sk_ooc_upload_rows(r, i, T, &lo, &hi, &dup);
+    ooc_dup(r, x, y, base, dup, hi, r->buf[src]);
+    if (i > 0) ooc_carry(r, i, T, cb, base, 0);
     sl_box live = sl_local_box(&r->loc, &r->loc.live);
     live.lo[0] -= base;
     live.hi[0] -= base;
-    for (int s = 1; s <= T; s++) {
-        int two = o->two && s < T;
-        sl_box box = ooc_step_box(r, a, b, T - s - two);
-        box.lo[0] -= base;
-        box.hi[0] -= base;
+    for (int j = 0; j < m; j++) {
+        S += k[j];
+        sl_box box = ooc_box(r, i, T, S, base);
         if (!sl_box_empty(&box)) {
-            cells += (double)sl_box_volume(&box) * (two ? 2 : 1);
-            if (two)
+            cells += (double)sl_box_volume(&box) * k[j];
+            if (k[j] == 2)
                 ODEV(r, o->dev.ops->update2(&o->dev, SB_QINNER, cb[w], cb[w ^ 1], &box, &live));
             else
                 ODEV(r, o->dev.ops->update(&o->dev, SB_QINNER, cb[w], cb[w ^ 1], &box));
         }
         w ^= 1;
-        s += two;
     }
+    if (i + 1 < o->nchunks) ooc_carry(r, i + 1, T, cb, base, 1);
     *out = w;
     return cells;
 }
@@ -141,8 +161,8 @@ static double ooc_compute(sk_run *r, int i, int src, int T, sb_mem x, sb_mem y, 
 static void ooc_download(sk_run *r, int i, int dst, int T, sb_mem m)
 {
     long a, b;
-    ooc_rows(r, i, &a, &b);
-    ooc_move(r, SB_QXFER, m, ooc_base(r, a, T), a, b, r->buf[dst], 1);
+    sk_ooc_rows(r, i, &a, &b);
+    ooc_move(r, SB_QXFER, m, sk_ooc_base(r, i, T), a, b, r->buf[dst], 1);
     ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QXFER));
 }
 
@@ -171,11 +191,10 @@ static int ooc_other(int a, int b, int c)
  */
 static int ooc_ahead_ok(const sk_run *r, int next_T)
 {
-    long a0, b0, an, bn;
+    long lo, hi, dup;
     if (next_T <= 0 || r->ooc->nchunks < 2) return 0;
-    ooc_rows(r, 0, &a0, &b0);
-    ooc_rows(r, r->ooc->nchunks - 1, &an, &bn);
-    return b0 + (long)next_T * r->st.rhi[0] <= an;
+    sk_ooc_upload_rows(r, 0, next_T, &lo, &hi, &dup);
+    return hi <= r->ooc->a[r->ooc->nchunks - 1];
 }
 
 /*
@@ -272,11 +291,11 @@ void sk_ooc_probe(sk_run *r)
 {
     sk_ooc *o = r->ooc;
     const sb_ops *ops = o->dev.ops;
-    long a, b;
-    ooc_rows(r, 0, &a, &b);
-    long base = ooc_base(r, a, r->steps), lo = base, hi = b + (long)r->steps * r->st.rhi[0];
-    sl_box box = ooc_step_box(r, a, b, 0), live = sl_local_box(&r->loc, &r->loc.live), rows;
-    box.lo[0] -= base, box.hi[0] -= base, live.lo[0] -= base, live.hi[0] -= base;
+    long base = sk_ooc_base(r, 0, r->steps), lo, hi, dup;
+    sk_ooc_upload_rows(r, 0, r->steps, &lo, &hi, &dup);
+    sl_box box = ooc_box(r, 0, r->steps, r->steps, base), rows;
+    sl_box live = sl_local_box(&r->loc, &r->loc.live);
+    live.lo[0] -= base, live.hi[0] -= base;
     if (!ooc_chunk_rows(r, base, &lo, &hi, &rows)) return;
     /* Ones, not zeros or garbage, which could take slower paths than real data (a division's
        fallback for numerators out of its range); pinned like the host copies where it can be. */
@@ -314,33 +333,34 @@ void sk_ooc_probe(sk_run *r)
 }
 
 /*
- * The T a sweep wants: the one of least modelled time per step. With chunk buffers of o->cap rows,
- * T steps leave rows = cap - T * (rlo0 + rhi0) owned rows per chunk; a sweep's n chunks take the
- * first upload and the last download alone (the pipeline filling and draining) and n stages of
- * the longest of an upload, a download (both directions at once, bw bytes/s each) and the chunk's
- * updates (rate cells/s per step, over rows widened by the steps still to come). At most what the
- * halo pattern's composition allows (SK_OOC_MAX steps of reach 1, SK_OOC_MAX3D in 3D); at least 2.
+ * The T a sweep wants: the one of least modelled time per step. For buffers of o->cap rows and T
+ * steps, sk_ooc_shape gives the chunks; a sweep takes the first chunk's upload and the last one's
+ * download alone (the pipeline filling and draining) and one stage per chunk of the longest of an
+ * upload, a download (both directions at once, bw bytes/s each) and the chunk's updates (rate
+ * cells/s per step, each step over the chunk's rows, and with trapezoids over the margins that the
+ * steps still to come need). At most what the halo pattern's composition allows (SK_OOC_MAX steps
+ * of reach 1, SK_OOC_MAX3D in 3D); at least 2.
  */
 static int ooc_want(const sk_run *r)
 {
     const sk_ooc *o = r->ooc;
     int reach = 1, best = 2, most = r->st.ndims == 3 ? SK_OOC_MAX3D : SK_OOC_MAX;
-    long rr = r->st.rlo[0] + r->st.rhi[0], owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
+    long rr = r->st.rlo[0] + r->st.rhi[0];
     double rb = (double)o->row_bytes, cpr = (double)r->loc.stride[0], t_best = -1;
     for (int d = 0; d < r->st.ndims; d++) {
         reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
         reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
     }
     if (!(r->ooc_bw > 0 && r->ooc_rate > 0)) return 2;
-    long cap = o->cap; /* rows a buffer holds */
     for (int T = 2; T <= most / reach; T++) {
-        long rows = cap - (long)T * rr;
-        if (rows < 1) break;
-        long n = (owned + rows - 1) / rows;
-        double up = (double)cap * rb / r->ooc_bw, down = (double)rows * rb / r->ooc_bw;
-        double c = ((double)T * rows + 0.5 * T * (T - 1) * rr) * cpr / r->ooc_rate;
+        long first, rows;
+        int n, skew = sk_ooc_shape(r, o->cap, T, &first, &rows, &n);
+        if (rows < 1 || first < 1) break;
+        double up = (double)(skew ? rows + (long)o->depth * rr : o->cap) * rb / r->ooc_bw;
+        double down = (double)rows * rb / r->ooc_bw, first_up = (double)o->cap * rb / r->ooc_bw;
+        double c = ((double)T * rows + (skew ? 0 : 0.5 * T * (T - 1) * rr)) * cpr / r->ooc_rate;
         double stage = up > c ? up : c;
-        double t = (up + down + (double)n * stage) / T;
+        double t = (first_up + down + (double)n * stage) / T;
         if (t_best < 0 || t < t_best) t_best = t, best = T;
     }
     return best;

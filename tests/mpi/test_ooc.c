@@ -51,14 +51,17 @@ static void options(stencil_options *o, tu_check_ctx *c, stencil_stats *s)
     o->user = c;
 }
 
-/* T was chosen for out-of-core sweeps (stats.steps_why), within 1..64. */
+/* T was chosen for out-of-core sweeps (stats.steps_why), within 1..128. */
 static int out_of_core_steps(const stencil_stats *s)
 {
-    return s->steps >= 1 && s->steps <= 64 && !strncmp(s->steps_why, "out of core", 11);
+    return s->steps >= 1 && s->steps <= 128 && !strncmp(s->steps_why, "out of core", 11);
 }
 
-/* One forced out-of-core run against the reference; returns the wrong cells over all ranks. */
-static long run_case(int si, int bnd, int part, int fuse, stencil_stats *s, int *rc)
+/*
+ * One forced out-of-core run against the reference; returns the wrong cells over all ranks. room:
+ * the device memory limit times this, beyond the tight one (0: the tight one).
+ */
+static long run_case(int si, int bnd, int part, int fuse, int room, stencil_stats *s, int *rc)
 {
     stencil_desc st;
     stencil_set_get(stencil_set_find(names[si]), si & 1 ? STENCIL_DOUBLE : STENCIL_FLOAT, &st);
@@ -72,7 +75,7 @@ static long run_case(int si, int bnd, int part, int fuse, stencil_stats *s, int 
     o.boundary = bnd ? STENCIL_BOUNDARY_PERIODIC : STENCIL_BOUNDARY_FIXED;
     o.partition = part ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
     o.fuse = fuse;
-    o.device_memory = limit_for(&st, sizes, fuse ? fuse : 2, bnd);
+    o.device_memory = limit_for(&st, sizes, fuse ? fuse : 2, bnd) * (room ? room : 1);
     if (getenv("STENCIL_OOC")) o.out_of_core = o.device_memory = 0; /* the environment's */
     *rc = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, 7, NULL, tu_init_cb, tu_check_cb, &o);
     free(g);
@@ -85,7 +88,7 @@ START_TEST(bitwise)
     int si = _i / 8, bnd = (_i / 4) & 1, part = (_i / 2) & 1, fuse = _i & 1 ? 0 : 1;
     stencil_stats s;
     int rc;
-    long bad = run_case(si, bnd, part, fuse, &s, &rc);
+    long bad = run_case(si, bnd, part, fuse, 0, &s, &rc);
     ck_assert_msg(rc == 0, "%s: stencil_skeleton returned %s", names[si], stencil_strerror(rc));
     long few = tu_allsum(MPI_COMM_WORLD,
                          s.ooc != 1 || s.ooc_chunks < 8 || strcmp(s.backend, backend()) != 0);
@@ -99,6 +102,24 @@ START_TEST(bitwise)
     ck_assert_msg(t == 0, "%s: %ld ranks ran another T", names[si], t);
     long moved = tu_allsum(MPI_COMM_WORLD, s.ooc_up > 0 && s.ooc_down > 0 ? 0 : 1);
     ck_assert_msg(moved == 0, "%ld ranks report no transfers", moved);
+}
+END_TEST
+
+/*
+ * _i: stencil (5) x boundary x partition, T = 3 with room for parallelogram chunks (ooc_chunk.c:
+ * levels handed between chunks on the device) and at least 2 chunks.
+ */
+START_TEST(parallelograms)
+{
+    int si = _i / 4, bnd = (_i / 2) & 1, part = _i & 1;
+    stencil_stats s;
+    int rc;
+    long bad = run_case(si, bnd, part, 3, 3, &s, &rc);
+    ck_assert_msg(rc == 0, "%s: stencil_skeleton returned %s", names[si], stencil_strerror(rc));
+    long few = tu_allsum(MPI_COMM_WORLD, s.ooc != 1 || s.ooc_chunks < 2 || s.steps != 3);
+    ck_assert_msg(bad == 0, "%s bnd %d part %d: %ld cells differ", names[si], bnd, part, bad);
+    ck_assert_msg(few == 0, "%s: %ld ranks not out of core, with fewer than 2 chunks or T != 3",
+                  names[si], few);
 }
 END_TEST
 
@@ -150,16 +171,16 @@ START_TEST(automatic)
     int rc;
     setenv("STENCIL_DEVICE_MEMORY", "3k", 1);
     setenv("STENCIL_OOC", "auto", 1);
-    long bad = run_case(0, 0, 0, 1, &s, &rc);
+    long bad = run_case(0, 0, 0, 1, 0, &s, &rc);
     long ooc = tu_allsum(MPI_COMM_WORLD, s.ooc);
     setenv("STENCIL_DEVICE_MEMORY", "4k", 1); /* T automatic, for the sweeps: all ranks are out */
-    long bad3 = run_case(0, 0, 0, 0, &s, &rc);
+    long bad3 = run_case(0, 0, 0, 0, 0, &s, &rc);
     long t2 = tu_allsum(MPI_COMM_WORLD, s.ooc == 1 && out_of_core_steps(&s) ? 0 : 1);
     ck_assert_msg(rc == 0 && bad3 == 0 && t2 == 0,
                   "%s, %ld cells differ, %ld ranks without the out-of-core T", stencil_strerror(rc),
                   bad3, t2);
     setenv("STENCIL_DEVICE_MEMORY", "1G", 1);
-    long bad2 = run_case(0, 0, 0, 1, &s, &rc);
+    long bad2 = run_case(0, 0, 0, 1, 0, &s, &rc);
     long ooc2 = tu_allsum(MPI_COMM_WORLD, s.ooc);
     unsetenv("STENCIL_DEVICE_MEMORY");
     unsetenv("STENCIL_OOC");
@@ -177,7 +198,7 @@ START_TEST(file_backed)
     char base[300];
     snprintf(base, sizeof base, "%s/ooc-map", dir);
     setenv("STENCIL_OOC_FILE", base, 1);
-    long bad = run_case(2, 1, 1, 0, &s, &rc);
+    long bad = run_case(2, 1, 1, 0, 0, &s, &rc);
     unsetenv("STENCIL_OOC_FILE");
     ck_assert_msg(rc == 0, "file-backed run: %s", stencil_strerror(rc));
     ck_assert_msg(bad == 0, "file-backed run: %ld cells differ", bad);
@@ -229,6 +250,7 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("out-of-core");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, bitwise, 0, 40);
+    tcase_add_loop_test(tc, parallelograms, 0, 20);
     tcase_add_test(tc, automatic);
     tcase_add_test(tc, persistent);
     tcase_add_test(tc, file_backed);
