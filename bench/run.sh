@@ -537,6 +537,23 @@ for s in "$@"; do
     if declare -F "scenario_$s" >/dev/null; then "scenario_$s"; else note "unknown scenario $s"; fi
 done
 # Summary: the runs of this call, one line each.
+# T per exchange: the default (automatic T) beside one step (T=1) and the forced T of each case.
+[ -f "$OUT/steps.jsonl" ] && python3 - "$OUT/steps.jsonl" <<'EOF'
+import json, sys
+cases = {}
+for l in open(sys.argv[1]):
+    try: r = json.loads(l)
+    except ValueError: continue
+    k = (r["stencil"], "x".join(map(str, r["sizes"])), r["type"])
+    cases.setdefault(k, {})[r["label"]] = r
+for (s, n, t), runs in cases.items():
+    d = runs.get("T=0")
+    line = "%-7s %-16s %-6s" % (s, n, t)
+    if d: line += " default %7.1f (T=%d, %s)" % (d["gcells_median"], d["steps"], d["steps_why"])
+    for f in sorted(x for x in runs if x != "T=0"):
+        line += "  %s %7.1f" % (f, runs[f]["gcells_median"])
+    print(line)
+EOF
 for f in "$OUT"/kernels.jsonl "$OUT"/shapes.jsonl; do
     [ -f "$f" ] && python3 - "$f" <<'EOF'
 import json, sys
