@@ -503,10 +503,10 @@ gpu_mpi_test() {
 
 # T time steps per exchange on one GPU: each case of STEPS_CASES with the default options (the
 # automatic T) and with T forced to each of STEPS_T, and test_steps with CUDA on 1 and 2 ranks and
-# NVIDIA OpenCL on 1 (steps.jsonl).
+# NVIDIA OpenCL on 1 (STEPS_TESTS=0 skips them) (steps.jsonl).
 scenario_steps() {
     local bk=$B/bench/stencil_bench c s n i t f
-    gpu_mpi_test steps $B/tests/mpi/test_steps
+    [ "${STEPS_TESTS:-1}" = 1 ] && gpu_mpi_test steps $B/tests/mpi/test_steps
     for c in ${STEPS_CASES:-2d4:20480x20480:1000 2d9:20480x20480:1000 3d7:1024x1024x1024:200 \
         2d4:20480x20480:500:double 2d9nc:16384x16384:500}; do
         IFS=: read -r s n i t <<<"$c"
