@@ -85,6 +85,20 @@ typedef struct sb_ops {
      * 1: correct but not faster (the host's two updates through scratch memory); 0: not at all.
      */
     int (*fuse_level)(const sl_stencil *st, const stencil_kernel *named);
+    /*
+     * k >= 1 steps at once: update2's semantics for k steps (step s < k computed where the later
+     * steps read it, only on live cells; frame cells keep their values), bitwise equal to k
+     * update() calls. k = 1 is update, k = 2 update2 where the backend has it. STENCIL_ENOSYS
+     * where the backend runs no k steps at once.
+     */
+    int (*updatek)(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
+                   const sl_box *live);
+    /*
+     * Asked before open, like fuse_level: the most steps per updatek call that run faster than
+     * one update per step (a fused kernel of that depth; the GPU backend's streaming kernels
+     * reach KGT_STREAM_MAX); 1 or less: none. The skeleton's automatic T takes it.
+     */
+    int (*fuse_depth)(const sl_stencil *st, const stencil_kernel *named);
     /* Box b of m to/from a contiguous host buffer (row-major, dim 0 slowest). */
     int (*copy_out)(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
     int (*copy_in)(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);

@@ -45,20 +45,20 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
     return broken_if_asked(src);
 }
 
-int sb_gen_streams(const sl_stencil *st)
+int sb_gen_stream_depth(const sl_stencil *st)
 {
     kgt_stencil ks;
     if (to_kgt(st, &ks)) return 0;
-    int yes = kgt_stream(&ks);
+    int depth = kgt_stream_depth(&ks, st->type == STENCIL_DOUBLE);
     kgt_stencil_clear(&ks);
-    return yes;
+    return depth;
 }
 
-char *sb_gen_gpu_stream(const sl_stencil *st, kgt_stream_info *info)
+char *sb_gen_gpu_stream(const sl_stencil *st, int levels, kgt_stream_info *info)
 {
     kgt_stencil ks;
     if (to_kgt(st, &ks)) return NULL;
-    char *src = kgt_rt_gpu_stream(&ks, st->type == STENCIL_DOUBLE, info);
+    char *src = kgt_rt_gpu_stream(&ks, st->type == STENCIL_DOUBLE, levels, info);
     kgt_stencil_clear(&ks);
     return broken_if_asked(src);
 }

@@ -505,10 +505,10 @@ gpu_mpi_test() {
 
 # T time steps per exchange on one GPU: each case of STEPS_CASES with the default options (the
 # automatic T) and with T forced to each of STEPS_T, and test_steps with CUDA on 1 and 2 ranks and
-# NVIDIA OpenCL on 1 (steps.jsonl).
+# NVIDIA OpenCL on 1 (STEPS_TESTS=0 skips them) (steps.jsonl).
 scenario_steps() {
     local bk=$B/bench/stencil_bench c s n i t f
-    gpu_mpi_test steps $B/tests/mpi/test_steps
+    [ "${STEPS_TESTS:-1}" = 1 ] && gpu_mpi_test steps $B/tests/mpi/test_steps
     for c in ${STEPS_CASES:-2d4:20480x20480:1000 2d9:20480x20480:1000 3d7:1024x1024x1024:200 \
         2d4:20480x20480:500:double 2d9nc:16384x16384:500}; do
         IFS=: read -r s n i t <<<"$c"
@@ -551,6 +551,23 @@ for s in "$@"; do
     if declare -F "scenario_$s" >/dev/null; then "scenario_$s"; else note "unknown scenario $s"; fi
 done
 # Summary: the runs of this call, one line each.
+# T per exchange: the default (automatic T) beside one step (T=1) and the forced T of each case.
+[ -f "$OUT/steps.jsonl" ] && python3 - "$OUT/steps.jsonl" <<'EOF'
+import json, sys
+cases = {}
+for l in open(sys.argv[1]):
+    try: r = json.loads(l)
+    except ValueError: continue
+    k = (r["stencil"], "x".join(map(str, r["sizes"])), r["type"])
+    cases.setdefault(k, {})[r["label"]] = r
+for (s, n, t), runs in cases.items():
+    d = runs.get("T=0")
+    line = "%-7s %-16s %-6s" % (s, n, t)
+    if d: line += " default %7.1f (T=%d, %s)" % (d["gcells_median"], d["steps"], d["steps_why"])
+    for f in sorted(x for x in runs if x != "T=0"):
+        line += "  %s %7.1f" % (f, runs[f]["gcells_median"])
+    print(line)
+EOF
 for f in "$OUT"/kernels.jsonl "$OUT"/shapes.jsonl; do
     [ -f "$f" ] && python3 - "$f" <<'EOF'
 import json, sys

@@ -87,12 +87,15 @@ void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int d
 char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info);
 
 /*
- * Two steps per launch at run time: kgt's register-streaming kernel (emit_stream.c) for 2D star
- * stencils reaching at most 2 cells (kgt_stream), as two extern "C" kernels, name[0] with scalar
- * and name[1] (when v > 1) with vector row accesses. The numbers are what a launcher needs; the
- * kgt command's launcher (emit_stream.c, emit_launch) is the reference for their use.
+ * L time steps per launch at run time (2 <= L <= KGT_STREAM_MAX): kgt's register-streaming
+ * kernel (emit_stream.c) for 2D star stencils reaching at most 2 cells (kgt_stream), as two
+ * extern "C" kernels, name[0] with scalar and name[1] (when v > 1) with vector row accesses.
+ * Launch them through kgt_stream_plan.
  */
+enum { KGT_STREAM_MAX = 4, KGT_STREAM_NARGS = 15 };
+
 typedef struct kgt_stream_info {
+    int levels;         /* L, time steps per launch */
     int r, v, b;        /* window radius; columns per thread; threads per block */
     int w, u;           /* columns a block stores; rows of one unrolled iteration */
     int hdef, hmin;     /* rows per block: at most, at least */
@@ -102,10 +105,28 @@ typedef struct kgt_stream_info {
     char name[2][64];   /* the kernels' symbols */
 } kgt_stream_info;
 
-/* Appends the kernels of s to b; -1 when s is not a streaming stencil (kgt_stream). */
-int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, kgt_stream_info *info);
+/* Appends the kernels of s for L = levels to b; -1 when s is not a streaming stencil
+   (kgt_stream) or levels is out of range. */
+int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
+                           kgt_stream_info *info);
 
 /* The whole source of the streaming kernels of s (kgt_emit_gpu_stream_rt), or NULL. */
-char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, kgt_stream_info *info);
+char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_info *info);
+
+/*
+ * The launch of L steps over box [lo, hi) of a 2D array of row stride s0 (live cells [llo, lhi)):
+ * the kernels' arguments after (in, out), in order (lo0, lo1, hi0, hi1, ll0, ll1, lh0, lh1, a0,
+ * b0, a1, b1, s0, xs, h; passed as int when info->ix_int, else as long), and the grid (x, y) of
+ * blocks of info->b threads. 0, or 1 when the kernels do not take the box (empty, or indices
+ * beyond their range). Any box size is correct; boxes under min_box rows or columns are faster
+ * through other kernels where there are some. Loads are clamped into the rectangle the stored cells
+ * need (the box grown by the extents, then by them again around its live cells, per level).
+ */
+int kgt_stream_plan(const kgt_stream_info *info, const long *lo, const long *hi, const long *llo,
+                    const long *lhi, long s0, long long args[KGT_STREAM_NARGS], long grid[2]);
+
+/* The most levels worth running for s and the element type (dbl: double); 0: s does not
+   stream. */
+int kgt_stream_depth(const kgt_stencil *s, int dbl);
 
 #endif /* KGT_RT_H */

@@ -101,11 +101,11 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
     return take(&b);
 }
 
-char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, kgt_stream_info *info)
+char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_info *info)
 {
     kgt_buf b = {0};
-    if (!kgt_stream(s)) return NULL;
+    if (!kgt_stream(s) || levels < 2 || levels > KGT_STREAM_MAX) return NULL;
     gpu_prelude(&b, s);
-    if (kgt_emit_gpu_stream_rt(&b, s, dbl, info)) b.oom = 1;
+    if (kgt_emit_gpu_stream_rt(&b, s, dbl, levels, info)) b.oom = 1;
     return take(&b);
 }

@@ -1,9 +1,9 @@
 /*
  * The iteration loop. Per pass (T time steps, options.fuse: each box through T update() calls,
- * widened for the later steps, or one fused update2 for T = 2): border cells first, their
- * device->host copies and the MPI exchange, host->device halo copies, all while the inner update
- * runs; the last pass (the remaining iterations, maybe fewer than T) skips the exchange;
- * the two buffers swap roles by parity, never copied. Serialized (options.serialize),
+ * widened for the later steps, or one fused updatek where the backend has kernels of T steps):
+ * border cells first, their device->host copies and the MPI exchange, host->device halo copies, all
+ * while the inner update runs; the last pass (the remaining iterations, maybe fewer than T) skips
+ * the exchange; the two buffers swap roles by parity, never copied. Serialized (options.serialize),
  * the inner update waits until the halos are in, so nothing overlaps.
  *
  * A device error stops device work on that rank but not its messages, so no peer waits forever;
@@ -65,9 +65,9 @@ static void update_box(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b)
     const sb_ops *o = r->dev.ops;
     int t = r->pass_steps;
     if (sl_box_empty(b)) return; /* widened, it would compute cells nobody needs */
-    if (t == 2 && r->fused) {
+    if (t >= 2 && r->fused) {    /* t <= T <= fuse_depth */
         sl_box live = sl_local_box(&r->loc, &r->loc.live), lb = sl_local_box(&r->loc, b);
-        DEV(r, o->update2(&r->dev, q, in, out, &lb, &live));
+        DEV(r, o->updatek(&r->dev, q, t, in, out, &lb, &live));
         return;
     }
     for (int s = 1; s <= t; s++) {

@@ -207,15 +207,16 @@ static int sk_alloc(sk_run *r)
 }
 
 /*
- * Scratch arrays for the steps inside a pass (loop.c): none for one step or a fused kernel, one
- * for T = 2, two alternating for T >= 3, and a pair per queue where the queues run concurrently.
- * Whether the opened backend has a fast two-step kernel also serves out-of-core sweeps.
+ * Scratch arrays for the steps inside a pass (loop.c): none for one step or a fused kernel of T
+ * or more steps, one for T = 2, two alternating for T >= 3, and a pair per queue where the queues
+ * run concurrently. Whether the opened backend has a fast two-step kernel also serves
+ * out-of-core sweeps.
  */
 static int sk_plan_scratch(sk_run *r, const stencil_kernel *named)
 {
     const sb_ops *o = r->dev.ops;
     r->fast2 = o->fuse_level(&r->st, named) == 2;
-    r->fused = r->steps == 2 && r->fast2;
+    r->fused = r->steps >= 2 && r->steps <= o->fuse_depth(&r->st, named);
     r->nscr = r->steps == 1 || r->fused ? 0 : r->steps == 2 ? 1 : o->async ? 4 : 2;
     return 0;
 }

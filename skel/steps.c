@@ -2,8 +2,9 @@
  * T, the time steps per halo exchange, the same on every rank, and the partition and local layout
  * that follow from it (the halos of T steps: r->lst, sl_stencil_compose).
  *
- * options.fuse (or $STENCIL_FUSE) = T >= 1 forces T. Automatic (0): T = 2 where every rank has a
- * fast fused two-step kernel (fuse_level 2); otherwise this model. A pass of T steps sends one
+ * options.fuse (or $STENCIL_FUSE) = T >= 1 forces T. Automatic (0): T = D where every rank has a
+ * fast fused kernel of D >= 2 steps (fuse_depth; D the least over the ranks); otherwise this
+ * model. A pass of T steps sends one
  * set of messages instead of T, but sweeps the part T times and recomputes margins: step s of a
  * box covers it widened by T - s reaches, and the inner box and the border boxes widen into each
  * other, so the margins count about twice. Per rank, the time of one step at T is
@@ -73,16 +74,17 @@ static int steps_fit(const sk_run *r, int limit, int *dim)
     return fit;
 }
 
-/* options.fuse on every rank (the largest, as before) and whether every rank has a fused kernel. */
+/* options.fuse on every rank (the largest, as before) and the fused depth every rank has (the
+   least fuse_depth; 1: none). */
 static int agree_options(sk_run *r, const stencil_kernel *named, int *want, int *all_fused)
 {
     const sb_ops *ops = sk_planned_backend(r);
     /* A backend that is not built in fails to open later, with the error that says so. */
-    int mine[3] = {ops ? -ops->fuse_level(&r->st, named) : 0, r->opt.fuse, -r->opt.fuse}, all[3];
+    int mine[3] = {ops ? -ops->fuse_depth(&r->st, named) : 0, r->opt.fuse, -r->opt.fuse}, all[3];
     if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");
     *want = all[1];
-    *all_fused = -all[0] == 2;
+    *all_fused = -all[0] >= 2 ? -all[0] : 0;
     if (-all[2] < 0 || all[1] > STENCIL_MAX_STEPS)
         return SK_FAIL(r, STENCIL_EINVAL, "options.fuse is %d, not in 0..%d",
                        -all[2] < 0 ? -all[2] : all[1], STENCIL_MAX_STEPS);
@@ -161,13 +163,15 @@ static int modelled(sk_run *r, int *best)
     return 0;
 }
 
+/* all_fused: the fused depth of every rank (0: none). */
 static int automatic(sk_run *r, int all_fused, int fit)
 {
-    int best = 2, rc = 0;
-    const char *how = "automatic: fused kernels";
+    int best = all_fused, rc = 0;
+    char how[48];
+    snprintf(how, sizeof how, "automatic: fused kernels of %d steps", all_fused);
     if (!all_fused) {
         rc = modelled(r, &best);
-        how = "automatic: cost model";
+        snprintf(how, sizeof how, "automatic: cost model");
     }
     if (rc) return rc;
     if (r->iters >= 1 && best > r->iters) best = (int)r->iters;

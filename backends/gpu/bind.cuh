@@ -113,22 +113,29 @@ static void default_tune(impl *im)
 }
 
 /*
- * Two steps per launch for 2D star stencils (gpu_fuse_level promised them): the streaming
- * kernels, compiled now; without them update2 runs the generic two-step kernel, with a notice.
+ * Several steps per launch for 2D star stencils (gpu_fuse_depth promised them): the streaming
+ * kernels of 2 up to the run's T steps (steps; 0: not known) or the stencil's depth, whichever
+ * is less, compiled now (shorter kernels serve a last, shorter pass and out-of-core sweeps).
+ * Without them update2 runs the generic two-step kernel and updatek has only two steps, with a
+ * notice.
  */
-static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st)
+static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st, int steps)
 {
     char err[160];
-    if (!sb_gen_streams(st)) return;
-    if (rtc_build_stream(&im->rs, st, im->arch, &dev->t_compile, err, sizeof err) == 0) {
-        im->use_stream = 1;
+    int depth = sb_gen_stream_depth(st);
+    if (steps > 1 && steps < depth) depth = steps;
+    for (int l = 2; l <= depth; l++) {
+        if (rtc_build_stream(&im->rs[l], st, l, im->arch, &dev->t_compile, err, sizeof err) == 0) {
+            im->use_stream = l;
+            continue;
+        }
+        rtc_unload(&im->rs[l]);
+        (void)gpuGetLastError();
+        snprintf(dev->note, sizeof dev->note,
+                 SB_GPU_NAME " run-time %d-step kernel not compiled (%.100s); %s", l, err,
+                 l == 2 ? "the generic two-step kernel runs" : "fewer steps per launch");
         return;
     }
-    rtc_unload(&im->rs);
-    (void)gpuGetLastError();
-    snprintf(dev->note, sizeof dev->note,
-             SB_GPU_NAME " run-time two-step kernel not compiled (%.100s); the generic one runs",
-             err);
 }
 
 /*
@@ -142,7 +149,7 @@ static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st, int steps)
     if (rtc_build(&im->rk, st, im->arch, im->sms, &dev->t_compile, err, sizeof err) == 0) {
         im->use_rtc = 1;
         snprintf(dev->kernel, sizeof dev->kernel, "rtc");
-        if (steps != 1) bind_rtc_stream(dev, im, st); /* one step per exchange: not needed */
+        if (steps != 1) bind_rtc_stream(dev, im, st, steps); /* one step per exchange: none */
         return;
     }
     rtc_unload(&im->rk);
@@ -189,7 +196,12 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
     im->esz = sb_elem_size(st->type);
     im->ndims = st->ndims;
     im->peer = a->peer;
-    for (int d = 0; d < SL_D; d++) im->stride[d] = a->local->stride[d];
+    for (int d = 0; d < SL_D; d++) {
+        im->stride[d] = a->local->stride[d];
+        im->rlo[d] = d < st->ndims ? st->rlo[d] : 0;
+        im->rhi[d] = d < st->ndims ? st->rhi[d] : 0;
+    }
+    im->nelems = a->local->nelems;
     if (!a->named) return bind_generic(dev, im, st, a->local->nelems, a->steps);
     im->named = a->named->SB_GPU_LAUNCHER[st->type];
     im->fused = a->named->SB_GPU_FUSED[st->type];

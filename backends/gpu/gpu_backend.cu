@@ -64,7 +64,7 @@ void gpu_close(sb_dev *dev)
     if (im->goff) (void)gpuFree(im->goff);
     if (im->gw) (void)gpuFree(im->gw);
     rtc_unload(&im->rk);
-    rtc_unload(&im->rs);
+    for (int l = 0; l <= KGT_STREAM_MAX; l++) rtc_unload(&im->rs[l]);
     for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
     for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);
     for (int i = 0; i < SB_NQUEUES; i++) {
@@ -118,6 +118,8 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_update,
     gpu_update2,
     gpu_fuse_level,
+    gpu_updatek,
+    gpu_fuse_depth,
     gpu_copy_out,
     gpu_copy_in,
     gpu_flush,

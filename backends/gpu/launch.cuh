@@ -1,6 +1,6 @@
 /*
  * GPU backend, updates: one step (sb_ops.update) by the named, run-time or generic kernel, two
- * steps per launch (update2, fuse_level).
+ * steps per launch (update2, fuse_level), k steps (updatek, fuse_depth).
  */
 #ifndef SB_GPU_LAUNCH_CUH
 #define SB_GPU_LAUNCH_CUH
@@ -224,9 +224,9 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
     if (sl_box_empty(b)) return 0;
     int rc = use_device(dev);
     if (rc) return rc;
-    if (!im->named && im->use_stream && im->stride[1] == 1) {
-        int r = rtc_stream_launch(&im->rs, in, out, b->lo, b->hi, live->lo, live->hi, im->stride[0],
-                                  im->esz, im->q[q]);
+    if (!im->named && im->use_stream >= 2 && im->stride[1] == 1) {
+        int r = rtc_stream_launch(&im->rs[2], in, out, b->lo, b->hi, live->lo, live->hi,
+                                  im->stride[0], im->esz, im->q[q], 0);
         if (r < 0)
             return sb_fail(dev, STENCIL_EDEVICE, SB_GPU_NAME ": two-step kernel launch: %s",
                            gpuGetErrorString(gpuGetLastError()));
@@ -243,6 +243,76 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
 }
 
 /*
+ * k steps one update at a time through the queue's two scratch arrays, allocated at the first
+ * such call; each starts as a copy of in, so cells a step does not write (the fixed frame) hold
+ * in's values. The path of boxes or stencils the streaming kernels do not take.
+ */
+static int updatek_steps(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
+                         const sl_box *live)
+{
+    impl *im = im_of(dev);
+    size_t bytes = im->nelems * im->esz;
+    for (int i = 0; i < 2; i++) {
+        int rc = im->kscr[q][i] ? 0 : gpu_mem_alloc(dev, bytes, &im->kscr[q][i]);
+        if (rc) return rc;
+        GPU_TRY(dev, gpuMemcpyAsync(im->kscr[q][i], in, bytes, gpuMemcpyDeviceToDevice, im->q[q]));
+    }
+    for (int s = 1; s <= k; s++) {
+        sl_box w = *b;
+        for (int d = 0; d < im->ndims && s < k; d++) {
+            w.lo[d] -= (long)(k - s) * im->rlo[d];
+            w.hi[d] += (long)(k - s) * im->rhi[d];
+        }
+        if (s < k) w = sl_box_intersect(&w, live);
+        if (sl_box_empty(&w)) continue;
+        sb_mem src = s == 1 ? in : im->kscr[q][(s - 1) & 1],
+               dst = s == k ? out : im->kscr[q][s & 1];
+        int rc = gpu_update(dev, q, src, dst, &w);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/*
+ * k steps per launch: the streaming kernels of k levels where open compiled them (any box size:
+ * no other kernel takes k > 2 steps at once), update2 for two, else k updates through scratch.
+ */
+int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
+                const sl_box *live)
+{
+    impl *im = im_of(dev);
+    if (q < 0 || q >= SB_NQUEUES || k < 1)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue or step count");
+    if (sl_box_empty(b)) return 0;
+    if (k == 1) return gpu_update(dev, q, in, out, b);
+    if (k == 2 && (im->named ? im->fused != NULL : im->fuse_r != 0))
+        return gpu_update2(dev, q, in, out, b, live);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    if (!im->named && k <= im->use_stream && im->stride[1] == 1) {
+        int r = rtc_stream_launch(&im->rs[k], in, out, b->lo, b->hi, live->lo, live->hi,
+                                  im->stride[0], im->esz, im->q[q], 1);
+        if (r < 0)
+            return sb_fail(dev, STENCIL_EDEVICE, SB_GPU_NAME ": %d-step kernel launch: %s", k,
+                           gpuGetErrorString(gpuGetLastError()));
+        if (r == 0) return 0;
+    }
+    return updatek_steps(dev, q, k, in, out, b, live);
+}
+
+/*
+ * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D star
+ * stencils reaching at most 2 cells (run-time kernels on), 2 for a named kernel with a fused
+ * launcher, else 1 (updatek runs, one update at a time).
+ */
+int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
+{
+    if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 1;
+    int depth = sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st) : 0;
+    return depth >= 2 && generic_fuse_reach(st) ? depth : 1;
+}
+
+/*
  * Named kernels: fused where kgt emitted a launcher. Without one: 2D star stencils reaching at
  * most 2 cells get the run-time streaming kernels (kgt's, compiled at open), unless run-time
  * kernels are off; other 2D stencils the generic two-step kernel, available but never chosen by
@@ -253,7 +323,7 @@ int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {
     if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 0;
     if (!generic_fuse_reach(st)) return 0;
-    return sb_rtc_mode() == SB_RTC_ON && sb_gen_streams(st) ? 2 : 1;
+    return sb_rtc_mode() == SB_RTC_ON && sb_gen_stream_depth(st) >= 2 ? 2 : 1;
 }
 
 } /* namespace SB_GPU_NS */

@@ -38,7 +38,7 @@ struct rtc_kernel {
     int slots; /* blocks of the kernel resident on the whole device at once; 0: unknown */
 };
 
-/* The two-step streaming kernels (2D star stencils, kgt_rt_gpu_stream): fn[vector rows]. */
+/* The streaming kernels of one depth (2D star stencils, kgt_rt_gpu_stream): fn[vector rows]. */
 struct rtc_stream {
     rtc_module mod;
     rtc_func fn[2];
@@ -281,13 +281,14 @@ static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, int 
     return 0;
 }
 
-/* The same for the two-step streaming kernels of st; *secs grows by their compile time. */
-static int rtc_build_stream(rtc_stream *k, const sl_stencil *st, const char *arch, double *secs,
-                            char *err, size_t errlen)
+/* The same for the streaming kernels of st taking `levels` steps; *secs grows by their compile
+   time. */
+static int rtc_build_stream(rtc_stream *k, const sl_stencil *st, int levels, const char *arch,
+                            double *secs, char *err, size_t errlen)
 {
     double t = 0;
     err[0] = '\0';
-    char *src = sb_gen_gpu_stream(st, &k->info);
+    char *src = sb_gen_gpu_stream(st, levels, &k->info);
     if (!src) return snprintf(err, errlen, "no source (out of memory)"), -1;
     const char *bin = rtc_binary(src, arch, &t, err, errlen);
     free(src);
@@ -299,56 +300,37 @@ static int rtc_build_stream(rtc_stream *k, const sl_stencil *st, const char *arc
     return 0;
 }
 
-static long rtc_clampl(long v, long lo, long hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 /*
- * Two steps of the streaming kernels over box [lo, hi) of a 2D array of row stride s0 (local
- * indices; live cells [llo, lhi)): the kgt command's launcher (emit_stream.c, emit_launch) in C.
- * 0 when launched, 1 when the kernels do not take the box (too small, or indices beyond their
- * range: the caller runs another two-step kernel), -1 when the launch failed.
+ * k->info.levels steps of the streaming kernels over box [lo, hi) of a 2D array of row stride s0
+ * (local indices; live cells [llo, lhi)), as kgt_stream_plan lays them out. 0 when launched, 1
+ * when the kernels do not take the box (smaller than min_box unless any_size, or indices beyond
+ * their range: the caller runs another kernel), -1 when the launch failed.
  */
 static int rtc_stream_launch(const rtc_stream *k, const void *in, void *out, const long *lo,
                              const long *hi, const long *llo, const long *lhi, long s0, size_t esz,
-                             gpuStream_t q)
+                             gpuStream_t q, int any_size)
 {
     const kgt_stream_info &t = k->info;
-    long a[2], e[2], vl[2], vh[2];
-    if (hi[0] - lo[0] < t.min_box || hi[1] - lo[1] < t.min_box) return 1;
-    for (int d = 0; d < 2; d++) {
-        const long l1 = lo[d] - t.elo[d], h1 = hi[d] + t.ehi[d];
-        const long ll = l1 > llo[d] ? l1 : llo[d], lh = h1 < lhi[d] ? h1 : lhi[d];
-        a[d] = ll < lh && ll - t.elo[d] < l1 ? ll - t.elo[d] : l1;
-        e[d] = ll < lh && lh + t.ehi[d] > h1 ? lh + t.ehi[d] : h1;
-        vl[d] = rtc_clampl(llo[d], a[d], e[d]);
-        vh[d] = rtc_clampl(lhi[d], a[d], e[d]);
-        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
-    }
-    if (s0 > (1L << 30)) return 1;
-    const long V = t.v, xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long gx = (hi[1] - xs + t.w - 1) / t.w, want = (256 + gx - 1) / gx;
-    long h = rtc_clampl((rows + want - 1) / want, t.hmin, t.hdef);
-    h += (t.u - (h + 4 * t.r) % t.u) % t.u;
-    const long gy = (rows + h - 1) / h;
-    if (gx > INT_MAX || gy > 65535) return 1;
+    long long w64[KGT_STREAM_NARGS];
+    long grid[2];
+    if (!any_size && (hi[0] - lo[0] < t.min_box || hi[1] - lo[1] < t.min_box)) return 1;
+    if (kgt_stream_plan(&t, lo, hi, llo, lhi, s0, w64, grid)) return 1;
+    const long V = t.v;
     const int vec =
         V > 1 && s0 % V == 0 && (uintptr_t)in % (V * esz) == 0 && (uintptr_t)out % (V * esz) == 0;
-    long long w64[15] = {lo[0], lo[1], hi[0], hi[1], vl[0], vl[1], vh[0], vh[1],
-                         a[0],  e[0],  a[1],  e[1],  s0,    xs,    h};
-    int w32[15];
-    void *args[17] = {(void *)&in, (void *)&out};
-    for (int i = 0; i < 15; i++) {
+    int w32[KGT_STREAM_NARGS];
+    void *args[2 + KGT_STREAM_NARGS] = {(void *)&in, (void *)&out};
+    for (int i = 0; i < KGT_STREAM_NARGS; i++) {
         w32[i] = (int)w64[i];
         args[2 + i] = t.ix_int ? (void *)&w32[i] : (void *)&w64[i];
     }
 #if defined(SB_GPU_HIP)
-    gpuError_t r = hipModuleLaunchKernel(k->fn[vec], (unsigned)gx, (unsigned)gy, 1, t.b, 1, 1, 0, q,
-                                         args, NULL);
+    gpuError_t r = hipModuleLaunchKernel(k->fn[vec], (unsigned)grid[0], (unsigned)grid[1], 1, t.b,
+                                         1, 1, 0, q, args, NULL);
 #else
-    gpuError_t r = cudaLaunchKernel((const void *)k->fn[vec], dim3((unsigned)gx, (unsigned)gy),
-                                    dim3(t.b), args, 0, q);
+    gpuError_t r =
+        cudaLaunchKernel((const void *)k->fn[vec], dim3((unsigned)grid[0], (unsigned)grid[1]),
+                         dim3(t.b), args, 0, q);
 #endif
     return r == gpuSuccess ? 0 : -1;
 }

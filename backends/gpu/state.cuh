@@ -84,8 +84,13 @@ struct impl {
     int sms;       /* its multiprocessors */
     rtc_kernel rk; /* the run-time kernel (rtc.cuh), when use_rtc */
     int use_rtc;
-    rtc_stream rs; /* the run-time two-step kernels (2D star stencils), when use_stream */
+    /* the run-time streaming kernels (2D star stencils) by steps per launch: rs[L] compiled for
+       L = 2..use_stream (0: none) */
+    rtc_stream rs[KGT_STREAM_MAX + 1];
     int use_stream;
+    int rlo[SL_D], rhi[SL_D];   /* the stencil's reach (updatek's steps one at a time) */
+    size_t nelems;              /* elements of a local array */
+    sb_mem kscr[SB_NQUEUES][2]; /* updatek's steps one at a time: scratch per queue, or NULL */
 };
 
 static impl *im_of(sb_dev *dev)

@@ -39,8 +39,9 @@ typedef struct host_impl {
     int nstamps;
     int rlo[SL_D], rhi[SL_D]; /* how far the stencil reads */
     size_t nelems;            /* elements of a local array */
-    void *scratch; /* update2's first step; a local array, allocated by the first update2 */
-    long fail_at;  /* STENCIL_HOST_FAIL: this update call fails (a device error, for tests) */
+    void *scratch;  /* update2's first step; a local array, allocated by the first update2 */
+    void *scratch2; /* updatek's other intermediate steps (k > 2), allocated by the first one */
+    long fail_at;   /* STENCIL_HOST_FAIL: this update call fails (a device error, for tests) */
 } host_impl;
 
 #ifdef _OPENMP
@@ -82,6 +83,7 @@ static void host_close(sb_dev *dev)
         free(h->wf);
         free(h->stamp);
         free(h->scratch);
+        free(h->scratch2);
         free(h);
     }
     dev->impl = NULL;
@@ -317,6 +319,44 @@ static int host_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box 
     return rc ? rc : host_update(dev, q, h->scratch, out, b);
 }
 
+/* A local array that starts as a copy of in (the frame's values), allocated once into *p. */
+static int host_scratch(sb_dev *dev, void **p, const void *in)
+{
+    host_impl *h = dev->impl;
+    size_t bytes = h->nelems * sb_elem_size(h->type);
+    if (*p) return 0;
+    *p = malloc(bytes ? bytes : 1);
+    if (!*p) return sb_fail(dev, STENCIL_ENOMEM, "host backend: no %zu bytes of scratch", bytes);
+    memcpy(*p, in, bytes);
+    return 0;
+}
+
+/* k steps as update2 takes two: step s on b widened by k - s reaches within live, alternating
+   between the two scratch arrays. */
+static int host_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
+                        const sl_box *live)
+{
+    host_impl *h = dev->impl;
+    if (k < 1) return sb_fail(dev, STENCIL_EINVAL, "host backend: %d steps", k);
+    if (k == 1) return host_update(dev, q, in, out, b);
+    if (k == 2) return host_update2(dev, q, in, out, b, live);
+    if (sl_box_empty(b)) return 0;
+    int rc = host_scratch(dev, &h->scratch, in);
+    if (!rc) rc = host_scratch(dev, &h->scratch2, in);
+    void *scr[2] = {h->scratch2, h->scratch};
+    for (int s = 1; s <= k && !rc; s++) {
+        sl_box w = *b;
+        for (int d = 0; d < SL_D && s < k; d++) {
+            w.lo[d] -= (long)(k - s) * h->rlo[d];
+            w.hi[d] += (long)(k - s) * h->rhi[d];
+        }
+        if (s < k) w = sl_box_intersect(&w, live);
+        if (sl_box_empty(&w)) continue;
+        rc = host_update(dev, q, s == 1 ? in : scr[(s - 1) & 1], s == k ? out : scr[s & 1], &w);
+    }
+    return rc;
+}
+
 static int host_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {
     (void)st;
@@ -448,6 +488,8 @@ const sb_ops sb_host_ops = {
     .update = host_update,
     .update2 = host_update2,
     .fuse_level = host_fuse_level,
+    .updatek = host_updatek,
+    .fuse_depth = host_fuse_level,
     .copy_out = host_copy_out,
     .copy_in = host_copy_in,
     .flush = host_nothing_q,

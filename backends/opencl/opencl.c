@@ -414,6 +414,15 @@ static int ocl_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *
     return sb_fail(dev, STENCIL_ENOSYS, "opencl: no two-step kernel");
 }
 
+/* One step at a time only: updatek(1) is update. */
+static int ocl_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
+                       const sl_box *live)
+{
+    (void)live;
+    if (k == 1) return ocl_update(dev, q, in, out, b);
+    return sb_fail(dev, STENCIL_ENOSYS, "opencl: no %d-step kernel", k);
+}
+
 static int ocl_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {
     (void)st, (void)named;
@@ -433,6 +442,8 @@ const sb_ops sb_opencl_ops = {
     .update = ocl_update,
     .update2 = ocl_update2,
     .fuse_level = ocl_fuse_level,
+    .updatek = ocl_updatek,
+    .fuse_depth = ocl_fuse_level,
     .copy_out = ocl_copy_out,
     .copy_in = ocl_copy_in,
     .flush = ocl_flush,

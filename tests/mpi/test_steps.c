@@ -4,7 +4,9 @@
  * The combinations are spread over the rank counts: a run on n ranks takes those whose number
  * is n - 1 modulo STEPS_SPREAD (STEPS_SPREAD=1 in the environment: all of them). Also: messages
  * per rank drop T-fold, and parts too thin for T halos fail a forced T on every rank and lower
- * an automatic one.
+ * an automatic one. Deeper: the 2D star stencils with T = 3, 4 and automatic on grids whose
+ * boxes reach the GPU backend's streaming kernels of 3 and 4 steps per launch (11 iterations: a
+ * last, shorter pass too).
  * The backend comes from STENCIL_BACKEND (default: host).
  */
 #include <check.h>
@@ -94,6 +96,30 @@ START_TEST(every_t_bitwise)
 }
 END_TEST
 
+/* _i: 2d4 or 2d9nc, float or double; T = 3, 4 and automatic, fixed and periodic, bands on an
+   odd rank count, blocks on an even one. */
+START_TEST(deep_fused)
+{
+    static const char *const names[2] = {"2d4", "2d9nc"};
+    static const long sizes[2] = {150, 301};
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    stencil_desc st;
+    stencil_type type = _i & 1 ? STENCIL_DOUBLE : STENCIL_FLOAT;
+    stencil_set_get(stencil_set_find(names[_i / 2]), type, &st);
+    stencil_partition part = size % 2 ? STENCIL_PART_BANDS : STENCIL_PART_BLOCKS;
+    for (int c = 0; c < 6; c++) {
+        int fuse = c / 2 == 2 ? 0 : 3 + c / 2, rc;
+        stencil_boundary bnd = c & 1 ? STENCIL_BOUNDARY_PERIODIC : STENCIL_BOUNDARY_FIXED;
+        long bad = run(&st, sizes, fuse, bnd, part, 11, 500u + (unsigned long)(_i * 8 + c), &rc);
+        ck_assert_msg(rc == 0, "%s T=%d case %d: rc %d (%s)", names[_i / 2], fuse, c, rc, last_msg);
+        ck_assert_msg(fuse == 0 || last.steps == fuse, "T=%d ran %d", fuse, last.steps);
+        ck_assert_msg(bad == 0, "%s %s T=%d (%s) case %d: %ld cells differ", names[_i / 2],
+                      _i & 1 ? "double" : "float", last.steps, last.steps_why, c, bad);
+    }
+}
+END_TEST
+
 /* Fixed bands (neighbours above and below only): 8 iterations send T times fewer messages. */
 START_TEST(messages_drop)
 {
@@ -166,6 +192,7 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("steps-per-exchange");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
+    tcase_add_loop_test(tc, deep_fused, 0, 4);
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);
     tcase_add_test(tc, env_and_bad_t);

@@ -42,34 +42,38 @@ static void compile_all(compile_fn compile, const char *arch, int pipe)
         }
 }
 
-/* The two-step streaming kernels: every 2D star stencil of the set reaching at most 2 cells
-   has them (2d4, 2d9nc, 2d5asym), the others none. */
+/* The streaming kernels of 2..KGT_STREAM_MAX steps per launch: every 2D star stencil of the
+   set reaching at most 2 cells has them (2d4, 2d9nc, 2d5asym), the others none. */
 static void compile_streams(compile_fn compile, const char *arch)
 {
     int found = 0;
     for (int i = 0; i < stencil_set_count(); i++)
-        for (int t = 0; t < 2; t++) {
-            sl_stencil st;
-            char err[200];
-            kgt_stream_info info;
-            set_stencil(i, t, &st);
-            char *src = sb_gen_gpu_stream(&st, &info);
-            const char *name = stencil_set_name(i);
-            int want = !strcmp(name, "2d4") || !strcmp(name, "2d9nc") || !strcmp(name, "2d5asym");
-            ck_assert_msg((src != NULL) == want, "%s: stream kernel %s", name,
-                          src ? "made" : "missing");
-            if (src) {
-                found++;
-                ck_assert_ptr_nonnull(strstr(src, info.name[0]));
-                ck_assert(info.v > 1 ? strstr(src, info.name[1]) != NULL : !info.name[1][0]);
-                int rc = compile(src, arch, err, sizeof err);
-                ck_assert_msg(rc == 0, "%s %s stream for %s: %s", name, t ? "double" : "float",
-                              arch, err);
+        for (int t = 0; t < 2; t++)
+            for (int levels = 2; levels <= KGT_STREAM_MAX; levels++) {
+                sl_stencil st;
+                char err[200];
+                kgt_stream_info info;
+                set_stencil(i, t, &st);
+                char *src = sb_gen_gpu_stream(&st, levels, &info);
+                const char *name = stencil_set_name(i);
+                int want =
+                    !strcmp(name, "2d4") || !strcmp(name, "2d9nc") || !strcmp(name, "2d5asym");
+                ck_assert_msg((src != NULL) == want, "%s: stream kernel %s", name,
+                              src ? "made" : "missing");
+                ck_assert_int_eq(sb_gen_stream_depth(&st) >= 2, want);
+                if (src) {
+                    found++;
+                    ck_assert_int_eq(info.levels, levels);
+                    ck_assert_ptr_nonnull(strstr(src, info.name[0]));
+                    ck_assert(info.v > 1 ? strstr(src, info.name[1]) != NULL : !info.name[1][0]);
+                    int rc = compile(src, arch, err, sizeof err);
+                    ck_assert_msg(rc == 0, "%s %s %d-step stream for %s: %s", name,
+                                  t ? "double" : "float", levels, arch, err);
+                }
+                free(src);
+                sl_stencil_free(&st);
             }
-            free(src);
-            sl_stencil_free(&st);
-        }
-    ck_assert_int_eq(found, 6);
+    ck_assert_int_eq(found, 6 * (KGT_STREAM_MAX - 1));
 }
 
 static void refuse_broken(compile_fn compile, const char *arch)

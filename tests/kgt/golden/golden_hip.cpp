@@ -246,7 +246,7 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
     KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const int tid = threadIdx.x;
     const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
@@ -266,11 +266,11 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    KGT_IX y = ys - 2 * R; /* the input row entering the window */
+    KGT_IX y = ys - L * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
         golden_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
-    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             float(*s)[SW] = sh[u & 1];
@@ -291,7 +291,7 @@ static __device__ __forceinline__ void golden_heat2d_walkf(const float *__restri
             const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
             golden_heat2d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
             {
-                const KGT_IX r = y - R; /* step 1 */
+                const KGT_IX r = y - 1 * R; /* step 1 */
                 float q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -362,19 +362,19 @@ static __global__ void __launch_bounds__(128)
     KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
-    __shared__ __align__(16) float sh[2][2][SW];
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
     const int tid = threadIdx.x;
     const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
     const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
-        for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
-    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
-       from ys - 2R up to the end of the last unrolled iteration */
-    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
     const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
-                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
-                     ys - 2 * R >= a0 && yend <= b0;
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
     if (fast)
         golden_heat2d_walkf<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
                             s0, sh);
@@ -387,7 +387,7 @@ static int golden_heat2d_streamf(const void *in, void *out, const long *lo, cons
     const long *live_lo, const long *live_hi, long s0, void *queue)
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const long elo[2] = {1, 1}, ehi[2] = {1, 1};
     long a[2], e[2], vl[2], vh[2];
     for (int d = 0; d < 2; d++) {
@@ -407,7 +407,7 @@ static int golden_heat2d_streamf(const void *in, void *out, const long *lo, cons
     const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
-    h += (U - (h + 4 * R) % U) % U;
+    h += (U - (h + 2 * L * R) % U) % U;
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;
     const int vec = s0 % V == 0 && (uintptr_t)in % (V * sizeof(float)) == 0 &&
@@ -524,7 +524,7 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
     KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const int tid = threadIdx.x;
     const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
@@ -544,11 +544,11 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    KGT_IX y = ys - 2 * R; /* the input row entering the window */
+    KGT_IX y = ys - L * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
         golden_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
-    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             double(*s)[SW] = sh[u & 1];
@@ -569,7 +569,7 @@ static __device__ __forceinline__ void golden_heat2d_walkd(const double *__restr
             const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
             golden_heat2d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
             {
-                const KGT_IX r = y - R; /* step 1 */
+                const KGT_IX r = y - 1 * R; /* step 1 */
                 double q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -638,19 +638,19 @@ static __global__ void __launch_bounds__(128)
     KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
-    __shared__ __align__(16) double sh[2][2][SW];
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
     const int tid = threadIdx.x;
     const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
     const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
-        for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
-    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
-       from ys - 2R up to the end of the last unrolled iteration */
-    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
     const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
-                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
-                     ys - 2 * R >= a0 && yend <= b0;
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
     if (fast)
         golden_heat2d_walkd<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
                             s0, sh);
@@ -663,7 +663,7 @@ static int golden_heat2d_streamd(const void *in, void *out, const long *lo, cons
     const long *live_lo, const long *live_hi, long s0, void *queue)
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const long elo[2] = {1, 1}, ehi[2] = {1, 1};
     long a[2], e[2], vl[2], vh[2];
     for (int d = 0; d < 2; d++) {
@@ -683,7 +683,7 @@ static int golden_heat2d_streamd(const void *in, void *out, const long *lo, cons
     const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
-    h += (U - (h + 4 * R) % U) % U;
+    h += (U - (h + 2 * L * R) % U) % U;
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;
     golden_heat2d_stream_kd<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
@@ -3475,7 +3475,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
     KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const int tid = threadIdx.x;
     const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
@@ -3495,11 +3495,11 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    KGT_IX y = ys - 2 * R; /* the input row entering the window */
+    KGT_IX y = ys - L * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
         golden_star6_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
-    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             float(*s)[SW] = sh[u & 1];
@@ -3520,7 +3520,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
             const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
             golden_star6_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
             {
-                const KGT_IX r = y - R; /* step 1 */
+                const KGT_IX r = y - 1 * R; /* step 1 */
                 float q[K * QW], nv[V], sn[V];
                 unsigned lo = 0xffffffffu, hi = 0;
 #pragma unroll
@@ -3605,19 +3605,19 @@ static __global__ void __launch_bounds__(128)
     KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
-    __shared__ __align__(16) float sh[2][2][SW];
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
     const int tid = threadIdx.x;
     const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
     const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
-        for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
-    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
-       from ys - 2R up to the end of the last unrolled iteration */
-    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
     const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
-                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
-                     ys - 2 * R >= a0 && yend <= b0;
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
     if (fast)
         golden_star6_walkf<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
                             s0, sh);
@@ -3630,7 +3630,7 @@ static int golden_star6_streamf(const void *in, void *out, const long *lo, const
     const long *live_lo, const long *live_hi, long s0, void *queue)
 {
     enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const long elo[2] = {1, 1}, ehi[2] = {1, 1};
     long a[2], e[2], vl[2], vh[2];
     for (int d = 0; d < 2; d++) {
@@ -3650,7 +3650,7 @@ static int golden_star6_streamf(const void *in, void *out, const long *lo, const
     const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
-    h += (U - (h + 4 * R) % U) % U;
+    h += (U - (h + 2 * L * R) % U) % U;
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;
     const int vec = s0 % V == 0 && (uintptr_t)in % (V * sizeof(float)) == 0 &&
@@ -3771,7 +3771,7 @@ static __device__ __forceinline__ void golden_star6_walkd(const double *__restri
     KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const int tid = threadIdx.x;
     const KGT_IX x = x0 + tid * V;
     int cl[V], st[V], stall = 1; /* live columns; stored columns */
@@ -3791,11 +3791,11 @@ static __device__ __forceinline__ void golden_star6_walkd(const double *__restri
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
-    KGT_IX y = ys - 2 * R; /* the input row entering the window */
+    KGT_IX y = ys - L * R; /* the input row entering the window */
 #pragma unroll
     for (int k = 0; k < K; k++)
         golden_star6_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
-    while (y < ye + 2 * R) { /* up to the last row that a stored row needs */
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
 #pragma unroll
         for (int u = 0; u < U; u++, y++) {
             double(*s)[SW] = sh[u & 1];
@@ -3816,7 +3816,7 @@ static __device__ __forceinline__ void golden_star6_walkd(const double *__restri
             const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
             golden_star6_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
             {
-                const KGT_IX r = y - R; /* step 1 */
+                const KGT_IX r = y - 1 * R; /* step 1 */
                 double q[K * QW], nv[V];
 #pragma unroll
                 for (int k = 0; k < R; k++) {
@@ -3887,19 +3887,19 @@ static __global__ void __launch_bounds__(128)
     KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
-    __shared__ __align__(16) double sh[2][2][SW];
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
     const int tid = threadIdx.x;
     const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
     const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
     if (tid < PAD) /* read only by columns that are not stored */
-        for (int p = 0; p < 4; p++) sh[p / 2][p % 2][tid] = sh[p / 2][p % 2][SW - 1 - tid] = 0;
-    /* step 1 is used on rows [ys - R, ye + R) and all loaded columns; rows are loaded
-       from ys - 2R up to the end of the last unrolled iteration */
-    const KGT_IX yend = ys - 2 * R + (ye - ys + 4 * R + U - 1) / U * U + K;
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
     const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
-                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - R >= ll0 && ye + R <= lh0 &&
-                     ys - 2 * R >= a0 && yend <= b0;
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
     if (fast)
         golden_star6_walkd<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
                             s0, sh);
@@ -3912,7 +3912,7 @@ static int golden_star6_streamd(const void *in, void *out, const long *lo, const
     const long *live_lo, const long *live_hi, long s0, void *queue)
 {
     enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
-           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R };
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
     const long elo[2] = {1, 1}, ehi[2] = {1, 1};
     long a[2], e[2], vl[2], vh[2];
     for (int d = 0; d < 2; d++) {
@@ -3932,7 +3932,7 @@ static int golden_star6_streamd(const void *in, void *out, const long *lo, const
     const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
-    h += (U - (h + 4 * R) % U) % U;
+    h += (U - (h + 2 * L * R) % U) % U;
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;
     golden_star6_stream_kd<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
