@@ -9,8 +9,8 @@
  * real device (o->dev) only sees chunk buffers. A sweep advances the whole part
  * by T steps: per chunk [a, b) of owned rows, rows [a - T*rlo0, b + T*rhi0) of level n go up (into
  * one buffer of the chunk, and on the device into the other, since the fixed frame is read from
- * both), T updates over boxes that shrink by the radius per step ping-pong between them (two
- * steps at a time through update2 where the device has a fast two-step kernel), and the owned
+ * both), T updates over boxes that shrink by the radius per step ping-pong between them (several
+ * steps at a time through updatek where the device has a fast fused kernel), and the owned
  * rows [a, b) come down to level n + 1. Uploads go on the border queue, updates on the inner
  * queue, downloads on the transfer queue, a join between the stages, so that chunk i is updated
  * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; four chunk buffers
@@ -265,8 +265,8 @@ int sk_ooc_start(sk_run *r)
     o->bytes = r->loc.nelems * es;
     o->row_bytes = (size_t)r->loc.stride[0] * es;
     o->dcopy = 1;
-    o->two = r->fast2 && r->steps >= 2; /* the device prepared its two-step kernel */
-    o->depth = o->two ? 2 : 1;
+    /* The device prepared its fused kernels of up to the run's T steps. */
+    o->depth = r->steps >= 2 && r->depth >= 2 ? (r->depth < r->steps ? r->depth : r->steps) : 1;
     o->limit = limit;
     rc = ooc_swap_devices(r);
     if (!rc) rc = ooc_chunks(r, limit);

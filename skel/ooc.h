@@ -42,8 +42,7 @@ struct sk_ooc {
     long long limit;        /* the device memory limit (0: none) */
     long long up, down;     /* bytes moved */
     int dcopy;              /* the device copies between its buffers (copy_peer) */
-    int two;                /* the device has a fast two-step kernel (fuse_level 2) */
-    int depth;              /* steps per launch: 2 with it, else 1 (ooc_chunk.c: groups) */
+    int depth;              /* steps per launch: a fused updatek's (fuse_depth), else 1 */
     long *a;                /* chunk i owns rows [a[i], a[i + 1]) (local indices) */
     int skew;               /* parallelograms between chunks, through the carry (ooc_chunk.c) */
     sb_mem carry;           /* rows chunk i passes to chunk i + 1, one range per parity */

@@ -123,7 +123,7 @@ static void ooc_carry(sk_run *r, int i, int T, sb_mem *cb, long base, int out)
 /*
  * The T steps of chunk i, uploaded into x, on the inner queue: first x into y where the steps
  * read it (the fixed frame is read from both), the carry from chunk i - 1 into both, then groups
- * of steps (sk_ooc_groups: o->depth at a time through update2, else one) ping-pong between them,
+ * of steps (sk_ooc_groups: o->depth at a time through updatek, else one) ping-pong between them,
  * each over its level's rows (sk_ooc_level); then what chunk i + 1 needs into the carry. Returns
  * the cells times steps; *out: 0 when the last step wrote x, 1 when y.
  */
@@ -145,8 +145,9 @@ static double ooc_compute(sk_run *r, int i, int src, int T, sb_mem x, sb_mem y, 
         sl_box box = ooc_box(r, i, T, S, base);
         if (!sl_box_empty(&box)) {
             cells += (double)sl_box_volume(&box) * k[j];
-            if (k[j] == 2)
-                ODEV(r, o->dev.ops->update2(&o->dev, SB_QINNER, cb[w], cb[w ^ 1], &box, &live));
+            if (k[j] > 1)
+                ODEV(r,
+                     o->dev.ops->updatek(&o->dev, SB_QINNER, k[j], cb[w], cb[w ^ 1], &box, &live));
             else
                 ODEV(r, o->dev.ops->update(&o->dev, SB_QINNER, cb[w], cb[w ^ 1], &box));
         }
@@ -284,8 +285,9 @@ void sk_ooc_stats(sk_run *r, stencil_stats *s)
 
 /*
  * The probe for T, before the host copies exist: chunk 0's rows from a buffer of their own up
- * (host->device bytes/s) and its first step (or two, with update2) on the device (cells/s per
- * step), each timed on its second run, the first paying for first touches and kernel loads.
+ * (host->device bytes/s) and its first group of steps (o->depth, through updatek) on the device
+ * (cells/s per step), each timed on its second run, the first paying for first touches and kernel
+ * loads.
  */
 void sk_ooc_probe(sk_run *r)
 {
@@ -315,8 +317,8 @@ void sk_ooc_probe(sk_run *r)
         ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
         ODEV(r, ops->wait(&o->dev, SB_QBORDER));
         t[1] = MPI_Wtime();
-        if (o->two)
-            ODEV(r, ops->update2(&o->dev, SB_QINNER, o->cb[0], o->cb[1], &box, &live));
+        if (o->depth > 1)
+            ODEV(r, ops->updatek(&o->dev, SB_QINNER, o->depth, o->cb[0], o->cb[1], &box, &live));
         else
             ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0], o->cb[1], &box));
         ODEV(r, ops->wait(&o->dev, SB_QINNER));
@@ -326,7 +328,7 @@ void sk_ooc_probe(sk_run *r)
         ops->host_free(&o->dev, h);
     else
         free(h);
-    double cells = (double)sl_box_volume(&box) * (o->two + 1);
+    double cells = (double)sl_box_volume(&box) * o->depth;
     if (r->rc || t[1] <= t[0] || t[2] <= t[1]) return;
     r->ooc_bw = (double)bytes / (t[1] - t[0]);
     r->ooc_rate = cells / (t[2] - t[1]);

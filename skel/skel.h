@@ -68,6 +68,7 @@ typedef struct sk_run {
     int scr_stale;  /* frame cells in the halos of scr not yet filled (after sk_upload) */
     double rate;    /* cells per second this rank measured (weights auto), else 0 */
     int fast2;      /* the opened backend has a fast two-step kernel (fuse_level 2) */
+    int depth;      /* its fuse_depth: steps per updatek that run fast (<= 1: none) */
     sl_partition part;
     sl_local loc;
     sb_dev dev;

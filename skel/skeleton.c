@@ -216,6 +216,7 @@ static int sk_plan_scratch(sk_run *r, const stencil_kernel *named)
 {
     const sb_ops *o = r->dev.ops;
     r->fast2 = o->fuse_level(&r->st, named) == 2;
+    r->depth = o->fuse_depth(&r->st, named);
     r->fused = r->steps >= 2 && r->steps <= o->fuse_depth(&r->st, named);
     r->nscr = r->steps == 1 || r->fused ? 0 : r->steps == 2 ? 1 : o->async ? 4 : 2;
     return 0;
