@@ -420,7 +420,9 @@ static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
 /*
  * The launch: loads clamped to the rectangle [a, b) the caller made valid (the box grown by the
  * extents, and by them again around the live cells of that); rows per block h from hdef down to
- * hmin until the grid has about 256 blocks (a box of a few strips still fills the device).
+ * hmin until the grid has about 2048 blocks: a box of a few strips, or an out-of-core chunk of a
+ * few thousand rows, still fills the device with more than one wave of blocks (with 256, a chunk
+ * of 2900 rows of 2d4 ran its four-step kernel at 933 Gcells/s on an H200 against 1536 in core).
  */
 static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
 {
@@ -449,7 +451,7 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                t->elo[0], t->elo[1], t->ehi[0], t->ehi[1]);
     kgt_printf(b,
                "    const long xs = lo[1] - ((lo[1] %% V) + V) %% V, rows = hi[0] - lo[0];\n"
-               "    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;\n"
+               "    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;\n"
                "    long h = (rows + want - 1) / want;\n"
                "    h = h < %d ? %d : h > %d ? %d : h;\n"
                "    h += (U - (h + 2 * L * R) %% U) %% U;\n"
@@ -577,7 +579,7 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
     }
     if (s0 > (1L << 30)) return 1;
     const long V = t->v, xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (256 + gx - 1) / gx;
+    const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (2048 + gx - 1) / gx;
     long h = clampl((rows + want - 1) / want, t->hmin, t->hdef);
     h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
     const long gy = (rows + h - 1) / h;

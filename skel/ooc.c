@@ -192,17 +192,9 @@ static void ooc_free_chunks(sk_ooc *o)
 static int ooc_chunks(sk_run *r, long long limit)
 {
     sk_ooc *o = r->ooc;
-    long owned = r->loc.owned.hi[0] - r->loc.owned.lo[0], ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    long rr = r->st.rlo[0] + r->st.rhi[0],
-         R = r->st.rlo[0] > r->st.rhi[0] ? r->st.rlo[0] : r->st.rhi[0];
-    long halo = (long)r->steps * rr;
-    long avail = (long)(limit / (long long)o->row_bytes);
-    o->ccap = (long)r->steps * R + (long)o->depth * rr;
-    long cap = limit > 0 ? (avail - 2 * o->ccap) / OOC_BUFS : (owned + 7) / 8 + halo;
-    if (limit > 0 && cap < 1 + halo) { /* no room for the carry: trapezoids */
-        o->ccap = 0;
-        cap = avail / OOC_BUFS;
-    }
+    long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    long halo = (long)r->steps * (r->st.rlo[0] + r->st.rhi[0]);
+    long cap = sk_ooc_cap(r, r->steps, &o->ccap);
     if (cap < 1 + halo)
         return SK_FAIL(r, STENCIL_EDEVMEM,
                        "device memory limit %lld bytes: out of core needs at least %d x %ld rows "

@@ -48,13 +48,29 @@ int sk_ooc_groups(const sk_run *r, int T, int *k)
 static int ooc_fit(const sk_run *r, long cap, int T, long *first, long *rest)
 {
     long rlo = r->st.rlo[0], rhi = r->st.rhi[0], R = ooc_reach0(r), kmax = r->ooc->depth;
-    *first = cap - (long)T * (rlo + R) - rhi;
+    long o0 = r->loc.owned.lo[0] - r->loc.ext.lo[0], below = o0 - (long)T * rlo;
+    below = o0 - (below > 0 ? below : 0); /* the first chunk's rows under its own (the array's) */
+    *first = cap - below - (long)T * R;
     *rest = cap - (long)T * R - kmax * (rlo + rhi);
     if (r->ooc->dcopy && r->ooc->ccap > 0 && *first >= kmax * (R + rlo) &&
         *rest >= 2 * kmax * (R + rlo))
         return 1;
     *first = *rest = cap - (long)T * (rlo + rhi);
     return 0;
+}
+
+long sk_ooc_cap(const sk_run *r, int T, long *ccap)
+{
+    const sk_ooc *o = r->ooc;
+    long rr = r->st.rlo[0] + r->st.rhi[0], halo = (long)T * rr;
+    long avail = (long)(o->limit / (long long)o->row_bytes),
+         owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
+    *ccap = (long)T * ooc_reach0(r) + (long)(r->depth > 1 ? r->depth : 1) * rr;
+    if (o->limit <= 0) return (owned + 7) / 8 + halo;
+    long cap = (avail - 2 * *ccap) / OOC_BUFS;
+    if (cap >= 1 + halo) return cap;
+    *ccap = 0; /* no room for the carry: trapezoids */
+    return avail / OOC_BUFS;
 }
 
 int sk_ooc_shape(const sk_run *r, long cap, int T, long *first, long *rest, int *n)

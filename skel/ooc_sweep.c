@@ -355,11 +355,11 @@ static int ooc_want(const sk_run *r)
     }
     if (!(r->ooc_bw > 0 && r->ooc_rate > 0)) return 2;
     for (int T = 2; T <= most / reach; T++) {
-        long first, rows;
-        int n, skew = sk_ooc_shape(r, o->cap, T, &first, &rows, &n);
+        long first, rows, ccap, cap = sk_ooc_cap(r, T, &ccap);
+        int n, skew = sk_ooc_shape(r, cap, T, &first, &rows, &n);
         if (rows < 1 || first < 1) break;
-        double up = (double)(skew ? rows + (long)o->depth * rr : o->cap) * rb / r->ooc_bw;
-        double down = (double)rows * rb / r->ooc_bw, first_up = (double)o->cap * rb / r->ooc_bw;
+        double up = (double)(skew ? rows + (long)o->depth * rr : cap) * rb / r->ooc_bw;
+        double down = (double)rows * rb / r->ooc_bw, first_up = (double)cap * rb / r->ooc_bw;
         double c = ((double)T * rows + (skew ? 0 : 0.5 * T * (T - 1) * rr)) * cpr / r->ooc_rate;
         double stage = up > c ? up : c;
         double t = (first_up + down + (double)n * stage) / T;

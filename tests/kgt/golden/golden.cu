@@ -404,7 +404,7 @@ static int golden_heat2d_streamf(const void *in, void *out, const long *lo, cons
     }
     if (s0 > (1L << 30)) return 1;
     const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
+    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
     h += (U - (h + 2 * L * R) % U) % U;
@@ -680,7 +680,7 @@ static int golden_heat2d_streamd(const void *in, void *out, const long *lo, cons
     }
     if (s0 > (1L << 30)) return 1;
     const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
+    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
     h += (U - (h + 2 * L * R) % U) % U;
@@ -3647,7 +3647,7 @@ static int golden_star6_streamf(const void *in, void *out, const long *lo, const
     }
     if (s0 > (1L << 30)) return 1;
     const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
+    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
     h += (U - (h + 2 * L * R) % U) % U;
@@ -3929,7 +3929,7 @@ static int golden_star6_streamd(const void *in, void *out, const long *lo, const
     }
     if (s0 > (1L << 30)) return 1;
     const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long gx = (hi[1] - xs + W - 1) / W, want = (256 + gx - 1) / gx;
+    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;
     long h = (rows + want - 1) / want;
     h = h < 62 ? 62 : h > 254 ? 254 : h;
     h += (U - (h + 2 * L * R) % U) % U;
