@@ -153,7 +153,7 @@ scenario_sweep() {
         IFS=: read -r s n i t <<<"$c"
         for sh in $shapes; do
             "${MPI[@]}" -n 1 -x STENCIL_RTC_SHAPE=$sh $bk --label "shape $sh" -b cuda -S $s -n $n \
-                -i $i -t "${t:-float}" | tee -a "$OUT/shapes.jsonl"
+                -i $i -t "${t:-float}" </dev/null | tee -a "$OUT/shapes.jsonl" # mpirun reads stdin
         done
     done <"${SWEEP_FILE:-bench/sweep.txt}"
     note "sweep: $(wc -l <"$OUT/shapes.jsonl") runs"

@@ -21,6 +21,12 @@
 
 static const char *const tname[2] = {"float", "double"};
 
+/* Cells of one 16-byte vector (the x run of a thread under shape vec). */
+static int vlen(int dbl)
+{
+    return dbl ? 2 : 4;
+}
+
 /* An offset of s as (walk, y, x). */
 static void wyx(const kgt_stencil *s, const int *off, int *o)
 {
@@ -32,10 +38,14 @@ static void wyx(const kgt_stencil *s, const int *off, int *o)
 /*
  * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): asynchronous copies
  * where there are any, but for double in 2D and for 1D (one plane: nothing to overlap), where the
- * next row goes through registers.
+ * next row goes through registers. 3D keeps scalar rows: vector rows (vec) at 32x8 threads, 2
+ * rows each, ran below kgt's named kernels of the same call on every 3D case (3d27 341.7 against
+ * 354.0); their best shape, 64x8 threads of one row, made 387.3 on 3d7 against 372.9 for the
+ * scalar default, and is measured on 3d7 alone.
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
+    sh->vec = 0;
     if (s->ndims == 3) {
         sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
         sh->pipe = pipe ? 3 : 0;
@@ -59,6 +69,17 @@ void kgt_emit_step_macros(kgt_buf *b)
            "#define KGT_CP_WAIT(n) asm volatile(\"cp.async.wait_group %%0;\\n\" :: \"n\"(n))\n"
            "#else\n#define KGT_CP_ASYNC(d, s) (*(d) = *(s))\n#define KGT_CP_COMMIT()\n"
            "#define KGT_CP_WAIT(n)\n#endif\n");
+    /* 16-byte rows (shape vec): copies that skip L1, vector loads and stores. */
+    kgt_printf(
+        b, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+           "#define KGT_CP_ASYNC16(d, s) asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], "
+           "16;\\n\" \\\n"
+           "    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s))\n"
+           "#else\n#define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))\n#endif\n"
+           "#define KGT_LD4F(p) (*(const float4 *)(p))\n"
+           "#define KGT_LD2D(p) (*(const double2 *)(p))\n"
+           "#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
+           "#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))\n");
 }
 
 int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)
@@ -70,14 +91,16 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     if (s->ndims < 2) info->sh.zc = 1;
     const kgt_step_shape *h = &info->sh;
     if (h->bx < 1 || h->by < 1 || h->nc < 1 || h->nc > 16 || h->zc < 1 || h->bx * h->by > 1024 ||
-        h->pipe < 0 || h->pipe == 1 || h->pipe > 8)
+        h->pipe < 0 || h->pipe == 1 || h->pipe > 8 || h->vec < 0 || h->vec > 1)
         return -1;
     kgt_extents(s, lo, hi);
     wyx(s, lo, info->elo);
     wyx(s, hi, info->ehi);
-    info->tx = s->ndims == 3 ? h->bx : h->bx * h->nc;
+    const int v = vlen(dbl);
+    if (h->vec && (s->ndims != 3 || !h->pipe || info->elo[2] > v || info->ehi[2] > v)) return -1;
+    info->tx = s->ndims == 3 ? h->bx * (h->vec ? v : 1) : h->bx * h->nc;
     info->ty = s->ndims == 3 ? h->by * h->nc : 1;
-    size_t w = (size_t)(info->tx + info->elo[2] + info->ehi[2]);
+    size_t w = (size_t)(info->tx + (h->vec ? 2 * v : info->elo[2] + info->ehi[2]));
     size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
     info->smem = (size_t)(h->pipe ? h->pipe : 2) * w * rows * (dbl ? 8 : 4);
     if (info->smem > STEP_SMEM_MAX) return -1;
@@ -92,6 +115,8 @@ typedef struct step {
     const kgt_step_info *in;
     int dbl, nt, w, tot, k, p; /* threads, tile row width, tile cells, loads per thread, P */
     int slots;                 /* shared-memory planes: 2, or pipe */
+    int v, rim, al;            /* vec: cells per vector, else 0; x rim on the left; NAME (1) or
+                                  NAME_u (0) under vec */
 } step;
 
 static void emit_value(kgt_buf *b, double x, int dbl)
@@ -133,7 +158,7 @@ static void emit_loader(kgt_buf *b, const step *st)
         "    const long long tb = (long long)KGT_CLAMP(ty0 - %d, y0 - %d, y1 - 1 + %d) * s1 +\n"
         "                         KGT_CLAMP(tx0 - %d, x0 - %d, x1 - 1 + %d);\n"
         "    const %s *ib = in + tb;\n",
-        in->elo[1], in->elo[1], in->ehi[1], in->elo[2], in->elo[2], in->ehi[2], tname[st->dbl]);
+        in->elo[1], in->elo[1], in->ehi[1], st->rim, in->elo[2], in->ehi[2], tname[st->dbl]);
     for (int k = 0; k < st->k; k++) {
         int partial = (k + 1) * st->nt > st->tot;
         kgt_printf(b, "    int g%d;\n    {\n", k);
@@ -147,7 +172,7 @@ static void emit_loader(kgt_buf *b, const step *st)
                    "        const int gy = KGT_CLAMP(ty0 + r - %d, y0 - %d, y1 - 1 + %d);\n"
                    "        const int gx = KGT_CLAMP(tx0 + c - %d, x0 - %d, x1 - 1 + %d);\n"
                    "        g%d = (int)((long long)gy * s1 + gx - tb);\n    }\n",
-                   st->w, st->w, in->elo[1], in->elo[1], in->ehi[1], in->elo[2], in->elo[2],
+                   st->w, st->w, in->elo[1], in->elo[1], in->ehi[1], st->rim, in->elo[2],
                    in->ehi[2], k);
     }
 }
@@ -425,9 +450,281 @@ static void emit_prologue(kgt_buf *b, const step *st)
     kgt_printf(b, "    __syncthreads();\n");
 }
 
+/*
+ * Shape vec (3D): a thread owns V = 16 / sizeof(T) consecutive x cells in each of its nc rows
+ * (by apart). A plane's tile row is tx + 2V wide (rims of whole vectors), so that the block's
+ * copies (NAME: one 16-byte copy per vector, clamped to the vectors holding the grown box; NAME_u:
+ * one copy per element, as the scalar kernel), a thread's loads (a vector per row offset, plus
+ * the elements of the neighbouring vectors its x reach needs) and its stores (a vector where all
+ * V cells are in the box) take a quarter of the instructions of a cell each. The terms still
+ * come per cell and plane in the contract's order.
+ */
+static void emit_vec_head(kgt_buf *b, const step *st, const char *sfx)
+{
+    const kgt_step_info *in = st->in;
+    const char *t = tname[st->dbl];
+    kgt_printf(b,
+               "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
+               "    %s%s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
+               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
+               st->nt, in->name, sfx, t, t);
+    kgt_printf(b, "    __shared__ __align__(16) %s sm[%d];\n", t, st->slots * st->tot);
+    kgt_printf(b,
+               "    const int tid = threadIdx.y * %d + threadIdx.x;\n"
+               "    const int tx0 = xa + (int)blockIdx.x * %d, ty0 = y0 + (int)blockIdx.y * %d;\n"
+               "    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;\n"
+               "    const int n = ze - zs + %d;\n",
+               in->sh.bx, in->tx, in->ty, in->elo[0] + in->ehi[0]);
+}
+
+/* NAME's copies: vector i of the tile, clamped to the vectors that hold the grown box. */
+static void emit_vec_loader(kgt_buf *b, const step *st)
+{
+    const kgt_step_info *in = st->in;
+    const int v = st->v, cw = st->w / v, nv = st->tot / v;
+    kgt_printf(
+        b,
+        "    const int vx0 = xa + (x0 - %d - xa + %d) / %d * %d - %d;\n"
+        "    const int vx1 = xa + (x1 - 1 + %d - xa) / %d * %d;\n"
+        "    const long long tb = (long long)KGT_CLAMP(ty0 - %d, y0 - %d, y1 - 1 + %d) * s1 +\n"
+        "                         KGT_CLAMP(tx0 - %d, vx0, vx1);\n"
+        "    const %s *ib = in + tb;\n",
+        in->elo[2], v, v, v, v, in->ehi[2], v, v, in->elo[1], in->elo[1], in->ehi[1], v,
+        tname[st->dbl]);
+    for (int k = 0; k < st->k; k++) {
+        kgt_printf(b, "    int g%d;\n    {\n", k);
+        if ((k + 1) * st->nt > nv)
+            kgt_printf(b, "        const int i = tid + %d < %d ? tid + %d : %d;\n", k * st->nt, nv,
+                       k * st->nt, nv - 1);
+        else
+            kgt_printf(b, "        const int i = tid + %d;\n", k * st->nt);
+        kgt_printf(b,
+                   "        const int r = i / %d, c = i - r * %d;\n"
+                   "        const int gy = KGT_CLAMP(ty0 + r - %d, y0 - %d, y1 - 1 + %d);\n"
+                   "        const int gx = KGT_CLAMP(tx0 - %d + c * %d, vx0, vx1);\n"
+                   "        g%d = (int)((long long)gy * s1 + gx - tb);\n    }\n",
+                   cw, cw, in->elo[1], in->elo[1], in->ehi[1], v, v, k);
+    }
+}
+
+static void emit_vec_cells(kgt_buf *b, const step *st)
+{
+    const kgt_step_info *in = st->in;
+    const int v = st->v, lo = in->elo[0] + in->ehi[0];
+    kgt_printf(b,
+               "    const int cy = ty0 + threadIdx.y, cx = tx0 + threadIdx.x * %d;\n"
+               "    const int q = (threadIdx.y + %d) * %d + %d + threadIdx.x * %d;\n",
+               v, in->elo[1], st->w, v, v);
+    if (st->al) kgt_printf(b, "    const bool okv = cx >= x0 && cx + %d < x1;\n", v - 1);
+    for (int k = 0; k < v; k++)
+        kgt_printf(b, "    const bool okx%d = cx + %d >= x0 && cx + %d < x1;\n", k, k, k);
+    for (int j = 0; j < in->sh.nc; j++) {
+        kgt_printf(b, "    const bool oky%d = cy + %d < y1;\n", j, j * in->sh.by);
+        for (int k = 0; k < v; k++)
+            kgt_printf(b, "    const bool ok%d = okx%d && oky%d;\n", j * v + k, k, j);
+    }
+    kgt_printf(b,
+               "    const int ys = %d * (int)s1;\n"
+               "    long long ko = (long long)(zs - %d) * s0 + (long long)cy * s1 + cx;\n"
+               "    const %s *nx = ib + (long long)(zs - %d + %d) * s0;\n"
+               "    int sr = 0, sw = %d;\n",
+               in->sh.by, lo, tname[st->dbl], in->elo[0], in->sh.pipe - 1, in->sh.pipe - 1);
+}
+
+/* The copies of the plane at pointer ip into slot sa. */
+static void emit_vec_copy(kgt_buf *b, const step *st, int ind, const char *ip, const char *sa)
+{
+    int nv = st->al ? st->tot / st->v : st->tot;
+    for (int k = 0; k < st->k; k++) {
+        kgt_printf(b, "%*s", ind, "");
+        if ((k + 1) * st->nt > nv) kgt_printf(b, "if (tid + %d < %d) ", k * st->nt, nv);
+        if (st->al)
+            kgt_printf(b, "KGT_CP_ASYNC16(%s + (tid + %d) * %d, %s + g%d);\n", sa, k * st->nt,
+                       st->v, ip, k);
+        else
+            kgt_printf(b, "KGT_CP_ASYNC(%s + tid + %d, %s + g%d);\n", sa, k * st->nt, ip, k);
+    }
+}
+
+/* Row offset oy of plane offset o0: the points' x reach there, or 0 when it has none. */
+static int row_reach(const kgt_stencil *s, int o0, int oy, int *mn, int *mx)
+{
+    int any = 0;
+    *mn = 0, *mx = 0;
+    for (int i = 0; i < s->npts; i++) {
+        int o[3];
+        wyx(s, s->pts[i].off, o);
+        if (s->pts[i].w == 0.0 || o[0] != o0 || o[1] != oy) continue;
+        if (!any || o[2] < *mn) *mn = o[2];
+        if (!any || o[2] > *mx) *mx = o[2];
+        any = 1;
+    }
+    if (*mn > 0) *mn = 0;
+    if (*mx < 0) *mx = 0;
+    return any;
+}
+
+static const char *const lane[4] = {"x", "y", "z", "w"};
+
+/* The value of element e (relative to the vector's first cell) of the row just loaded. */
+static void vec_value(char *v, size_t len, const step *st, int e)
+{
+    if (e < 0)
+        snprintf(v, len, "vl%d", -e);
+    else if (e >= st->v)
+        snprintf(v, len, "vr%d", e - st->v);
+    else
+        snprintf(v, len, "vm.%s", lane[e]);
+}
+
+/* Plane offset o0's terms: row by row, the row's values loaded once for the thread's V cells. */
+static void emit_vec_plane_terms(kgt_buf *b, const step *st, int u, int o0, int first_o0)
+{
+    const kgt_stencil *s = st->s;
+    const kgt_step_info *in = st->in;
+    const int v = st->v, slot = mod(u - o0, st->p);
+    int first = o0 == first_o0;
+    for (int oy = -in->elo[1]; oy <= in->ehi[1]; oy++) {
+        int mn, mx;
+        if (!row_reach(s, o0, oy, &mn, &mx)) continue;
+        for (int j = 0; j < in->sh.nc; j++) {
+            int at = (j * in->sh.by + oy) * st->w;
+            kgt_printf(b, "            {\n                const %s vm = KGT_LD%s(cur + q + %d);\n",
+                       st->dbl ? "double2" : "float4", st->dbl ? "2D" : "4F", at);
+            for (int e = mn; e < 0; e++)
+                kgt_printf(b, "                const %s vl%d = cur[q + %d];\n", tname[st->dbl], -e,
+                           at + e);
+            for (int e = 0; e < mx; e++)
+                kgt_printf(b, "                const %s vr%d = cur[q + %d];\n", tname[st->dbl], e,
+                           at + v + e);
+            for (int k = 0; k < v; k++) {
+                int f = first;
+                for (int i = 0; i < s->npts; i++) {
+                    int o[3];
+                    char acc[24], val[16];
+                    wyx(s, s->pts[i].off, o);
+                    if (s->pts[i].w == 0.0 || o[0] != o0 || o[1] != oy) continue;
+                    snprintf(acc, sizeof acc, "a%d_%d", slot, j * v + k);
+                    vec_value(val, sizeof val, st, k + o[2]);
+                    kgt_printf(b, "                ");
+                    emit_term(b, st->dbl, f, acc, s->pts[i].w, val);
+                    f = 0;
+                }
+            }
+            kgt_printf(b, "            }\n");
+        }
+        first = 0;
+    }
+}
+
+/* The quotients d<c> of accumulator slot a (split division as emit_store_split), then stores. */
+static void emit_vec_store(kgt_buf *b, const step *st, int a)
+{
+    const kgt_step_info *in = st->in;
+    const int v = st->v, nc = in->sh.nc * v;
+    const char *t = tname[st->dbl];
+    if (in->split) {
+        kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
+        for (int c = 0; c < nc; c++) {
+            kgt_printf(b, "                float d%d = kgt_div_split(ok%d ? a%d_%d : 1.0f, ", c, c,
+                       a, c);
+            kgt_emit_literal(b, st->s->divisor, 0);
+            kgt_printf(b, ", ");
+            kgt_emit_literal(b, in->rd, 0);
+            kgt_printf(b, ", lo, hi);\n");
+        }
+        kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
+        for (int c = 0; c < nc; c++) {
+            kgt_printf(b, "                    d%d = a%d_%d / ", c, a, c);
+            kgt_emit_literal(b, st->s->divisor, 0);
+            kgt_printf(b, ";\n");
+        }
+        kgt_printf(b, "                }\n");
+    } else
+        for (int c = 0; c < nc; c++) {
+            char acc[24];
+            snprintf(acc, sizeof acc, "a%d_%d", a, c);
+            kgt_printf(b, "                const %s d%d = ", t, c);
+            emit_result(b, st, acc);
+            kgt_printf(b, ";\n");
+        }
+    for (int j = 0; j < in->sh.nc; j++) {
+        if (st->al) {
+            kgt_printf(b, "                if (okv && oky%d) KGT_ST%s(ob + %d * ys", j,
+                       st->dbl ? "2D" : "4F", j);
+            for (int k = 0; k < v; k++) kgt_printf(b, ", d%d", j * v + k);
+            kgt_printf(b, ");\n                else {\n");
+        }
+        for (int k = 0; k < v; k++)
+            kgt_printf(b, "                    if (ok%d) ob[%d * ys + %d] = d%d;\n", j * v + k, j,
+                       k, j * v + k);
+        if (st->al) kgt_printf(b, "                }\n");
+    }
+}
+
+static void emit_vec_plane(kgt_buf *b, const step *st, int u)
+{
+    const kgt_step_info *in = st->in;
+    const int d = in->sh.pipe, lo = in->elo[0], hi = in->ehi[0];
+    kgt_printf(b,
+               "        {\n            const int r = r0 + %d;\n            if (r >= n) break;\n"
+               "            KGT_CP_WAIT(%d);\n            __syncthreads();\n"
+               "            if (r + %d < n) {\n"
+               "                %s *sa = sm + sw * %d;\n",
+               u, d - 2, d - 1, tname[st->dbl], st->tot);
+    emit_vec_copy(b, st, 16, "nx", "sa");
+    kgt_printf(b,
+               "            }\n            KGT_CP_COMMIT();\n            nx += s0;\n"
+               "            const %s *cur = sm + sr * %d;\n"
+               "            sr = sr + 1 == %d ? 0 : sr + 1;\n"
+               "            sw = sw + 1 == %d ? 0 : sw + 1;\n",
+               tname[st->dbl], st->tot, d, d);
+    for (int o0 = -lo; o0 <= hi; o0++)
+        if (has_plane(st->s, o0)) emit_vec_plane_terms(b, st, u, o0, -lo);
+    kgt_printf(b, "            if (r >= %d) {\n                %s *const ob = out + ko;\n", lo + hi,
+               tname[st->dbl]);
+    emit_vec_store(b, st, mod(u - hi, st->p));
+    kgt_printf(b, "            }\n            ko += s0;\n        }\n");
+}
+
+static void emit_vec(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in, int al)
+{
+    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1, 2, 0, 0, 0};
+    st.v = vlen(dbl), st.rim = st.v, st.al = al, st.slots = in->sh.pipe;
+    st.w = in->tx + 2 * st.v;
+    st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
+    st.k = ((al ? st.tot / st.v : st.tot) + st.nt - 1) / st.nt;
+    emit_vec_head(b, &st, al ? "" : "_u");
+    if (al)
+        emit_vec_loader(b, &st);
+    else
+        emit_loader(b, &st);
+    emit_vec_cells(b, &st);
+    for (int p = 0; p < in->sh.pipe - 1; p++) {
+        char ip[64], sa[24];
+        snprintf(ip, sizeof ip, "ib + (long long)(zs - %d + %d) * s0", in->elo[0], p);
+        snprintf(sa, sizeof sa, "sm + %d", p * st.tot);
+        kgt_printf(b, "    if (%d < n) {\n", p);
+        emit_vec_copy(b, &st, 8, ip, sa);
+        kgt_printf(b, "    }\n    KGT_CP_COMMIT();\n");
+    }
+    for (int a = 0; a < st.p; a++)
+        for (int c = 0; c < in->sh.nc * st.v; c++)
+            kgt_printf(b, "    %s a%d_%d = 0;\n", tname[dbl], a, c);
+    kgt_printf(b, "    for (int r0 = 0; r0 < n; r0 += %d) {\n", st.p);
+    for (int u = 0; u < st.p; u++) emit_vec_plane(b, &st, u);
+    kgt_printf(b, "    }\n}\n");
+}
+
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in)
 {
-    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1, 2};
+    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1, 2, 0, 0, 0};
+    if (in->sh.vec) {
+        emit_vec(b, s, dbl, in, 1);
+        emit_vec(b, s, dbl, in, 0);
+        return;
+    }
+    st.rim = in->elo[2];
     st.w = in->tx + in->elo[2] + in->ehi[2];
     st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
     st.k = (st.tot + st.nt - 1) / st.nt;

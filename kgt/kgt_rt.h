@@ -52,6 +52,10 @@ typedef struct kgt_step_shape {
     int zc;     /* planes a block walks */
     int pipe;   /* planes in flight: 0 = the next one through registers; 2..4 = that many
                    shared-memory slots filled by asynchronous copies (CUDA sm_80+) */
+    int vec;    /* 3D with pipe only, never by default: each thread takes 16 bytes of consecutive
+                   x cells (4 float, 2 double) per row, in 16-byte copies, loads and stores; two
+                   kernels, NAME for arrays and strides aligned to 16 bytes, NAME_u (element
+                   copies) otherwise */
 } kgt_step_shape;
 
 typedef struct kgt_step_info {

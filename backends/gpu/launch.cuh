@@ -151,10 +151,13 @@ static int launch_rtc(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
     zc = walk_split(z1 - z0, zc, (long long)grid.x * grid.y, im->rk.slots);
     grid.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     /* The kernel's offsets within a plane's tile are ints: else the generic kernel does it. */
-    long long tile = s1 * (k.ty + k.elo[1] + k.ehi[1] + 1) + k.tx + k.elo[2] + k.ehi[2];
+    const int v = k.sh.vec ? 16 / (int)im->esz : 0;
+    long long tile = s1 * (k.ty + k.elo[1] + k.ehi[1] + 1) + k.tx + k.elo[2] + k.ehi[2] + 2 * v;
     if (tile > INT_MAX || grid.y > 65535) return launch_generic(dev, q, in, out, nb);
+    /* Vector rows: 16-byte accesses need the arrays and their rows and planes aligned. */
+    const int u = v && ((uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % v || s1 % v);
     void *args[] = {&in, &out, &z0, &z1, &y0, &y1, &xa, &x0, &x1, &s0, &s1, &zc};
-    GPU_TRY(dev, rtc_launch(&im->rk, grid, im->q[q], args));
+    GPU_TRY(dev, rtc_launch(&im->rk, u, grid, im->q[q], args));
     return 0;
 }
 

@@ -34,6 +34,7 @@ typedef cudaKernel_t rtc_func;
 struct rtc_kernel {
     rtc_module mod;
     rtc_func fn;
+    rtc_func fnu; /* under shape vec: the kernel for arrays not aligned to 16 bytes (NAME_u) */
     kgt_step_info info;
     int slots; /* blocks of the kernel resident on the whole device at once; 0: unknown */
 };
@@ -163,13 +164,15 @@ static void rtc_unload(rtc_stream *k)
     rtc_unload_module(&k->mod);
 }
 
-static gpuError_t rtc_launch(const rtc_kernel *k, dim3 grid, gpuStream_t s, void **args)
+/* u: the kernel for arrays not aligned to 16 bytes (shape vec). */
+static gpuError_t rtc_launch(const rtc_kernel *k, int u, dim3 grid, gpuStream_t s, void **args)
 {
     const kgt_step_shape &h = k->info.sh;
+    rtc_func fn = u ? k->fnu : k->fn;
 #if defined(SB_GPU_HIP)
-    return hipModuleLaunchKernel(k->fn, grid.x, grid.y, grid.z, h.bx, h.by, 1, 0, s, args, NULL);
+    return hipModuleLaunchKernel(fn, grid.x, grid.y, grid.z, h.bx, h.by, 1, 0, s, args, NULL);
 #else
-    return cudaLaunchKernel((const void *)k->fn, grid, dim3(h.bx, h.by, 1), args, 0, s);
+    return cudaLaunchKernel((const void *)fn, grid, dim3(h.bx, h.by, 1), args, 0, s);
 #endif
 }
 
@@ -274,9 +277,14 @@ static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, int 
     const char *bin = rtc_binary(src, arch, secs, err, errlen);
     free(src);
     if (!bin) return -1;
-    const char *name = k->info.name;
-    if (rtc_load(&k->mod, bin, &name, &k->fn, 1))
+    char name_u[sizeof k->info.name + 2];
+    snprintf(name_u, sizeof name_u, "%s_u", k->info.name);
+    const char *names[2] = {k->info.name, name_u};
+    rtc_func fns[2];
+    if (rtc_load(&k->mod, bin, names, fns, k->info.sh.vec ? 2 : 1))
         return snprintf(err, errlen, "the compiled module did not load"), -1;
+    k->fn = fns[0];
+    k->fnu = k->info.sh.vec ? fns[1] : fns[0];
     k->slots = rtc_slots(k, sms);
     return 0;
 }

@@ -11,9 +11,13 @@
 
 #include "kgt_rt.h"
 
-/* Default shapes, plus small ones so that tiny grids cover partial tiles and many walk chunks. */
+/*
+ * Default shapes, plus small ones so that tiny grids cover partial tiles and many walk chunks;
+ * the last three are vector shapes (3D stencils whose x reach fits a vector; others skip them).
+ */
 static const kgt_step_shape shapes[] = {
-    {0, 0, 0, 0, 0}, {32, 2, 2, 3, 0}, {32, 1, 3, 1, 2}, {64, 4, 1, 7, 3}, {32, 2, 2, 5, 4}};
+    {0, 0, 0, 0, 0, 0},  {32, 2, 2, 3, 0, 0}, {32, 1, 3, 1, 2, 0}, {64, 4, 1, 7, 3, 0},
+    {32, 2, 2, 5, 4, 0}, {8, 2, 2, 3, 2, 1},  {4, 3, 1, 5, 3, 1},  {16, 2, 3, 4, 4, 1}};
 enum { NSHAPES = sizeof shapes / sizeof *shapes };
 
 static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
@@ -25,6 +29,10 @@ static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
     snprintf(stem, sizeof stem, "%s_s%d", keep, sh_i);
     s->stem = stem;
     int rc = kgt_step_plan(s, dbl, &sh, &info);
+    if (rc && sh_i > 0 && sh.vec) { /* a vector shape the stencil does not take */
+        s->stem = keep;
+        return 0;
+    }
     if (!rc) {
         kgt_buf b = {0};
         kgt_emit_step(&b, s, dbl, &info);
@@ -36,8 +44,11 @@ static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
     }
     s->stem = keep;
     if (rc) return rc;
-    kgt_printf(tab, "    {\"%s\", %d, %d, %d, %d, %d, %d, %d, (step_fn)%s},\n", s->name, sh_i, dbl,
-               info.sh.bx, info.sh.by, info.sh.zc, info.tx, info.ty, info.name);
+    kgt_printf(tab, "    {\"%s\", %d, %d, %d, %d, %d, %d, %d, %d, (step_fn)%s},\n", s->name, sh_i,
+               dbl, info.sh.bx, info.sh.by, info.sh.zc, info.tx, info.ty, info.sh.vec, info.name);
+    if (info.sh.vec) /* the kernel for arrays not aligned to 16 bytes */
+        kgt_printf(tab, "    {\"%s\", %d, %d, %d, %d, %d, %d, %d, 0, (step_fn)%s_u},\n", s->name,
+                   sh_i, dbl, info.sh.bx, info.sh.by, info.sh.zc, info.tx, info.ty, info.name);
     return 0;
 }
 

@@ -51,6 +51,46 @@ static float emu_div_split(float s, float d, float rd, unsigned *lo, unsigned *h
 #define KGT_CP_ASYNC(d, s) (*(d) = *(s))
 #define KGT_CP_COMMIT()
 #define KGT_CP_WAIT(n)
+/* 16-byte accesses (vector shapes): whole vectors, at addresses aligned as the device needs. */
+#define __align__(n) __attribute__((aligned(n)))
+typedef struct {
+    float x, y, z, w;
+} float4;
+typedef struct {
+    double x, y;
+} double2;
+static void emu_copy16(void *d, const void *s)
+{
+    ck_assert_msg((uintptr_t)d % 16 == 0 && (uintptr_t)s % 16 == 0, "misaligned 16-byte copy");
+    memcpy(d, s, 16);
+}
+static float4 emu_ld4f(const float *p)
+{
+    float4 v;
+    emu_copy16(&v, p);
+    return v;
+}
+static double2 emu_ld2d(const double *p)
+{
+    double2 v;
+    emu_copy16(&v, p);
+    return v;
+}
+static void emu_st4f(float *p, float a, float b, float c, float d)
+{
+    float4 v = {a, b, c, d};
+    emu_copy16(p, &v);
+}
+static void emu_st2d(double *p, double a, double b)
+{
+    double2 v = {a, b};
+    emu_copy16(p, &v);
+}
+#define KGT_CP_ASYNC16(d, s)    emu_copy16((d), (s))
+#define KGT_LD4F(p)             emu_ld4f(p)
+#define KGT_LD2D(p)             emu_ld2d(p)
+#define KGT_ST4F(p, a, b, c, d) emu_st4f((p), (a), (b), (c), (d))
+#define KGT_ST2D(p, a, b)       emu_st2d((p), (a), (b))
 
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,
@@ -60,6 +100,7 @@ typedef void (*step_d)(const double *, double *, int, int, int, int, int, int, i
 typedef struct {
     const char *name;
     int shape, dbl, bx, by, zc, tx, ty;
+    int al; /* a vector kernel for arrays and strides aligned to 16 bytes */
     step_fn fn;
 } step_entry;
 
@@ -110,6 +151,12 @@ static void emu_block(const launch *base, unsigned bx, unsigned by, unsigned bz)
 }
 
 /* ---- the case: a strided local array with margins, a box inside it */
+static void *emu_alloc(size_t bytes) /* aligned as device allocations are, to more than 16 */
+{
+    void *p = NULL;
+    return posix_memalign(&p, 64, bytes) ? NULL : p;
+}
+
 static long run_case(const step_entry *e, unsigned long seed)
 {
     stencil_desc st;
@@ -124,11 +171,13 @@ static long run_case(const step_entry *e, unsigned long seed)
         hi[d] = lo[d] + boxes[nd - 1][d];
         n[d] = hi[d] + st.radius_hi[d] + 2;
     }
-    n[nd - 1] += 3; /* rows not a multiple of a line */
+    n[nd - 1] += 3;                            /* rows not a multiple of a line */
+    if (e->al) n[nd - 1] += 4 - n[nd - 1] % 4; /* ... but of 16 bytes */
     stride[nd - 1] = 1;
     for (int d = nd - 2; d >= 0; d--) stride[d] = stride[d + 1] * n[d + 1];
     size_t cells = (size_t)(stride[0] * n[0]), esz = e->dbl ? 8 : 4;
-    char *in = malloc(cells * esz), *out = malloc(cells * esz), *ref = malloc(cells * esz);
+    size_t bytes = (cells * esz + 63) / 64 * 64;
+    char *in = emu_alloc(bytes), *out = emu_alloc(bytes), *ref = malloc(bytes);
     ck_assert(in && out && ref);
     for (size_t i = 0; i < cells; i++) {
         double v = tu_random(seed, (long)i);

@@ -58,6 +58,16 @@ KGT_RN(double, mul, *, __dmul_rn)
 #define KGT_CP_COMMIT()
 #define KGT_CP_WAIT(n)
 #endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define KGT_CP_ASYNC16(d, s) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" \
+    :: "r"((unsigned)__cvta_generic_to_shared(d)), "l"(s))
+#else
+#define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))
+#endif
+#define KGT_LD4F(p) (*(const float4 *)(p))
+#define KGT_LD2D(p) (*(const double2 *)(p))
+#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))
+#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))
 
 /* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
    in steps of walk, x in vectors of vw cells. 0 for an empty box; -1 when it needs more blocks than a
