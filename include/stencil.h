@@ -190,8 +190,9 @@ typedef struct stencil_options {
      * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the
      * margins its neighbours also compute. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION,
      * with the numbers, when a part is thinner than T times the radius); 0 (default) is
-     * $STENCIL_FUSE when it gives a number, else automatic: 2 where every rank's backend has a
-     * fast two-step kernel (CUDA/HIP: kgt's fused launchers), otherwise the T in 1..8 with the
+     * $STENCIL_FUSE when it gives a number, else automatic: the depth D of the fused kernels
+     * every rank has (CUDA/HIP: up to 4 steps per launch; the least D over the ranks), otherwise
+     * the T in 1..8 with the
      * least modelled time per step (README, "Time steps per exchange"), lowered to what the parts
      * fit. Other values: STENCIL_EINVAL. Results are bitwise the same for every T.
      */
