@@ -130,16 +130,19 @@ static double in_type(double x, int dbl)
     return dbl ? x : (double)(float)x;
 }
 
-static void emit_head(kgt_buf *b, const step *st)
+/* The kernel's signature and the block's coordinates; sfx ends its name, vec aligns the shared
+   tile for 16-byte accesses (shape vec, below). */
+static void emit_head(kgt_buf *b, const step *st, const char *sfx, int vec)
 {
     const kgt_step_info *in = st->in;
     const char *t = tname[st->dbl];
     kgt_printf(b,
                "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
-               "    %s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
+               "    %s%s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
                "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
-               st->nt, in->name, t, t);
-    kgt_printf(b, "    __shared__ %s sm[%d];\n", t, st->slots * st->tot);
+               st->nt, in->name, sfx, t, t);
+    kgt_printf(b, "    __shared__ %s%s sm[%d];\n", vec ? "__align__(16) " : "", t,
+               st->slots * st->tot);
     kgt_printf(b,
                "    const int tid = threadIdx.y * %d + threadIdx.x;\n"
                "    const int tx0 = xa + (int)blockIdx.x * %d, ty0 = y0 + (int)blockIdx.y * %d;\n"
@@ -459,24 +462,6 @@ static void emit_prologue(kgt_buf *b, const step *st)
  * V cells are in the box) take a quarter of the instructions of a cell each. The terms still
  * come per cell and plane in the contract's order.
  */
-static void emit_vec_head(kgt_buf *b, const step *st, const char *sfx)
-{
-    const kgt_step_info *in = st->in;
-    const char *t = tname[st->dbl];
-    kgt_printf(b,
-               "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
-               "    %s%s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
-               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
-               st->nt, in->name, sfx, t, t);
-    kgt_printf(b, "    __shared__ __align__(16) %s sm[%d];\n", t, st->slots * st->tot);
-    kgt_printf(b,
-               "    const int tid = threadIdx.y * %d + threadIdx.x;\n"
-               "    const int tx0 = xa + (int)blockIdx.x * %d, ty0 = y0 + (int)blockIdx.y * %d;\n"
-               "    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;\n"
-               "    const int n = ze - zs + %d;\n",
-               in->sh.bx, in->tx, in->ty, in->elo[0] + in->ehi[0]);
-}
-
 /* NAME's copies: vector i of the tile, clamped to the vectors that hold the grown box. */
 static void emit_vec_loader(kgt_buf *b, const step *st)
 {
@@ -694,7 +679,7 @@ static void emit_vec(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_i
     st.w = in->tx + 2 * st.v;
     st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
     st.k = ((al ? st.tot / st.v : st.tot) + st.nt - 1) / st.nt;
-    emit_vec_head(b, &st, al ? "" : "_u");
+    emit_head(b, &st, al ? "" : "_u", 1);
     if (al)
         emit_vec_loader(b, &st);
     else
@@ -729,7 +714,7 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
     st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
     st.k = (st.tot + st.nt - 1) / st.nt;
     if (in->sh.pipe) st.slots = in->sh.pipe;
-    emit_head(b, &st);
+    emit_head(b, &st, "", 0);
     emit_loader(b, &st);
     emit_cells(b, &st);
     emit_prologue(b, &st);
