@@ -462,6 +462,7 @@ static void emit_prologue(kgt_buf *b, const step *st)
  * V cells are in the box) take a quarter of the instructions of a cell each. The terms still
  * come per cell and plane in the contract's order.
  */
+
 /* NAME's copies: vector i of the tile, clamped to the vectors that hold the grown box. */
 static void emit_vec_loader(kgt_buf *b, const step *st)
 {

@@ -167,14 +167,10 @@ static void ooc_download(sk_run *r, int i, int dst, int T, sb_mem m)
     ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QXFER));
 }
 
-/* Serialized: waits for queue q and adds the time since *t to *sum. */
-static void ooc_stage_end(sk_run *r, int ser, int q, double *t, double *sum)
+/* Serialized (ser): the host waits for queue q, so that stages run one after another. */
+static void ooc_stage_end(sk_run *r, int ser, int q)
 {
-    if (!ser) return;
-    ODEV(r, r->ooc->dev.ops->wait(&r->ooc->dev, q));
-    double now = MPI_Wtime();
-    *sum += now - *t;
-    *t = now;
+    if (ser) ODEV(r, r->ooc->dev.ops->wait(&r->ooc->dev, q));
 }
 
 /* The chunk buffer not among a, b, c (-1: none), the lowest. */
@@ -216,7 +212,7 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
     const sb_ops *ops = o->dev.ops;
     int ser = r->opt.serialize || !ops->async;
     long long moved = o->up + o->down;
-    double t0 = MPI_Wtime(), t = t0, cells = 0, tx = 0, tc = 0;
+    double t0 = MPI_Wtime(), cells = 0;
     int x = 0, y = 1, prev = -1; /* this chunk's buffers, the last chunk's result */
     if (o->ahead && o->ahead_T == T) {
         x = o->ahead - 1;
@@ -224,7 +220,7 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
     } else if (o->nchunks > 0)
         ooc_upload(r, 0, src, T, o->cb[x]);
     o->ahead = 0;
-    ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
+    ooc_stage_end(r, ser, SB_QBORDER);
     for (int i = 0; i <= o->nchunks; i++) {
         int res = -1, next = ooc_other(x, y, prev);
         ODEV(r, ops->join(&o->dev));
@@ -233,17 +229,17 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
             cells += ooc_compute(r, i, src, T, o->cb[x], o->cb[y], &w);
             res = w ? y : x;
             ODEV(r, ops->flush(&o->dev, SB_QINNER));
-            ooc_stage_end(r, ser, SB_QINNER, &t, &tc);
+            ooc_stage_end(r, ser, SB_QINNER);
         }
         if (i > 0) ooc_download(r, i - 1, src ^ 1, T, o->cb[prev]);
-        ooc_stage_end(r, ser, SB_QXFER, &t, &tx);
+        ooc_stage_end(r, ser, SB_QXFER);
         if (i + 1 < o->nchunks) ooc_upload(r, i + 1, src, T, o->cb[next]);
         if (i == o->nchunks && ooc_ahead_ok(r, next_T)) {
             ooc_upload(r, 0, src ^ 1, next_T, o->cb[x]);
             o->ahead = 1 + x;
             o->ahead_T = next_T;
         }
-        ooc_stage_end(r, ser, SB_QBORDER, &t, &tx);
+        ooc_stage_end(r, ser, SB_QBORDER);
         y = res == x ? y : x; /* the buffer of this chunk that holds no result */
         x = next;
         prev = res;
