@@ -331,8 +331,8 @@ void sk_ooc_probe(sk_run *r)
 }
 
 /*
- * The T a sweep wants: the one of least modelled time per step. For buffers of o->cap rows and T
- * steps, sk_ooc_shape gives the chunks; a sweep takes the first chunk's upload and the last one's
+ * The T a sweep wants: the one of least modelled time per step. For buffers of sk_ooc_cap rows and
+ * T steps, sk_ooc_shape gives the chunks; a sweep takes the first chunk's upload and the last one's
  * download alone (the pipeline filling and draining) and one stage per chunk of the longest of an
  * upload, a download (both directions at once, bw bytes/s each) and the chunk's updates (rate
  * cells/s per step, each step over the chunk's rows, and with trapezoids over the margins that the
