@@ -47,8 +47,10 @@ static const char *const tname[2] = {"float", "double"};
 static const char tsuf[2] = {'f', 'd'};
 
 enum {
-    SB = 128,       /* threads per block (the study's best) */
-    STREAM_MIN = 64 /* rows and columns a box needs for the streaming kernel (emit_fused.c) */
+    SB = 128,            /* threads per block (the study's best) */
+    STREAM_MIN = 64,     /* rows and columns a box needs for the streaming kernel (emit_fused.c) */
+    STREAM_WAVES = 8,    /* blocks a launch aims at per resident block slot (kgt_stream_plan) */
+    STREAM_BLOCKS = 8192 /* blocks it aims at when the slots are not known */
 };
 
 /* The shape of one streaming kernel. */
@@ -565,6 +567,15 @@ static long clampl(long v, long lo, long hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/*
+ * Rows per block h from hdef down to hmin until the grid has about STREAM_WAVES times as many
+ * blocks as fit on the device at once (STREAM_BLOCKS when that is not known): short row walks
+ * cost a block its 2LR rows of filling, but few blocks per resident slot leave a long last wave.
+ * On one H200 (four levels of 2d4 fp32: 7 blocks per SM, 924 slots, 83 strips), a box of
+ * 2900 x 20480 ran at 1027.1 Gcells/s with 12 rows of blocks (h = 242), 1232.4 with 24 (about
+ * 2000 blocks), 1381.7 with 45 (h = 65, four waves) and 1362.6 with 57; 20480^2 at 1536.1 with
+ * h = 256 (bench/RESULTS.md, out-of-core section).
+ */
 int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, const long *llo,
                     const long *lhi, long s0, long long args[KGT_STREAM_NARGS], long grid[2])
 {
@@ -579,7 +590,8 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
     }
     if (s0 > (1L << 30)) return 1;
     const long V = t->v, xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (2048 + gx - 1) / gx;
+    const long blocks = t->slots > 0 ? STREAM_WAVES * t->slots : STREAM_BLOCKS;
+    const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (blocks + gx - 1) / gx;
     long h = clampl((rows + want - 1) / want, t->hmin, t->hdef);
     h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
     const long gy = (rows + h - 1) / h;

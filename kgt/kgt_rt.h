@@ -107,6 +107,8 @@ typedef struct kgt_stream_info {
     int ix_int;         /* the kernels' index parameters are int (else long) */
     int min_box;        /* rows and columns a box needs */
     char name[2][64];   /* the kernels' symbols */
+    long slots;         /* blocks resident on the device at once, set by the caller once the
+                           kernels are loaded (their occupancy); 0: unknown */
 } kgt_stream_info;
 
 /* Appends the kernels of s for L = levels to b; -1 when s is not a streaming stencil

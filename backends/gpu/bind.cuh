@@ -125,7 +125,8 @@ static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st, int ste
     int depth = sb_gen_stream_depth(st);
     if (steps > 1 && steps < depth) depth = steps;
     for (int l = 2; l <= depth; l++) {
-        if (rtc_build_stream(&im->rs[l], st, l, im->arch, &dev->t_compile, err, sizeof err) == 0) {
+        if (rtc_build_stream(&im->rs[l], st, l, im->arch, im->sms, &dev->t_compile, err,
+                             sizeof err) == 0) {
             im->use_stream = l;
             continue;
         }

@@ -127,15 +127,15 @@ static int rtc_load(rtc_module *mod, const char *bin, const char *const *names, 
     return 0;
 }
 
-/* How many blocks of k fit on the device at once (sms multiprocessors); 0 when unknown. */
-static int rtc_slots(const rtc_kernel *k, int sms)
+/* How many blocks of fn (threads each) fit on the device at once (sms multiprocessors); 0 when
+   unknown. */
+static int rtc_slots(rtc_func fn, int threads, int sms)
 {
-    int n = 0, threads = k->info.sh.bx * k->info.sh.by;
+    int n = 0;
 #if defined(SB_GPU_HIP)
-    if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&n, k->fn, threads, 0) != hipSuccess)
-        n = 0;
+    if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, threads, 0) != hipSuccess) n = 0;
 #else
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, (const void *)k->fn, threads, 0) !=
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, (const void *)fn, threads, 0) !=
         cudaSuccess)
         n = 0;
 #endif
@@ -285,14 +285,14 @@ static int rtc_build(rtc_kernel *k, const sl_stencil *st, const char *arch, int 
         return snprintf(err, errlen, "the compiled module did not load"), -1;
     k->fn = fns[0];
     k->fnu = k->info.sh.vec ? fns[1] : fns[0];
-    k->slots = rtc_slots(k, sms);
+    k->slots = rtc_slots(k->fn, k->info.sh.bx * k->info.sh.by, sms);
     return 0;
 }
 
 /* The same for the streaming kernels of st taking `levels` steps; *secs grows by their compile
    time. */
 static int rtc_build_stream(rtc_stream *k, const sl_stencil *st, int levels, const char *arch,
-                            double *secs, char *err, size_t errlen)
+                            int sms, double *secs, char *err, size_t errlen)
 {
     double t = 0;
     err[0] = '\0';
@@ -305,6 +305,7 @@ static int rtc_build_stream(rtc_stream *k, const sl_stencil *st, int levels, con
     const char *names[2] = {k->info.name[0], k->info.name[1]};
     if (rtc_load(&k->mod, bin, names, k->fn, k->info.v > 1 ? 2 : 1))
         return snprintf(err, errlen, "the compiled module did not load"), -1;
+    k->info.slots = rtc_slots(k->fn[k->info.v > 1], k->info.b, sms);
     return 0;
 }
 
