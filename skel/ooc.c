@@ -287,6 +287,8 @@ void sk_ooc_release(sk_run *r)
 {
     sk_ooc *o = r->ooc;
     if (!o) return;
+    if (o->dev_open) /* nothing in flight (a sweep's last download) when the buffers go */
+        for (int q = 0; q < SB_NQUEUES; q++) (void)o->dev.ops->wait(&o->dev, q);
     ooc_free_chunks(o);
     free(o->a);
     if (o->map) munmap(o->map, OOC_ARRAYS * o->bytes);

@@ -37,22 +37,24 @@ struct sk_ooc {
     size_t row_bytes;    /* bytes of one row of the local array (dimension 0) */
     size_t bytes;        /* bytes of one local array */
     void *arr[OOC_ARRAYS];
-    int pinned[OOC_ARRAYS]; /* from dev.host_alloc, else calloc (or the mapping) */
-    void *map;              /* the file mapping holding all three, or NULL */
-    long long limit;        /* the device memory limit (0: none) */
-    long long up, down;     /* bytes moved */
-    int dcopy;              /* the device copies between its buffers (copy_peer) */
-    int depth;              /* steps per launch: a fused updatek's (fuse_depth), else 1 */
-    long *a;                /* chunk i owns rows [a[i], a[i + 1]) (local indices) */
-    int skew;               /* parallelograms between chunks, through the carry (ooc_chunk.c) */
-    sb_mem carry;           /* rows chunk i passes to chunk i + 1, one range per parity */
-    long ccap;              /* rows of one range of the carry (0: no room, no parallelograms) */
-    long sweeps;            /* sweeps done */
-    double t_sweeps;        /* the time they took */
-    double cells_all;       /* cells times steps they updated */
-    long long bytes_all;    /* bytes they moved */
-    int serialized;         /* a sweep ran its stages one after another */
-    int ahead, ahead_T;     /* 1 + the buffer holding the next sweep's chunk 0 for T = ahead_T */
+    int pinned[OOC_ARRAYS];   /* from dev.host_alloc, else calloc (or the mapping) */
+    void *map;                /* the file mapping holding all three, or NULL */
+    long long limit;          /* the device memory limit (0: none) */
+    long long up, down;       /* bytes moved */
+    int dcopy;                /* the device copies between its buffers (copy_peer) */
+    int depth;                /* steps per launch: a fused updatek's (fuse_depth), else 1 */
+    long *a;                  /* chunk i owns rows [a[i], a[i + 1]) (local indices) */
+    int skew;                 /* parallelograms between chunks, through the carry (ooc_chunk.c) */
+    sb_mem carry;             /* rows chunk i passes to chunk i + 1, one range per parity */
+    long ccap;                /* rows of one range of the carry (0: no room, no parallelograms) */
+    long sweeps;              /* sweeps done */
+    double t_sweeps;          /* the time they took */
+    double cells_all;         /* cells times steps they updated */
+    long long bytes_all;      /* bytes they moved */
+    int serialized;           /* a sweep ran its stages one after another */
+    int ahead, ahead_T;       /* 1 + the buffer holding the next sweep's chunk 0 for T = ahead_T */
+    int pend, pend_i, pend_T; /* 1 + the buffer of chunk pend_i of a sweep of pend_T steps still
+                                 to come down (the next sweep's first stage submits it) */
 };
 
 /* Times an upload and an update of the first chunk: r->ooc_bw and r->ooc_rate (ooc_sweep.c). */

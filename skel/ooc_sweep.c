@@ -195,6 +195,24 @@ static int ooc_ahead_ok(const sk_run *r, int next_T)
 }
 
 /*
+ * Whether this sweep may end with its last chunk's download still to submit (the next sweep's
+ * first stage submits it beside its first update): the next sweep takes T steps too, its chunk 0
+ * can go up in this sweep's last stage beside the download of chunk n - 2 (its rows below
+ * a[n - 2]), and its chunk 1, which goes up in its first stage, reads no row of chunk n - 1.
+ */
+static int ooc_defer_ok(const sk_run *r, int T, int next_T)
+{
+    const sk_ooc *o = r->ooc;
+    long lo, hi, dup;
+    int n = o->nchunks;
+    if (next_T != T || n < 3) return 0;
+    sk_ooc_upload_rows(r, 0, T, &lo, &hi, &dup);
+    if (hi > o->a[n - 2]) return 0;
+    sk_ooc_upload_rows(r, 1, T, &lo, &hi, &dup);
+    return hi <= o->a[n - 1];
+}
+
+/*
  * One sweep: buf[src] advanced T steps into buf[src ^ 1]; errors go to r->rc.
  *
  * Stage i updates chunk i (inner queue) while chunk i - 1 comes down (transfer queue) and chunk
@@ -202,39 +220,59 @@ static int ooc_ahead_ok(const sk_run *r, int next_T)
  * and its download follows its updates. Four buffers rotate: chunk i updates in its upload
  * buffer x and a spare y; the one of them its last step wrote (res) comes down in stage i + 1,
  * the other is the next chunk's spare; chunk i + 1 goes up into the buffer that is none of x, y
- * and the previous chunk's res: the one that came down in stage i - 1. In the last stage, where
- * only the last chunk comes down, the next sweep's chunk 0 goes up beside it when it can
- * (ooc_ahead_ok); that sweep then starts with its first update.
+ * and the previous chunk's res: the one that came down in stage i - 1.
+ *
+ * Between sweeps of one pass after another (next_T > 0), the next sweep's chunk 0 goes up early.
+ * Where ooc_defer_ok allows, it goes up in stage n - 1, when no other upload runs, and the last
+ * chunk's download moves into the next sweep's stage 0, beside the update of that chunk 0: the
+ * sweeps then run as one pipeline. Else it goes up beside the last chunk's download in a stage n
+ * of its own, where it can (ooc_ahead_ok), and the next sweep starts with its first update.
  */
 void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
 {
     sk_ooc *o = r->ooc;
     const sb_ops *ops = o->dev.ops;
     int ser = r->opt.serialize || !ops->async;
+    int defer = !ser && ooc_defer_ok(r, T, next_T), n = o->nchunks, last = defer ? n - 1 : n;
     long long moved = o->up + o->down;
     double t0 = MPI_Wtime(), cells = 0;
     int x = 0, y = 1, prev = -1; /* this chunk's buffers, the last chunk's result */
-    if (o->ahead && o->ahead_T == T) {
+    int ahead = o->ahead && o->ahead_T == T, pend = o->pend - 1;
+    if (pend >= 0 && !ahead) { /* nothing to overlap it with: down, and wait */
+        ooc_download(r, o->pend_i, src, o->pend_T, o->cb[pend]);
+        for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, ops->wait(&o->dev, q));
+        pend = -1;
+    }
+    if (ahead) { /* chunk 0 is up; a pending download comes down in stage 0 from buffer prev */
         x = o->ahead - 1;
-        y = x ^ 1;
-    } else if (o->nchunks > 0)
+        prev = pend;
+        y = ooc_other(x, prev, -1);
+    } else if (n > 0)
         ooc_upload(r, 0, src, T, o->cb[x]);
-    o->ahead = 0;
+    o->ahead = o->pend = 0;
     ooc_stage_end(r, ser, SB_QBORDER);
-    for (int i = 0; i <= o->nchunks; i++) {
+    for (int i = 0; i <= last; i++) {
         int res = -1, next = ooc_other(x, y, prev);
         ODEV(r, ops->join(&o->dev));
-        if (i < o->nchunks) {
+        if (i < n) {
             int w = 0;
             cells += ooc_compute(r, i, src, T, o->cb[x], o->cb[y], &w);
             res = w ? y : x;
             ODEV(r, ops->flush(&o->dev, SB_QINNER));
             ooc_stage_end(r, ser, SB_QINNER);
         }
-        if (i > 0) ooc_download(r, i - 1, src ^ 1, T, o->cb[prev]);
+        if (i > 0)
+            ooc_download(r, i - 1, src ^ 1, T, o->cb[prev]);
+        else if (pend >= 0) /* the previous sweep's last chunk, into the level this one reads */
+            ooc_download(r, o->pend_i, src, o->pend_T, o->cb[pend]);
         ooc_stage_end(r, ser, SB_QXFER);
-        if (i + 1 < o->nchunks) ooc_upload(r, i + 1, src, T, o->cb[next]);
-        if (i == o->nchunks && ooc_ahead_ok(r, next_T)) {
+        if (i + 1 < n) ooc_upload(r, i + 1, src, T, o->cb[next]);
+        if (defer && i + 1 == n) { /* the next sweep's chunk 0, beside chunk n - 2's download */
+            ooc_upload(r, 0, src ^ 1, T, o->cb[next]);
+            o->ahead = 1 + next;
+            o->ahead_T = T;
+        }
+        if (i == n && ooc_ahead_ok(r, next_T)) {
             ooc_upload(r, 0, src ^ 1, next_T, o->cb[x]);
             o->ahead = 1 + x;
             o->ahead_T = next_T;
@@ -244,7 +282,11 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
         x = next;
         prev = res;
     }
-    for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, ops->wait(&o->dev, q));
+    if (defer) {
+        o->pend = 1 + prev, o->pend_i = n - 1, o->pend_T = T;
+        ODEV(r, ops->flush(&o->dev, SB_QBORDER));
+    } else
+        for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, ops->wait(&o->dev, q));
     o->sweeps++;
     o->t_sweeps += MPI_Wtime() - t0;
     o->cells_all += cells;
@@ -331,34 +373,50 @@ void sk_ooc_probe(sk_run *r)
 }
 
 /*
- * The T a sweep wants: the one of least modelled time per step. For buffers of sk_ooc_cap rows and
- * T steps, sk_ooc_shape gives the chunks; a sweep takes the first chunk's upload and the last one's
- * download alone (the pipeline filling and draining) and one stage per chunk of the longest of an
- * upload, a download (both directions at once, bw bytes/s each) and the chunk's updates (rate
- * cells/s per step, each step over the chunk's rows, and with trapezoids over the margins that the
- * steps still to come need). At most what the halo pattern's composition allows (SK_OOC_MAX steps
- * of reach 1, SK_OOC_MAX3D in 3D); at least 2.
+ * The modelled time of a run of `iters` steps in sweeps of T (the last of the remainder), for
+ * buffers of sk_ooc_cap rows: sk_ooc_shape gives the chunks; a sweep takes one stage per chunk of
+ * the longest of an upload, a download (both directions at once, bw bytes/s each) and the chunk's
+ * updates (rate cells/s per step, each step over the chunk's rows, and with trapezoids over the
+ * margins that the steps still to come need). The first chunk's upload and the last one's
+ * download (the pipeline filling and draining) come once per run where sweeps follow each other
+ * without halos between them (ooc_defer_ok), else once per sweep. -1: no chunks for T.
+ */
+static double ooc_model(const sk_run *r, int T, long iters)
+{
+    const sk_ooc *o = r->ooc;
+    long rr = r->st.rlo[0] + r->st.rhi[0];
+    double rb = (double)o->row_bytes, cpr = (double)r->loc.stride[0], bw = r->ooc_bw;
+    long first, rows, ccap, cap = sk_ooc_cap(r, T, &ccap);
+    int n, skew = sk_ooc_shape(r, cap, T, &first, &rows, &n);
+    if (rows < 1 || first < 1) return -1;
+    double up = (double)(skew ? rows + (long)o->depth * rr : cap) * rb / bw;
+    double fill = (double)cap * rb / bw + (double)rows * rb / bw, t = 0;
+    long sweeps = (iters + T - 1) / T;
+    for (int last = 0; last < 2; last++) { /* the full sweeps, then the remainder's */
+        long k = last ? iters % T : T, times = last ? k > 0 : iters / T;
+        double c = ((double)k * rows + (skew ? 0 : 0.5 * k * (k - 1) * rr)) * cpr / r->ooc_rate;
+        t += (double)times * n * (up > c ? up : c);
+    }
+    return t + (r->x.n == 0 && n >= 3 ? 1.0 : (double)sweeps) * fill;
+}
+
+/*
+ * The T a run of r->iters steps wants: the one of least modelled time (ooc_model). At most what
+ * the halo pattern's composition allows (SK_OOC_MAX steps of reach 1, SK_OOC_MAX3D in 3D); at
+ * least 2.
  */
 static int ooc_want(const sk_run *r)
 {
-    const sk_ooc *o = r->ooc;
     int reach = 1, best = 2, most = r->st.ndims == 3 ? SK_OOC_MAX3D : SK_OOC_MAX;
-    long rr = r->st.rlo[0] + r->st.rhi[0];
-    double rb = (double)o->row_bytes, cpr = (double)r->loc.stride[0], t_best = -1;
+    double t_best = -1;
     for (int d = 0; d < r->st.ndims; d++) {
         reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
         reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
     }
     if (!(r->ooc_bw > 0 && r->ooc_rate > 0)) return 2;
     for (int T = 2; T <= most / reach; T++) {
-        long first, rows, ccap, cap = sk_ooc_cap(r, T, &ccap);
-        int n, skew = sk_ooc_shape(r, cap, T, &first, &rows, &n);
-        if (rows < 1 || first < 1) break;
-        double up = (double)(skew ? rows + (long)o->depth * rr : cap) * rb / r->ooc_bw;
-        double down = (double)rows * rb / r->ooc_bw, first_up = (double)cap * rb / r->ooc_bw;
-        double c = ((double)T * rows + (skew ? 0 : 0.5 * T * (T - 1) * rr)) * cpr / r->ooc_rate;
-        double stage = up > c ? up : c;
-        double t = (first_up + down + (double)n * stage) / T;
+        double t = ooc_model(r, T, r->iters);
+        if (t < 0) break;
         if (t_best < 0 || t < t_best) t_best = t, best = T;
     }
     return best;
