@@ -324,8 +324,9 @@ void sk_ooc_stats(sk_run *r, stencil_stats *s)
 /*
  * The probe for T, before the host copies exist: chunk 0's rows from a buffer of their own up
  * (host->device bytes/s) and its first group of steps (o->depth, through updatek) on the device
- * (cells/s per step), each timed on its second run, the first paying for first touches and kernel
- * loads.
+ * (cells/s per step), each the fastest of three runs after a first one that pays for first
+ * touches and kernel loads (a single second run measured 786 Gcells/s for 2d4 where the
+ * sweeps' launches ran at 1345 on one H200).
  */
 void sk_ooc_probe(sk_run *r)
 {
@@ -349,27 +350,29 @@ void sk_ooc_probe(sk_run *r)
             ((double *)h)[k] = 1;
         else
             ((float *)h)[k] = 1;
-    double t[3] = {0, 0, 0};
-    for (int k = 0; k < 2 && !r->rc; k++) {
-        t[0] = MPI_Wtime();
+    double best[2] = {0, 0};
+    for (int k = 0; k < 4 && !r->rc; k++) {
+        double t0 = MPI_Wtime(), t1, t2;
         ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
         ODEV(r, ops->wait(&o->dev, SB_QBORDER));
-        t[1] = MPI_Wtime();
+        t1 = MPI_Wtime();
         if (o->depth > 1)
             ODEV(r, ops->updatek(&o->dev, SB_QINNER, o->depth, o->cb[0], o->cb[1], &box, &live));
         else
             ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0], o->cb[1], &box));
         ODEV(r, ops->wait(&o->dev, SB_QINNER));
-        t[2] = MPI_Wtime();
+        t2 = MPI_Wtime();
+        if (k > 0 && (best[0] <= 0 || t1 - t0 < best[0])) best[0] = t1 - t0;
+        if (k > 0 && (best[1] <= 0 || t2 - t1 < best[1])) best[1] = t2 - t1;
     }
     if (pinned)
         ops->host_free(&o->dev, h);
     else
         free(h);
     double cells = (double)sl_box_volume(&box) * o->depth;
-    if (r->rc || t[1] <= t[0] || t[2] <= t[1]) return;
-    r->ooc_bw = (double)bytes / (t[1] - t[0]);
-    r->ooc_rate = cells / (t[2] - t[1]);
+    if (r->rc || best[0] <= 0 || best[1] <= 0) return;
+    r->ooc_bw = (double)bytes / best[0];
+    r->ooc_rate = cells / best[1];
 }
 
 /*
