@@ -53,7 +53,8 @@ int sb_gen_stream_depth(const sl_stencil *st)
 {
     kgt_stencil ks;
     if (to_kgt(st, &ks)) return 0;
-    int depth = kgt_stream_depth(&ks, st->type == STENCIL_DOUBLE);
+    int dbl = st->type == STENCIL_DOUBLE;
+    int depth = st->ndims == 3 ? kgt_stream3_depth(&ks, dbl) : kgt_stream_depth(&ks, dbl);
     kgt_stencil_clear(&ks);
     return depth;
 }

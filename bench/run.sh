@@ -505,16 +505,21 @@ gpu_mpi_test() {
 
 # T time steps per exchange on one GPU: each case of STEPS_CASES with the default options (the
 # automatic T) and with T forced to each of STEPS_T, and test_steps with CUDA on 1 and 2 ranks and
-# NVIDIA OpenCL on 1 (STEPS_TESTS=0 skips them) (steps.jsonl).
+# NVIDIA OpenCL on 1 (STEPS_TESTS=0 skips them) (steps.jsonl). STEPS_SHAPES: shapes of the 3D
+# streaming kernels (STENCIL_RTC_STREAM3, "ny,by"; default: theirs) to run every case under.
 scenario_steps() {
-    local bk=$B/bench/stencil_bench c s n i t f
+    local bk=$B/bench/stencil_bench c s n i t f sh
     [ "${STEPS_TESTS:-1}" = 1 ] && gpu_mpi_test steps $B/tests/mpi/test_steps
-    for c in ${STEPS_CASES:-2d4:20480x20480:1000 2d9:20480x20480:1000 3d7:1024x1024x1024:200 \
-        2d4:20480x20480:500:double 2d9nc:16384x16384:500}; do
-        IFS=: read -r s n i t <<<"$c"
-        for f in 0 ${STEPS_T:-1 2 3 4}; do
-            "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f $bk --label "T=$f" -b cuda -S $s -n $n -i $i \
-                -t "${t:-float}" | tee -a "$OUT/steps.jsonl"
+    for sh in ${STEPS_SHAPES:-default}; do
+        for c in ${STEPS_CASES:-2d4:20480x20480:1000 2d9:20480x20480:1000 3d7:1024x1024x1024:200 \
+            2d4:20480x20480:500:double 2d9nc:16384x16384:500}; do
+            IFS=: read -r s n i t <<<"$c"
+            for f in 0 ${STEPS_T:-1 2 3 4}; do
+                "${MPI[@]}" -n 1 -x STENCIL_FUSE=$f \
+                    -x STENCIL_RTC_STREAM3=$([ "$sh" = default ] || echo "$sh") $bk \
+                    --label "T=$f$([ "$sh" = default ] || echo " s3 $sh")" -b cuda -S $s -n $n \
+                    -i $i -t "${t:-float}" | tee -a "$OUT/steps.jsonl"
+            done
         done
     done
 }

@@ -99,16 +99,18 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
 enum { KGT_STREAM_MAX = 4, KGT_STREAM_NARGS = 15 };
 
 typedef struct kgt_stream_info {
-    int levels;         /* L, time steps per launch */
-    int r, v, b;        /* window radius; columns per thread; threads per block */
-    int w, u;           /* columns a block stores; rows of one unrolled iteration */
-    int hdef, hmin;     /* rows per block: at most, at least */
-    int elo[2], ehi[2]; /* reach of the non-zero weights */
-    int ix_int;         /* the kernels' index parameters are int (else long) */
-    int min_box;        /* rows and columns a box needs */
-    char name[2][64];   /* the kernels' symbols */
-    long slots;         /* blocks resident on the device at once, set by the caller once the
-                           kernels are loaded (their occupancy); 0: unknown */
+    int levels;     /* L, time steps per launch */
+    int r, v, b;    /* window radius; columns per thread; threads per block */
+    int w, u;       /* columns a block stores; rows of one unrolled iteration */
+    int hdef, hmin; /* rows per block: at most, at least */
+    int elo[KGT_MAX_DIMS], ehi[KGT_MAX_DIMS]; /* reach of the non-zero weights */
+    int ix_int;       /* the kernels' index parameters are int (else long) */
+    int min_box;      /* rows and columns a box needs */
+    char name[2][64]; /* the kernels' symbols */
+    int ndims;        /* 3: the 3D kernels (emit_stream3.c; else 0) */
+    int by, ny, wy;   /* 3D: thread rows per block, rows per thread, rows a block stores */
+    long slots; /* blocks resident on the device at once, set by the caller once the kernels are
+                   loaded (their occupancy); 0: unknown */
 } kgt_stream_info;
 
 /* Appends the kernels of s for L = levels to b; -1 when s is not a streaming stencil
@@ -134,5 +136,21 @@ int kgt_stream_plan(const kgt_stream_info *info, const long *lo, const long *hi,
 /* The most levels worth running for s and the element type (dbl: double); 0: s does not
    stream. */
 int kgt_stream_depth(const kgt_stencil *s, int dbl);
+
+/*
+ * The same for 3D star stencils reaching one cell (kgt_stream3; emit_stream3.c): kernels of
+ * info->b x info->by threads; kgt_rt_gpu_stream takes them for 3D stencils. kgt_stream3_plan lays
+ * out box [lo, hi) of a 3D array of strides (s0, s1, 1): the arguments after (in, out), all int,
+ * (lo0, lo1, lo2, hi0, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2, a0, b0, a1, b1, a2, b2, s0, s1, xs,
+ * h), and the grid (x, y, z); 0, or 1 when the kernels do not take the box. Any box size.
+ */
+enum { KGT_STREAM3_NARGS = 22 };
+int kgt_stream3(const kgt_stencil *s);
+int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
+                            kgt_stream_info *info);
+int kgt_stream3_plan(const kgt_stream_info *info, const long *lo, const long *hi, const long *llo,
+                     const long *lhi, long s0, long s1, long long args[KGT_STREAM3_NARGS],
+                     long grid[3]);
+int kgt_stream3_depth(const kgt_stencil *s, int dbl);
 
 #endif /* KGT_RT_H */

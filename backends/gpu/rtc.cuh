@@ -39,7 +39,8 @@ struct rtc_kernel {
     int slots; /* blocks of the kernel resident on the whole device at once; 0: unknown */
 };
 
-/* The streaming kernels of one depth (2D star stencils, kgt_rt_gpu_stream): fn[vector rows]. */
+/* The streaming kernels of one depth (2D and 3D star stencils, kgt_rt_gpu_stream): fn[vector
+   rows]. */
 struct rtc_stream {
     rtc_module mod;
     rtc_func fn[2];
@@ -305,41 +306,47 @@ static int rtc_build_stream(rtc_stream *k, const sl_stencil *st, int levels, con
     const char *names[2] = {k->info.name[0], k->info.name[1]};
     if (rtc_load(&k->mod, bin, names, k->fn, k->info.v > 1 ? 2 : 1))
         return snprintf(err, errlen, "the compiled module did not load"), -1;
-    k->info.slots = rtc_slots(k->fn[k->info.v > 1], k->info.b, sms);
+    k->info.slots =
+        rtc_slots(k->fn[k->info.v > 1], k->info.b * (k->info.ndims == 3 ? k->info.by : 1), sms);
     return 0;
 }
 
 /*
- * k->info.levels steps of the streaming kernels over box [lo, hi) of a 2D array of row stride s0
- * (local indices; live cells [llo, lhi)), as kgt_stream_plan lays them out. 0 when launched, 1
- * when the kernels do not take the box (smaller than min_box unless any_size, or indices beyond
- * their range: the caller runs another kernel), -1 when the launch failed.
+ * k->info.levels steps of the streaming kernels over box [lo, hi) of a 2D array of row stride
+ * stride[0], or (info.ndims 3) of a 3D array of strides stride[0], stride[1] (local indices; live
+ * cells [llo, lhi)), as kgt_stream_plan / kgt_stream3_plan lay them out. 0 when launched, 1 when
+ * the kernels do not take the box (smaller than min_box unless any_size, or indices beyond their
+ * range: the caller runs another kernel), -1 when the launch failed.
  */
 static int rtc_stream_launch(const rtc_stream *k, const void *in, void *out, const long *lo,
-                             const long *hi, const long *llo, const long *lhi, long s0, size_t esz,
-                             gpuStream_t q, int any_size)
+                             const long *hi, const long *llo, const long *lhi, const long *stride,
+                             size_t esz, gpuStream_t q, int any_size)
 {
     const kgt_stream_info &t = k->info;
-    long long w64[KGT_STREAM_NARGS];
-    long grid[2];
+    const int three = t.ndims == 3, n = three ? KGT_STREAM3_NARGS : KGT_STREAM_NARGS;
+    long long w64[KGT_STREAM3_NARGS > KGT_STREAM_NARGS ? KGT_STREAM3_NARGS : KGT_STREAM_NARGS];
+    long grid[3] = {1, 1, 1}, s0 = stride[0], srow = three ? stride[1] : s0;
     if (!any_size && (hi[0] - lo[0] < t.min_box || hi[1] - lo[1] < t.min_box)) return 1;
-    if (kgt_stream_plan(&t, lo, hi, llo, lhi, s0, w64, grid)) return 1;
+    if (three ? kgt_stream3_plan(&t, lo, hi, llo, lhi, s0, stride[1], w64, grid)
+              : kgt_stream_plan(&t, lo, hi, llo, lhi, s0, w64, grid))
+        return 1;
     const long V = t.v;
-    const int vec =
-        V > 1 && s0 % V == 0 && (uintptr_t)in % (V * esz) == 0 && (uintptr_t)out % (V * esz) == 0;
-    int w32[KGT_STREAM_NARGS];
-    void *args[2 + KGT_STREAM_NARGS] = {(void *)&in, (void *)&out};
-    for (int i = 0; i < KGT_STREAM_NARGS; i++) {
+    const int vec = V > 1 && s0 % V == 0 && srow % V == 0 && (uintptr_t)in % (V * esz) == 0 &&
+                    (uintptr_t)out % (V * esz) == 0;
+    int w32[sizeof w64 / sizeof *w64];
+    void *args[2 + sizeof w64 / sizeof *w64] = {(void *)&in, (void *)&out};
+    for (int i = 0; i < n; i++) {
         w32[i] = (int)w64[i];
         args[2 + i] = t.ix_int ? (void *)&w32[i] : (void *)&w64[i];
     }
+    const unsigned by = three ? (unsigned)t.by : 1;
 #if defined(SB_GPU_HIP)
-    gpuError_t r = hipModuleLaunchKernel(k->fn[vec], (unsigned)grid[0], (unsigned)grid[1], 1, t.b,
-                                         1, 1, 0, q, args, NULL);
+    gpuError_t r = hipModuleLaunchKernel(k->fn[vec], (unsigned)grid[0], (unsigned)grid[1],
+                                         (unsigned)grid[2], t.b, by, 1, 0, q, args, NULL);
 #else
-    gpuError_t r =
-        cudaLaunchKernel((const void *)k->fn[vec], dim3((unsigned)grid[0], (unsigned)grid[1]),
-                         dim3(t.b), args, 0, q);
+    gpuError_t r = cudaLaunchKernel((const void *)k->fn[vec],
+                                    dim3((unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2]),
+                                    dim3(t.b, by), args, 0, q);
 #endif
     return r == gpuSuccess ? 0 : -1;
 }

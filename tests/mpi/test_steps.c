@@ -6,7 +6,9 @@
  * per rank drop T-fold, and parts too thin for T halos fail a forced T on every rank and lower
  * an automatic one. Deeper: the 2D star stencils with T = 3, 4 and automatic on grids whose
  * boxes reach the GPU backend's streaming kernels of 3 and 4 steps per launch (11 iterations: a
- * last, shorter pass too).
+ * last, shorter pass too). And 3d7 with T = 2, 3, 4 and automatic on a grid whose boxes reach the
+ * GPU backend's 3D streaming kernels of 2, 3 and 4 steps per launch over several tiles and walk
+ * chunks, each with a partial last one, and tiles without per-cell tests.
  * The backend comes from STENCIL_BACKEND (default: host).
  */
 #include <check.h>
@@ -120,6 +122,27 @@ START_TEST(deep_fused)
 }
 END_TEST
 
+/* _i: float or double; 3d7, T = 2, 3, 4 and automatic, fixed and periodic. */
+START_TEST(deep_3d)
+{
+    static const long sizes[3] = {70, 90, 150};
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    stencil_desc st;
+    stencil_set_get(stencil_set_find("3d7"), _i ? STENCIL_DOUBLE : STENCIL_FLOAT, &st);
+    stencil_partition part = size % 2 ? STENCIL_PART_BANDS : STENCIL_PART_BLOCKS;
+    for (int c = 0; c < 8; c++) {
+        int fuse = c / 2 == 3 ? 0 : 2 + c / 2, rc;
+        stencil_boundary bnd = c & 1 ? STENCIL_BOUNDARY_PERIODIC : STENCIL_BOUNDARY_FIXED;
+        long bad = run(&st, sizes, fuse, bnd, part, 11, 700u + (unsigned long)(_i * 8 + c), &rc);
+        ck_assert_msg(rc == 0, "3d7 T=%d case %d: rc %d (%s)", fuse, c, rc, last_msg);
+        ck_assert_msg(fuse == 0 || last.steps == fuse, "T=%d ran %d", fuse, last.steps);
+        ck_assert_msg(bad == 0, "3d7 %s T=%d (%s) case %d: %ld cells differ",
+                      _i ? "double" : "float", last.steps, last.steps_why, c, bad);
+    }
+}
+END_TEST
+
 /* Fixed bands (neighbours above and below only): 8 iterations send T times fewer messages. */
 START_TEST(messages_drop)
 {
@@ -193,6 +216,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
     tcase_add_loop_test(tc, deep_fused, 0, 4);
+    tcase_add_loop_test(tc, deep_3d, 0, 2);
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);
     tcase_add_test(tc, env_and_bad_t);
