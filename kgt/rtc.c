@@ -104,7 +104,7 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
 char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_info *info)
 {
     kgt_buf b = {0};
-    if (!kgt_stream(s) || levels < 2 || levels > KGT_STREAM_MAX) return NULL;
+    if (!kgt_stream_any(s) || levels < 2 || levels > KGT_STREAM_MAX) return NULL;
     gpu_prelude(&b, s);
     if (kgt_emit_gpu_stream_rt(&b, s, dbl, levels, info)) b.oom = 1;
     return take(&b);

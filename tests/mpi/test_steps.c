@@ -4,9 +4,9 @@
  * The combinations are spread over the rank counts: a run on n ranks takes those whose number
  * is n - 1 modulo STEPS_SPREAD (STEPS_SPREAD=1 in the environment: all of them). Also: messages
  * per rank drop T-fold, and parts too thin for T halos fail a forced T on every rank and lower
- * an automatic one. Deeper: the 2D star stencils with T = 3, 4 and automatic on grids whose
- * boxes reach the GPU backend's streaming kernels of 3 and 4 steps per launch (11 iterations: a
- * last, shorter pass too).
+ * an automatic one. Deeper: 2D star (2d4, 2d9nc) and box (2d9, 2d-diag) stencils with T = 3, 4
+ * and automatic on grids whose boxes reach the GPU backend's streaming kernels of 3 and 4 steps
+ * per launch (11 iterations: a last, shorter pass too).
  * The backend comes from STENCIL_BACKEND (default: host).
  */
 #include <check.h>
@@ -96,11 +96,11 @@ START_TEST(every_t_bitwise)
 }
 END_TEST
 
-/* _i: 2d4 or 2d9nc, float or double; T = 3, 4 and automatic, fixed and periodic, bands on an
-   odd rank count, blocks on an even one. */
+/* _i: 2d4, 2d9nc, 2d9 or 2d-diag, float or double; T = 3, 4 and automatic, fixed and periodic,
+   bands on an odd rank count, blocks on an even one. */
 START_TEST(deep_fused)
 {
-    static const char *const names[2] = {"2d4", "2d9nc"};
+    static const char *const names[4] = {"2d4", "2d9nc", "2d9", "2d-diag"};
     static const long sizes[2] = {150, 301};
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("steps-per-exchange");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
-    tcase_add_loop_test(tc, deep_fused, 0, 4);
+    tcase_add_loop_test(tc, deep_fused, 0, 8);
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);
     tcase_add_test(tc, env_and_bad_t);
