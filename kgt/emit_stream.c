@@ -777,14 +777,21 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
 }
 
 /*
- * Levels worth running for s: 4 at radius 1, 3 at radius 2. Every depth up to KGT_STREAM_MAX
- * compiles without spilling more than 16 bytes (nvcc 13, sm_90), but on one H200 2d9nc float
- * (16384^2) ran at 844.7 Gcells/s with 3 levels and 761.3 with 4 (96 registers per thread, 5
- * blocks per SM); 2d4 gained up to 4 (float 1286.0 -> 1519.9, double 656.5 -> 874.1).
+ * Levels worth running for s: 4 at radius 1, 3 at radius 2, and 3 for float box stencils of more
+ * than 6 non-zero weights. Every depth up to KGT_STREAM_MAX compiles without spilling more than
+ * 16 bytes (nvcc 13, sm_90), but on one H200 2d9nc float (16384^2) ran at 844.7 Gcells/s with 3
+ * levels and 761.3 with 4 (96 registers per thread, 5 blocks per SM); 2d4 gained up to 4 (float
+ * 1286.0 -> 1519.9, double 656.5 -> 874.1). Box stencils (20480^2 and 16384^2, bench/RESULTS.md):
+ * 2d9 float (8 weights) 929.0 with 3 levels against 895.6 with 4 (64 against 77 registers: 8
+ * blocks per SM against 6), but 2d-diag float (5 weights) 1399.7 with 4 against 1162.5, and 2d9
+ * double 426.8 with 4 against 414.3.
  */
 int kgt_stream_depth(const kgt_stencil *s, int dbl)
 {
+    int n = 0;
     if (!kgt_stream_any(s)) return 0;
+    for (int p = 0; p < s->npts; p++) n += s->pts[p].w != 0.0;
+    if (!dbl && off_axis(s) && n > 6) return 3;
     return make_shape(s, dbl, 2).r >= 2 ? 3 : 4;
 }
 
