@@ -8,11 +8,14 @@
  * launch"): 2d4 ran at 539.6 Gcells/s with a 256 x 32 tile and 512 threads, against 456.3 for
  * the generic kernel and 461.2 for kgt's single step. 2d9nc (radius 2) ran slower fused (327.7)
  * than single-step (444.1 kgt): its redundant step-1 cells and nine reads per cell cost more than
- * the DRAM traffic saved. The register-streaming kernel (emit_stream.c) serves the star stencils
- * reaching at most 2 cells better on boxes of at least kgt_stream_min() rows and columns; the
- * launcher takes it there and keeps this tile kernel for thinner boxes (the skeleton's border
- * strips) and for stencils with corner points. Hence --fused auto takes the stencils reaching one
- * cell at most and the star stencils reaching two.
+ * the DRAM traffic saved. The register-streaming kernel (emit_stream.c) serves the stencils
+ * reaching at most 2 cells better on boxes of at least kgt_stream_min() rows and columns (star
+ * ones, and box ones through its edge ring: on one H200, through the skeleton with two steps per
+ * exchange, 2d9 ran at 765.1 Gcells/s streaming against 444.6 for this tile kernel, 2d-diag at
+ * 836.6 against 573.3); the launcher takes it there and keeps this tile kernel for thinner boxes
+ * (the skeleton's border strips) and for stencils reaching further. --fused auto takes the
+ * stencils reaching one cell at most and the star stencils reaching two (box stencils reaching
+ * two were not measured).
  *
  * The tile: a block of TX x BY = 256 x 2 threads owns TX x TY output cells (TY 32 for float as in
  * the study, 16 for double: the same bytes). E_lo / E_hi are the extents of the NON-ZERO weights
@@ -223,7 +226,7 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
     kgt_printf(b, "    const size_t smem = %ld; /* %d x %d %s */\n", t->smem, t->ky, t->kx, ty);
     kgt_printf(b, "    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */\n"
                   "    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;\n");
-    if (kgt_stream(s))
+    if (kgt_stream_any(s))
         kgt_printf(
             b,
             "    /* Streaming pays its warm-up rows and idle columns on boxes this large. */\n"
@@ -250,7 +253,7 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
 void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     tile t = make_tile(s, dbl);
-    if (kgt_stream(s)) kgt_emit_gpu_stream(b, g, s, dbl);
+    if (kgt_stream_any(s)) kgt_emit_gpu_stream(b, g, s, dbl);
     emit_kernel_head(b, g, s, dbl, &t);
     emit_fast(b, s, dbl);
     emit_step1(b, s, dbl);

@@ -1,11 +1,11 @@
 /*
- * L time steps per launch (L levels, 2 <= L <= KGT_STREAM_MAX) by register streaming, for 2D star
- * stencils (no non-zero weight off the axes) reaching at most 2 cells: the kernel the fused
- * launcher (emit_fused.c) takes for boxes tall and wide enough (L = 2), and the library's
- * run-time L-step kernels (kgt_rt.h). The scheme is a standalone study's
- * (docs/performance-notes.md, "Two time steps per launch"): on one H200, fp32, 2d9nc ran at 735.2
- * Gcells/s (16384^2) against 372.2 for the tile kernel and 444.8 for one step per launch; 2d4 at
- * 932.7 against the tile kernel's 602.3.
+ * L time steps per launch (L levels, 2 <= L <= KGT_STREAM_MAX) by register streaming, for 2D
+ * stencils reaching at most 2 cells: for star stencils (no non-zero weight off the axes) the
+ * kernel the fused launcher (emit_fused.c) takes for boxes tall and wide enough (L = 2), and for
+ * every such stencil the library's run-time L-step kernels (kgt_rt.h). The scheme is a standalone
+ * study's (docs/performance-notes.md, "Two time steps per launch"): on one H200, fp32, 2d9nc ran at
+ * 735.2 Gcells/s (16384^2) against 372.2 for the tile kernel and 444.8 for one step per launch; 2d4
+ * at 932.7 against the tile kernel's 602.3.
  *
  * A block of B threads covers a strip of B*V columns (V adjacent columns per thread, one vector
  * access when the rows allow) and walks down a block of rows. For its columns each thread keeps,
@@ -17,6 +17,19 @@
  * computed but not stored; a block's first 2LR rows only fill the windows. Input rows are loaded
  * 2R+1 ahead. The row loop is unrolled by 2(2R+1) so that the windows' shifts are register
  * renames.
+ *
+ * Box stencils (weights off the axes) need the horizontal neighbours of every row of the window,
+ * not only of its centre: each level below L keeps an edge ring in shared memory, S = 2(2R+1)
+ * slots of one row each, a row laid out per element (element j of thread t at [j][PT + t], so
+ * that neighbouring threads read consecutive words, without bank conflicts) and holding only the
+ * R first and R last columns of each thread, the ones its neighbours read. Per row, before the
+ * barrier, every level stores the newest row of its window into slot u; after it, the levels are
+ * updated from the top down, level k from the window of level k - 1 as it was before this row
+ * (level 1: after the input row entered it) and the ring rows of that window (slots u - 2R ..
+ * u). The levels of one row are thus independent, and each lags the one below by R + 1 rows:
+ * step k is row y - kR - (k - 1), and a block walks 2LR + L - 1 rows besides its own. S slots
+ * leave a row written while the previous row's readers may still read K others; S = U makes the
+ * slot of each unrolled row a constant.
  *
  * Semantics as the tile kernel's: at each level a cell outside [live_lo, live_hi) takes the value
  * of the level below (its input value); loads are clamped into the rectangle the launcher can
@@ -62,18 +75,32 @@ typedef struct shape {
     int elo[KGT_MAX_DIMS], ehi[KGT_MAX_DIMS]; /* extents of the non-zero weights */
     int split;                                /* float split division by rd (split.c) */
     float rd;
+    int box;  /* off-axis weights: the edge ring of every window row (emit_walk_box) */
+    int fill; /* rows a block walks besides its own: 2LR, box 2LR + L - 1 */
+    int pt;   /* box: ring threads of padding each side */
 } shape;
 
-int kgt_stream(const kgt_stencil *s)
+/* Whether s has a non-zero weight off the axes. */
+static int off_axis(const kgt_stencil *s)
+{
+    for (int p = 0; p < s->npts; p++)
+        if (s->pts[p].w != 0.0 && s->pts[p].off[0] != 0 && s->pts[p].off[1] != 0) return 1;
+    return 0;
+}
+
+int kgt_stream_any(const kgt_stencil *s)
 {
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     if (s->ndims != 2) return 0;
-    for (int p = 0; p < s->npts; p++)
-        if (s->pts[p].w != 0.0 && s->pts[p].off[0] != 0 && s->pts[p].off[1] != 0) return 0;
     kgt_extents(s, lo, hi);
     for (int d = 0; d < 2; d++)
         if (lo[d] > 2 || hi[d] > 2) return 0;
     return 1;
+}
+
+int kgt_stream(const kgt_stencil *s)
+{
+    return kgt_stream_any(s) && !off_axis(s);
 }
 
 /* float: 2 columns per thread (the study's best at radius 2); double: 1 (the same registers). */
@@ -93,15 +120,42 @@ static shape make_shape(const kgt_stencil *s, int dbl, int levels)
     t.hp = (levels * t.r + t.v - 1) / t.v * t.v;
     t.pad = (t.r + t.v - 1) / t.v * t.v;
     t.u = 2 * (2 * t.r + 1);
-    for (t.hdef = 256; (t.hdef + 2 * levels * t.r) % t.u; t.hdef--) {
+    t.box = off_axis(s);
+    t.fill = 2 * levels * t.r + (t.box ? levels - 1 : 0);
+    t.pt = (t.r + t.v - 1) / t.v;
+    for (t.hdef = 256; (t.hdef + t.fill) % t.u; t.hdef--) {
     }
-    for (t.hmin = 60; (t.hmin + 2 * levels * t.r) % t.u; t.hmin++) {
+    for (t.hmin = 60; (t.hmin + t.fill) % t.u; t.hmin++) {
     }
     return t;
 }
 
+/* Box: the ring index of element j of a thread's V columns (-1: not kept, no neighbour reads
+   it): the R first and R last ones. */
+static int edge_index(const shape *t, int j)
+{
+    if (2 * t->r >= t->v) return j;
+    return j < t->r ? j : j >= t->v - t->r ? j - (t->v - 2 * t->r) : -1;
+}
+
+static int edge_count(const shape *t)
+{
+    return 2 * t->r >= t->v ? t->v : 2 * t->r;
+}
+
+/* Box: S slots of the edge ring (U, so that slots are known at compile time), NE elements of
+   a thread in it, PT threads of padding each side; FILL rows walked besides the block's own. */
 static void emit_enum(kgt_buf *b, const shape *t)
 {
+    if (t->box) {
+        kgt_printf(
+            b,
+            "    enum { R = %d, V = %d, B = %d, K = 2 * R + 1, HP = %d, W = B * V - 2 * HP,\n"
+            "           PT = %d, BP = B + 2 * PT, NE = %d, U = 2 * K, S = U, QW = V + 2 * R,"
+            "\n           L = %d, FILL = 2 * L * R + L - 1 };\n",
+            t->r, t->v, SB, t->hp, t->pt, edge_count(t), t->lv);
+        return;
+    }
     kgt_printf(b,
                "    enum { R = %d, V = %d, B = %d, K = 2 * R + 1, HP = %d, W = B * V - 2 * HP,\n"
                "           PAD = %d, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = %d };\n",
@@ -174,17 +228,51 @@ static void emit_split(kgt_buf *b, const kgt_stencil *s, const shape *t, const k
     kgt_printf(b, ";\n");
 }
 
-/* One level's update of the thread's V cells of row r: window w, ring row sr, result nv. */
-static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t, const char *w,
-                       const char *sr)
+/*
+ * Box: the window w of level lvl as the cell array q; the R columns each side of every window
+ * row come from the edge ring, the row of window index k from the slot written K - 1 - k
+ * iterations ago. Offset o from the thread's first column is element o mod V of the thread
+ * floor(o / V) away.
+ */
+static void emit_gather_box(kgt_buf *b, int dbl, const shape *t, const char *w, int lvl)
 {
-    char wrap[40];
+    kgt_printf(b,
+               "#pragma unroll\n"
+               "                for (int k = 0; k < K; k++) {\n"
+               "                    const %s(*e)[BP] = sh[(u + S + 1 - K + k) %% S][%d];\n",
+               tname[dbl], lvl);
+    for (int o = -t->r; o < t->v + t->r; o++) {
+        if (o == 0) o = t->v;
+        const int dt = o < 0 ? -((-o + t->v - 1) / t->v) : o / t->v, j = o - dt * t->v;
+        kgt_printf(b, "                    q[k * QW + %d] = e[%d][PT + tid %c %d];\n", t->r + o,
+                   edge_index(t, j), dt < 0 ? '-' : '+', dt < 0 ? -dt : dt);
+    }
+    kgt_printf(b,
+               "#pragma unroll\n"
+               "                    for (int j = 0; j < V; j++) q[k * QW + R + j] = %s[k][j];\n"
+               "                }\n"
+               "#pragma unroll\n"
+               "                for (int j = 0; j < V; j++) {\n"
+               "                    const int c = R * QW + R + j;\n",
+               w);
+}
+
+/* One level's update of the thread's V cells of row r from the window w of level lvl (and the
+   ring row s[lvl] or, box, the edge ring of level lvl); result nv. */
+static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t, const char *w,
+                       int lvl)
+{
+    char wrap[40], sr[16];
     /* rn 2: infix products, which nvcc shares between the rows of the window (emit_expr.c) */
     const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 2};
     kgt_printf(b, "                %s q[K * QW], nv[V]%s;\n", tname[dbl],
                t->split ? ", sn[V]" : "");
     if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
-    emit_gather(b, w, sr);
+    snprintf(sr, sizeof sr, "s[%d]", lvl);
+    if (t->box)
+        emit_gather_box(b, dbl, t, w, lvl);
+    else
+        emit_gather(b, w, sr);
     if (t->split) {
         emit_split(b, s, t, &ix);
     } else {
@@ -296,27 +384,9 @@ static void emit_store(kgt_buf *b, int dbl, const shape *t)
                   "                }\n");
 }
 
-/* The walk of one block; FAST: no per-cell live test and no row or column clamp. */
-static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+/* The input row pf[0] into the input window, and the load of the row K ahead. */
+static void emit_next_row(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
-    const char *ty = tname[dbl];
-    kgt_printf(
-        b,
-        "template <int VEC, int FAST>\n"
-        "static __device__ __forceinline__ void %s_%s_walk%c(const %s *__restrict__ in,\n"
-        "    %s *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,\n"
-        "    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,\n"
-        "    KGT_IX b1, KGT_IX s0, %s (*sh)[%d][%d])\n{\n",
-        g->prefix, s->stem, tsuf[dbl], ty, ty, ty, t->lv, SB * t->v + 2 * t->pad);
-    emit_enum(b, t);
-    emit_walk_setup(b, g, s, dbl, t);
-    kgt_printf(b,
-               "    while (y < ye + L * R) { /* up to the last row that a stored row needs */\n"
-               "#pragma unroll\n"
-               "        for (int u = 0; u < U; u++, y++) {\n"
-               "            %s(*s)[SW] = sh[u & 1];\n",
-               ty);
-    emit_ring(b, dbl, t);
     emit_push(b, "w0", "pf[0]", 12);
     kgt_printf(
         b,
@@ -328,28 +398,107 @@ static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
         "            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);\n"
         "            %s_%s_ld%c(pf[K - 1], in + (long)yk * s0, x, xc, vin);\n",
         g->prefix, s->stem, tsuf[dbl]);
-    for (int k = 1; k <= t->lv; k++) {
-        char w[16], sr[16], next[16];
-        snprintf(w, sizeof w, "w%d", k - 1);
-        snprintf(sr, sizeof sr, "s[%d]", k - 1);
-        snprintf(next, sizeof next, "w%d", k);
-        if (k < t->lv)
-            kgt_printf(b,
-                       "            {\n"
-                       "                const KGT_IX r = y - %d * R; /* step %d */\n",
-                       k, k);
-        else
-            kgt_printf(b,
-                       "            {\n"
-                       "                const KGT_IX r = y - %d * R; /* step %d, stored */\n",
-                       k, k);
-        emit_level(b, s, dbl, t, w, sr);
-        if (k < t->lv)
-            emit_push(b, next, "nv", 16);
-        else
-            emit_store(b, dbl, t);
-        kgt_printf(b, "            }\n");
+}
+
+/* Step k of the walk's row: its row r, the level's update, then the push into the window of
+   level k, or (k = L) the store. */
+static void emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t, int k)
+{
+    char w[16], next[16];
+    snprintf(w, sizeof w, "w%d", k - 1);
+    snprintf(next, sizeof next, "w%d", k);
+    kgt_printf(b, "            {\n");
+    if (t->box)
+        kgt_printf(b, "                const KGT_IX r = y - %d * R - %d; /* step %d%s */\n", k,
+                   k - 1, k, k == t->lv ? ", stored" : "");
+    else
+        kgt_printf(b, "                const KGT_IX r = y - %d * R; /* step %d%s */\n", k, k,
+                   k == t->lv ? ", stored" : "");
+    emit_level(b, s, dbl, t, w, k - 1);
+    if (k < t->lv)
+        emit_push(b, next, "nv", 16);
+    else
+        emit_store(b, dbl, t);
+    kgt_printf(b, "            }\n");
+}
+
+/* The walk's head: its signature, the shape, the windows and the first input rows. */
+static void emit_walk_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
+                           const shape *t)
+{
+    const char *ty = tname[dbl];
+    char ring[48];
+    if (t->box)
+        snprintf(ring, sizeof ring, "[%d][%d][%d]", t->lv, edge_count(t), SB + 2 * t->pt);
+    else
+        snprintf(ring, sizeof ring, "[%d][%d]", t->lv, SB * t->v + 2 * t->pad);
+    kgt_printf(
+        b,
+        "template <int VEC, int FAST>\n"
+        "static __device__ __forceinline__ void %s_%s_walk%c(const %s *__restrict__ in,\n"
+        "    %s *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,\n"
+        "    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,\n"
+        "    KGT_IX b1, KGT_IX s0, %s (*sh)%s)\n{\n",
+        g->prefix, s->stem, tsuf[dbl], ty, ty, ty, ring);
+    emit_enum(b, t);
+    emit_walk_setup(b, g, s, dbl, t);
+}
+
+/* Box: the newest row of each level below L (level 0: the input row entering the window) into
+   the edge ring's slot u; the barrier. */
+static void emit_ring_box(kgt_buf *b, const shape *t)
+{
+    for (int k = 0; k < t->lv; k++)
+        for (int j = 0; j < t->v; j++) {
+            if (edge_index(t, j) < 0) continue;
+            kgt_printf(b, "            sh[u][%d][%d][PT + tid] = ", k, edge_index(t, j));
+            if (k == 0)
+                kgt_printf(b, "pf[0][%d];\n", j);
+            else
+                kgt_printf(b, "w%d[K - 1][%d];\n", k, j);
+        }
+    kgt_printf(b, "            __syncthreads();\n");
+}
+
+/*
+ * Box: the walk, levels from the top down. Level k reads the window of level k - 1 as it was
+ * before this row (level 1: after the input row entered it), so the levels of one row are
+ * independent and each level lags the one below by R + 1 rows: step k is row y - kR - (k - 1).
+ */
+static void emit_walk_box(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
+                          const shape *t)
+{
+    emit_walk_head(b, g, s, dbl, t);
+    kgt_printf(b,
+               "    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */\n"
+               "#pragma unroll\n"
+               "        for (int u = 0; u < U; u++, y++) {\n");
+    emit_ring_box(b, t);
+    emit_next_row(b, g, s, dbl);
+    for (int k = t->lv; k >= 1; k--) emit_step(b, s, dbl, t, k);
+    kgt_printf(b, "        }\n"
+                  "    }\n"
+                  "}\n\n");
+}
+
+/* The walk of one block; FAST: no per-cell live test and no row or column clamp. */
+static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
+{
+    const char *ty = tname[dbl];
+    if (t->box) {
+        emit_walk_box(b, g, s, dbl, t);
+        return;
     }
+    emit_walk_head(b, g, s, dbl, t);
+    kgt_printf(b,
+               "    while (y < ye + L * R) { /* up to the last row that a stored row needs */\n"
+               "#pragma unroll\n"
+               "        for (int u = 0; u < U; u++, y++) {\n"
+               "            %s(*s)[SW] = sh[u & 1];\n",
+               ty);
+    emit_ring(b, dbl, t);
+    emit_next_row(b, g, s, dbl);
+    for (int k = 1; k <= t->lv; k++) emit_step(b, s, dbl, t, k);
     kgt_printf(b, "        }\n"
                   "    }\n"
                   "}\n\n");
@@ -360,24 +509,60 @@ static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
  * vector); stored columns [x0 + HP, x0 + HP + W) within [lo1, hi1); output rows
  * [lo0 + by*h, +h) within [lo0, hi0). VEC: rows and arrays allow vector accesses.
  */
+/* The ring and its zeros (star: the padding; box: every slot, a thread its own elements, so
+   no barrier is needed before the walk writes them); the rows the walk loads up to. */
+static void emit_ring_decl(kgt_buf *b, int dbl, const shape *t)
+{
+    const char *ty = tname[dbl];
+    if (!t->box) {
+        kgt_printf(
+            b,
+            "    __shared__ __align__(16) %s sh[2][L][SW];\n"
+            "    const int tid = threadIdx.x;\n"
+            "    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;\n"
+            "    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h "
+            ": hi0;\n"
+            "    if (tid < PAD) /* read only by columns that are not stored */\n"
+            "        for (int p = 0; p < 2 * L; p++) sh[p / L][p %% L][tid] = "
+            "sh[p / L][p %% L][SW - 1 - tid] = 0;\n"
+            "    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded "
+            "columns;\n"
+            "       rows are loaded from ys - LR up to the end of the last unrolled "
+            "iteration */\n"
+            "    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + "
+            "K;\n",
+            ty);
+        return;
+    }
+    kgt_printf(b,
+               "    __shared__ __align__(16) %s sh[S][L][NE][BP];\n"
+               "    const int tid = threadIdx.x;\n"
+               "    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;\n"
+               "    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : "
+               "hi0;\n"
+               "    /* slots read before the walk writes them, and the padding: rows and columns "
+               "no\n       stored cell needs */\n"
+               "    for (int p = 0; p < S * L * NE; p++) {\n"
+               "        %s *e = &sh[0][0][0][0] + p * BP;\n"
+               "        e[PT + tid] = 0;\n"
+               "        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;\n"
+               "    }\n"
+               "    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded "
+               "columns;\n"
+               "       rows are loaded from ys - LR up to the end of the last unrolled "
+               "iteration */\n"
+               "    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;\n",
+               ty, ty);
+}
+
 /* The kernel's body after its head; vec: the template parameter VEC, or "0"/"1". */
 static void emit_kernel_body(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
                              const shape *t, const char *vec)
 {
-    const char *ty = tname[dbl];
     emit_enum(b, t);
+    emit_ring_decl(b, dbl, t);
     kgt_printf(
         b,
-        "    __shared__ __align__(16) %s sh[2][L][SW];\n"
-        "    const int tid = threadIdx.x;\n"
-        "    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;\n"
-        "    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;\n"
-        "    if (tid < PAD) /* read only by columns that are not stored */\n"
-        "        for (int p = 0; p < 2 * L; p++) sh[p / L][p %% L][tid] = "
-        "sh[p / L][p %% L][SW - 1 - tid] = 0;\n"
-        "    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;\n"
-        "       rows are loaded from ys - LR up to the end of the last unrolled iteration */\n"
-        "    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;\n"
         "    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= "
         "lh1 &&\n"
         "                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 "
@@ -392,7 +577,7 @@ static void emit_kernel_body(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
         "a0, b0, a1, b1,\n"
         "                            s0, sh);\n"
         "}\n\n",
-        ty, g->prefix, s->stem, tsuf[dbl], vec, g->prefix, s->stem, tsuf[dbl], vec);
+        g->prefix, s->stem, tsuf[dbl], vec, g->prefix, s->stem, tsuf[dbl], vec);
 }
 
 /* The kernel's parameters, after its name. */
@@ -456,10 +641,10 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                "    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;\n"
                "    long h = (rows + want - 1) / want;\n"
                "    h = h < %d ? %d : h > %d ? %d : h;\n"
-               "    h += (U - (h + 2 * L * R) %% U) %% U;\n"
+               "    h += (U - (h + %s) %% U) %% U;\n"
                "    const long gy = (rows + h - 1) / h;\n"
                "    if (gx > 2147483647L || gy > 65535) return 1;\n",
-               t->hmin, t->hmin, t->hdef, t->hdef);
+               t->hmin, t->hmin, t->hdef, t->hdef, t->box ? "FILL" : "2 * L * R");
     if (t->v > 1)
         kgt_printf(b,
                    "    const int vec = s0 %% V == 0 && (uintptr_t)in %% (V * sizeof(%s)) == 0 &&\n"
@@ -519,13 +704,13 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
     char prefix[8];
     memset(&g, 0, sizeof g);
     memset(info, 0, sizeof *info);
-    if (!kgt_stream(s) || levels < 2 || levels > KGT_STREAM_MAX) return -1;
+    if (!kgt_stream_any(s) || levels < 2 || levels > KGT_STREAM_MAX) return -1;
     snprintf(prefix, sizeof prefix, levels == 2 ? "rt" : "rt%d", levels);
     g.prefix = prefix;
     shape t = make_shape(s, dbl, levels);
     info->levels = levels;
     info->r = t.r, info->v = t.v, info->b = SB, info->w = SB * t.v - 2 * t.hp, info->u = t.u;
-    info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = STREAM_MIN;
+    info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = STREAM_MIN, info->fill = t.fill;
     info->ix_int = !strcmp(index_type(&t), "int");
     for (int d = 0; d < 2; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
     kgt_printf(b, "#define KGT_IX %s\n", index_type(&t));
@@ -593,7 +778,7 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
     const long blocks = t->slots > 0 ? STREAM_WAVES * t->slots : STREAM_BLOCKS;
     const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (blocks + gx - 1) / gx;
     long h = clampl((rows + want - 1) / want, t->hmin, t->hdef);
-    h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
+    h += (t->u - (h + t->fill) % t->u) % t->u;
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;
     const long long v[KGT_STREAM_NARGS] = {lo[0], lo[1], hi[0], hi[1], vl[0], vl[1], vh[0], vh[1],
@@ -604,14 +789,21 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
 }
 
 /*
- * Levels worth running for s: 4 at radius 1, 3 at radius 2. Every depth up to KGT_STREAM_MAX
- * compiles without spilling more than 16 bytes (nvcc 13, sm_90), but on one H200 2d9nc float
- * (16384^2) ran at 844.7 Gcells/s with 3 levels and 761.3 with 4 (96 registers per thread, 5
- * blocks per SM); 2d4 gained up to 4 (float 1286.0 -> 1519.9, double 656.5 -> 874.1).
+ * Levels worth running for s: 4 at radius 1, 3 at radius 2, and 3 for float box stencils of more
+ * than 6 non-zero weights. Every depth up to KGT_STREAM_MAX compiles without spilling more than
+ * 16 bytes (nvcc 13, sm_90), but on one H200 2d9nc float (16384^2) ran at 844.7 Gcells/s with 3
+ * levels and 761.3 with 4 (96 registers per thread, 5 blocks per SM); 2d4 gained up to 4 (float
+ * 1286.0 -> 1519.9, double 656.5 -> 874.1). Box stencils (20480^2 and 16384^2, bench/RESULTS.md):
+ * 2d9 float (8 weights) 929.0 with 3 levels against 895.6 with 4 (64 against 77 registers: 8
+ * blocks per SM against 6), but 2d-diag float (5 weights) 1399.7 with 4 against 1162.5, and 2d9
+ * double 426.8 with 4 against 414.3.
  */
 int kgt_stream_depth(const kgt_stencil *s, int dbl)
 {
-    if (!kgt_stream(s)) return 0;
+    int n = 0;
+    if (!kgt_stream_any(s)) return 0;
+    for (int p = 0; p < s->npts; p++) n += s->pts[p].w != 0.0;
+    if (!dbl && off_axis(s) && n > 6) return 3;
     return make_shape(s, dbl, 2).r >= 2 ? 3 : 4;
 }
 

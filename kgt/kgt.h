@@ -160,9 +160,13 @@ void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
 /* How far the non-zero weights reach before (lo) and after (hi) a cell, per dimension (all
    KGT_MAX_DIMS entries are written; 0 past ndims). */
 void kgt_extents(const kgt_stencil *s, int *lo, int *hi);
-/* Whether s is a 2D star stencil (no non-zero weight off the axes) reaching at most 2 cells: its
-   fused launchers also have the register-streaming kernel (emit_stream.c). */
+/* Whether s is a 2D star stencil (no non-zero weight off the axes) reaching at most 2 cells:
+   --fused auto gives it fused launchers (kgt_fused). */
 int kgt_stream(const kgt_stencil *s);
+/* Whether s is a 2D stencil of any pattern reaching at most 2 cells: it has the run-time
+   streaming kernels (kgt_rt.h; box stencils through the edge ring of emit_stream.c), and its
+   fused launchers, where it has some, the streaming kernel too. */
+int kgt_stream_any(const kgt_stencil *s);
 /* Rows and columns a box needs before the fused launcher takes the streaming kernel. */
 int kgt_stream_min(void);
 /* The streaming kernel and its launcher <prefix>_<stem>_stream<f|d> (static; emit_stream.c). */

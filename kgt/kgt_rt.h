@@ -92,7 +92,7 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
 
 /*
  * L time steps per launch at run time (2 <= L <= KGT_STREAM_MAX): kgt's register-streaming
- * kernel (emit_stream.c) for 2D star stencils reaching at most 2 cells (kgt_stream), as two
+ * kernel (emit_stream.c) for 2D stencils reaching at most 2 cells (kgt_stream_any), as two
  * extern "C" kernels, name[0] with scalar and name[1] (when v > 1) with vector row accesses.
  * Launch them through kgt_stream_plan.
  */
@@ -106,6 +106,7 @@ typedef struct kgt_stream_info {
     int elo[KGT_MAX_DIMS], ehi[KGT_MAX_DIMS]; /* reach of the non-zero weights */
     int ix_int;       /* the kernels' index parameters are int (else long) */
     int min_box;      /* rows and columns a box needs */
+    int fill;         /* rows a block walks besides its own (h + fill a multiple of u) */
     char name[2][64]; /* the kernels' symbols */
     int ndims;        /* 3: the 3D kernels (emit_stream3.c; else 0) */
     int by, ny, wy;   /* 3D: thread rows per block, rows per thread, rows a block stores */
@@ -114,7 +115,7 @@ typedef struct kgt_stream_info {
 } kgt_stream_info;
 
 /* Appends the kernels of s for L = levels to b; -1 when s is not a streaming stencil
-   (kgt_stream) or levels is out of range. */
+   (kgt_stream_any) or levels is out of range. */
 int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
                            kgt_stream_info *info);
 

@@ -113,7 +113,7 @@ static void default_tune(impl *im)
 }
 
 /*
- * Several steps per launch for 2D star stencils (gpu_fuse_depth promised them): the streaming
+ * Several steps per launch for 2D stencils (gpu_fuse_depth promised them): the streaming
  * kernels of 2 up to the run's T steps (steps; 0: not known) or the stencil's depth, whichever
  * is less, compiled now (shorter kernels serve a last, shorter pass and out-of-core sweeps).
  * Without them update2 runs the generic two-step kernel and updatek has only two steps, with a

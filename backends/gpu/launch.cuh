@@ -304,9 +304,10 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
 }
 
 /*
- * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D star
- * stencils reaching at most 2 cells and 3D star stencils reaching one (run-time kernels on), 2
- * for a named kernel with a fused launcher, else 1 (updatek runs, one update at a time).
+ * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D
+ * stencils reaching at most 2 cells, star or box, and 3D star stencils reaching one (run-time
+ * kernels on), 2 for a named kernel with a fused launcher, else 1 (updatek runs, one update at a
+ * time).
  */
 int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
@@ -316,9 +317,9 @@ int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 }
 
 /*
- * Named kernels: fused where kgt emitted a launcher. Without one: 2D star stencils reaching at
- * most 2 cells get the run-time streaming kernels (kgt's, compiled at open), unless run-time
- * kernels are off; other 2D stencils the generic two-step kernel, available but never chosen by
+ * Named kernels: fused where kgt emitted a launcher. Without one: 2D stencils reaching at most 2
+ * cells get the run-time streaming kernels (kgt's, compiled at open), unless run-time kernels
+ * are off; then the generic two-step kernel, available but never chosen by
  * default, because on an H200 it ran slower than one step per launch (2d4: 382 against 456
  * Gcells/s; bench/RESULTS.md).
  */

@@ -39,8 +39,8 @@ struct rtc_kernel {
     int slots; /* blocks of the kernel resident on the whole device at once; 0: unknown */
 };
 
-/* The streaming kernels of one depth (2D and 3D star stencils, kgt_rt_gpu_stream): fn[vector
-   rows]. */
+/* The streaming kernels of one depth (2D stencils, 3D star stencils, kgt_rt_gpu_stream):
+   fn[vector rows]. */
 struct rtc_stream {
     rtc_module mod;
     rtc_func fn[2];

@@ -6,8 +6,9 @@
  * step 2 over the box cut to the live box (box cells outside it keep their input values). Cells
  * outside the box must keep what was there. Suite 'gpu'.
  *
- * Star stencils reaching at most 2 cells (compact5, star2) also have the register-streaming
- * kernel, which the launchers take for boxes of at least 64 rows and 64 columns
+ * Stencils reaching at most 2 cells (the stars compact5, star2 and nc9, the boxes padded and
+ * lowside) also have the register-streaming kernel, which the launchers take for boxes of at
+ * least 64 rows and 64 columns
  * (kgt/emit_stream.c): cases 5-11 run on a larger array so that it meets interior blocks (no
  * per-cell tests), partial vectors, rows that allow no vector access, a live box smaller than the
  * box, and boxes that stay on the tile kernel (too few rows or columns). Case 12 is case 5 on input

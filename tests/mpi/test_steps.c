@@ -4,11 +4,12 @@
  * The combinations are spread over the rank counts: a run on n ranks takes those whose number
  * is n - 1 modulo STEPS_SPREAD (STEPS_SPREAD=1 in the environment: all of them). Also: messages
  * per rank drop T-fold, and parts too thin for T halos fail a forced T on every rank and lower
- * an automatic one. Deeper: the 2D star stencils with T = 3, 4 and automatic on grids whose
- * boxes reach the GPU backend's streaming kernels of 3 and 4 steps per launch (11 iterations: a
- * last, shorter pass too). And 3d7 with T = 2, 3, 4 and automatic on a grid whose boxes reach the
- * GPU backend's 3D streaming kernels of 2, 3 and 4 steps per launch over several tiles and walk
- * chunks, each with a partial last one, and tiles without per-cell tests.
+ * an automatic one. Deeper: 2D star (2d4, 2d9nc) and box (2d9, 2d-diag) stencils with T = 3, 4
+ * and automatic on grids whose boxes reach the GPU backend's streaming kernels of 3 and 4 steps
+ * per launch (11 iterations: a last, shorter pass too). And 3d7 with T = 2, 3, 4 and automatic on
+ * a grid whose boxes reach the GPU backend's 3D streaming kernels of 2, 3 and 4 steps per launch
+ * over several tiles and walk chunks, each with a partial last one, and tiles without per-cell
+ * tests.
  * The backend comes from STENCIL_BACKEND (default: host).
  */
 #include <check.h>
@@ -98,11 +99,11 @@ START_TEST(every_t_bitwise)
 }
 END_TEST
 
-/* _i: 2d4 or 2d9nc, float or double; T = 3, 4 and automatic, fixed and periodic, bands on an
-   odd rank count, blocks on an even one. */
+/* _i: 2d4, 2d9nc, 2d9 or 2d-diag, float or double; T = 3, 4 and automatic, fixed and periodic,
+   bands on an odd rank count, blocks on an even one. */
 START_TEST(deep_fused)
 {
-    static const char *const names[2] = {"2d4", "2d9nc"};
+    static const char *const names[4] = {"2d4", "2d9nc", "2d9", "2d-diag"};
     static const long sizes[2] = {150, 301};
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -215,7 +216,7 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("steps-per-exchange");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
-    tcase_add_loop_test(tc, deep_fused, 0, 4);
+    tcase_add_loop_test(tc, deep_fused, 0, 8);
     tcase_add_loop_test(tc, deep_3d, 0, 2);
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);

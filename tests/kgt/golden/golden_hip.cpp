@@ -951,6 +951,218 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     return KGT_LAUNCH_FAILED();
 }
 
+/* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
+   128 threads of 2 columns per block, window radius 1. */
+#define KGT_IX long
+static __device__ __forceinline__ void golden_inexact_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void golden_inexact_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][2][130])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        golden_inexact_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][0][1][PT + tid] = pf[0][1];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            sh[u][1][1][PT + tid] = w1[K - 1][1];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            golden_inexact_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+template <int VEC>
+static __global__ void __launch_bounds__(128)
+    golden_inexact_stream_kf(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) float sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        float *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        golden_inexact_walkf<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        golden_inexact_walkf<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+static int golden_inexact_streamf(const void *in, void *out, const long *lo, const long *hi,
+    const long *live_lo, const long *live_hi, long s0, void *queue)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    const long elo[2] = {0, 0}, ehi[2] = {1, 1};
+    long a[2], e[2], vl[2], vh[2];
+    for (int d = 0; d < 2; d++) {
+        const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];
+        const long ll = l1 > live_lo[d] ? l1 : live_lo[d];
+        const long lh = h1 < live_hi[d] ? h1 : live_hi[d];
+        a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;
+        e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;
+        /* the same live test on every index the kernel compares, [a, e) */
+        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
+        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
+        /* KGT_IX int: 32-bit indices in the kernel, 64-bit row products */
+        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
+    }
+    if (s0 > (1L << 30)) return 1;
+    const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
+    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;
+    long h = (rows + want - 1) / want;
+    h = h < 61 ? 61 : h > 253 ? 253 : h;
+    h += (U - (h + FILL) % U) % U;
+    const long gy = (rows + h - 1) / h;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    const int vec = s0 % V == 0 && (uintptr_t)in % (V * sizeof(float)) == 0 &&
+                    (uintptr_t)out % (V * sizeof(float)) == 0;
+    if (vec)
+    golden_inexact_stream_kf<1><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
+    else
+    golden_inexact_stream_kf<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
+        (kgt_stream)queue>>>((const float *)in, (float *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
+    return KGT_LAUNCH_FAILED();
+}
+
+#undef KGT_IX
+
 /* Two steps per launch: 256 x 32 output cells per block of 256 x 2 threads; step 1 on them
    and 0/1 rows, 0/1 columns around them, in 33924 bytes of shared memory. */
 static __global__ void __launch_bounds__(512)
@@ -1017,6 +1229,9 @@ extern "C" int KGT_FUSED(golden_inexact, f)(const void *in, void *out, const lon
     const size_t smem = 33924; /* 33 x 257 float */
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    /* Streaming pays its warm-up rows and idle columns on boxes this large. */
+    if (hi[0] - lo[0] >= 64 && hi[1] - lo[1] >= 64)
+        return golden_inexact_streamf(in, out, lo, hi, live_lo, live_hi, stride[0], queue);
     const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 31) / 32;
     if (gx > 2147483647L || gy > 65535) return 1;
     golden_inexact_fused_kf<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
@@ -1024,6 +1239,201 @@ extern "C" int KGT_FUSED(golden_inexact, f)(const void *in, void *out, const lon
         live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
     return KGT_LAUNCH_FAILED();
 }
+
+/* Two steps per launch by register streaming (boxes of at least 64 rows and columns):
+   128 threads of 1 columns per block, window radius 1. */
+#define KGT_IX long
+static __device__ __forceinline__ void golden_inexact_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void golden_inexact_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][1][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        golden_inexact_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            golden_inexact_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+template <int VEC>
+static __global__ void __launch_bounds__(128)
+    golden_inexact_stream_kd(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) double sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        double *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        golden_inexact_walkd<VEC, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        golden_inexact_walkd<VEC, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+static int golden_inexact_streamd(const void *in, void *out, const long *lo, const long *hi,
+    const long *live_lo, const long *live_hi, long s0, void *queue)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    const long elo[2] = {0, 0}, ehi[2] = {1, 1};
+    long a[2], e[2], vl[2], vh[2];
+    for (int d = 0; d < 2; d++) {
+        const long l1 = lo[d] - elo[d], h1 = hi[d] + ehi[d];
+        const long ll = l1 > live_lo[d] ? l1 : live_lo[d];
+        const long lh = h1 < live_hi[d] ? h1 : live_hi[d];
+        a[d] = ll < lh && ll - elo[d] < l1 ? ll - elo[d] : l1;
+        e[d] = ll < lh && lh + ehi[d] > h1 ? lh + ehi[d] : h1;
+        /* the same live test on every index the kernel compares, [a, e) */
+        vl[d] = KGT_CLAMP(live_lo[d], a[d], e[d]);
+        vh[d] = KGT_CLAMP(live_hi[d], a[d], e[d]);
+        /* KGT_IX int: 32-bit indices in the kernel, 64-bit row products */
+        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1;
+    }
+    if (s0 > (1L << 30)) return 1;
+    const long xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
+    const long gx = (hi[1] - xs + W - 1) / W, want = (2048 + gx - 1) / gx;
+    long h = (rows + want - 1) / want;
+    h = h < 61 ? 61 : h > 253 ? 253 : h;
+    h += (U - (h + FILL) % U) % U;
+    const long gy = (rows + h - 1) / h;
+    if (gx > 2147483647L || gy > 65535) return 1;
+    golden_inexact_stream_kd<0><<<dim3((unsigned)gx, (unsigned)gy), B, 0,
+        (kgt_stream)queue>>>((const double *)in, (double *)out, (KGT_IX)lo[0], (KGT_IX)lo[1],
+        (KGT_IX)hi[0], (KGT_IX)hi[1], (KGT_IX)vl[0], (KGT_IX)vl[1], (KGT_IX)vh[0],
+        (KGT_IX)vh[1], (KGT_IX)a[0], (KGT_IX)e[0], (KGT_IX)a[1], (KGT_IX)e[1], (KGT_IX)s0,
+        (KGT_IX)xs, (KGT_IX)h);
+    return KGT_LAUNCH_FAILED();
+}
+
+#undef KGT_IX
 
 /* Two steps per launch: 256 x 16 output cells per block of 256 x 2 threads; step 1 on them
    and 0/1 rows, 0/1 columns around them, in 34952 bytes of shared memory. */
@@ -1091,6 +1501,9 @@ extern "C" int KGT_FUSED(golden_inexact, d)(const void *in, void *out, const lon
     const size_t smem = 34952; /* 17 x 257 double */
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
     if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;
+    /* Streaming pays its warm-up rows and idle columns on boxes this large. */
+    if (hi[0] - lo[0] >= 64 && hi[1] - lo[1] >= 64)
+        return golden_inexact_streamd(in, out, lo, hi, live_lo, live_hi, stride[0], queue);
     const long gx = (hi[1] - lo[1] + 255) / 256, gy = (hi[0] - lo[0] + 15) / 16;
     if (gx > 2147483647L || gy > 65535) return 1;
     golden_inexact_fused_kd<<<dim3((unsigned)gx, (unsigned)gy), dim3(256, 2), smem,
