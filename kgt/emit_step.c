@@ -319,17 +319,17 @@ static int has_plane(const kgt_stencil *s, int o0)
 }
 
 /*
- * The outputs of accumulator slot a by split division: cells outside the box divide 1 (their
- * sums may be anything), and when a numerator of the thread's cells is outside the split range
- * all of them are divided again by `/` (the same sums, so the same bits as `/` alone).
+ * The quotients <q><c> of accumulator slot a's nc outputs by split division: cells outside the
+ * box divide 1 (their sums may be anything), and when a numerator of the thread's cells is
+ * outside the split range all of them are divided again by `/` (the same sums, so the same bits
+ * as `/` alone).
  */
-static void emit_store_split(kgt_buf *b, const step *st, int a)
+static void emit_split(kgt_buf *b, const step *st, char q, int a, int nc)
 {
-    int nc = st->in->sh.nc;
     kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
     for (int c = 0; c < nc; c++) {
-        kgt_printf(b, "                float q%d = kgt_div_split(ok%d ? a%d_%d : 1.0f, ", c, c, a,
-                   c);
+        kgt_printf(b, "                float %c%d = kgt_div_split(ok%d ? a%d_%d : 1.0f, ", q, c, c,
+                   a, c);
         kgt_emit_literal(b, st->s->divisor, 0);
         kgt_printf(b, ", ");
         kgt_emit_literal(b, st->in->rd, 0);
@@ -337,11 +337,18 @@ static void emit_store_split(kgt_buf *b, const step *st, int a)
     }
     kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
     for (int c = 0; c < nc; c++) {
-        kgt_printf(b, "                    q%d = a%d_%d / ", c, a, c);
+        kgt_printf(b, "                    %c%d = a%d_%d / ", q, c, a, c);
         kgt_emit_literal(b, st->s->divisor, 0);
         kgt_printf(b, ";\n");
     }
     kgt_printf(b, "                }\n");
+}
+
+/* The outputs of accumulator slot a by split division (emit_split), then their stores. */
+static void emit_store_split(kgt_buf *b, const step *st, int a)
+{
+    int nc = st->in->sh.nc;
+    emit_split(b, st, 'q', a, nc);
     for (int c = 0; c < nc; c++) {
         emit_cell_store(b, st, c);
         kgt_printf(b, "q%d;\n", c);
@@ -603,30 +610,15 @@ static void emit_vec_plane_terms(kgt_buf *b, const step *st, int u, int o0, int 
     }
 }
 
-/* The quotients d<c> of accumulator slot a (split division as emit_store_split), then stores. */
+/* The quotients d<c> of accumulator slot a (split division: emit_split), then stores. */
 static void emit_vec_store(kgt_buf *b, const step *st, int a)
 {
     const kgt_step_info *in = st->in;
     const int v = st->v, nc = in->sh.nc * v;
     const char *t = tname[st->dbl];
-    if (in->split) {
-        kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
-        for (int c = 0; c < nc; c++) {
-            kgt_printf(b, "                float d%d = kgt_div_split(ok%d ? a%d_%d : 1.0f, ", c, c,
-                       a, c);
-            kgt_emit_literal(b, st->s->divisor, 0);
-            kgt_printf(b, ", ");
-            kgt_emit_literal(b, in->rd, 0);
-            kgt_printf(b, ", lo, hi);\n");
-        }
-        kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
-        for (int c = 0; c < nc; c++) {
-            kgt_printf(b, "                    d%d = a%d_%d / ", c, a, c);
-            kgt_emit_literal(b, st->s->divisor, 0);
-            kgt_printf(b, ";\n");
-        }
-        kgt_printf(b, "                }\n");
-    } else
+    if (in->split)
+        emit_split(b, st, 'd', a, nc);
+    else
         for (int c = 0; c < nc; c++) {
             char acc[24];
             snprintf(acc, sizeof acc, "a%d_%d", a, c);
