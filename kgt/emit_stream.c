@@ -752,6 +752,17 @@ static long clampl(long v, long lo, long hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, long lhi, long *a,
+                   long *e, long *vl, long *vh)
+{
+    if (hi <= lo) return 1;
+    readable(t, d, lo, hi, llo, lhi, a, e);
+    /* the same live test on every index the kernel compares, [a, e) */
+    *vl = clampl(llo, *a, *e);
+    *vh = clampl(lhi, *a, *e);
+    return *a < -(1L << 30) || *e > (1L << 30); /* int indices in the kernel */
+}
+
 /*
  * Rows per block h from hdef down to hmin until the grid has about STREAM_WAVES times as many
  * blocks as fit on the device at once (STREAM_BLOCKS when that is not known): short row walks
@@ -765,14 +776,9 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
                     const long *lhi, long s0, long long args[KGT_STREAM_NARGS], long grid[2])
 {
     long a[2], e[2], vl[2], vh[2];
-    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 1;
-    for (int d = 0; d < 2; d++) {
-        readable(t, d, lo[d], hi[d], llo[d], lhi[d], &a[d], &e[d]);
-        /* the same live test on every index the kernel compares, [a, e) */
-        vl[d] = clampl(llo[d], a[d], e[d]);
-        vh[d] = clampl(lhi[d], a[d], e[d]);
-        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1; /* int indices in the kernel */
-    }
+    for (int d = 0; d < 2; d++)
+        if (kgt_stream_dim(t, d, lo[d], hi[d], llo[d], lhi[d], &a[d], &e[d], &vl[d], &vh[d]))
+            return 1;
     if (s0 > (1L << 30)) return 1;
     const long V = t->v, xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
     const long blocks = t->slots > 0 ? STREAM_WAVES * t->slots : STREAM_BLOCKS;

@@ -499,41 +499,20 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     return 0;
 }
 
-/* The cells the kernel may read along d, [*a, *e): as the 2D plan (emit_stream.c). */
-static void readable3(const kgt_stream_info *t, int d, long lo, long hi, long llo, long lhi,
-                      long *a, long *e)
-{
-    long nl = lo - t->elo[d], nh = hi + t->ehi[d];
-    for (int k = t->levels - 1; k >= 1; k--) {
-        const long ll = nl > llo ? nl : llo, lh = nh < lhi ? nh : lhi;
-        if (ll < lh && ll - t->elo[d] < nl) nl = ll - t->elo[d];
-        if (ll < lh && lh + t->ehi[d] > nh) nh = lh + t->ehi[d];
-    }
-    *a = nl, *e = nh;
-}
-
-static long clamp3(long v, long lo, long hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, const long *llo,
                      const long *lhi, long s0, long s1, long long args[KGT_STREAM3_NARGS],
                      long grid[3])
 {
     long a[3], e[3], vl[3], vh[3];
-    for (int d = 0; d < 3; d++) {
-        if (hi[d] <= lo[d]) return 1;
-        readable3(t, d, lo[d], hi[d], llo[d], lhi[d], &a[d], &e[d]);
-        vl[d] = clamp3(llo[d], a[d], e[d]);
-        vh[d] = clamp3(lhi[d], a[d], e[d]);
-        if (a[d] < -(1L << 30) || e[d] > (1L << 30)) return 1; /* int indices in the kernel */
-    }
+    for (int d = 0; d < 3; d++)
+        if (kgt_stream_dim(t, d, lo[d], hi[d], llo[d], lhi[d], &a[d], &e[d], &vl[d], &vh[d]))
+            return 1;
     if (s0 > (1L << 30) || s1 > (1L << 30)) return 1;
     const long V = t->v, xs = lo[2] - ((lo[2] % V) + V) % V, planes = hi[0] - lo[0];
     const long gx = (hi[2] - xs + t->w - 1) / t->w, gy = (hi[1] - lo[1] + t->wy - 1) / t->wy;
     const long want = (2048 + gx * gy - 1) / (gx * gy);
-    long h = clamp3((planes + want - 1) / want, t->hmin, t->hdef);
+    long h = (planes + want - 1) / want;
+    h = h < t->hmin ? t->hmin : h > t->hdef ? t->hdef : h;
     h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
     const long gz = (planes + h - 1) / h;
     if (gx > 2147483647L || gy > 65535 || gz > 65535) return 1;

@@ -96,7 +96,9 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
  * extern "C" kernels, name[0] with scalar and name[1] (when v > 1) with vector row accesses.
  * Launch them through kgt_stream_plan.
  */
-enum { KGT_STREAM_MAX = 4, KGT_STREAM_NARGS = 15 };
+/* KGT_STREAM3_NARGS: the 3D kernels' arguments (kgt_stream3_plan), in one enum with the 2D count
+   so that C++ compares them without -Wenum-compare. */
+enum { KGT_STREAM_MAX = 4, KGT_STREAM_NARGS = 15, KGT_STREAM3_NARGS = 22 };
 
 typedef struct kgt_stream_info {
     int levels;     /* L, time steps per launch */
@@ -134,6 +136,12 @@ char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_in
 int kgt_stream_plan(const kgt_stream_info *info, const long *lo, const long *hi, const long *llo,
                     const long *lhi, long s0, long long args[KGT_STREAM_NARGS], long grid[2]);
 
+/* One dimension of a plan (2D or 3D): the cells the kernels may read along d, [*a, *e), and the
+   live bounds clamped into them, [*vl, *vh); 1 when [lo, hi) is empty or [a, e) leaves the
+   kernels' int indices. */
+int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, long lhi, long *a,
+                   long *e, long *vl, long *vh);
+
 /* The most levels worth running for s and the element type (dbl: double); 0: s does not
    stream. */
 int kgt_stream_depth(const kgt_stencil *s, int dbl);
@@ -145,7 +153,6 @@ int kgt_stream_depth(const kgt_stencil *s, int dbl);
  * (lo0, lo1, lo2, hi0, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2, a0, b0, a1, b1, a2, b2, s0, s1, xs,
  * h), and the grid (x, y, z); 0, or 1 when the kernels do not take the box. Any box size.
  */
-enum { KGT_STREAM3_NARGS = 22 };
 int kgt_stream3(const kgt_stencil *s);
 int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
                             kgt_stream_info *info);
