@@ -173,6 +173,12 @@ static void ooc_stage_end(sk_run *r, int ser, int q)
     if (ser) ODEV(r, r->ooc->dev.ops->wait(&r->ooc->dev, q));
 }
 
+/* The host waits for all of the device's queues. */
+static void ooc_wait_all(sk_run *r)
+{
+    for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, r->ooc->dev.ops->wait(&r->ooc->dev, q));
+}
+
 /* The chunk buffer not among a, b, c (-1: none), the lowest. */
 static int ooc_other(int a, int b, int c)
 {
@@ -240,7 +246,7 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
     int ahead = o->ahead && o->ahead_T == T, pend = o->pend - 1;
     if (pend >= 0 && !ahead) { /* nothing to overlap it with: down, and wait */
         ooc_download(r, o->pend_i, src, o->pend_T, o->cb[pend]);
-        for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, ops->wait(&o->dev, q));
+        ooc_wait_all(r);
         pend = -1;
     }
     if (ahead) { /* chunk 0 is up; a pending download comes down in stage 0 from buffer prev */
@@ -286,7 +292,7 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
         o->pend = 1 + prev, o->pend_i = n - 1, o->pend_T = T;
         ODEV(r, ops->flush(&o->dev, SB_QBORDER));
     } else
-        for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, ops->wait(&o->dev, q));
+        ooc_wait_all(r);
     o->sweeps++;
     o->t_sweeps += MPI_Wtime() - t0;
     o->cells_all += cells;
