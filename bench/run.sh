@@ -36,6 +36,8 @@
 #   fusegpus   2D 4-point with kgt's kernel on 2 GPUs, one vs two steps per exchange
 #   steps      T steps per exchange on one GPU: automatic and forced T (STEPS_CASES, STEPS_T),
 #              test_steps on CUDA and NVIDIA OpenCL
+#   steps2     T steps per exchange on 1 and 2 GPUs (automatic T, and T = 1 on 2), the 2048^2
+#              strong-scaling case traced, test_steps with CUDA on 2 and 4 ranks
 #   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES, OOC_T), test_ooc on the GPU
 #   oocbig     a periodic 2D grid larger than the GPU (OOCBIG_N, default 110000^2 fp32: two arrays of
 #              48.4 GB), out of core automatically, every cell checked (bench/ooc_big.c)
@@ -524,6 +526,41 @@ scenario_steps() {
     done
 }
 
+# T steps per exchange on two GPUs (issue 18's must-shows 2 and 3): each case of STEPS_CASES on 1
+# and 2 GPUs with the automatic T, and on 2 GPUs with T = 1 (the messages per rank drop T-fold),
+# then the strong-scaling case STEPS2_STRONG (2D 4-point 2048^2 x 10000) on 2 GPUs, automatic T and
+# T = 1, untraced (best of 3) and traced (per-pass phase means in steps2-trace.txt); test_steps
+# with CUDA on 2 and 4 ranks over the two GPUs (STEPS_TESTS=0 skips it) (steps2.jsonl).
+scenario_steps2() {
+    local bk=$B/bench/stencil_bench c s n i t f r
+    if [ "${STEPS_TESTS:-1}" = 1 ]; then
+        for r in 2 4; do
+            runlog steps-cuda-n$r 600 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $r \
+                -x STENCIL_BACKEND $B/tests/mpi/test_steps
+        done
+    fi
+    for c in ${STEPS_CASES:-2d4:20480x20480:1000 2d9:20480x20480:1000 3d7:1024x1024x1024:200 \
+        2d4:20480x20480:500:double 2d9nc:16384x16384:500}; do
+        IFS=: read -r s n i t <<<"$c"
+        for r in "1 0" "2 0" "2 1"; do
+            set -- $r
+            "${MPI[@]}" -n $1 -x STENCIL_FUSE=$2 $bk --label "n$1 T=$2" -b cuda -S $s -n $n -i $i \
+                -t "${t:-float}" | tee -a "$OUT/steps2.jsonl"
+        done
+    done
+    IFS=: read -r s n i <<<"${STEPS2_STRONG:-2d4:2048x2048:10000}"
+    for f in 0 1; do
+        "${MPI[@]}" -n 2 -x STENCIL_FUSE=$f $bk --label "strong T=$f" -b cuda -S $s -n $n -i $i \
+            --repeat 3 | tee -a "$OUT/steps2.jsonl"
+        "${MPI[@]}" -n 2 -x STENCIL_FUSE=$f $bk --label "strong traced T=$f" -b cuda -S $s -n $n \
+            -i $i --trace "$LOGS/st$f" | tee -a "$OUT/steps2.jsonl"
+        echo "-- T=$f (a line per rank; microseconds per pass of T steps)" >>"$OUT/steps2-trace.txt"
+        bash bench/trace_summary.sh -s 100 "$LOGS/st$f".*.jsonl >>"$OUT/steps2-trace.txt"
+    done
+    cat "$OUT/steps2-trace.txt"
+    note "steps2: $(wc -l <"$OUT/steps2.jsonl") runs"
+}
+
 # Out-of-core runs on one GPU: each case of OOC_CASES in core (default options), then out of core
 # with the device memory limited to a third of what the in-core run holds, T automatic (0) and
 # each T of OOC_T, plus test_ooc with CUDA on 1 and 2 ranks and NVIDIA OpenCL on 1 (ooc.jsonl).
@@ -571,6 +608,22 @@ for (s, n, t), runs in cases.items():
     if d: line += " default %7.1f (T=%d, %s)" % (d["gcells_median"], d["steps"], d["steps_why"])
     for f in sorted(x for x in runs if x != "T=0"):
         line += "  %s %7.1f" % (f, runs[f]["gcells_median"])
+    print(line)
+EOF
+[ -f "$OUT/steps2.jsonl" ] && python3 - "$OUT/steps2.jsonl" <<'EOF'
+import json, sys
+runs = {}
+for l in open(sys.argv[1]):
+    try: r = json.loads(l)
+    except ValueError: continue
+    runs.setdefault((r["stencil"], "x".join(map(str, r["sizes"])), r["type"]), []).append(r)
+for (s, n, t), rs in runs.items():
+    one = [r for r in rs if r["label"] == "n1 T=0"]
+    line = "%-7s %-16s %-6s" % (s, n, t)
+    for r in rs:
+        line += "  %s: %.1f (T=%d, %d msgs)" % (r["label"], r["gcells_median"], r["steps"], r["messages"])
+    two = [r for r in rs if r["label"] == "n2 T=0"]
+    if one and two: line += "  scaling %.3f" % (two[0]["gcells_median"] / one[0]["gcells_median"])
     print(line)
 EOF
 for f in "$OUT"/kernels.jsonl "$OUT"/shapes.jsonl; do
