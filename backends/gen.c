@@ -59,6 +59,15 @@ int sb_gen_stream_depth(const sl_stencil *st)
     return depth;
 }
 
+int sb_gen_stream1(const sl_stencil *st)
+{
+    kgt_stencil ks;
+    if (to_kgt(st, &ks)) return 0;
+    int one = kgt_stream3_box(&ks);
+    kgt_stencil_clear(&ks);
+    return one;
+}
+
 char *sb_gen_gpu_stream(const sl_stencil *st, int levels, kgt_stream_info *info)
 {
     kgt_stencil ks;

@@ -1,7 +1,7 @@
 /*
- * L time steps per launch (2 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching one cell: the
+ * L time steps per launch (1 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching one cell: the
  * 3D analogue of the 2D streaming kernel (emit_stream.c), taken by the library's run-time L-step
- * path (kgt_rt.h: kgt_rt_gpu_stream, kgt_stream3_plan).
+ * path (kgt_rt.h: kgt_rt_gpu_stream, kgt_stream3_plan) and, at L = 1, by its one-step path.
  *
  * A block of BX x BY threads (BX = 32, one warp per thread row) covers an x-y tile of TX = BX*V
  * columns by TY = BY*NY rows (each thread V adjacent columns of NY adjacent rows) and walks
@@ -46,6 +46,7 @@ typedef struct shape3 {
     int elo[3], ehi[3];
     int split;
     float rd;
+    int box; /* one level of a stencil with diagonal points (kgt_stream3_box) */
 } shape3;
 
 int kgt_stream3(const kgt_stencil *s)
@@ -56,6 +57,17 @@ int kgt_stream3(const kgt_stencil *s)
         const int *o = s->pts[p].off;
         if (s->pts[p].w != 0.0 && (o[0] != 0) + (o[1] != 0) + (o[2] != 0) > 1) return 0;
     }
+    kgt_extents(s, lo, hi);
+    for (int d = 0; d < 3; d++)
+        if (lo[d] > 1 || hi[d] > 1) return 0;
+    return 1;
+}
+
+/* Any 3D stencil reaching one cell (diagonal points too): one level per launch. */
+int kgt_stream3_box(const kgt_stencil *s)
+{
+    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
+    if (s->ndims != 3) return 0;
     kgt_extents(s, lo, hi);
     for (int d = 0; d < 3; d++)
         if (lo[d] > 1 || hi[d] > 1) return 0;
@@ -82,6 +94,7 @@ static shape3 make_shape3(const kgt_stencil *s, int dbl, int levels)
     shape3 t;
     memset(&t, 0, sizeof t);
     t.lv = levels;
+    t.box = !kgt_stream3(s);
     kgt_extents(s, t.elo, t.ehi);
     t.r = 1;
     t.v = dbl ? 1 : 2;
@@ -105,8 +118,9 @@ static void emit_enum(kgt_buf *b, const shape3 *t)
                "    enum { R = %d, V = %d, NY = %d, BX = %d, BY = %d, K = 2 * R + 1, L = %d,\n"
                "           HP = %d, HY = %d, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,\n"
                "           WY = TY - 2 * HY, P = %d, U = 2 * K, RB = BY + 2, ER = 2 * R,\n"
-               "           SL = RB * ER * TX /* one level's ring plane */ };\n",
-               t->r, t->v, t->ny, BX, t->by, t->lv, t->hp, t->hy, P);
+               "           SL = RB * ER * TX /* one level's ring plane */, NB = %s };\n",
+               t->r, t->v, t->ny, BX, t->by, t->lv, t->hp, t->hy, P,
+               t->box ? "U /* ring planes: the window's, written u - K + 1..u */" : "2");
 }
 
 static void emit_macros(kgt_buf *b)
@@ -155,10 +169,41 @@ static void emit_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t)
                t->v);
 }
 
+/* Box mode: the source of point o for cell (i, j): the window's registers and shuffled edges
+   (wl0, wr0) of plane R + o[0], or that plane's ring (spQ) for rows of the thread rows above and
+   below; columns beyond the tile (its edge lanes, never stored) read the tile's edge column. */
+static void emit_source_box(kgt_buf *b, const shape3 *t, const int *o, int i, int j)
+{
+    const int ii = i + o[1], jj = j + o[2], R = t->r, q = R + o[0];
+    if (ii >= 0 && ii < t->ny) {
+        if (jj >= 0 && jj < t->v)
+            kgt_printf(b, "w0[%d][%d][%d]", q, ii, jj);
+        else
+            kgt_printf(b, "w%c0[%d][%d][%d]", jj < 0 ? 'l' : 'r', q, ii,
+                       jj < 0 ? jj + R : jj - t->v);
+        return;
+    }
+    kgt_printf(b, "sp%d[", q);
+    if (ii < 0)
+        kgt_printf(b, "(ty * ER + %d) * TX + ", 2 * R + ii);
+    else
+        kgt_printf(b, "((ty + 2) * ER + %d) * TX + ", ii - t->ny);
+    if (jj < 0)
+        kgt_printf(b, "(tx > 0 ? tx * V - %d : 0)]", -jj);
+    else if (jj >= t->v)
+        kgt_printf(b, "(tx < BX - 1 ? tx * V + %d : TX - 1)]", jj);
+    else
+        kgt_printf(b, "tx * V + %d]", jj);
+}
+
 /* The source of point o's value for cell (i, j) at level window w (ring sp, shuffles sl/sr). */
 static void emit_source(kgt_buf *b, const shape3 *t, const char *w, const int *o, int i, int j)
 {
     const int ii = i + o[1], jj = j + o[2], R = t->r;
+    if (t->box) {
+        emit_source_box(b, t, o, i, j);
+        return;
+    }
     if (o[1] == 0 && o[2] == 0)
         kgt_printf(b, "%s[%d][%d][%d]", w, R + o[0], i, j);
     else if (o[2] == 0 && ii >= 0 && ii < t->ny)
@@ -228,20 +273,34 @@ static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
     const char *ty = tname[dbl];
     char w[16];
     snprintf(w, sizeof w, "w%d", k - 1);
-    kgt_printf(b,
-               "            {\n"
-               "                const KGT_IX r = z - %d * R; /* step %d%s */\n"
-               "                const %s *sp = s + %d * SL;\n"
-               "                %s nv[NY][V], sl[NY][R], sr[NY][R]%s;\n"
-               "                KGT_UNROLL\n"
-               "                for (int i = 0; i < NY; i++)\n"
-               "                    KGT_UNROLL\n"
-               "                    for (int m = 0; m < R; m++) {\n"
-               "                        sl[i][m] = KGT_SHFL_UP(%s[R][i][V - R + m], 1);\n"
-               "                        sr[i][m] = KGT_SHFL_DOWN(%s[R][i][m], 1);\n"
-               "                    }\n",
-               k, k, k == t->lv ? ", stored" : "", ty, k - 1, ty, t->split ? ", sn[NY][V]" : "", w,
-               w);
+    if (t->box) {
+        kgt_printf(b,
+                   "            {\n"
+                   "                const KGT_IX r = z - R; /* the step, stored */\n"
+                   "                %s nv[NY][V]%s;\n",
+                   ty, t->split ? ", sn[NY][V]" : "");
+        for (int q = 0; q < 2 * t->r + 1; q++)
+            kgt_printf(
+                b,
+                "                const %s *const sp%d = sh + ((u + NB - K + 1 + %d) %% NB) * "
+                "SL;\n"
+                "                (void)sp%d;\n",
+                ty, q, q, q);
+    } else
+        kgt_printf(b,
+                   "            {\n"
+                   "                const KGT_IX r = z - %d * R; /* step %d%s */\n"
+                   "                const %s *sp = s + %d * SL;\n"
+                   "                %s nv[NY][V], sl[NY][R], sr[NY][R]%s;\n"
+                   "                KGT_UNROLL\n"
+                   "                for (int i = 0; i < NY; i++)\n"
+                   "                    KGT_UNROLL\n"
+                   "                    for (int m = 0; m < R; m++) {\n"
+                   "                        sl[i][m] = KGT_SHFL_UP(%s[R][i][V - R + m], 1);\n"
+                   "                        sr[i][m] = KGT_SHFL_DOWN(%s[R][i][m], 1);\n"
+                   "                    }\n",
+                   k, k, k == t->lv ? ", stored" : "", ty, k - 1, ty, t->split ? ", sn[NY][V]" : "",
+                   w, w);
     emit_cells(b, s, dbl, t, w);
     kgt_printf(b,
                "                if (!fast) {\n"
@@ -321,6 +380,7 @@ static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
                "    %s ",
                tname[dbl]);
     for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[K][NY][V], ", k);
+    if (t->box) kgt_printf(b, "wl0[K][NY][R], wr0[K][NY][R], ");
     kgt_printf(b, "pf[P][NY][V];\n"
                   "    KGT_UNROLL\n"
                   "    for (int q = 0; q < K; q++)\n"
@@ -329,8 +389,15 @@ static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
                   "            KGT_UNROLL\n"
                   "            for (int j = 0; j < V; j++) ");
     for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[q][i][j] = ", k);
+    kgt_printf(b, "0;\n");
+    if (t->box)
+        kgt_printf(b, "    KGT_UNROLL\n"
+                      "    for (int q = 0; q < K; q++)\n"
+                      "        KGT_UNROLL\n"
+                      "        for (int i = 0; i < NY; i++)\n"
+                      "            KGT_UNROLL\n"
+                      "            for (int m = 0; m < R; m++) wl0[q][i][m] = wr0[q][i][m] = 0;\n");
     kgt_printf(b,
-               "0;\n"
                "    KGT_IX z = zs - L * R; /* the input plane entering the window */\n"
                "    KGT_UNROLL\n"
                "    for (int q = 0; q < P; q++)\n"
@@ -339,11 +406,13 @@ static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
 }
 
 /* The ring rows of the levels below L (each thread's first and last R rows of the plane that
-   becomes the window's centre), then the barrier. */
+   becomes the window's centre; box mode: of the plane entering the window), then the barrier. */
 static void emit_ring(kgt_buf *b, int dbl, const shape3 *t)
 {
     const char *ty = tname[dbl];
     for (int k = 0; k < t->lv; k++) {
+        char src[16];
+        snprintf(src, sizeof src, t->box ? "pf[0]" : "w%d[R + 1]", k);
         kgt_printf(b,
                    "            KGT_UNROLL\n"
                    "            for (int e = 0; e < ER; e++) {\n"
@@ -351,12 +420,10 @@ static void emit_ring(kgt_buf *b, int dbl, const shape3 *t)
                    "                %s *q = s + %d * SL + ((ty + 1) * ER + e) * TX + tx * V;\n",
                    ty, k);
         if (t->v > 1)
-            kgt_printf(b,
-                       "                *(%s%d *)q = make_%s%d(w%d[R + 1][i][0], w%d[R + "
-                       "1][i][1]);\n",
-                       ty, t->v, ty, t->v, k, k);
+            kgt_printf(b, "                *(%s%d *)q = make_%s%d(%s[i][0], %s[i][1]);\n", ty, t->v,
+                       ty, t->v, src, src);
         else
-            kgt_printf(b, "                q[0] = w%d[R + 1][i][0];\n", k);
+            kgt_printf(b, "                q[0] = %s[i][0];\n", src);
         kgt_printf(b, "            }\n");
     }
     kgt_printf(b, "            __syncthreads();\n");
@@ -382,9 +449,24 @@ static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_sten
                "    while (z < ze + L * R) { /* up to the last plane that a stored plane needs */\n"
                "        KGT_UNROLL\n"
                "        for (int u = 0; u < U; u++, z++) {\n"
-               "            %s *s = sh + (u & 1) * L * SL;\n",
+               "            %s *s = sh + (u %% NB) * L * SL;\n",
                ty);
     emit_ring(b, dbl, t);
+    if (t->box) /* the entering plane's x neighbours beyond the thread's columns */
+        kgt_printf(b,
+                   "            KGT_UNROLL\n"
+                   "            for (int i = 0; i < NY; i++)\n"
+                   "                KGT_UNROLL\n"
+                   "                for (int m = 0; m < R; m++) {\n"
+                   "                    const %s el = KGT_SHFL_UP(pf[0][i][V - R + m], 1);\n"
+                   "                    const %s er = KGT_SHFL_DOWN(pf[0][i][m], 1);\n"
+                   "                    KGT_UNROLL\n"
+                   "                    for (int q = 0; q + 1 < K; q++)\n"
+                   "                        wl0[q][i][m] = wl0[q + 1][i][m], wr0[q][i][m] = "
+                   "wr0[q + 1][i][m];\n"
+                   "                    wl0[K - 1][i][m] = el, wr0[K - 1][i][m] = er;\n"
+                   "                }\n",
+                   ty, ty);
     kgt_printf(
         b,
         "            KGT_UNROLL\n"
@@ -433,10 +515,10 @@ static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, in
     emit_enum(b, t);
     kgt_printf(
         b,
-        "    __shared__ __align__(16) %s sh[2 * L * SL];\n"
+        "    __shared__ __align__(16) %s sh[NB * L * SL];\n"
         "    const int tid = threadIdx.y * BX + threadIdx.x;\n"
         "    /* the rows above and below the tile: read only by rows that are not stored */\n"
-        "    for (int p = tid; p < 4 * L * ER * TX; p += BX * BY) {\n"
+        "    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {\n"
         "        const int c = p %% (ER * TX), e = p / (ER * TX) %% 2, q = p / (2 * ER * TX);\n"
         "        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;\n"
         "    }\n"
@@ -469,7 +551,9 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
 {
     char pre[16], ld[64], walk[64];
     memset(info, 0, sizeof *info);
-    if (!kgt_stream3(s) || levels < 2 || levels > KGT_STREAM_MAX) return -1;
+    if (!(kgt_stream3(s) || (levels == 1 && kgt_stream3_box(s))) || levels < 1 ||
+        levels > KGT_STREAM_MAX)
+        return -1;
     snprintf(pre, sizeof pre, "rt3l%d", levels);
     snprintf(ld, sizeof ld, "%s_%s_ld%c", pre, s->stem, tsuf[dbl]);
     snprintf(walk, sizeof walk, "%s_%s_walk%c", pre, s->stem, tsuf[dbl]);
@@ -478,6 +562,7 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     info->r = t.r, info->v = t.v, info->b = BX, info->by = t.by, info->ny = t.ny;
     info->w = BX * t.v - 2 * t.hp, info->wy = t.by * t.ny - 2 * t.hy, info->u = 2 * (2 * t.r + 1);
     info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = 1, info->ix_int = 1;
+    if (info->w < 1 || info->wy < 1) return -1; /* a tile that stores nothing */
     for (int d = 0; d < 3; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
     kgt_printf(b,
                "/* %d steps per launch by register streaming along z: %d x %d threads of %d "

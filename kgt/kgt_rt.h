@@ -147,13 +147,16 @@ int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, 
 int kgt_stream_depth(const kgt_stencil *s, int dbl);
 
 /*
- * The same for 3D star stencils reaching one cell (kgt_stream3; emit_stream3.c): kernels of
- * info->b x info->by threads; kgt_rt_gpu_stream takes them for 3D stencils. kgt_stream3_plan lays
+ * The same for 3D star stencils reaching one cell (kgt_stream3; emit_stream3.c), also at L = 1
+ * (the one-step kernel of those stencils), and at L = 1 alone for any 3D stencil reaching one
+ * cell (kgt_stream3_box: diagonal points too): kernels of info->b x info->by threads;
+ * kgt_rt_gpu_stream takes them for 3D stencils. kgt_stream3_plan lays
  * out box [lo, hi) of a 3D array of strides (s0, s1, 1): the arguments after (in, out), all int,
  * (lo0, lo1, lo2, hi0, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2, a0, b0, a1, b1, a2, b2, s0, s1, xs,
  * h), and the grid (x, y, z); 0, or 1 when the kernels do not take the box. Any box size.
  */
 int kgt_stream3(const kgt_stencil *s);
+int kgt_stream3_box(const kgt_stencil *s);
 int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
                             kgt_stream_info *info);
 int kgt_stream3_plan(const kgt_stream_info *info, const long *lo, const long *hi, const long *llo,

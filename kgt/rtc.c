@@ -105,7 +105,8 @@ char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_in
 {
     kgt_buf b = {0};
     int three = s->ndims == 3;
-    if (!(three ? kgt_stream3(s) : kgt_stream_any(s)) || levels < 2 || levels > KGT_STREAM_MAX)
+    if (!(three ? kgt_stream3(s) || (levels == 1 && kgt_stream3_box(s)) : kgt_stream_any(s)) ||
+        levels < 2 - three || levels > KGT_STREAM_MAX)
         return NULL;
     gpu_prelude(&b, s);
     if ((three ? kgt_emit_gpu_stream3_rt : kgt_emit_gpu_stream_rt)(&b, s, dbl, levels, info))

@@ -140,6 +140,30 @@ static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st, int ste
 }
 
 /*
+ * The one-step kernel of 3D stencils reaching one cell: the streaming kernel at L = 1
+ * (emit_stream3.c), faster than the step kernel, which stays for the boxes it does not take. On
+ * one H200, 3d7 float 1024^3: <FILL> Gcells/s against 373.2 (bench/RESULTS.md).
+ * $STENCIL_RTC_STREAM3=step keeps the step kernel (comparisons).
+ */
+static void bind_rtc_stream1(sb_dev *dev, impl *im, const sl_stencil *st)
+{
+    char err[160];
+    const char *e = getenv("STENCIL_RTC_STREAM3");
+    if (!sb_gen_stream1(st) || (e && !strcmp(e, "step"))) return;
+    if (rtc_build_stream(&im->rs[1], st, 1, im->arch, im->sms, &dev->t_compile, err, sizeof err) ==
+        0) {
+        im->use_stream1 = 1;
+        return;
+    }
+    rtc_unload(&im->rs[1]);
+    (void)gpuGetLastError();
+    snprintf(dev->note, sizeof dev->note,
+             SB_GPU_NAME
+             " run-time 3D streaming kernel not compiled (%.100s); the step kernel runs",
+             err);
+}
+
+/*
  * The stencil's own kernel, compiled now (rtc.cuh); where that cannot be had the generic kernel
  * stays bound and the skeleton prints dev->note once.
  */
@@ -150,6 +174,7 @@ static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st, int steps)
     if (rtc_build(&im->rk, st, im->arch, im->sms, &dev->t_compile, err, sizeof err) == 0) {
         im->use_rtc = 1;
         snprintf(dev->kernel, sizeof dev->kernel, "rtc");
+        bind_rtc_stream1(dev, im, st);
         if (steps != 1) bind_rtc_stream(dev, im, st, steps); /* one step per exchange: none */
         return;
     }

@@ -44,23 +44,28 @@ static void compile_all(compile_fn compile, const char *arch, int pipe)
 
 /* The streaming kernels of 2..KGT_STREAM_MAX steps per launch: every 2D stencil of the set
    (all reach at most 2 cells; star ones through the row ring, 2d9 and 2d-diag through the edge
-   ring) and the 3D star stencil reaching one (3d7) have them, the others none. */
+   ring) and the 3D star stencil reaching one (3d7) have them, the others none; of one step
+   (the one-step kernel of 3D stencils), the 3D stencils reaching one cell (3d7, 3d27, 3d-oct). */
 static void compile_streams(compile_fn compile, const char *arch)
 {
     int found = 0;
     for (int i = 0; i < stencil_set_count(); i++)
         for (int t = 0; t < 2; t++)
-            for (int levels = 2; levels <= KGT_STREAM_MAX; levels++) {
+            for (int levels = 1; levels <= KGT_STREAM_MAX; levels++) {
                 sl_stencil st;
                 char err[200];
                 kgt_stream_info info;
                 set_stencil(i, t, &st);
                 char *src = sb_gen_gpu_stream(&st, levels, &info);
                 const char *name = stencil_set_name(i);
-                int want = !strncmp(name, "2d", 2) || !strcmp(name, "3d7");
+                int want = levels > 1 ? !strncmp(name, "2d", 2) || !strcmp(name, "3d7")
+                                      : !strcmp(name, "3d7") || !strcmp(name, "3d27") ||
+                                            !strcmp(name, "3d-oct");
                 ck_assert_msg((src != NULL) == want, "%s: stream kernel %s", name,
                               src ? "made" : "missing");
-                ck_assert_int_eq(sb_gen_stream_depth(&st) >= 2, want);
+                ck_assert_int_eq(sb_gen_stream_depth(&st) >= 2,
+                                 !strncmp(name, "2d", 2) || !strcmp(name, "3d7"));
+                if (levels == 1) ck_assert_int_eq(sb_gen_stream1(&st), want);
                 if (src) {
                     found++;
                     ck_assert_int_eq(info.levels, levels);
@@ -73,7 +78,7 @@ static void compile_streams(compile_fn compile, const char *arch)
                 free(src);
                 sl_stencil_free(&st);
             }
-    ck_assert_int_eq(found, 12 * (KGT_STREAM_MAX - 1));
+    ck_assert_int_eq(found, 12 * (KGT_STREAM_MAX - 1) + 6);
 }
 
 static void refuse_broken(compile_fn compile, const char *arch)
