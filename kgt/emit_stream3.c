@@ -17,6 +17,14 @@
  * levels); a block's first 2LR planes only fill the windows. The plane loop is unrolled by
  * 2(2R+1) so that the windows' shifts are register renames.
  *
+ * At L = 1 (box mode, any stencil reaching one cell, diagonal points too) the tile stores all its
+ * TX x TY cells and starts on a 128-byte line: the edge lanes also load the R columns beyond it
+ * and the first and last thread rows the R rows beyond it, each plane as it is loaded. The ring
+ * holds the rows of every plane of the window (written as the plane enters, 2(2R+1) ring planes,
+ * one barrier per plane) with PC columns each side for the edge lanes' columns, and the shuffled
+ * x neighbours of every plane stay in registers beside the window (wl0, wr0), so that diagonal
+ * points find theirs.
+ *
  * Semantics as the 2D kernel's: at each level a cell outside [live_lo, live_hi) takes the value
  * of the level below; loads are clamped into the box the launcher can read (kgt_stream3_plan),
  * so cells that need a clamped value are never stored; blocks whose cells are all live and need
@@ -46,7 +54,8 @@ typedef struct shape3 {
     int elo[3], ehi[3];
     int split;
     float rd;
-    int box; /* one level of a stencil with diagonal points (kgt_stream3_box) */
+    int box; /* one level (any stencil reaching one cell): tiles without unstored columns and
+                rows, their edge columns and the rows beyond them loaded too (emit_load_plane) */
 } shape3;
 
 int kgt_stream3(const kgt_stencil *s)
@@ -94,7 +103,7 @@ static shape3 make_shape3(const kgt_stencil *s, int dbl, int levels)
     shape3 t;
     memset(&t, 0, sizeof t);
     t.lv = levels;
-    t.box = !kgt_stream3(s);
+    t.box = levels == 1;
     kgt_extents(s, t.elo, t.ehi);
     t.r = 1;
     t.v = dbl ? 1 : 2;
@@ -102,8 +111,8 @@ static shape3 make_shape3(const kgt_stencil *s, int dbl, int levels)
     t.by = 8;
     env_shape(&t.ny, &t.by);
     t.split = !dbl && kgt_split_divisor(s->divisor, &t.rd);
-    t.hp = (levels * t.r + t.v - 1) / t.v * t.v;
-    t.hy = levels * t.r;
+    t.hp = t.box ? 0 : (levels * t.r + t.v - 1) / t.v * t.v;
+    t.hy = t.box ? 0 : levels * t.r;
     const int u = 2 * (2 * t.r + 1);
     for (t.hdef = 256; (t.hdef + 2 * levels * t.r) % u; t.hdef--) {
     }
@@ -118,8 +127,11 @@ static void emit_enum(kgt_buf *b, const shape3 *t)
                "    enum { R = %d, V = %d, NY = %d, BX = %d, BY = %d, K = 2 * R + 1, L = %d,\n"
                "           HP = %d, HY = %d, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,\n"
                "           WY = TY - 2 * HY, P = %d, U = 2 * K, RB = BY + 2, ER = 2 * R,\n"
-               "           SL = RB * ER * TX /* one level's ring plane */, NB = %s };\n",
-               t->r, t->v, t->ny, BX, t->by, t->lv, t->hp, t->hy, P,
+               "           EX = %d /* columns and rows loaded beyond the tile */,\n"
+               "           PC = %d, RX = TX + 2 * PC /* ring rows: PC columns each side */,\n"
+               "           SL = RB * ER * RX /* one level's ring plane */, NB = %s };\n",
+               t->r, t->v, t->ny, BX, t->by, t->lv, t->hp, t->hy, P, t->box ? t->r : 0,
+               t->box ? t->v : 0,
                t->box ? "U /* ring planes: the window's, written u - K + 1..u */" : "2");
 }
 
@@ -139,9 +151,9 @@ static void emit_macros(kgt_buf *b)
                   "#endif\n");
 }
 
-/* NY rows of V elements of one plane: one vector access per row at column x (vin), else V
+/* n rows of V elements of one plane: one vector access per row at column x (vin), else V
    scalar ones at columns xc. ro: the rows' offsets in the plane. */
-static void emit_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t)
+static void emit_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t, int n)
 {
     const char *ty = tname[dbl];
     kgt_printf(b,
@@ -150,7 +162,7 @@ static void emit_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t)
                "    KGT_UNROLL\n"
                "    for (int i = 0; i < %d; i++) {\n"
                "        const %s *row = pl + ro[i];\n",
-               fn, ty, t->v, ty, t->ny, ty);
+               fn, ty, t->v, ty, n, ty);
     if (t->v > 1)
         kgt_printf(b,
                    "        if (vin) {\n"
@@ -171,7 +183,7 @@ static void emit_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t)
 
 /* Box mode: the source of point o for cell (i, j): the window's registers and shuffled edges
    (wl0, wr0) of plane R + o[0], or that plane's ring (spQ) for rows of the thread rows above and
-   below; columns beyond the tile (its edge lanes, never stored) read the tile's edge column. */
+   below, the rows beyond the tile and the edge columns among them. */
 static void emit_source_box(kgt_buf *b, const shape3 *t, const int *o, int i, int j)
 {
     const int ii = i + o[1], jj = j + o[2], R = t->r, q = R + o[0];
@@ -183,17 +195,40 @@ static void emit_source_box(kgt_buf *b, const shape3 *t, const int *o, int i, in
                        jj < 0 ? jj + R : jj - t->v);
         return;
     }
-    kgt_printf(b, "sp%d[", q);
     if (ii < 0)
-        kgt_printf(b, "(ty * ER + %d) * TX + ", 2 * R + ii);
+        kgt_printf(b, "sp%d[(ty * ER + %d) * RX + PC + tx * V + %d]", q, 2 * R + ii, jj);
     else
-        kgt_printf(b, "((ty + 2) * ER + %d) * TX + ", ii - t->ny);
-    if (jj < 0)
-        kgt_printf(b, "(tx > 0 ? tx * V - %d : 0)]", -jj);
-    else if (jj >= t->v)
-        kgt_printf(b, "(tx < BX - 1 ? tx * V + %d : TX - 1)]", jj);
-    else
-        kgt_printf(b, "tx * V + %d]", jj);
+        kgt_printf(b, "sp%d[((ty + 2) * ER + %d) * RX + PC + tx * V + %d]", q, ii - t->ny, jj);
+}
+
+/*
+ * Box mode: one plane's loads, the thread's rows (d) and, for the tile's edge lanes (edge), their
+ * R columns beyond the tile (de: lane 0 left, lane BX - 1 right, at columns xe); for the first
+ * and last thread rows (halo), the R rows beyond the tile (h, offsets rh) and their edge cells.
+ */
+static void emit_load_plane(kgt_buf *b, const char *fn, const char *ld, int dbl, const shape3 *t)
+{
+    const char *ty = tname[dbl];
+    kgt_printf(
+        b,
+        "static __device__ __forceinline__ void %sp(%s (*d)[%d], %s (*de)[%d], %s (*h)[%d],\n"
+        "    %s (*he)[%d], const %s *pl, const long *ro, const long *rh, KGT_IX x,\n"
+        "    const KGT_IX *xc, const KGT_IX *xe, int vin, int edge, int halo)\n{\n"
+        "    %s(d, pl, ro, x, xc, vin);\n"
+        "    if (edge)\n"
+        "        KGT_UNROLL\n"
+        "        for (int i = 0; i < %d; i++)\n"
+        "            KGT_UNROLL\n"
+        "            for (int m = 0; m < %d; m++) de[i][m] = pl[ro[i] + xe[m]];\n"
+        "    if (!halo) return;\n"
+        "    %sh(h, pl, rh, x, xc, vin);\n"
+        "    if (edge)\n"
+        "        KGT_UNROLL\n"
+        "        for (int i = 0; i < %d; i++)\n"
+        "            KGT_UNROLL\n"
+        "            for (int m = 0; m < %d; m++) he[i][m] = pl[rh[i] + xe[m]];\n"
+        "}\n\n",
+        fn, ty, t->v, ty, t->r, ty, t->v, ty, t->r, ty, ld, t->ny, t->r, ld, t->r, t->r);
 }
 
 /* The source of point o's value for cell (i, j) at level window w (ring sp, shuffles sl/sr). */
@@ -351,6 +386,48 @@ static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
                   "            }\n");
 }
 
+/* The load of input plane pl into pf[q] (q: an expression) and, in box mode, the edges. */
+static void emit_load_call(kgt_buf *b, const char *ld, const shape3 *t, const char *q,
+                           const char *pl)
+{
+    if (t->box)
+        kgt_printf(
+            b, "%sp(pf[%s], pe[%s], ph[%s], phe[%s], %s, ro, rh, x, xc, xe, vin, edge, halo);\n",
+            ld, q, q, q, q, pl);
+    else
+        kgt_printf(b, "%s(pf[%s], %s, ro, x, xc, vin);\n", ld, q, pl);
+}
+
+/* Box mode: which threads load beyond the tile, where, and into what. */
+static void emit_setup_box(kgt_buf *b, int dbl)
+{
+    kgt_printf(
+        b,
+        "    const int edge = tx == 0 || tx == BX - 1, halo = ty == 0 || ty == BY - 1;\n"
+        "    KGT_IX xe[R]; /* the edge lanes' columns beyond the tile */\n"
+        "    long rh[R];   /* the rows beyond the tile, of the first and last thread rows */\n"
+        "    KGT_UNROLL\n"
+        "    for (int m = 0; m < R; m++) {\n"
+        "        const KGT_IX c = tx == 0 ? x - R + m : x + V + m;\n"
+        "        const KGT_IX yh = ty == 0 ? y0 - R + m : y0 + TY + m;\n"
+        "        xe[m] = fast ? c : KGT_CLAMP(c, a2, b2 - 1);\n"
+        "        rh[m] = (long)(fast ? yh : KGT_CLAMP(yh, a1, b1 - 1)) * s1;\n"
+        "    }\n"
+        "    %s pe[P][NY][R], ph[P][R][V], phe[P][R][R];\n"
+        "    KGT_UNROLL\n"
+        "    for (int q = 0; q < P; q++)\n"
+        "        KGT_UNROLL\n"
+        "        for (int a = 0; a < R; a++) {\n"
+        "            KGT_UNROLL\n"
+        "            for (int i = 0; i < NY; i++) pe[q][i][a] = 0;\n"
+        "            KGT_UNROLL\n"
+        "            for (int j = 0; j < V; j++) ph[q][a][j] = 0;\n"
+        "            KGT_UNROLL\n"
+        "            for (int m = 0; m < R; m++) phe[q][a][m] = 0;\n"
+        "        }\n",
+        tname[dbl]);
+}
+
 /* The walk's per-thread tests and row offsets, the windows and the first input planes. */
 static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
 {
@@ -390,19 +467,20 @@ static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
                   "            for (int j = 0; j < V; j++) ");
     for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[q][i][j] = ", k);
     kgt_printf(b, "0;\n");
-    if (t->box)
+    if (t->box) {
         kgt_printf(b, "    KGT_UNROLL\n"
                       "    for (int q = 0; q < K; q++)\n"
                       "        KGT_UNROLL\n"
                       "        for (int i = 0; i < NY; i++)\n"
                       "            KGT_UNROLL\n"
                       "            for (int m = 0; m < R; m++) wl0[q][i][m] = wr0[q][i][m] = 0;\n");
-    kgt_printf(b,
-               "    KGT_IX z = zs - L * R; /* the input plane entering the window */\n"
-               "    KGT_UNROLL\n"
-               "    for (int q = 0; q < P; q++)\n"
-               "        %s(pf[q], in + (long)KGT_CLAMP(z + q, a0, b0 - 1) * s0, ro, x, xc, vin);\n",
-               ld);
+        emit_setup_box(b, dbl);
+    }
+    kgt_printf(b, "    KGT_IX z = zs - L * R; /* the input plane entering the window */\n"
+                  "    KGT_UNROLL\n"
+                  "    for (int q = 0; q < P; q++)\n"
+                  "        ");
+    emit_load_call(b, ld, t, "q", "in + (long)KGT_CLAMP(z + q, a0, b0 - 1) * s0");
 }
 
 /* The ring rows of the levels below L (each thread's first and last R rows of the plane that
@@ -411,19 +489,38 @@ static void emit_ring(kgt_buf *b, int dbl, const shape3 *t)
 {
     const char *ty = tname[dbl];
     for (int k = 0; k < t->lv; k++) {
-        char src[16];
+        char src[24];
         snprintf(src, sizeof src, t->box ? "pf[0]" : "w%d[R + 1]", k);
-        kgt_printf(b,
-                   "            KGT_UNROLL\n"
-                   "            for (int e = 0; e < ER; e++) {\n"
-                   "                const int i = e < R ? e : NY - ER + e;\n"
-                   "                %s *q = s + %d * SL + ((ty + 1) * ER + e) * TX + tx * V;\n",
-                   ty, k);
+        kgt_printf(
+            b,
+            "            KGT_UNROLL\n"
+            "            for (int e = 0; e < ER; e++) {\n"
+            "                const int i = e < R ? e : NY - ER + e;\n"
+            "                %s *q = s + %d * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;\n",
+            ty, k);
         if (t->v > 1)
             kgt_printf(b, "                *(%s%d *)q = make_%s%d(%s[i][0], %s[i][1]);\n", ty, t->v,
                        ty, t->v, src, src);
         else
             kgt_printf(b, "                q[0] = %s[i][0];\n", src);
+        if (t->box) /* the edge lanes' columns beyond the tile; the rows beyond it */
+            kgt_printf(
+                b,
+                "                KGT_UNROLL\n"
+                "                for (int m = 0; m < R; m++)\n"
+                "                    if (edge) q[tx == 0 ? m - R : V + m] = pe[0][i][m];\n"
+                "            }\n"
+                "            if (halo)\n"
+                "                KGT_UNROLL\n"
+                "                for (int a = 0; a < R; a++) {\n"
+                "                    %s *q = s + (ty == 0 ? R + a : (BY + 1) * ER + a) * RX + "
+                "PC + tx * V;\n"
+                "                    KGT_UNROLL\n"
+                "                    for (int j = 0; j < V; j++) q[j] = ph[0][a][j];\n"
+                "                    KGT_UNROLL\n"
+                "                    for (int m = 0; m < R; m++)\n"
+                "                        if (edge) q[tx == 0 ? m - R : V + m] = phe[0][a][m];\n",
+                ty);
         kgt_printf(b, "            }\n");
     }
     kgt_printf(b, "            __syncthreads();\n");
@@ -458,8 +555,10 @@ static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_sten
                    "            for (int i = 0; i < NY; i++)\n"
                    "                KGT_UNROLL\n"
                    "                for (int m = 0; m < R; m++) {\n"
-                   "                    const %s el = KGT_SHFL_UP(pf[0][i][V - R + m], 1);\n"
-                   "                    const %s er = KGT_SHFL_DOWN(pf[0][i][m], 1);\n"
+                   "                    %s el = KGT_SHFL_UP(pf[0][i][V - R + m], 1);\n"
+                   "                    %s er = KGT_SHFL_DOWN(pf[0][i][m], 1);\n"
+                   "                    if (tx == 0) el = pe[0][i][m];\n"
+                   "                    if (tx == BX - 1) er = pe[0][i][m];\n"
                    "                    KGT_UNROLL\n"
                    "                    for (int q = 0; q + 1 < K; q++)\n"
                    "                        wl0[q][i][m] = wl0[q + 1][i][m], wr0[q][i][m] = "
@@ -468,23 +567,35 @@ static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_sten
                    "                }\n",
                    ty, ty);
     kgt_printf(
-        b,
-        "            KGT_UNROLL\n"
-        "            for (int i = 0; i < NY; i++)\n"
-        "                KGT_UNROLL\n"
-        "                for (int j = 0; j < V; j++) {\n"
-        "                    KGT_UNROLL\n"
-        "                    for (int q = 0; q + 1 < K; q++) w0[q][i][j] = w0[q + 1][i][j];\n"
-        "                    w0[K - 1][i][j] = pf[0][i][j];\n"
-        "                    KGT_UNROLL\n"
-        "                    for (int q = 0; q + 1 < P; q++) pf[q][i][j] = pf[q + 1][i][j];\n"
-        "                }\n"
-        "            {\n"
-        "                /* FAST: every plane loaded lies in [a0, b0) */\n"
-        "                const KGT_IX zk = fast ? z + P : KGT_CLAMP(z + P, a0, b0 - 1);\n"
-        "                %s(pf[P - 1], in + (long)zk * s0, ro, x, xc, vin);\n"
-        "            }\n",
-        ld);
+        b, "            KGT_UNROLL\n"
+           "            for (int i = 0; i < NY; i++)\n"
+           "                KGT_UNROLL\n"
+           "                for (int j = 0; j < V; j++) {\n"
+           "                    KGT_UNROLL\n"
+           "                    for (int q = 0; q + 1 < K; q++) w0[q][i][j] = w0[q + 1][i][j];\n"
+           "                    w0[K - 1][i][j] = pf[0][i][j];\n"
+           "                    KGT_UNROLL\n"
+           "                    for (int q = 0; q + 1 < P; q++) pf[q][i][j] = pf[q + 1][i][j];\n"
+           "                }\n");
+    if (t->box)
+        kgt_printf(
+            b, "            KGT_UNROLL\n"
+               "            for (int q = 0; q + 1 < P; q++)\n"
+               "                KGT_UNROLL\n"
+               "                for (int a = 0; a < R; a++) {\n"
+               "                    KGT_UNROLL\n"
+               "                    for (int i = 0; i < NY; i++) pe[q][i][a] = pe[q + 1][i][a];\n"
+               "                    KGT_UNROLL\n"
+               "                    for (int j = 0; j < V; j++) ph[q][a][j] = ph[q + 1][a][j];\n"
+               "                    KGT_UNROLL\n"
+               "                    for (int m = 0; m < R; m++) phe[q][a][m] = phe[q + 1][a][m];\n"
+               "                }\n");
+    kgt_printf(b, "            {\n"
+                  "                /* FAST: every plane loaded lies in [a0, b0) */\n"
+                  "                const KGT_IX zk = fast ? z + P : KGT_CLAMP(z + P, a0, b0 - 1);\n"
+                  "                ");
+    emit_load_call(b, ld, t, "P - 1", "in + (long)zk * s0");
+    kgt_printf(b, "            }\n");
     for (int k = 1; k <= t->lv; k++) emit_level(b, s, dbl, t, k);
     kgt_printf(b, "        }\n"
                   "    }\n"
@@ -513,22 +624,28 @@ static void emit_params(kgt_buf *b, int dbl)
 static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, int vec)
 {
     emit_enum(b, t);
+    kgt_printf(b, "    __shared__ __align__(16) %s sh[NB * L * SL];\n", tname[dbl]);
+    if (!t->box) /* box mode: the first and last thread rows write them */
+        kgt_printf(
+            b,
+            "    const int tid = threadIdx.y * BX + threadIdx.x;\n"
+            "    /* the rows above and below the tile: read only by rows that are not stored */\n"
+            "    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {\n"
+            "        const int c = p %% (ER * TX), e = p / (ER * TX) %% 2, q = p / (2 * ER * "
+            "TX);\n"
+            "        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;\n"
+            "    }\n");
     kgt_printf(
         b,
-        "    __shared__ __align__(16) %s sh[NB * L * SL];\n"
-        "    const int tid = threadIdx.y * BX + threadIdx.x;\n"
-        "    /* the rows above and below the tile: read only by rows that are not stored */\n"
-        "    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {\n"
-        "        const int c = p %% (ER * TX), e = p / (ER * TX) %% 2, q = p / (2 * ER * TX);\n"
-        "        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;\n"
-        "    }\n"
         "    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;\n"
         "    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;\n"
         "    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;\n"
         "    const KGT_IX zend = zs - L * R + (ze - zs + 2 * L * R + U - 1) / U * U + P;\n"
-        "    const int fast = x0 >= a2 && x0 + TX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&\n"
-        "                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 >= a1 && y0 + TY <= b1 "
+        "    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 "
         "&&\n"
+        "                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + "
+        "EX <= "
+        "b1 &&\n"
         "                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= "
         "hi1 &&\n"
         "                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R "
@@ -543,7 +660,7 @@ static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, in
         "lh2,\n"
         "            a0, b0, a1, b1, a2, b2, s0, s1, sh);\n"
         "}\n\n",
-        tname[dbl], walk, vec, walk, vec);
+        walk, vec, walk, vec);
 }
 
 int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
@@ -562,7 +679,10 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     info->r = t.r, info->v = t.v, info->b = BX, info->by = t.by, info->ny = t.ny;
     info->w = BX * t.v - 2 * t.hp, info->wy = t.by * t.ny - 2 * t.hy, info->u = 2 * (2 * t.r + 1);
     info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = 1, info->ix_int = 1;
-    if (info->w < 1 || info->wy < 1) return -1; /* a tile that stores nothing */
+    /* tiles on 128-byte lines where they store every column (box mode) */
+    info->xal = t.box ? 128 / (dbl ? 8 : 4) : t.v;
+    if (info->w < 1 || info->wy < 1 || (t.box && t.by < 2))
+        return -1; /* a tile that stores nothing; box mode: two halo thread rows */
     for (int d = 0; d < 3; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
     kgt_printf(b,
                "/* %d steps per launch by register streaming along z: %d x %d threads of %d "
@@ -570,7 +690,13 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
                levels, BX, t.by, t.v, t.ny);
     emit_macros(b);
     if (t.split) kgt_emit_div_split(b);
-    emit_load(b, ld, dbl, &t);
+    emit_load(b, ld, dbl, &t, t.ny);
+    if (t.box) {
+        char ldh[72];
+        snprintf(ldh, sizeof ldh, "%sh", ld);
+        emit_load(b, ldh, dbl, &t, t.r);
+        emit_load_plane(b, ld, ld, dbl, &t);
+    }
     emit_walk(b, walk, ld, s, dbl, &t);
     for (int v = 0; v <= (t.v > 1); v++) {
         snprintf(info->name[v], sizeof info->name[v], "%s_%s_stream_k%c%d", pre, s->stem, tsuf[dbl],
@@ -593,7 +719,8 @@ int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, c
         if (kgt_stream_dim(t, d, lo[d], hi[d], llo[d], lhi[d], &a[d], &e[d], &vl[d], &vh[d]))
             return 1;
     if (s0 > (1L << 30) || s1 > (1L << 30)) return 1;
-    const long V = t->v, xs = lo[2] - ((lo[2] % V) + V) % V, planes = hi[0] - lo[0];
+    const long V = t->xal > t->v ? t->xal : t->v, xs = lo[2] - ((lo[2] % V) + V) % V;
+    const long planes = hi[0] - lo[0];
     const long gx = (hi[2] - xs + t->w - 1) / t->w, gy = (hi[1] - lo[1] + t->wy - 1) / t->wy;
     const long want = (2048 + gx * gy - 1) / (gx * gy);
     long h = (planes + want - 1) / want;

@@ -112,6 +112,7 @@ typedef struct kgt_stream_info {
     char name[2][64]; /* the kernels' symbols */
     int ndims;        /* 3: the 3D kernels (emit_stream3.c; else 0) */
     int by, ny, wy;   /* 3D: thread rows per block, rows per thread, rows a block stores */
+    int xal;          /* 3D: the tiles' first columns are multiples of xal (a multiple of v) */
     long slots; /* blocks resident on the device at once, set by the caller once the kernels are
                    loaded (their occupancy); 0: unknown */
 } kgt_stream_info;
