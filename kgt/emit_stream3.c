@@ -1,7 +1,9 @@
 /*
- * L time steps per launch (1 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching one cell: the
- * 3D analogue of the 2D streaming kernel (emit_stream.c), taken by the library's run-time L-step
- * path (kgt_rt.h: kgt_rt_gpu_stream, kgt_stream3_plan) and, at L = 1, by its one-step path.
+ * L time steps per launch (1 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching one cell, and
+ * one step for any 3D stencil reaching one cell (box mode, below): the 3D analogue of the 2D
+ * streaming kernel (emit_stream.c), taken by the library's run-time L-step path (kgt_rt.h:
+ * kgt_rt_gpu_stream, kgt_stream3_plan) and, at L = 1, by its one-step path when asked
+ * ($STENCIL_RTC_STREAM1=1; slower than the step kernel on an H200).
  *
  * A block of BX x BY threads (BX = 32, one warp per thread row) covers an x-y tile of TX = BX*V
  * columns by TY = BY*NY rows (each thread V adjacent columns of NY adjacent rows) and walks

@@ -140,16 +140,17 @@ static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st, int ste
 }
 
 /*
- * The one-step kernel of 3D stencils reaching one cell: the streaming kernel at L = 1
- * (emit_stream3.c), faster than the step kernel, which stays for the boxes it does not take. On
- * one H200, 3d7 float 1024^3: <FILL> Gcells/s against 373.2 (bench/RESULTS.md).
- * $STENCIL_RTC_STREAM3=step keeps the step kernel (comparisons).
+ * $STENCIL_RTC_STREAM1=1: one step per launch of 3D stencils reaching one cell by the streaming
+ * kernel at L = 1 (emit_stream3.c), the step kernel for the boxes it does not take. Not the
+ * default: on one H200 (float, fixed boundary) it ran slower than the step kernel, 3d7 1024^3 at
+ * 275.7 Gcells/s against 373.2, 3d27 512^3 at 228.7 against 364.5, 3d-oct 512^3 at 273.9
+ * against 396.7 (data/k3-stream1-aab2387-h200.jsonl).
  */
 static void bind_rtc_stream1(sb_dev *dev, impl *im, const sl_stencil *st)
 {
     char err[160];
-    const char *e = getenv("STENCIL_RTC_STREAM3");
-    if (!sb_gen_stream1(st) || (e && !strcmp(e, "step"))) return;
+    const char *e = getenv("STENCIL_RTC_STREAM1");
+    if (!sb_gen_stream1(st) || !e || strcmp(e, "1")) return;
     if (rtc_build_stream(&im->rs[1], st, 1, im->arch, im->sms, &dev->t_compile, err, sizeof err) ==
         0) {
         im->use_stream1 = 1;

@@ -9,8 +9,8 @@
  * per launch (11 iterations: a last, shorter pass too). And 3d7 with T = 2, 3, 4 and automatic on
  * a grid whose boxes reach the GPU backend's 3D streaming kernels of 2, 3 and 4 steps per launch
  * over several tiles and walk chunks, each with a partial last one, and tiles without per-cell
- * tests; 3d7, 3d27 and 3d-oct at T = 1 on a grid whose inner boxes reach the one-step 3D
- * streaming kernels.
+ * tests; 3d7, 3d27 and 3d-oct at T = 1 on a grid whose inner boxes take the one-step 3D
+ * streaming kernels when STENCIL_RTC_STREAM1=1.
  * The backend comes from STENCIL_BACKEND (default: host).
  */
 #include <check.h>
@@ -146,8 +146,8 @@ START_TEST(deep_3d)
 END_TEST
 
 /* _i / 2: 3d7, 3d27, 3d-oct; _i % 2: float or double. One step per exchange, fixed and periodic,
-   on a grid whose inner boxes reach the GPU backend's one-step 3D streaming kernels over
-   several tiles and walk chunks (border boxes: the step kernel). */
+   on a grid whose inner boxes take the GPU backend's one-step 3D streaming kernels
+   (STENCIL_RTC_STREAM1=1) over several tiles and walk chunks (border boxes: the step kernel). */
 START_TEST(one_step_3d)
 {
     static const long sizes[3] = {40, 50, 140};
