@@ -16,10 +16,10 @@
  * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; four chunk buffers
  * rotate between those roles (ooc_sweep.c).
  *
- * T: the fused kernels' depth (at least two steps) before anything is measured; then a probe
- * times an upload and an update of the first chunk, and when every rank is out of core set-up
- * runs again with the T of least modelled time per step (ooc_want, sk_ooc_again). The host copies,
- * the largest allocations (pinned, and zeroed), are made only once T is settled (sk_ooc_host).
+ * T: two steps before anything is measured; then a probe times an upload and an update of the
+ * first chunk, and when every rank is out of core set-up runs again with the T of least modelled
+ * time per step (ooc_want, sk_ooc_again). The host copies, the largest allocations (pinned, and
+ * zeroed), are made only once T is settled (sk_ooc_host).
  *
  * The chunk buffers have the local array's strides and fewer rows, so the kernels and the box
  * copies of the device opened for the whole local array work on them with chunk-local boxes.

@@ -185,16 +185,12 @@ static int automatic(sk_run *r, int all_fused, int fit)
 }
 
 /*
- * Out of core (ooc.c): the T its probe wanted, as far as the parts allow; before the probe, the
- * depth of the fused kernels every rank has (at least two steps, which halve the transfers per
- * step at the cost of the chunks' halo rows), so that the probe times the groups of steps the
- * sweeps will run (timed at two steps, 2d4's chunk updates measured 740 Gcells/s on one H200
- * against 1238 for the four-step groups the sweeps ran).
+ * Out of core (ooc.c): the T its probe wanted, as far as the parts allow; before the probe, two
+ * steps, which halve the transfers per step at the cost of the chunks' halo rows.
  */
-static int out_of_core(sk_run *r, int fit, int all_fused)
+static int out_of_core(sk_run *r, int fit)
 {
-    int first = all_fused > 2 ? all_fused : 2;
-    int T = r->ooc_T > 0 ? r->ooc_T : r->iters >= first ? first : r->iters >= 2 ? (int)r->iters : 1;
+    int T = r->ooc_T > 0 ? r->ooc_T : r->iters >= 2 ? 2 : 1;
     r->steps = T <= fit ? T : fit;
     if (r->ooc_T > 0)
         sk_ooc_why(r);
@@ -218,7 +214,7 @@ int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
     int ooc = all_ooc && want == 0;
     int fit = steps_fit(r, ooc ? SL_MAX_STEPS : STENCIL_MAX_STEPS, &dim);
     rc = want > 0 ? forced(r, want, fit, dim)
-         : ooc    ? out_of_core(r, fit, all_fused)
+         : ooc    ? out_of_core(r, fit)
                   : automatic(r, all_fused, fit);
     if (!rc && r->steps > 1) rc = sk_partition(r, g, pgrid, r->steps);
     if (rc) return rc;
