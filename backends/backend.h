@@ -108,6 +108,9 @@ typedef struct sb_ops {
     int (*wait)(sb_dev *dev, int q);
     /* Each queue waits (on the device) for what was submitted to the others. */
     int (*join)(sb_dev *dev);
+    /* Queue q waits (on the device) for what was submitted to queue `from` so far, and only
+       that: what is submitted to `from` later does not hold q back. */
+    int (*after)(sb_dev *dev, int q, int from);
     /* 1 when work is still pending on the queue, 0 when idle, or a STENCIL_E* code. */
     int (*busy)(sb_dev *dev, int q);
     /*

@@ -528,6 +528,7 @@ scenario_steps() {
 
 # T steps per exchange on two GPUs (issue 18's must-shows 2 and 3): each case of STEPS_CASES on 1
 # and 2 GPUs with the automatic T, and on 2 GPUs with T = 1 (the messages per rank drop T-fold),
+# each run STEPS2_REPEAT times (1), and with STEPS2_TRACE=1 once more on 2 GPUs traced,
 # then the strong-scaling case STEPS2_STRONG (2D 4-point 2048^2 x 10000) on 2 GPUs, automatic T and
 # T = 1, untraced (best of 3) and traced (per-pass phase means in steps2-trace.txt); test_steps
 # with CUDA on 2 and 4 ranks over the two GPUs (STEPS_TESTS=0 skips it) (steps2.jsonl).
@@ -545,8 +546,13 @@ scenario_steps2() {
         for r in "1 0" "2 0" "2 1"; do
             set -- $r
             "${MPI[@]}" -n $1 -x STENCIL_FUSE=$2 $bk --label "n$1 T=$2" -b cuda -S $s -n $n -i $i \
-                -t "${t:-float}" | tee -a "$OUT/steps2.jsonl"
+                -t "${t:-float}" --repeat "${STEPS2_REPEAT:-1}" | tee -a "$OUT/steps2.jsonl"
         done
+        [ "${STEPS2_TRACE:-0}" = 1 ] || continue
+        "${MPI[@]}" -n 2 $bk --label "n2 traced" -b cuda -S $s -n $n -i $i -t "${t:-float}" \
+            --trace "$LOGS/c$s$t" >>"$OUT/steps2-traced.jsonl"
+        echo "-- $c on 2 GPUs, automatic T" >>"$OUT/steps2-trace.txt"
+        bash bench/trace_summary.sh -s 5 "$LOGS/c$s$t".*.jsonl >>"$OUT/steps2-trace.txt"
     done
     IFS=: read -r s n i <<<"${STEPS2_STRONG:-2d4:2048x2048:10000}"
     for f in 0 1; do

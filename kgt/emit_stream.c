@@ -52,6 +52,7 @@
  * then holds 64 registers (8 blocks of 128 threads per SM) and 2d4 float 40.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kgt_rt.h"
@@ -763,6 +764,13 @@ int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, 
     return *a < -(1L << 30) || *e > (1L << 30); /* int indices in the kernel */
 }
 
+long kgt_stream_rows_env(long h)
+{
+    const char *e = getenv("STENCIL_RTC_STREAM_H");
+    long v = e ? atol(e) : 0;
+    return v >= 1 && v <= 65535 ? v : h;
+}
+
 /*
  * Rows per block h from hdef down to hmin until the grid has about STREAM_WAVES times as many
  * blocks as fit on the device at once (STREAM_BLOCKS when that is not known): short row walks
@@ -784,6 +792,7 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
     const long blocks = t->slots > 0 ? STREAM_WAVES * t->slots : STREAM_BLOCKS;
     const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (blocks + gx - 1) / gx;
     long h = clampl((rows + want - 1) / want, t->hmin, t->hdef);
+    h = kgt_stream_rows_env(h);
     h += (t->u - (h + t->fill) % t->u) % t->u;
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;

@@ -47,7 +47,13 @@
 static const char *const tname[2] = {"float", "double"};
 static const char tsuf[2] = {'f', 'd'};
 
-enum { BX = 32, P = 2 /* input planes loaded ahead */ };
+/*
+ * HDEF3: planes a block walks at most. On one H200, 3d7 float at L = 3 (bench/RESULTS.md, plan
+ * section): 512 x 1024^2 (a rank's part on two GPUs) ran at 605.9 Gcells/s with 252 planes
+ * (the limit was 256), 646.2 with 96 and 617.3 with 128; 1024^3 at 661.7 with 252 and 661.5
+ * with 96; a 96 x 768^2 box (an out-of-core chunk) alike with either.
+ */
+enum { BX = 32, P = 2 /* input planes loaded ahead */, HDEF3 = 96 };
 
 typedef struct shape3 {
     int lv, r, v, ny, by; /* levels; radius; columns and rows per thread; thread rows */
@@ -116,7 +122,7 @@ static shape3 make_shape3(const kgt_stencil *s, int dbl, int levels)
     t.hp = t.box ? 0 : (levels * t.r + t.v - 1) / t.v * t.v;
     t.hy = t.box ? 0 : levels * t.r;
     const int u = 2 * (2 * t.r + 1);
-    for (t.hdef = 256; (t.hdef + 2 * levels * t.r) % u; t.hdef--) {
+    for (t.hdef = HDEF3; (t.hdef + 2 * levels * t.r) % u; t.hdef--) {
     }
     for (t.hmin = 32; (t.hmin + 2 * levels * t.r) % u; t.hmin++) {
     }
@@ -727,6 +733,7 @@ int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, c
     const long want = (2048 + gx * gy - 1) / (gx * gy);
     long h = (planes + want - 1) / want;
     h = h < t->hmin ? t->hmin : h > t->hdef ? t->hdef : h;
+    h = kgt_stream_rows_env(h);
     h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
     const long gz = (planes + h - 1) / h;
     if (gx > 2147483647L || gy > 65535 || gz > 65535) return 1;

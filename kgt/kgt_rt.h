@@ -125,6 +125,9 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
 /* The whole source of the streaming kernels of s (kgt_emit_gpu_stream_rt), or NULL. */
 char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_info *info);
 
+/* $STENCIL_RTC_STREAM_H (rows or planes a block of the streaming kernels walks, for plan
+   experiments) when set, else h. */
+long kgt_stream_rows_env(long h);
 /*
  * The launch of L steps over box [lo, hi) of a 2D array of row stride s0 (live cells [llo, lhi)):
  * the kernels' arguments after (in, out), in order (lo0, lo1, hi0, hi1, ll0, ll1, lh0, lh1, a0,

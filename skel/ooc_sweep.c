@@ -179,6 +179,28 @@ static void ooc_wait_all(sk_run *r)
     for (int q = 0; q < SB_NQUEUES; q++) ODEV(r, r->ooc->dev.ops->wait(&r->ooc->dev, q));
 }
 
+/*
+ * What stage i waits for on the device, before it submits anything: chunk i's updates for its
+ * upload (the border queue's past: the upload of stage i - 1), chunk i - 1's download for its
+ * updates (the inner queue's past), chunk i + 1's upload for the download of the buffer it
+ * reuses (the transfer queue's past: stage i - 1's download). Only that, so that a queue whose
+ * work of the last stage ended early starts its next one without waiting for the other two.
+ * Stage 0, and a serialized sweep, join every queue: stage 0's spare buffer may be one that the
+ * previous sweep's last stage downloaded.
+ */
+static void ooc_stage_start(sk_run *r, int i, int ser)
+{
+    sb_dev *d = &r->ooc->dev;
+    const sb_ops *ops = d->ops;
+    if (i == 0 || ser) {
+        ODEV(r, ops->join(d));
+        return;
+    }
+    ODEV(r, ops->after(d, SB_QXFER, SB_QINNER));
+    ODEV(r, ops->after(d, SB_QINNER, SB_QBORDER));
+    ODEV(r, ops->after(d, SB_QBORDER, SB_QXFER));
+}
+
 /* The chunk buffer not among a, b, c (-1: none), the lowest. */
 static int ooc_other(int a, int b, int c)
 {
@@ -222,11 +244,11 @@ static int ooc_defer_ok(const sk_run *r, int T, int next_T)
  * One sweep: buf[src] advanced T steps into buf[src ^ 1]; errors go to r->rc.
  *
  * Stage i updates chunk i (inner queue) while chunk i - 1 comes down (transfer queue) and chunk
- * i + 1 goes up (border queue); a join ends each stage, so chunk i's updates follow its upload
- * and its download follows its updates. Four buffers rotate: chunk i updates in its upload
- * buffer x and a spare y; the one of them its last step wrote (res) comes down in stage i + 1,
- * the other is the next chunk's spare; chunk i + 1 goes up into the buffer that is none of x, y
- * and the previous chunk's res: the one that came down in stage i - 1.
+ * i + 1 goes up (border queue); each stage starts with the waits ooc_stage_start lists, so
+ * chunk i's updates follow its upload and its download follows its updates. Four buffers rotate:
+ * chunk i updates in its upload buffer x and a spare y; the one of them its last step wrote (res)
+ * comes down in stage i + 1, the other is the next chunk's spare; chunk i + 1 goes up into the
+ * buffer that is none of x, y and the previous chunk's res: the one that came down in stage i - 1.
  *
  * Between sweeps of one pass after another (next_T > 0), the next sweep's chunk 0 goes up early.
  * Where ooc_defer_ok allows, it goes up in stage n - 1, when no other upload runs, and the last
@@ -259,7 +281,7 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
     ooc_stage_end(r, ser, SB_QBORDER);
     for (int i = 0; i <= last; i++) {
         int res = -1, next = ooc_other(x, y, prev);
-        ODEV(r, ops->join(&o->dev));
+        ooc_stage_start(r, i, ser);
         if (i < n) {
             int w = 0;
             cells += ooc_compute(r, i, src, T, o->cb[x], o->cb[y], &w);

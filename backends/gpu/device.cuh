@@ -96,6 +96,19 @@ int gpu_join(sb_dev *dev)
     return 0;
 }
 
+int gpu_after(sb_dev *dev, int q, int from)
+{
+    impl *im = im_of(dev);
+    if (q < 0 || q >= SB_NQUEUES || from < 0 || from >= SB_NQUEUES)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue");
+    if (q == from) return 0;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    GPU_TRY(dev, gpuEventRecord(im->ev[from], im->q[from]));
+    GPU_TRY(dev, gpuStreamWaitEvent(im->q[q], im->ev[from], 0));
+    return 0;
+}
+
 int gpu_busy(sb_dev *dev, int q)
 {
     impl *im = im_of(dev);

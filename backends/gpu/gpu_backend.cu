@@ -125,6 +125,7 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_flush,
     gpu_wait,
     gpu_join,
+    gpu_after,
     gpu_busy,
     gpu_stamp,
     gpu_stamp_read,

@@ -424,6 +424,14 @@ static int host_join(sb_dev *dev)
     return 0;
 }
 
+static int host_after(sb_dev *dev, int q, int from)
+{
+    (void)dev;
+    (void)q;
+    (void)from;
+    return 0;
+}
+
 /* Every op has finished when it returns: the time of a stamp is the time of the call. */
 static int host_stamp(sb_dev *dev, int q, int slot)
 {
@@ -495,6 +503,7 @@ const sb_ops sb_host_ops = {
     .flush = host_nothing_q,
     .wait = host_nothing_q,
     .join = host_join,
+    .after = host_after,
     .busy = host_nothing_q,
     .stamp = host_stamp,
     .stamp_read = host_stamp_read,

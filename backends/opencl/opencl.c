@@ -359,6 +359,24 @@ static int ocl_join(sb_dev *dev)
     return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, call);
 }
 
+/* A marker on `from`, flushed, and a barrier on q that waits for it. */
+static int ocl_after(sb_dev *dev, int q, int from)
+{
+    ocl_impl *o = dev->impl;
+    if (q < 0 || q >= SB_NQUEUES || from < 0 || from >= SB_NQUEUES)
+        return sb_fail(dev, STENCIL_EINVAL, "opencl: bad queue");
+    if (q == from) return 0;
+    cl_event m = NULL;
+    const char *call = "clEnqueueMarkerWithWaitList";
+    cl_int err = clEnqueueMarkerWithWaitList(o->q[from], 0, NULL, &m);
+    if (err == CL_SUCCESS) call = "clFlush", err = clFlush(o->q[from]);
+    if (err == CL_SUCCESS)
+        call = "clEnqueueBarrierWithWaitList",
+        err = clEnqueueBarrierWithWaitList(o->q[q], 1, &m, ocl_next_event(o, q));
+    if (m) clReleaseEvent(m);
+    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, call);
+}
+
 /* Busy while the queue's latest command is not complete (in-order: then nothing before it is). */
 static int ocl_busy(sb_dev *dev, int q)
 {
@@ -449,6 +467,7 @@ const sb_ops sb_opencl_ops = {
     .flush = ocl_flush,
     .wait = ocl_wait,
     .join = ocl_join,
+    .after = ocl_after,
     .busy = ocl_busy,
     .stamp = ocl_stamp,
     .stamp_read = ocl_stamp_read,

@@ -262,8 +262,14 @@ START_TEST(stencils_double)
 }
 END_TEST
 
-/* Update on one queue, join, then a copy on the other queue that waits only for its own queue:
-   the join must order them, both ways. */
+/* Queue q waits for queue `from`: through join (how 0) or after (how 1). */
+static void order(sb_dev *dev, int how, int q, int from)
+{
+    OK(dev, how ? sb_opencl_ops.after(dev, q, from) : sb_opencl_ops.join(dev));
+}
+
+/* Update on one queue, join (or after), then a copy on the other queue that waits only for its
+   own queue: the join must order them, both ways. */
 START_TEST(join_orders_queues)
 {
     fixture f;
@@ -277,7 +283,7 @@ START_TEST(join_orders_queues)
     REQ(want);
     OK(&f.dev, ops->host_alloc(&f.dev, n * f.es, (void **)&pin));
     OK(&f.dev, ops->update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
-    OK(&f.dev, ops->join(&f.dev));
+    order(&f.dev, _i, SB_QBORDER, SB_QINNER);
     OK(&f.dev, ops->copy_out(&f.dev, SB_QBORDER, f.m[1], &last, pin));
     OK(&f.dev, ops->wait(&f.dev, SB_QBORDER));
     reference(&f, 0, &ub);
@@ -286,7 +292,7 @@ START_TEST(join_orders_queues)
     /* Now a copy on the border queue that the inner update must wait for. */
     fill(pin, n, f.desc.type, 99);
     OK(&f.dev, ops->copy_in(&f.dev, SB_QBORDER, f.m[0], &ub, pin));
-    OK(&f.dev, ops->join(&f.dev));
+    order(&f.dev, _i, SB_QINNER, SB_QBORDER);
     OK(&f.dev, ops->update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
     OK(&f.dev, ops->wait(&f.dev, SB_QINNER));
     host_box(&f, f.h[0], &ub, pin, 0);
@@ -469,7 +475,7 @@ int main(void)
     tcase_add_loop_test(tc, stencils_float, 0, 2 * n);
     tcase_add_loop_test(tc, stencils_double, 0, 2 * (int)(sizeof double_set / sizeof *double_set));
     tcase_add_loop_test(tc, odd_weights, 0, 12);
-    tcase_add_test(tc, join_orders_queues);
+    tcase_add_loop_test(tc, join_orders_queues, 0, 2);
     tcase_add_test(tc, cpu_arrays_staggered);
     tcase_add_test(tc, named_kernels);
     tcase_add_test(tc, device_errors);

@@ -21,7 +21,7 @@ START_TEST(no_null_ops)
             (const void *)o->ipc_export, (const void *)o->ipc_open,   (const void *)o->ipc_close,
             (const void *)o->copy_peer,  (const void *)o->stamp,      (const void *)o->stamp_read,
             (const void *)o->update2,    (const void *)o->fuse_level, (const void *)o->norm,
-            (const void *)o->updatek,    (const void *)o->fuse_depth,
+            (const void *)o->updatek,    (const void *)o->fuse_depth, (const void *)o->after,
         };
         for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
             ck_assert_msg(ops[k] != NULL, "backend %s: op %zu is NULL", o->name, k);
