@@ -65,13 +65,20 @@ void kgt_extents(const kgt_stencil *s, int *lo, int *hi)
     }
 }
 
-int kgt_fused(const kgt_gen *g, const kgt_stencil *s)
+int kgt_reach_within(const kgt_stencil *s, int ndims, int r)
 {
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    if (s->ndims != 2 || g->fused == KGT_FUSED_NONE) return 0;
-    if (g->fused == KGT_FUSED_ALL || kgt_stream(s)) return 1;
+    if (s->ndims != ndims) return 0;
     kgt_extents(s, lo, hi);
-    return lo[0] <= 1 && hi[0] <= 1 && lo[1] <= 1 && hi[1] <= 1;
+    for (int d = 0; d < ndims; d++)
+        if (lo[d] > r || hi[d] > r) return 0;
+    return 1;
+}
+
+int kgt_fused(const kgt_gen *g, const kgt_stencil *s)
+{
+    if (s->ndims != 2 || g->fused == KGT_FUSED_NONE) return 0;
+    return g->fused == KGT_FUSED_ALL || kgt_stream(s) || kgt_reach_within(s, 2, 1);
 }
 
 /* Wide stencils (--fused all) halve TY until the step-1 tile fits a HIP workgroup's 64 KiB. */

@@ -91,12 +91,7 @@ static int off_axis(const kgt_stencil *s)
 
 int kgt_stream_any(const kgt_stencil *s)
 {
-    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    if (s->ndims != 2) return 0;
-    kgt_extents(s, lo, hi);
-    for (int d = 0; d < 2; d++)
-        if (lo[d] > 2 || hi[d] > 2) return 0;
-    return 1;
+    return kgt_reach_within(s, 2, 2);
 }
 
 int kgt_stream(const kgt_stencil *s)
@@ -712,6 +707,7 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
     info->levels = levels;
     info->r = t.r, info->v = t.v, info->b = SB, info->w = SB * t.v - 2 * t.hp, info->u = t.u;
     info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = STREAM_MIN, info->fill = t.fill;
+    info->hset = kgt_stream_rows_env();
     info->ix_int = !strcmp(index_type(&t), "int");
     for (int d = 0; d < 2; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
     kgt_printf(b, "#define KGT_IX %s\n", index_type(&t));
@@ -764,11 +760,11 @@ int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, 
     return *a < -(1L << 30) || *e > (1L << 30); /* int indices in the kernel */
 }
 
-long kgt_stream_rows_env(long h)
+int kgt_stream_rows_env(void)
 {
     const char *e = getenv("STENCIL_RTC_STREAM_H");
     long v = e ? atol(e) : 0;
-    return v >= 1 && v <= 65535 ? v : h;
+    return v >= 1 && v <= 65535 ? (int)v : 0;
 }
 
 /*
@@ -792,7 +788,7 @@ int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, co
     const long blocks = t->slots > 0 ? STREAM_WAVES * t->slots : STREAM_BLOCKS;
     const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (blocks + gx - 1) / gx;
     long h = clampl((rows + want - 1) / want, t->hmin, t->hdef);
-    h = kgt_stream_rows_env(h);
+    if (t->hset > 0) h = t->hset;
     h += (t->u - (h + t->fill) % t->u) % t->u;
     const long gy = (rows + h - 1) / h;
     if (gx > 2147483647L || gy > 65535) return 1;

@@ -68,27 +68,18 @@ typedef struct shape3 {
 
 int kgt_stream3(const kgt_stencil *s)
 {
-    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    if (s->ndims != 3) return 0;
+    if (!kgt_stream3_box(s)) return 0;
     for (int p = 0; p < s->npts; p++) {
         const int *o = s->pts[p].off;
         if (s->pts[p].w != 0.0 && (o[0] != 0) + (o[1] != 0) + (o[2] != 0) > 1) return 0;
     }
-    kgt_extents(s, lo, hi);
-    for (int d = 0; d < 3; d++)
-        if (lo[d] > 1 || hi[d] > 1) return 0;
     return 1;
 }
 
 /* Any 3D stencil reaching one cell (diagonal points too): one level per launch. */
 int kgt_stream3_box(const kgt_stencil *s)
 {
-    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    if (s->ndims != 3) return 0;
-    kgt_extents(s, lo, hi);
-    for (int d = 0; d < 3; d++)
-        if (lo[d] > 1 || hi[d] > 1) return 0;
-    return 1;
+    return kgt_reach_within(s, 3, 1);
 }
 
 /* $STENCIL_RTC_STREAM3 = "ny,by" (rows per thread, thread rows) for shape experiments. */
@@ -687,6 +678,7 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     info->r = t.r, info->v = t.v, info->b = BX, info->by = t.by, info->ny = t.ny;
     info->w = BX * t.v - 2 * t.hp, info->wy = t.by * t.ny - 2 * t.hy, info->u = 2 * (2 * t.r + 1);
     info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = 1, info->ix_int = 1;
+    info->hset = kgt_stream_rows_env();
     /* tiles on 128-byte lines where they store every column (box mode) */
     info->xal = t.box ? 128 / (dbl ? 8 : 4) : t.v;
     if (info->w < 1 || info->wy < 1 || (t.box && t.by < 2))
@@ -733,7 +725,7 @@ int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, c
     const long want = (2048 + gx * gy - 1) / (gx * gy);
     long h = (planes + want - 1) / want;
     h = h < t->hmin ? t->hmin : h > t->hdef ? t->hdef : h;
-    h = kgt_stream_rows_env(h);
+    if (t->hset > 0) h = t->hset;
     h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
     const long gz = (planes + h - 1) / h;
     if (gx > 2147483647L || gy > 65535 || gz > 65535) return 1;

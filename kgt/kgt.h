@@ -160,6 +160,8 @@ void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
 /* How far the non-zero weights reach before (lo) and after (hi) a cell, per dimension (all
    KGT_MAX_DIMS entries are written; 0 past ndims). */
 void kgt_extents(const kgt_stencil *s, int *lo, int *hi);
+/* Whether s has ndims dimensions and its non-zero weights reach at most r cells along each. */
+int kgt_reach_within(const kgt_stencil *s, int ndims, int r);
 /* Whether s is a 2D star stencil (no non-zero weight off the axes) reaching at most 2 cells:
    --fused auto gives it fused launchers (kgt_fused). */
 int kgt_stream(const kgt_stencil *s);

@@ -105,6 +105,8 @@ typedef struct kgt_stream_info {
     int r, v, b;    /* window radius; columns per thread; threads per block */
     int w, u;       /* columns a block stores; rows of one unrolled iteration */
     int hdef, hmin; /* rows per block: at most, at least */
+    int hset;       /* rows per block forced ($STENCIL_RTC_STREAM_H when the kernels were made,
+                       for plan experiments; the plans round it up to u); 0: the plan's */
     int elo[KGT_MAX_DIMS], ehi[KGT_MAX_DIMS]; /* reach of the non-zero weights */
     int ix_int;       /* the kernels' index parameters are int (else long) */
     int min_box;      /* rows and columns a box needs */
@@ -126,8 +128,8 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
 char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_info *info);
 
 /* $STENCIL_RTC_STREAM_H (rows or planes a block of the streaming kernels walks, for plan
-   experiments) when set, else h. */
-long kgt_stream_rows_env(long h);
+   experiments), 0 when unset or out of 1..65535: kgt_stream_info.hset. */
+int kgt_stream_rows_env(void);
 /*
  * The launch of L steps over box [lo, hi) of a 2D array of row stride s0 (live cells [llo, lhi)):
  * the kernels' arguments after (in, out), in order (lo0, lo1, hi0, hi1, ll0, ll1, lh0, lh1, a0,

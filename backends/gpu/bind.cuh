@@ -150,7 +150,7 @@ static void bind_rtc_stream1(sb_dev *dev, impl *im, const sl_stencil *st)
 {
     char err[160];
     const char *e = getenv("STENCIL_RTC_STREAM1");
-    if (!sb_gen_stream1(st) || !e || strcmp(e, "1")) return;
+    if (!e || strcmp(e, "1") || !sb_gen_stream1(st)) return; /* the switch before the stencil */
     if (rtc_build_stream(&im->rs[1], st, 1, im->arch, im->sms, &dev->t_compile, err, sizeof err) ==
         0) {
         im->use_stream1 = 1;

@@ -130,8 +130,9 @@ static int walk_split(int nz, int zc, long long tiles, int slots)
         /* Fewer blocks than the device holds at once (a small part: 2d4 on 1024 x 2048 ran at
            14 Gcells/s with two walks of 512 rows per tile): shorter walks, down to WALK_MIN. */
         long long g = (slots + tiles - 1) / tiles;
-        int z = (int)((nz + g - 1) / g);
-        zc = z < zc ? (z > WALK_MIN ? z : WALK_MIN < zc ? WALK_MIN : zc) : zc;
+        int z = (int)((nz + g - 1) / g), least = WALK_MIN < zc ? WALK_MIN : zc;
+        if (z < least) z = least;
+        if (z < zc) zc = z;
     } else if (slots > 0 && tiles > 0) {
         long long waves = (tiles * gz + slots - 1) / slots, g = waves * slots / tiles;
         int z = g > 0 ? (int)((nz + g - 1) / g) : zc;
