@@ -158,16 +158,17 @@ typedef struct stencil_stats {
      * Out-of-core (options.out_of_core): 1 when this rank streamed its part through its device
      * in chunks of rows of dimension 0 (then backend, device and device_bytes are the device's,
      * steps is T, the steps per sweep). Bytes are this rank's host<->device transfers of the
-     * sweeps. A probe at set-up times an upload and an update of one chunk (ooc_bandwidth,
-     * ooc_rate); ooc_hidden compares the sweeps with their transfers and updates at those rates
-     * one after the other: the fraction of the transfer time they hid behind the updates (0 on
-     * a synchronous backend).
+     * sweeps. A probe at set-up times an upload of one chunk beside a download of as many bytes
+     * and an update of the chunk (ooc_bandwidth: bytes/s each way with both directions busy, as
+     * in the sweeps; ooc_rate); ooc_hidden compares the sweeps with their transfers and updates at
+     * those rates one after the other: the fraction of the transfer time they hid behind the
+     * updates (0 on a synchronous backend).
      */
     int ooc;
     int ooc_chunks;             /* chunks per sweep */
     long long ooc_up, ooc_down; /* bytes host->device, device->host */
     double ooc_hidden;          /* 0..1 */
-    double ooc_bandwidth;       /* measured host<->device bytes/s */
+    double ooc_bandwidth;       /* measured host<->device bytes/s, each way */
     double ooc_rate;            /* measured kernel cells/s (cells times steps) */
 } stencil_stats;
 

@@ -351,8 +351,10 @@ void sk_ooc_stats(sk_run *r, stencil_stats *s)
 
 /*
  * The probe for T, before the host copies exist: chunk 0's rows from a buffer of their own up
- * (host->device bytes/s) and its first group of steps (o->depth, through updatek) on the device
- * (cells/s per step), each the fastest of three runs after updates for OOC_WARM seconds and a
+ * while as many come down into another (bytes/s each way with both directions busy, as in the
+ * sweeps' stages: on one H200, 55.2 GB/s up alone and less with a download beside it) and its
+ * first group of steps (o->depth, through updatek) on the device (cells/s per step), each the
+ * fastest of three runs after updates for OOC_WARM seconds and a
  * first run that pays for first touches and kernel loads (a single second run measured 786
  * Gcells/s for 2d4 where the sweeps' launches ran at 1345 on one H200; three runs without the
  * warm-up 805).
@@ -372,6 +374,14 @@ static void probe_update(sk_run *r, const sl_box *box, const sl_box *live)
     ODEV(r, ops->wait(&o->dev, SB_QINNER));
 }
 
+static void probe_free(sk_ooc *o, void *h, int pinned)
+{
+    if (pinned)
+        o->dev.ops->host_free(&o->dev, h);
+    else
+        free(h);
+}
+
 void sk_ooc_probe(sk_run *r)
 {
     sk_ooc *o = r->ooc;
@@ -385,10 +395,15 @@ void sk_ooc_probe(sk_run *r)
     /* Ones, not zeros or garbage, which could take slower paths than real data (a division's
        fallback for numerators out of its range); pinned like the host copies where it can be. */
     size_t n = (size_t)(hi - lo) * (size_t)r->loc.stride[0], bytes = n * sb_elem_size(r->st.type);
-    void *h = NULL;
+    void *h = NULL, *hd = NULL;
     int pinned = ops->host_alloc(&o->dev, bytes, &h) == 0;
     if (!pinned) h = malloc(bytes ? bytes : 1);
-    if (!h) return;
+    int dpinned = h && ops->host_alloc(&o->dev, bytes, &hd) == 0;
+    if (h && !dpinned) hd = malloc(bytes ? bytes : 1);
+    if (!h || !hd) {
+        probe_free(o, h, pinned);
+        return;
+    }
     for (size_t k = 0; k < n; k++)
         if (r->st.type == STENCIL_DOUBLE)
             ((double *)h)[k] = 1;
@@ -402,17 +417,17 @@ void sk_ooc_probe(sk_run *r)
     for (int k = 0; k < 4 && !r->rc; k++) {
         double t0 = MPI_Wtime(), t1, t2;
         ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
+        ODEV(r, ops->copy_out(&o->dev, SB_QXFER, o->cb[2], &rows, hd));
         ODEV(r, ops->wait(&o->dev, SB_QBORDER));
+        ODEV(r, ops->wait(&o->dev, SB_QXFER));
         t1 = MPI_Wtime();
         probe_update(r, &box, &live);
         t2 = MPI_Wtime();
         if (k > 0 && (best[0] <= 0 || t1 - t0 < best[0])) best[0] = t1 - t0;
         if (k > 0 && (best[1] <= 0 || t2 - t1 < best[1])) best[1] = t2 - t1;
     }
-    if (pinned)
-        ops->host_free(&o->dev, h);
-    else
-        free(h);
+    probe_free(o, h, pinned);
+    probe_free(o, hd, dpinned);
     double cells = (double)sl_box_volume(&box) * o->depth;
     if (r->rc || best[0] <= 0 || best[1] <= 0) return;
     r->ooc_bw = (double)bytes / best[0];
