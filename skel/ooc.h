@@ -65,15 +65,18 @@ void sk_ooc_probe(sk_run *r);
  * (non-decreasing), returns m. sk_ooc_cap: the rows of a chunk buffer for sweeps of T steps under
  * the device memory limit (o->limit), and the carry's (*ccap; 0: no room). sk_ooc_shape: owned rows
  * of the first and the other chunks and their count, for buffers of cap rows and sweeps of T steps;
- * 1 for parallelograms. sk_ooc_layout: o->a, o->nchunks, o->skew for o->cap and r->steps.
- * sk_ooc_rows: chunk i's owned rows. sk_ooc_level: the rows of level S (a group's end) chunk i
- * computes. sk_ooc_base: the local row of chunk i's buffer row 0. sk_ooc_upload_rows: the input
- * rows chunk i uploads, and from which row on its second buffer takes them too. sk_ooc_carry_rows:
- * the rows of parity p chunk i takes from chunk i - 1 (0: none).
+ * 1 for parallelograms. sk_ooc_split: the rows of the first and the other chunks when n chunks
+ * share `owned` rows (the first as large as *first may be with parallelograms, the others even,
+ * the last perhaps fewer; all even without). sk_ooc_layout: o->a, o->nchunks, o->skew for o->cap
+ * and r->steps. sk_ooc_rows: chunk i's owned rows. sk_ooc_level: the rows of level S (a group's
+ * end) chunk i computes. sk_ooc_base: the local row of chunk i's buffer row 0. sk_ooc_upload_rows:
+ * the input rows chunk i uploads, and from which row on its second buffer takes them too.
+ * sk_ooc_carry_rows: the rows of parity p chunk i takes from chunk i - 1 (0: none).
  */
 int sk_ooc_groups(const sk_run *r, int T, int *k);
 long sk_ooc_cap(const sk_run *r, int T, long *ccap);
 int sk_ooc_shape(const sk_run *r, long cap, int T, long *first, long *rest, int *n);
+void sk_ooc_split(long owned, int n, int skew, long *first, long *rest);
 int sk_ooc_layout(sk_run *r);
 void sk_ooc_rows(const sk_run *r, int i, long *a, long *b);
 void sk_ooc_level(const sk_run *r, int i, int T, int S, long *lo, long *hi);

@@ -83,6 +83,16 @@ int sk_ooc_shape(const sk_run *r, long cap, int T, long *first, long *rest, int 
     return skew;
 }
 
+void sk_ooc_split(long owned, int n, int skew, long *first, long *rest)
+{
+    if (n < 2) {
+        *first = *rest = owned;
+        return;
+    }
+    if (!skew) *first = (owned + n - 1) / n;
+    *rest = (owned - *first + n - 2) / (n - 1);
+}
+
 int sk_ooc_layout(sk_run *r)
 {
     sk_ooc *o = r->ooc;
@@ -96,9 +106,8 @@ int sk_ooc_layout(sk_run *r)
     if (!o->a) return STENCIL_ENOMEM;
     o->nchunks = n;
     o->a[0] = o0;
-    if (n > 1) { /* the first as large as it may be, the others even */
-        if (!o->skew) first = (o1 - o0 + n - 1) / n;
-        rest = (o1 - o0 - first + n - 2) / (n - 1);
+    if (n > 1) {
+        sk_ooc_split(o1 - o0, n, o->skew, &first, &rest);
         o->a[1] = o0 + first;
         for (int i = 2; i < n; i++) o->a[i] = o->a[i - 1] + rest;
     }

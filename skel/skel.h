@@ -94,7 +94,9 @@ typedef struct sk_run {
     sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
     int ooc_force; /* every rank went out of core: set-up again, forced, with its T */
     int ooc_T;     /* the T out-of-core sweeps want (sk_ooc_again), 0 before the probe */
+    int ooc_round; /* set-ups run again with a T from the probe (sk_ooc_again: at most 2) */
     double ooc_bw, ooc_rate; /* the probe: host->device bytes/s, kernel cells/s per step */
+    double ooc_fix, ooc_row; /* the probe: seconds of a group of steps, fixed and per row */
 } sk_run;
 
 /* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
@@ -219,7 +221,8 @@ int sk_ooc_host(sk_run *r);
 /*
  * Collective, after set-up: 1 when every rank is out of core, T was not forced, and the T the
  * probe wants (sk_ooc_probe, the smallest over the ranks) differs from the one set up: r->ooc_T
- * is then set, for set-up to run again with it.
+ * is then set, for set-up to run again with it. Twice at most: the first probe runs two steps per
+ * launch, the second the sweeps' own depth.
  */
 int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
