@@ -442,6 +442,7 @@ void sk_ooc_probe(sk_run *r)
     double b = rows2 > 0 ? (best[1] - best[2]) / (double)(rows1 - rows2) : 0;
     r->ooc_fix = b > 0 && best[1] - b * (double)rows1 > 0 ? best[1] - b * (double)rows1 : 0;
     r->ooc_row = (best[1] - r->ooc_fix) / (double)rows1;
+    r->ooc_prow = rows1;
 }
 
 /*
@@ -450,7 +451,8 @@ void sk_ooc_probe(sk_run *r)
  * sk_ooc_layout will lay them out; a sweep takes one stage per chunk of the longest of its upload,
  * a download (both directions at once, bw bytes/s each) and its updates (the probe's cost of a
  * launch and of a row per step: each step over the chunk's rows, and with trapezoids over the
- * margins that the steps still to come need). The first chunk's upload and the last one's download
+ * margins that the steps still to come need; a chunk larger than the probe's no cheaper per row,
+ * since the probe did not see it). The first chunk's upload and the last one's download
  * (the pipeline filling and draining) come once per run where sweeps follow each other without
  * halos between them (ooc_defer_ok), else once per sweep. -1: no chunks for T.
  */
@@ -474,7 +476,8 @@ static double ooc_model(const sk_run *r, int T, long iters)
         for (int i = 0; i < n && times > 0; i++) {
             long c_rows = i == 0 ? first : rows < left ? rows : left;
             double up = (double)(c_rows + (skew ? (long)o->depth : (long)T) * rr) * rb / bw;
-            double c = groups * r->ooc_fix +
+            double big = c_rows > r->ooc_prow ? (double)c_rows / (double)r->ooc_prow : 1;
+            double c = groups * r->ooc_fix * big +
                        ((double)k * c_rows + (skew ? 0 : 0.5 * k * (k - 1) * rr)) * per;
             t += (double)times * (up > c ? up : c);
             left -= c_rows;
