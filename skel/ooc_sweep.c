@@ -486,6 +486,9 @@ static double ooc_model(const sk_run *r, int T, long iters)
     return t + (r->x.n == 0 && n >= 3 ? 1.0 : (double)sweeps) * fill;
 }
 
+/* The modelled time a later probe's T must save, as a fraction of the T set up. */
+#define OOC_GAIN 0.95
+
 /*
  * The T a run of r->iters steps wants: the one of least modelled time (ooc_model). At most what
  * the halo pattern's composition allows (SK_OOC_MAX steps of reach 1, SK_OOC_MAX3D in 3D); at
@@ -505,7 +508,10 @@ static int ooc_want(const sk_run *r)
         if (t < 0) break;
         if (t_best < 0 || t < t_best) t_best = t, best = T;
     }
-    return best;
+    /* A later probe moves T only for a clear gain: the model is only as good as the chunk it
+       timed (3d7 on one H200: a probe of a thin chunk moved T from 50 to 30, 406 -> 348). */
+    double now = r->ooc_round > 0 ? ooc_model(r, r->steps, r->iters) : -1;
+    return now > 0 && t_best > OOC_GAIN * now ? r->steps : best;
 }
 
 /* stats.steps_why of a T from the probe. */
