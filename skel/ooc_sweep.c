@@ -409,16 +409,13 @@ void sk_ooc_probe(sk_run *r)
             ((double *)h)[k] = 1;
         else
             ((float *)h)[k] = 1;
-    sl_box half = box; /* the first half of the chunk's rows: what an update costs per row */
-    long rows1 = box.hi[0] - box.lo[0], rows2 = rows1 / 2;
-    half.hi[0] = half.lo[0] + rows2;
-    double best[3] = {0, 0, 0}, tw = MPI_Wtime();
+    double best[2] = {0, 0}, tw = MPI_Wtime();
     ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
     ODEV(r, ops->wait(&o->dev, SB_QBORDER));
     for (int k = 0; k < 64 && !r->rc && MPI_Wtime() - tw < OOC_WARM; k++)
         probe_update(r, &box, &live);
     for (int k = 0; k < 4 && !r->rc; k++) {
-        double t0 = MPI_Wtime(), t1, t2, t3;
+        double t0 = MPI_Wtime(), t1, t2;
         ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
         ODEV(r, ops->copy_out(&o->dev, SB_QXFER, o->cb[2], &rows, hd));
         ODEV(r, ops->wait(&o->dev, SB_QBORDER));
@@ -426,11 +423,8 @@ void sk_ooc_probe(sk_run *r)
         t1 = MPI_Wtime();
         probe_update(r, &box, &live);
         t2 = MPI_Wtime();
-        if (rows2 > 0) probe_update(r, &half, &live);
-        t3 = MPI_Wtime();
         if (k > 0 && (best[0] <= 0 || t1 - t0 < best[0])) best[0] = t1 - t0;
         if (k > 0 && (best[1] <= 0 || t2 - t1 < best[1])) best[1] = t2 - t1;
-        if (k > 0 && (best[2] <= 0 || t3 - t2 < best[2])) best[2] = t3 - t2;
     }
     probe_free(o, h, pinned);
     probe_free(o, hd, dpinned);
@@ -438,21 +432,15 @@ void sk_ooc_probe(sk_run *r)
     if (r->rc || best[0] <= 0 || best[1] <= 0) return;
     r->ooc_bw = (double)bytes / best[0];
     r->ooc_rate = cells / best[1];
-    /* A group's time as a + b * rows through the two (a >= 0, b > 0; else through zero). */
-    double b = rows2 > 0 ? (best[1] - best[2]) / (double)(rows1 - rows2) : 0;
-    r->ooc_fix = b > 0 && best[1] - b * (double)rows1 > 0 ? best[1] - b * (double)rows1 : 0;
-    r->ooc_row = (best[1] - r->ooc_fix) / (double)rows1;
-    r->ooc_prow = rows1;
 }
 
 /*
  * The modelled time of a run of `iters` steps in sweeps of T (the last of the remainder), for
  * buffers of sk_ooc_cap rows: sk_ooc_shape gives the chunk count and sk_ooc_split their rows, as
  * sk_ooc_layout will lay them out; a sweep takes one stage per chunk of the longest of its upload,
- * a download (both directions at once, bw bytes/s each) and its updates (the probe's cost of a
- * launch and of a row per step: each step over the chunk's rows, and with trapezoids over the
- * margins that the steps still to come need; a chunk larger than the probe's no cheaper per row,
- * since the probe did not see it). The first chunk's upload and the last one's download
+ * a download (both directions at once, bw bytes/s each) and its updates (the probe's cells/s
+ * per step, each step over the chunk's rows, and with trapezoids over the margins that the steps
+ * still to come need). The first chunk's upload and the last one's download
  * (the pipeline filling and draining) come once per run where sweeps follow each other without
  * halos between them (ooc_defer_ok), else once per sweep. -1: no chunks for T.
  */
@@ -460,8 +448,7 @@ static double ooc_model(const sk_run *r, int T, long iters)
 {
     const sk_ooc *o = r->ooc;
     long rr = r->st.rlo[0] + r->st.rhi[0], owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
-    double rb = (double)o->row_bytes, bw = r->ooc_bw,
-           per = r->ooc_row / (o->depth > 1 ? o->depth : 1); /* a row for one step */
+    double rb = (double)o->row_bytes, cpr = (double)r->loc.stride[0], bw = r->ooc_bw;
     long first, rows, ccap, cap = sk_ooc_cap(r, T, &ccap);
     int n, skew = sk_ooc_shape(r, cap, T, &first, &rows, &n);
     if (rows < 1 || first < 1) return -1;
@@ -471,14 +458,11 @@ static double ooc_model(const sk_run *r, int T, long iters)
     long sweeps = (iters + T - 1) / T;
     for (int last = 0; last < 2; last++) { /* the full sweeps, then the remainder's */
         long k = last ? iters % T : T, times = last ? k > 0 : iters / T, left = owned;
-        int kk[SK_OOC_MAX];
-        double groups = k > 0 ? sk_ooc_groups(r, (int)k, kk) : 0;
         for (int i = 0; i < n && times > 0; i++) {
             long c_rows = i == 0 ? first : rows < left ? rows : left;
             double up = (double)(c_rows + (skew ? (long)o->depth : (long)T) * rr) * rb / bw;
-            double big = c_rows > r->ooc_prow ? (double)c_rows / (double)r->ooc_prow : 1;
-            double c = groups * r->ooc_fix * big +
-                       ((double)k * c_rows + (skew ? 0 : 0.5 * k * (k - 1) * rr)) * per;
+            double c =
+                ((double)k * c_rows + (skew ? 0 : 0.5 * k * (k - 1) * rr)) * cpr / r->ooc_rate;
             t += (double)times * (up > c ? up : c);
             left -= c_rows;
         }
@@ -502,14 +486,14 @@ static int ooc_want(const sk_run *r)
         reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
         reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
     }
-    if (!(r->ooc_bw > 0 && r->ooc_row > 0)) return 2;
+    if (!(r->ooc_bw > 0 && r->ooc_rate > 0)) return 2;
     for (int T = 2; T <= most / reach; T++) {
         double t = ooc_model(r, T, r->iters);
         if (t < 0) break;
         if (t_best < 0 || t < t_best) t_best = t, best = T;
     }
-    /* A later probe moves T only for a clear gain: the model is only as good as the chunk it
-       timed (3d7 on one H200: a probe of a thin chunk moved T from 50 to 30, 406 -> 348). */
+    /* A later probe moves T only for a clear gain: it timed one chunk of the T set up, and the
+       rate of chunks of other sizes differs (3d7 on one H200: 48 planes 427, 77 planes 458). */
     double now = r->ooc_round > 0 ? ooc_model(r, r->steps, r->iters) : -1;
     return now > 0 && t_best > OOC_GAIN * now ? r->steps : best;
 }

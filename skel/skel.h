@@ -96,8 +96,6 @@ typedef struct sk_run {
     int ooc_T;     /* the T out-of-core sweeps want (sk_ooc_again), 0 before the probe */
     int ooc_round; /* set-ups run again with a T from the probe (sk_ooc_again: at most 2) */
     double ooc_bw, ooc_rate; /* the probe: host->device bytes/s, kernel cells/s per step */
-    double ooc_fix, ooc_row; /* the probe: seconds of a group of steps, fixed and per row */
-    long ooc_prow;           /* the probe: rows of the chunk it updated */
 } sk_run;
 
 /* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
