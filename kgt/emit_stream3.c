@@ -727,12 +727,7 @@ int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, c
     h = h < t->hmin ? t->hmin : h > t->hdef ? t->hdef : h;
     if (t->hset > 0) h = t->hset;
     h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
-    long gz = (planes + h - 1) / h;
-    if (t->hset <= 0 && gz > 1) { /* walks of even length: not 36 planes and then 2 */
-        h = (planes + gz - 1) / gz;
-        h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
-        gz = (planes + h - 1) / h;
-    }
+    const long gz = (planes + h - 1) / h;
     if (gx > 2147483647L || gy > 65535 || gz > 65535) return 1;
     const long long v[KGT_STREAM3_NARGS] = {lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], vl[0], vl[1],
                                             vl[2], vh[0], vh[1], vh[2], a[0],  e[0],  a[1],  e[1],
