@@ -16,10 +16,10 @@
  * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; four chunk buffers
  * rotate between those roles (ooc_sweep.c).
  *
- * T: two steps before anything is measured; then a probe times an upload and an update of the
- * first chunk, and when every rank is out of core set-up runs again with the T of least modelled
- * time per step (ooc_want, sk_ooc_again). The host copies, the largest allocations (pinned, and
- * zeroed), are made only once T is settled (sk_ooc_host).
+ * T: two steps before anything is measured; then a probe times an upload (beside a download) and
+ * an update of the first chunk, and when every rank is out of core set-up runs again with the T
+ * of least modelled time (ooc_want, sk_ooc_again), at most twice. The host copies, the largest
+ * allocations (pinned, and zeroed), are made only once T is settled (sk_ooc_host).
  *
  * The chunk buffers have the local array's strides and fewer rows, so the kernels and the box
  * copies of the device opened for the whole local array work on them with chunk-local boxes.
@@ -51,7 +51,7 @@ static long long ooc_parse_bytes(const char *s, int *bad)
 /* -1 off, 0 automatic, 1 on: options.out_of_core, else $STENCIL_OOC. */
 int sk_ooc_mode(const sk_run *r)
 {
-    if (r->ooc_force) return 1;
+    if (r->ooc_round > 0) return 1;
     if (r->opt.out_of_core) return r->opt.out_of_core > 0 ? 1 : -1;
     const char *e = getenv("STENCIL_OOC");
     if (e && (!strcmp(e, "on") || !strcmp(e, "1"))) return 1;
@@ -149,6 +149,22 @@ static size_t ooc_host_ram(void)
     return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : (size_t)-1;
 }
 
+int sk_ooc_host_get(sk_ooc *o, size_t bytes, void **p)
+{
+    *p = NULL;
+    if (o->dev.ops->host_alloc(&o->dev, bytes, p) == 0) return 1;
+    *p = calloc(bytes ? bytes : 1, 1);
+    return 0;
+}
+
+void sk_ooc_host_put(sk_ooc *o, void *p, int pinned)
+{
+    if (pinned)
+        o->dev.ops->host_free(&o->dev, p);
+    else
+        free(p);
+}
+
 /*
  * The two time levels in pinned memory where the device gives it (transfers overlap), else in
  * plain memory; sk_upload fills both from level 0, the host image, zeroed as in core
@@ -161,8 +177,7 @@ static int ooc_host_arrays(sk_run *r, long long limit)
     if (file && file[0]) return ooc_map(r, file);
     int fits = o->bytes <= ooc_host_ram() / OOC_ARRAYS;
     for (int i = 0; i < OOC_ARRAYS && fits; i++) {
-        o->pinned[i] = o->dev.ops->host_alloc(&o->dev, o->bytes, &o->arr[i]) == 0;
-        if (!o->pinned[i]) o->arr[i] = calloc(o->bytes ? o->bytes : 1, 1);
+        o->pinned[i] = sk_ooc_host_get(o, o->bytes, &o->arr[i]);
         fits = o->arr[i] != NULL;
     }
     if (!fits)
@@ -292,12 +307,7 @@ void sk_ooc_release(sk_run *r)
     ooc_free_chunks(o);
     free(o->a);
     if (o->map) munmap(o->map, OOC_ARRAYS * o->bytes);
-    for (int i = 0; i < OOC_ARRAYS && !o->map; i++) {
-        if (o->pinned[i])
-            o->dev.ops->host_free(&o->dev, o->arr[i]);
-        else
-            free(o->arr[i]);
-    }
+    for (int i = 0; i < OOC_ARRAYS && !o->map; i++) sk_ooc_host_put(o, o->arr[i], o->pinned[i]);
     if (o->dev_open) o->dev.ops->close(&o->dev);
     r->host = NULL;
     r->buf[0] = r->buf[1] = NULL;

@@ -57,8 +57,14 @@ struct sk_ooc {
                                  to come down (the next sweep's first stage submits it) */
 };
 
-/* Times an upload and an update of the first chunk: r->ooc_bw and r->ooc_rate (ooc_sweep.c). */
+/* Times an upload (beside a download) and an update of the first chunk: r->ooc_bw and
+   r->ooc_rate (ooc_sweep.c). */
 void sk_ooc_probe(sk_run *r);
+
+/* Host memory for transfers: pinned where the device gives it (1), else calloc (0; *p NULL when
+   neither); sk_ooc_host_put releases it either way (ooc.c). */
+int sk_ooc_host_get(sk_ooc *o, size_t bytes, void **p);
+void sk_ooc_host_put(sk_ooc *o, void *p, int pinned);
 
 /*
  * Chunk geometry (ooc_chunk.c). sk_ooc_groups: the step groups of a sweep of T steps, k[0..m-1]

@@ -374,14 +374,6 @@ static void probe_update(sk_run *r, const sl_box *box, const sl_box *live)
     ODEV(r, ops->wait(&o->dev, SB_QINNER));
 }
 
-static void probe_free(sk_ooc *o, void *h, int pinned)
-{
-    if (pinned)
-        o->dev.ops->host_free(&o->dev, h);
-    else
-        free(h);
-}
-
 void sk_ooc_probe(sk_run *r)
 {
     sk_ooc *o = r->ooc;
@@ -395,13 +387,11 @@ void sk_ooc_probe(sk_run *r)
     /* Ones, not zeros or garbage, which could take slower paths than real data (a division's
        fallback for numerators out of its range); pinned like the host copies where it can be. */
     size_t n = (size_t)(hi - lo) * (size_t)r->loc.stride[0], bytes = n * sb_elem_size(r->st.type);
-    void *h = NULL, *hd = NULL;
-    int pinned = ops->host_alloc(&o->dev, bytes, &h) == 0;
-    if (!pinned) h = malloc(bytes ? bytes : 1);
-    int dpinned = h && ops->host_alloc(&o->dev, bytes, &hd) == 0;
-    if (h && !dpinned) hd = malloc(bytes ? bytes : 1);
+    void *h, *hd;
+    int pinned = sk_ooc_host_get(o, bytes, &h), dpinned = sk_ooc_host_get(o, bytes, &hd);
     if (!h || !hd) {
-        probe_free(o, h, pinned);
+        if (h) sk_ooc_host_put(o, h, pinned);
+        if (hd) sk_ooc_host_put(o, hd, dpinned);
         return;
     }
     for (size_t k = 0; k < n; k++)
@@ -426,8 +416,8 @@ void sk_ooc_probe(sk_run *r)
         if (k > 0 && (best[0] <= 0 || t1 - t0 < best[0])) best[0] = t1 - t0;
         if (k > 0 && (best[1] <= 0 || t2 - t1 < best[1])) best[1] = t2 - t1;
     }
-    probe_free(o, h, pinned);
-    probe_free(o, hd, dpinned);
+    sk_ooc_host_put(o, h, pinned);
+    sk_ooc_host_put(o, hd, dpinned);
     double cells = (double)sl_box_volume(&box) * o->depth;
     if (r->rc || best[0] <= 0 || best[1] <= 0) return;
     r->ooc_bw = (double)bytes / best[0];
@@ -440,9 +430,9 @@ void sk_ooc_probe(sk_run *r)
  * sk_ooc_layout will lay them out; a sweep takes one stage per chunk of the longest of its upload,
  * a download (both directions at once, bw bytes/s each) and its updates (the probe's cells/s
  * per step, each step over the chunk's rows, and with trapezoids over the margins that the steps
- * still to come need). The first chunk's upload and the last one's download
- * (the pipeline filling and draining) come once per run where sweeps follow each other without
- * halos between them (ooc_defer_ok), else once per sweep. -1: no chunks for T.
+ * still to come need). The first chunk's upload and the last one's download (the pipeline filling
+ * and draining) come once per run where sweeps follow each other without halos between them
+ * (ooc_defer_ok), else once per sweep. -1: no chunks for T.
  */
 static double ooc_model(const sk_run *r, int T, long iters)
 {
@@ -522,7 +512,6 @@ int sk_ooc_again(sk_run *r)
     int T = all[1] < r->iters ? all[1] : (int)r->iters;
     if (all[0] && T == r->steps) sk_ooc_why(r); /* the T set up is the one the probe wants */
     if (!all[0] || T == r->steps) return 0;
-    r->ooc_force = 1;
     r->ooc_T = T;
     r->ooc_round++;
     return 1;

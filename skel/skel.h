@@ -92,10 +92,10 @@ typedef struct sk_run {
     double t0;     /* MPI_Wtime() at creation */
     double t_up;   /* setup time, for stats */
     sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
-    int ooc_force; /* every rank went out of core: set-up again, forced, with its T */
     int ooc_T;     /* the T out-of-core sweeps want (sk_ooc_again), 0 before the probe */
-    int ooc_round; /* set-ups run again with a T from the probe (sk_ooc_again: at most 2) */
-    double ooc_bw, ooc_rate; /* the probe: host->device bytes/s, kernel cells/s per step */
+    int ooc_round; /* set-ups run again, out of core, with a T from the probe (sk_ooc_again: at
+                      most 2; every rank went out of core) */
+    double ooc_bw, ooc_rate; /* the probe: bytes/s each way, both busy; kernel cells/s per step */
 } sk_run;
 
 /* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
