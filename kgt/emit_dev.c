@@ -115,8 +115,7 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                "}\n\n");
 }
 
-/* One cell at c: out[c] = the stencil's expression. */
-static void emit_cell(kgt_buf *b, const kgt_stencil *s, int dbl, int ind, const char *c)
+void kgt_emit_cell(kgt_buf *b, const kgt_stencil *s, int dbl, int ind, const char *c)
 {
     char wrap[40];
     /* The last dimension has unit stride, written as a literal so offsets fold into loads. */
@@ -144,13 +143,9 @@ static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const in
     kgt_printf(b, "];\n");
 }
 
-/*
- * The fast path of a walk, fully unrolled: every distinct input cell of the walk's cells is
- * loaded once into a named register and shared by the cells that read it. (Taking the
- * x-neighbours from warp shuffles instead was tried and was slower everywhere but 2d4, where it
- * tied: bench/RESULTS.md.)
- */
-static void emit_walk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
+/* (Taking the x-neighbours of a walk from warp shuffles instead of loads was tried and was slower
+   everywhere but 2d4, where it tied: bench/RESULTS.md.) */
+void kgt_emit_walk_cells(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
     enum { ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SIDE = 2 * KGT_MAX_RADIUS + 1 };
     unsigned char seen[ROWS * SIDE * SIDE]; /* not static: backends generate from any thread */
@@ -174,7 +169,7 @@ static void emit_kernel_1d(kgt_buf *b, const kgt_stencil *s, int dbl)
     kgt_printf(b, "    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
                   "    (void)l1; (void)l2; (void)h1; (void)h2; (void)s0; (void)s1; (void)xa;\n"
                   "    if (c >= h0) return;\n");
-    emit_cell(b, s, dbl, 4, "c");
+    kgt_emit_cell(b, s, dbl, 4, "c");
     kgt_printf(b, "}\n\n");
 }
 
@@ -215,10 +210,10 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
                "    const long base = i0 * s0 + y * s1 + KGT_CLAMP(x, %s, %s - 1);\n"
                "    if (i0 + %d <= h0) {\n",
                lx, hx, lx, hx, walk);
-    emit_walk(b, s, dbl, walk);
+    kgt_emit_walk_cells(b, s, dbl, walk);
     kgt_printf(b, "    } else if (act) {\n"
                   "        for (long c = base; c < base + (h0 - i0) * s0; c += s0) {\n");
-    emit_cell(b, s, dbl, 12, "c");
+    kgt_emit_cell(b, s, dbl, 12, "c");
     kgt_printf(b, "        }\n    }\n}\n\n");
 }
 

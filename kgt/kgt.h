@@ -111,6 +111,15 @@ void kgt_temp(kgt_buf *b, int walk, const int *off);
  * arithmetic contract of backends/backend.h.
  */
 void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
+/* CUDA/HIP statements (emit_dev.c): `out[c] = ` the expression of the cell at c, indented by
+   ind; strides s0 (and s1 in 3D), the last dimension contiguous. */
+void kgt_emit_cell(kgt_buf *b, const kgt_stencil *s, int dbl, int ind, const char *c);
+/*
+ * The unrolled cells 0 .. walk - 1 of a walk along dimension 0 (walk <= KGT_WALK_MAX): every
+ * distinct input cell loaded once, from in[base + ...], into a named register shared by the cells
+ * that read it; cell u stored to out[base + u * s0] when `act`.
+ */
+void kgt_emit_walk_cells(kgt_buf *b, const kgt_stencil *s, int dbl, int walk);
 /* "\n" and n - 1 spaces: the " + " that follows puts the operator at column n. Room: 40. */
 const char *kgt_wrap(char *buf, int n);
 /*

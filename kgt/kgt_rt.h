@@ -56,6 +56,9 @@ typedef struct kgt_step_shape {
                    x cells (4 float, 2 double) per row, in 16-byte copies, loads and stores; two
                    kernels, NAME for arrays and strides aligned to 16 bytes, NAME_u (element
                    copies) otherwise */
+    int walk;   /* 2D, pipe 0 and nc 1 only: no shared memory; each thread walks its column of
+                   the block's zc rows `walk` cells at a time, every distinct input of those cells
+                   loaded once into a register (kgt's walk kernels at run time) */
 } kgt_step_shape;
 
 typedef struct kgt_step_info {

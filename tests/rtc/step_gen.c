@@ -13,11 +13,14 @@
 
 /*
  * Default shapes, plus small ones so that tiny grids cover partial tiles and many walk chunks;
- * the last three are vector shapes (3D stencils whose x reach fits a vector; others skip them).
+ * then three vector shapes (3D stencils whose x reach fits a vector; others skip them) and two
+ * register walks (2D stencils; others skip them): walks of 7 rows by 3 (two groups and a rest of
+ * one) and of 2 rows by 4 (the rest alone).
  */
 static const kgt_step_shape shapes[] = {
-    {0, 0, 0, 0, 0, 0},  {32, 2, 2, 3, 0, 0}, {32, 1, 3, 1, 2, 0}, {64, 4, 1, 7, 3, 0},
-    {32, 2, 2, 5, 4, 0}, {8, 2, 2, 3, 2, 1},  {4, 3, 1, 5, 3, 1},  {16, 2, 3, 4, 4, 1}};
+    {0, 0, 0, 0, 0, 0, 0},  {32, 2, 2, 3, 0, 0, 0}, {32, 1, 3, 1, 2, 0, 0}, {64, 4, 1, 7, 3, 0, 0},
+    {32, 2, 2, 5, 4, 0, 0}, {8, 2, 2, 3, 2, 1, 0},  {4, 3, 1, 5, 3, 1, 0},  {16, 2, 3, 4, 4, 1, 0},
+    {32, 1, 1, 7, 0, 0, 3}, {16, 1, 1, 2, 0, 0, 4}};
 enum { NSHAPES = sizeof shapes / sizeof *shapes };
 
 static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
@@ -29,7 +32,7 @@ static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
     snprintf(stem, sizeof stem, "%s_s%d", keep, sh_i);
     s->stem = stem;
     int rc = kgt_step_plan(s, dbl, &sh, &info);
-    if (rc && sh_i > 0 && sh.vec) { /* a vector shape the stencil does not take */
+    if (rc && sh_i > 0 && (sh.vec || sh.walk)) { /* a shape the stencil does not take */
         s->stem = keep;
         return 0;
     }
