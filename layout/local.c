@@ -1,8 +1,23 @@
 /* One rank's local layout: boxes, the exact halo pattern, and the border/inner split. */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
+
+/*
+ * Elements a row of the local array takes for n cells (2D and 3D): n rounded up to a multiple of
+ * SL_ROW_ALIGN (or $STENCIL_ROW_ALIGN, 1 to 1024; 1 leaves rows unpadded), so that every row starts
+ * at the same place in a 128-byte line. Rows that do not cost the one-step kernels up to 46%
+ * (2d9nc fp32 on one H200: 441.6 Gcells/s at 16384 cells per row, 236.8 at 16382).
+ */
+static size_t row_elems(size_t n)
+{
+    const char *e = getenv("STENCIL_ROW_ALIGN");
+    long a = e && *e ? strtol(e, NULL, 10) : SL_ROW_ALIGN;
+    if (a < 1 || a > 1024) a = SL_ROW_ALIGN;
+    return (n + (size_t)a - 1) / (size_t)a * (size_t)a;
+}
 
 static void slot_dir(int slot, int d[SL_D])
 {
@@ -214,6 +229,7 @@ static void make_boxes(sl_local *l, const sl_partition *p, const sl_stencil *s)
     for (k = SL_D - 1; k >= 0; k--) {
         l->stride[k] = (long)l->nelems;
         l->nelems *= (size_t)(l->ext.hi[k] - l->ext.lo[k]);
+        if (k == p->ndims - 1 && k > 0) l->nelems = row_elems(l->nelems);
     }
 }
 

@@ -140,7 +140,7 @@ static void check_boxes(const world *w, int r)
 {
     const sl_local *l = &w->L[r];
     sl_box e = l->owned;
-    long g[3], stride = 1;
+    long g[3], stride = 1, st[3];
     int d, c[3];
     char *seen;
 
@@ -163,14 +163,18 @@ static void check_boxes(const world *w, int r)
     REQUIRE(memcmp(&e, &l->ext, sizeof(e)) == 0, "%s: rank %d ext box", w->name, r);
     for (d = 2; d >= 0; d--) {
         if (d < w->p.ndims) REQ(l->stride[d] == stride);
+        st[d] = stride;
         stride *= e.hi[d] - e.lo[d];
+        if (d == w->p.ndims - 1 && d > 0) /* rows padded to SL_ROW_ALIGN elements */
+            stride = (stride + SL_ROW_ALIGN - 1) / SL_ROW_ALIGN * SL_ROW_ALIGN;
     }
     REQ((long)l->nelems == stride);
     seen = calloc(l->nelems, 1);
     FOR_BOX(e, g)
     {
         size_t i = sl_local_index(l, g);
-        REQ((long)i == ext_index(&e, g));
+        REQ((long)i ==
+            (g[0] - e.lo[0]) * st[0] + (g[1] - e.lo[1]) * st[1] + (g[2] - e.lo[2]) * st[2]);
         REQ(!seen[i]);
         seen[i] = 1;
     }
