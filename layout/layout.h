@@ -16,8 +16,10 @@
 #define SL_D     STENCIL_MAX_DIMS
 #define SL_NDIRS 27 /* 3^3 direction slots; slot of (0,0,0) is never active */
 
-/* Rows of 2D and 3D local arrays are padded to a multiple of this many elements (local.c). */
-#define SL_ROW_ALIGN 32
+/* Rows of 2D local arrays of at least SL_ROW_PAD_MIN cells are padded to a multiple of
+   SL_ROW_ALIGN elements (local.c). */
+#define SL_ROW_ALIGN   32
+#define SL_ROW_PAD_MIN 1024
 
 typedef struct sl_box {
     long lo[SL_D], hi[SL_D];
@@ -73,8 +75,8 @@ typedef struct sl_local {
     int nborder;
     sl_box border[2 * SL_D];        /* disjoint boxes covering update minus inner */
     sl_dir dir[SL_NDIRS];           /* indexed by sl_dir_index() */
-    long stride[SL_D];              /* element strides of the local array over ext; rows padded
-                                       (row_elems in local.c, SL_ROW_ALIGN) */
+    long stride[SL_D];              /* element strides of the local array over ext; rows may be
+                                       padded (SL_ROW_ALIGN) */
     size_t nelems;                  /* elements of the local array */
     int bnd_lo[SL_D], bnd_hi[SL_D]; /* owned box touches the global low/high edge */
 } sl_local;

@@ -28,16 +28,19 @@ static sl_box ooc_box(const sk_run *r, int i, int T, int S, long base)
 
 /*
  * Rows [*lo, *hi) of the local array, clipped to it, as box b of a chunk buffer whose row 0 is
- * local row `base`; 0 when no row is left.
+ * local row `base`, whole rows with their padding (layout.h), so that the box is one contiguous
+ * range of host memory; 0 when no row is left.
  */
 static int ooc_chunk_rows(const sk_run *r, long base, long *lo, long *hi, sl_box *b)
 {
     long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
     *lo = *lo < 0 ? 0 : *lo;
     *hi = *hi > ext0 ? ext0 : *hi;
+    int x = r->loc.ndims - 1;
     *b = sl_local_box(&r->loc, &r->loc.ext);
     b->lo[0] = *lo - base;
     b->hi[0] = *hi - base;
+    if (x > 0) b->hi[x] = b->lo[x] + r->loc.stride[x - 1]; /* the padding too: rows contiguous */
     return *hi > *lo;
 }
 

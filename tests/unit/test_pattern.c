@@ -103,6 +103,19 @@ static long ext_index(const sl_box *e, const long q[3])
            (q[2] - e->lo[2]);
 }
 
+/* A row of n cells as the local array holds it: $STENCIL_ROW_ALIGN = a pads every row to a
+   multiple of a, else 2D rows of SL_ROW_PAD_MIN cells or more go to a multiple of SL_ROW_ALIGN. */
+static long padded_row(long n, int ndims)
+{
+    const char *e = getenv("STENCIL_ROW_ALIGN");
+    long a = e ? atol(e) : 0;
+    if (a < 1 || a > 1024) {
+        if (ndims != 2 || n < SL_ROW_PAD_MIN) return n;
+        a = SL_ROW_ALIGN;
+    }
+    return (n + a - 1) / a * a;
+}
+
 static int in_box(const sl_box *b, const long q[3])
 {
     return q[0] >= b->lo[0] && q[0] < b->hi[0] && q[1] >= b->lo[1] && q[1] < b->hi[1] &&
@@ -165,8 +178,7 @@ static void check_boxes(const world *w, int r)
         if (d < w->p.ndims) REQ(l->stride[d] == stride);
         st[d] = stride;
         stride *= e.hi[d] - e.lo[d];
-        if (d == w->p.ndims - 1 && d > 0) /* rows padded to SL_ROW_ALIGN elements */
-            stride = (stride + SL_ROW_ALIGN - 1) / SL_ROW_ALIGN * SL_ROW_ALIGN;
+        if (d == w->p.ndims - 1 && d > 0) stride = padded_row(stride, w->p.ndims);
     }
     REQ((long)l->nelems == stride);
     seen = calloc(l->nelems, 1);
