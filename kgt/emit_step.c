@@ -35,14 +35,6 @@ static void wyx(const kgt_stencil *s, const int *off, int *o)
     o[2] = off[s->ndims - 1];
 }
 
-/*
- * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): asynchronous copies
- * where there are any, but for double in 2D and for 1D (one plane: nothing to overlap), where the
- * next row goes through registers. 3D keeps scalar rows: vector rows (vec) at 32x8 threads, 2
- * rows each, ran below kgt's named kernels of the same call on every 3D case (3d27 341.7 against
- * 354.0); their best shape, 64x8 threads of one row, made 387.3 on 3d7 against 372.9 for the
- * scalar default, and is measured on 3d7 alone.
- */
 /* The most non-zero points of s in one row other than the centre one (2D): the loads per cell of
    a register walk that no earlier cell of the walk made. */
 static int row_points(const kgt_stencil *s)
@@ -57,6 +49,14 @@ static int row_points(const kgt_stencil *s)
     return most;
 }
 
+/*
+ * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): asynchronous copies
+ * where there are any, but for double in 2D and for 1D (one plane: nothing to overlap), where the
+ * next row goes through registers. 3D keeps scalar rows: vector rows (vec) at 32x8 threads, 2
+ * rows each, ran below kgt's named kernels of the same call on every 3D case (3d27 341.7 against
+ * 354.0); their best shape, 64x8 threads of one row, made 387.3 on 3d7 against 372.9 for the
+ * scalar default, and is measured on 3d7 alone.
+ */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
     sh->vec = sh->walk = 0;
@@ -126,8 +126,7 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     info->ty = s->ndims == 3 ? h->by * h->nc : 1;
     size_t w = (size_t)(info->tx + (h->vec ? 2 * v : info->elo[2] + info->ehi[2]));
     size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
-    info->smem = (size_t)(h->pipe ? h->pipe : 2) * w * rows * (dbl ? 8 : 4);
-    if (h->walk) info->smem = 0;
+    info->smem = h->walk ? 0 : (size_t)(h->pipe ? h->pipe : 2) * w * rows * (dbl ? 8 : 4);
     if (info->smem > STEP_SMEM_MAX) return -1;
     info->split = !dbl && !h->walk && kgt_split_divisor(s->divisor, &info->rd);
     snprintf(info->name, sizeof info->name, "kgt_step_%s_%c", s->stem, dbl ? 'd' : 'f');
@@ -155,17 +154,24 @@ static double in_type(double x, int dbl)
     return dbl ? x : (double)(float)x;
 }
 
+/* The signature of every step kernel (kgt_rt.h) with its opening brace: in->name, then sfx. */
+static void emit_signature(kgt_buf *b, const kgt_step_info *in, int dbl, const char *sfx)
+{
+    const char *t = tname[dbl];
+    kgt_printf(b,
+               "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
+               "    %s%s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
+               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
+               in->sh.bx * in->sh.by, in->name, sfx, t, t);
+}
+
 /* The kernel's signature and the block's coordinates; sfx ends its name, vec aligns the shared
    tile for 16-byte accesses (shape vec, below). */
 static void emit_head(kgt_buf *b, const step *st, const char *sfx, int vec)
 {
     const kgt_step_info *in = st->in;
     const char *t = tname[st->dbl];
-    kgt_printf(b,
-               "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
-               "    %s%s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
-               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
-               st->nt, in->name, sfx, t, t);
+    emit_signature(b, in, st->dbl, sfx);
     kgt_printf(b, "    __shared__ %s%s sm[%d];\n", vec ? "__align__(16) " : "", t,
                st->slots * st->tot);
     kgt_printf(b,
@@ -726,13 +732,8 @@ static void emit_vec(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_i
  */
 static void emit_walk_kernel(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in)
 {
-    const char *t = tname[dbl];
     int w = in->sh.walk;
-    kgt_printf(b,
-               "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
-               "    %s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
-               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
-               in->sh.bx, in->name, t, t);
+    emit_signature(b, in, dbl, "");
     kgt_printf(b,
                "    const int x = xa + (int)blockIdx.x * %d + (int)threadIdx.x;\n"
                "    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;\n"
