@@ -238,6 +238,88 @@ __global__ void __launch_bounds__(TZ *NTY)
     }
 }
 
+/*
+ * Per-warp rings: warp w of a block owns its own sub-tile (3D: 32 columns by CY rows, the warps
+ * stacked along y; 2D: a strip of 32 columns, the warps side by side along z) and its own ring
+ * of S stages and mbarriers. Lane 0 issues the warp's copies; nothing but __syncwarp orders a
+ * stage's reuse, so warps never wait for each other.
+ */
+template <typename T, class ST, int NW, int CY, int R, int S>
+__global__ void __launch_bounds__(32 * NW)
+    tma_warp(const __grid_constant__ CUtensorMap tm, T *__restrict__ out, int nx, int ny, int nz,
+             long ps, long rs, int xc, int lead)
+{
+    constexpr int ND = ST::nd, BY = ND == 3 ? CY + 2 : 1;
+    constexpr int VA = 16 / sizeof(T), BZ = (32 + 2 + VA - 1) / VA * VA;
+    constexpr int PLANE = BY * BZ, AL = 128 / sizeof(T), STAGE = (R * PLANE + AL - 1) / AL * AL;
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    T *buf = (T *)smem_raw + w * S * STAGE;
+    uint64_t *bar = (uint64_t *)((T *)smem_raw + NW * S * STAGE) + w * S;
+
+    const int z0 = ND == 3 ? blockIdx.x * 32 : (blockIdx.x * NW + w) * 32;
+    const int y0 = ND == 3 ? (blockIdx.y * NW + w) * CY : 0;
+    const int xa = blockIdx.z * xc, xb = min(xa + xc, nx);
+    const int pbase = xa - 1;
+    const int G = (xb + 1 - pbase + R - 1) / R;
+    if (lane == 0) {
+        for (int i = 0; i < S; i++) mbar_init(&bar[i], 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncwarp();
+    const bool live = z0 < nz && y0 < ny; /* a warp past the edge still takes no copies */
+    if (lane == 0 && live)
+        for (int g = 0; g < S && g < G; g++) {
+            mbar_expect(&bar[g], R * PLANE * sizeof(T));
+            tma_load<ND>(buf + g * STAGE, &tm, z0 + lead, y0, pbase + g * R + 1, &bar[g]);
+        }
+    if (!live) return;
+    int waited = 0, freed = 0;
+    const bool zin = z0 + lane < nz;
+    for (int x = xa; x < xb; x += R) {
+        const int gh = (min(x + R, xb) - pbase) / R;
+        for (; waited <= gh && waited < G; waited++) mbar_wait(&bar[waited % S], (waited / S) & 1);
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const int xo = x + k;
+            if (xo < xb && zin) {
+                T acc[CY];
+#pragma unroll
+                for (int j = 0; j < CY; j++) {
+#pragma unroll
+                    for (int q = 0; q < ST::np; q++) {
+                        const int pp = xo + ST::P(q, 0) - pbase;
+                        const T *pl = buf + ((pp / R) % S) * STAGE + (pp % R) * PLANE;
+                        const int yy = ND == 3 ? j + ST::P(q, 1) + 1 : 0;
+                        T v = pl[yy * BZ + lane + ST::P(q, 2) + 1];
+                        if (ST::P(q, 3) != 1) v = mul_rn(v, T(ST::P(q, 3)));
+                        acc[j] = q == 0 ? v : add_rn(acc[j], v);
+                    }
+                }
+#pragma unroll
+                for (int j = 0; j < CY; j++) {
+                    const int yo = ND == 3 ? y0 + j : 0;
+                    if (ND == 2 || yo < ny)
+                        out[(long)(xo + 1) * ps + (long)(yo + 1) * rs * (ND == 3) + z0 + lane + 1] =
+                            finish<T, ST>(acc[j]);
+                }
+            }
+        }
+        __syncwarp();
+        const int gl = (x + R - 1 - pbase) / R;
+        if (lane == 0)
+            for (; freed < gl; freed++) {
+                const int g = freed + S;
+                if (g < G) {
+                    mbar_expect(&bar[g % S], R * PLANE * sizeof(T));
+                    tma_load<ND>(buf + (g % S) * STAGE, &tm, z0 + lead, y0, pbase + g * R + 1,
+                                 &bar[g % S]);
+                }
+            }
+        __syncwarp();
+    }
+}
+
 template <typename T> __global__ void copy4(const T *__restrict__ a, T *__restrict__ b, long n4)
 {
     const float4 *s = (const float4 *)a;
@@ -312,14 +394,17 @@ template <typename T, class ST> static void cpu_step(const Grid &g, const T *in,
             }
 }
 
-template <typename T, class ST, int TZ, int NTY, int CY, int R, int S>
+/* WARP: tma_warp with NTY warps (TZ must be 32); else tma_step. */
+template <typename T, class ST, int TZ, int NTY, int CY, int R, int S, bool WARP = false>
 static double run(const Grid &g, int iters, int xc, bool check, const char *name)
 {
-    constexpr int ND = ST::nd, TY = ND == 3 ? NTY * CY : 1, BY = ND == 3 ? TY + 2 : 1;
-    constexpr int VA = 16 / sizeof(T), BZ = (TZ + 2 + VA - 1) / VA * VA;
+    constexpr int ND = ST::nd;
+    constexpr int TY = ND == 3 ? NTY * CY : 1, BY = ND == 3 ? (WARP ? CY : TY) + 2 : 1;
+    constexpr int VA = 16 / sizeof(T), BZ = ((WARP ? 32 : TZ) + 2 + VA - 1) / VA * VA;
     constexpr int AL = 128 / sizeof(T), STAGE = (R * BY * BZ + AL - 1) / AL * AL;
-    size_t smem = (size_t)S * STAGE * sizeof(T) + S * 8;
-    auto k = tma_step<T, ST, TZ, NTY, CY, R, S>;
+    constexpr int RINGS = WARP ? NTY : 1;
+    size_t smem = (size_t)RINGS * S * (STAGE * sizeof(T) + 8);
+    auto k = WARP ? tma_warp<T, ST, NTY, CY, R, S> : tma_step<T, ST, TZ, NTY, CY, R, S>;
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     T *a, *b;
     CK(cudaMalloc(&a, g.total * sizeof(T)));
@@ -337,8 +422,9 @@ static double run(const Grid &g, int iters, int xc, bool check, const char *name
     CUtensorMap ma, mb;
     make_map<T>(&ma, g, a, BZ, BY, R);
     make_map<T>(&mb, g, b, BZ, BY, R);
-    dim3 blk(TZ, NTY);
-    dim3 grd((g.nz + TZ - 1) / TZ, (g.ny + TY - 1) / TY, (g.nx + xc - 1) / xc);
+    dim3 blk = WARP ? dim3(32 * NTY) : dim3(TZ, NTY);
+    const int zt = WARP && ND == 2 ? 32 * NTY : TZ;
+    dim3 grd((g.nz + zt - 1) / zt, (g.ny + TY - 1) / TY, (g.nx + xc - 1) / xc);
     auto launch = [&](int i) {
         if (i % 2 == 0)
             k<<<grd, blk, smem>>>(ma, b + g.lead, g.nx, g.ny, g.nz, g.ps, g.rs, xc, (int)g.lead);
@@ -384,11 +470,11 @@ static double run(const Grid &g, int iters, int xc, bool check, const char *name
     return rate;
 }
 
-template <typename T, class ST, int TZ, int NTY, int CY, int R, int S>
+template <typename T, class ST, int TZ, int NTY, int CY, int R, int S, bool WARP = false>
 static void both(const Grid &big, const Grid &small, int iters, int xc, const char *name)
 {
-    run<T, ST, TZ, NTY, CY, R, S>(small, 2, xc > 40 ? 40 : xc, true, name);
-    run<T, ST, TZ, NTY, CY, R, S>(big, iters, xc, false, name);
+    run<T, ST, TZ, NTY, CY, R, S, WARP>(small, 2, xc > 40 ? 40 : xc, true, name);
+    run<T, ST, TZ, NTY, CY, R, S, WARP>(big, iters, xc, false, name);
 }
 
 int main(int argc, char **argv)
@@ -435,25 +521,23 @@ int main(int argc, char **argv)
     Grid s2 = make_grid(2, 300, 1, 1000, 0), b2 = make_grid(2, 20480, 1, 20480, 0);
     bool all = !strcmp(only, "all");
     if (all || !strcmp(only, "3d7")) {
-        both<float, S3d7, 128, 4, 2, 1, 6>(b3, s3, it, 256, "3d7");
-        both<float, S3d7, 128, 4, 2, 1, 8>(b3, s3, it, 256, "3d7");
-        both<float, S3d7, 128, 4, 2, 1, 10>(b3, s3, it, 256, "3d7");
-        both<float, S3d7, 128, 8, 1, 1, 6>(b3, s3, it, 256, "3d7");
-        both<float, S3d7, 128, 8, 1, 1, 8>(b3, s3, it, 256, "3d7");
-        both<float, S3d7, 64, 8, 1, 1, 8>(b3, s3, it, 256, "3d7");
-        both<float, S3d7, 128, 4, 2, 1, 8>(b3, s3, it, 128, "3d7");
+        both<float, S3d7, 32, 4, 8, 1, 6, true>(b3, s3, it, 256, "3d7");
+        both<float, S3d7, 32, 4, 4, 1, 6, true>(b3, s3, it, 256, "3d7");
+        both<float, S3d7, 32, 8, 4, 1, 4, true>(b3, s3, it, 256, "3d7");
+        both<float, S3d7, 32, 4, 8, 1, 4, true>(b3, s3, it, 256, "3d7");
+        both<float, S3d7, 32, 2, 16, 1, 4, true>(b3, s3, it, 256, "3d7");
+        both<float, S3d7, 32, 4, 8, 1, 6, true>(b3, s3, it, 128, "3d7");
     }
     if (all || !strcmp(only, "2d")) {
-        both<float, S2d4, 128, 4, 1, 16, 6>(b2, s2, it, 2048, "2d4");
-        both<float, S2d4, 128, 8, 1, 16, 6>(b2, s2, it, 2048, "2d4");
-        both<float, S2d4, 128, 8, 1, 8, 8>(b2, s2, it, 2048, "2d4");
-        both<float, S2d4, 128, 4, 1, 8, 8>(b2, s2, it, 1024, "2d4");
-        both<float, S2d9, 128, 8, 1, 16, 6>(b2, s2, it, 2048, "2d9");
-        both<double, S2d4, 64, 8, 1, 16, 6>(b2, s2, it / 2, 2048, "2d4");
+        both<float, S2d4, 32, 4, 1, 8, 6, true>(b2, s2, it, 2048, "2d4");
+        both<float, S2d4, 32, 4, 1, 16, 4, true>(b2, s2, it, 2048, "2d4");
+        both<float, S2d4, 32, 8, 1, 8, 4, true>(b2, s2, it, 2048, "2d4");
+        both<float, S2d9, 32, 4, 1, 8, 6, true>(b2, s2, it, 2048, "2d9");
+        both<double, S2d4, 32, 4, 1, 8, 6, true>(b2, s2, it / 2, 2048, "2d4");
     }
     if (all || !strcmp(only, "3d27")) {
-        both<float, S3d27, 128, 4, 2, 1, 8>(b27, s3, it, 256, "3d27");
-        both<float, S3d27, 128, 8, 1, 1, 8>(b27, s3, it, 256, "3d27");
+        both<float, S3d27, 32, 4, 8, 1, 6, true>(b27, s3, it, 256, "3d27");
+        both<float, S3d27, 32, 4, 4, 1, 6, true>(b27, s3, it, 256, "3d27");
     }
     return 0;
 }
