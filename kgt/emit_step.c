@@ -52,10 +52,12 @@ static int row_points(const kgt_stencil *s)
 /*
  * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): asynchronous copies
  * where there are any, but for double in 2D and for 1D (one plane: nothing to overlap), where the
- * next row goes through registers. 3D keeps scalar rows: vector rows (vec) at 32x8 threads, 2
- * rows each, ran below kgt's named kernels of the same call on every 3D case (3d27 341.7 against
- * 354.0); their best shape, 64x8 threads of one row, made 387.3 on 3d7 against 372.9 for the
- * scalar default, and is measured on 3d7 alone.
+ * next row goes through registers, and for float 2D stencils reaching one cell with at most two
+ * points in a row other than the centre one (2d4 488.0 and 2d-diag 482.3 through registers
+ * against 460.3 and 474.6 with copies; 2d9, three points a row, 457.3 against 459.4; 2d9nc,
+ * reaching two, 400.1 against 443.5). 3D float takes vector rows, 64x8 threads of one row each
+ * (3d7 390.6, 3d27 393.9, 3d-oct 419.0 against 373.8, 363.1, 396.8 for scalar rows); 3D double
+ * keeps scalar rows (3d7 fp64 195.8 with vector rows against 212.8).
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
@@ -67,12 +69,20 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
         sh->bx = 128, sh->by = 1, sh->nc = 1, sh->zc = 4, sh->pipe = 0, sh->walk = 4;
         return;
     }
-    if (s->ndims == 3) {
+    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
+    kgt_extents(s, lo, hi);
+    if (s->ndims == 3 && !dbl && pipe && lo[2] <= vlen(dbl) && hi[2] <= vlen(dbl)) {
+        sh->bx = 64, sh->by = 8, sh->nc = 1, sh->zc = 128, sh->pipe = 3, sh->vec = 1;
+    } else if (s->ndims == 3) {
         sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
         sh->pipe = pipe ? 3 : 0;
     } else {
         sh->bx = 128, sh->by = 1, sh->nc = dbl ? 4 : 8, sh->zc = s->ndims == 2 ? 256 : 1;
         sh->pipe = pipe && !dbl && s->ndims == 2 ? 3 : 0;
+        if (sh->pipe && kgt_reach_within(s, 2, 1) && row_points(s) <= 2) {
+            sh->pipe = 0; /* register rows */
+            if (row_points(s) <= 1) sh->bx = 64, sh->nc = 16;
+        }
         if (sh->pipe) sh->zc = 512;
     }
 }
@@ -795,39 +805,78 @@ static int emit_named(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
     return 0;
 }
 
-void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
+/*
+ * Whether kgt's named one-step launcher of s is the step kernel's, the run-time kernel's source
+ * (else kgt's walk kernels'): the plan must hold on HIP (registers) and CUDA (copies). 2D double
+ * stencils whose divisor has no exact reciprocal keep kgt's vector walk (2d9nc fp64 224.9
+ * against the step kernel's 211.8 Gcells/s on an H200, bench/RESULTS.md).
+ */
+int kgt_gpu_step(const kgt_stencil *s, int dbl)
+{
+    kgt_step_shape sh;
+    kgt_step_info in;
+    if (dbl && kgt_gpu_vector(s, dbl)) return 0;
+    for (int pipe = 0; pipe < 2; pipe++) {
+        kgt_step_default(s, dbl, pipe, &sh);
+        if (kgt_step_plan(s, dbl, &sh, &in)) return 0;
+    }
+    return 1;
+}
+
+/* The launcher of the step kernel planned in in: the run-time launch (backends/gpu/launch.cuh)
+   with a fixed walk length, the boxes it cannot take going to the walk kernel. */
+static void emit_step_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
+                               const kgt_step_info *in)
 {
     const char *t = tname[dbl];
     char c = dbl ? 'd' : 'f';
-    kgt_step_info in;
-    /* HIP: the next plane through registers; CUDA: asynchronous copies (same tile). */
-    kgt_printf(b, "#if defined(__HIPCC__)\n");
-    if (emit_named(b, g, s, dbl, 0, &in)) return;
-    kgt_printf(b, "#else\n");
-    if (emit_named(b, g, s, dbl, 1, &in)) return;
-    kgt_printf(b, "#endif\n\n");
+    int nd = s->ndims, last = nd - 1, v = in->sh.vec ? vlen(dbl) : 0;
     kgt_printf(
         b,
         "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long *lo,\n"
         "    const long *hi, const long *stride, void *queue)\n{\n"
-        "    const long long s0 = stride[0], s1 = stride[1];\n"
-        "    int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];\n"
-        "    int x0 = (int)lo[2], x1 = (int)hi[2], zc = %d;\n"
+        "    const long long s0 = %s, s1 = %s;\n"
+        "    int z0 = %s, z1 = %s, y0 = %s, y1 = %s;\n"
+        "    int x0 = (int)lo[%d], x1 = (int)hi[%d], zc = %d;\n"
         "    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;\n"
-        "    if (stride[2] != 1) return 1;\n",
-        g->prefix, s->stem, c, in.sh.zc);
+        "    if (stride[%d] != 1) return 1;\n",
+        g->prefix, s->stem, c, nd > 1 ? "stride[0]" : "0", nd > 2 ? "stride[1]" : "0",
+        nd > 1 ? "(int)lo[0]" : "0", nd > 1 ? "(int)hi[0]" : "1", nd > 2 ? "(int)lo[1]" : "0",
+        nd > 2 ? "(int)hi[1]" : "1", last, last, in->sh.zc, last);
     kgt_printf(b,
                "    /* tile offsets are ints and the grid has limits: else the walk kernel */\n"
                "    if (s1 * %d + %d > 2147483647LL || (y1 - y0 + %d) / %d > 65535)\n"
                "        return %s_%s_walk_%c(in, out, lo, hi, stride, queue);\n"
-               "    const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(%s));\n"
+               "    const int xa = x0 - (int)kgt_misalign(out, lo, stride, %d, sizeof(%s));\n"
                "    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;\n"
                "    dim3 grd((unsigned)((x1 - xa + %d) / %d), (unsigned)((y1 - y0 + %d) / %d),\n"
-               "             (unsigned)((z1 - z0 + zc - 1) / zc));\n"
-               "    %s<<<grd, dim3(%d, %d), 0, (kgt_stream)queue>>>((const %s *)in, (%s *)out, z0,"
-               " z1,\n        y0, y1, xa, x0, x1, s0, s1, zc);\n"
-               "    return KGT_LAUNCH_FAILED();\n}\n\n",
-               in.ty + in.elo[1] + in.ehi[1] + 1, in.tx + in.elo[2] + in.ehi[2], in.ty - 1, in.ty,
-               g->prefix, s->stem, c, t, in.tx - 1, in.tx, in.ty - 1, in.ty, in.name, in.sh.bx,
-               in.sh.by, t, t);
+               "             (unsigned)((z1 - z0 + zc - 1) / zc));\n",
+               in->ty + in->elo[1] + in->ehi[1] + 1, in->tx + in->elo[2] + in->ehi[2] + 2 * v,
+               in->ty - 1, in->ty, g->prefix, s->stem, c, nd, t, in->tx - 1, in->tx, in->ty - 1,
+               in->ty);
+    if (v) /* vector rows: 16-byte accesses need the arrays, rows and planes aligned */
+        kgt_printf(b,
+                   "    const int u = (uintptr_t)in %% 16 || (uintptr_t)out %% 16 || s0 %% %d || "
+                   "s1 %% %d;\n    if (u)\n    ",
+                   v, v);
+    for (int u = v ? 1 : 0; u >= 0; u--)
+        kgt_printf(
+            b,
+            "    %s%s<<<grd, dim3(%d, %d), 0, (kgt_stream)queue>>>((const %s *)in, (%s *)out,"
+            "\n        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);\n%s",
+            in->name, u ? "_u" : "", in->sh.bx, in->sh.by, t, t, u ? "    else\n    " : "");
+    kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
+}
+
+void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
+{
+    kgt_step_info in;
+    /* HIP: the next plane through registers; CUDA: asynchronous copies. The shapes differ, so
+       each has its own launcher. */
+    for (int pipe = 0; pipe < 2; pipe++) {
+        kgt_printf(b, pipe ? "#else\n" : "#if defined(__HIPCC__)\n");
+        if (emit_named(b, g, s, dbl, pipe, &in)) break; /* kgt_gpu_step said it holds */
+        emit_step_launcher(b, g, s, dbl, &in);
+    }
+    kgt_printf(b, "#endif\n\n");
 }

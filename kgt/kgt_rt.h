@@ -84,6 +84,8 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
 /* kgt's CUDA/HIP output for a 3D stencil of g: the step kernel and the launcher
    KGT_LAUNCHER(<prefix>_<stem>, f|d), which hands boxes it cannot take to <prefix>_<stem>_walk_f|d.
  */
+/* Whether kgt's named one-step launcher of s is the step kernel's (else the walk kernel's). */
+int kgt_gpu_step(const kgt_stencil *s, int dbl);
 void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 
 /*
