@@ -823,8 +823,8 @@ int kgt_gpu_step(const kgt_stencil *s, int dbl)
     return 1;
 }
 
-/* The launcher of the step kernel planned in in: the run-time launch (backends/gpu/launch.cuh)
-   with a fixed walk length, the boxes it cannot take going to the walk kernel. */
+/* The launcher of the step kernel planned in in: the run-time launch (backends/gpu/launch.cuh),
+   the boxes it cannot take going to the walk kernel. */
 static void emit_step_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
                                const kgt_step_info *in)
 {
@@ -848,12 +848,14 @@ static void emit_step_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *
                "    if (s1 * %d + %d > 2147483647LL || (y1 - y0 + %d) / %d > 65535)\n"
                "        return %s_%s_walk_%c(in, out, lo, hi, stride, queue);\n"
                "    const int xa = x0 - (int)kgt_misalign(out, lo, stride, %d, sizeof(%s));\n"
-               "    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;\n"
-               "    dim3 grd((unsigned)((x1 - xa + %d) / %d), (unsigned)((y1 - y0 + %d) / %d),\n"
-               "             (unsigned)((z1 - z0 + zc - 1) / zc));\n",
+               "    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */\n"
+               "    if (slots < 0) slots = kgt_slots((const void *)%s, %d);\n"
+               "    dim3 grd((unsigned)((x1 - xa + %d) / %d), (unsigned)((y1 - y0 + %d) / %d));\n"
+               "    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);\n"
+               "    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);\n",
                in->ty + in->elo[1] + in->ehi[1] + 1, in->tx + in->elo[2] + in->ehi[2] + 2 * v,
-               in->ty - 1, in->ty, g->prefix, s->stem, c, nd, t, in->tx - 1, in->tx, in->ty - 1,
-               in->ty);
+               in->ty - 1, in->ty, g->prefix, s->stem, c, nd, t, in->name, in->sh.bx * in->sh.by,
+               in->tx - 1, in->tx, in->ty - 1, in->ty);
     if (v) /* vector rows: 16-byte accesses need the arrays, rows and planes aligned */
         kgt_printf(b,
                    "    const int u = (uintptr_t)in %% 16 || (uintptr_t)out %% 16 || s0 %% %d || "

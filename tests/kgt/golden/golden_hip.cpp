@@ -98,6 +98,44 @@ static long kgt_misalign(const void *out, const long *lo, const long *stride, in
     return (long)(((uintptr_t)out / esz + (uintptr_t)e) % (128 / esz));
 }
 
+/* Resident blocks of fn on the current device; 0 when unknown. */
+static inline __attribute__((unused)) int kgt_slots(const void *fn, int threads)
+{
+    int dev = 0, sms = 0, per = 0;
+#if defined(__HIPCC__)
+    if (hipGetDevice(&dev) != hipSuccess ||
+        hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, dev) != hipSuccess ||
+        hipOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, threads, 0) != hipSuccess)
+        return 0;
+#else
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, threads, 0) != cudaSuccess)
+        return 0;
+#endif
+    return sms * per;
+}
+
+/* Planes per block for a walk of nz planes: about zc, so that the blocks fill whole waves of
+   the slots (never under half of zc); down to 8 where they would fill under a quarter. */
+static inline __attribute__((unused)) int kgt_walk_split(int nz, int zc, long long tiles,
+                                                       int slots)
+{
+    long long gz = (nz + zc - 1) / zc;
+    if (slots > 0 && tiles > 0 && tiles * gz * 4 < slots) {
+        long long g = (slots / 4 + tiles - 1) / tiles;
+        int z = (int)((nz + g - 1) / g), least = 8 < zc ? 8 : zc;
+        if (z < least) z = least;
+        if (z < zc) zc = z;
+    } else if (slots > 0 && tiles > 0) {
+        long long waves = (tiles * gz + slots - 1) / slots, g = waves * slots / tiles;
+        int z = g > 0 ? (int)((nz + g - 1) / g) : zc;
+        if (g > 0 && 2 * z >= zc && z <= 2 * zc) zc = z;
+    }
+    if ((nz + zc - 1) / zc > 65535) zc = (nz + 65534) / 65535;
+    return zc < 1 ? 1 : zc;
+}
+
 /*
  * heat2d: 2 dims, radius 1/1 1/1, 4 non-zero points, divisor 4
  *   (-1, 0): 1  (0, -1): 1  (0, 1): 1  (1, 0): 1
@@ -629,9 +667,11 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -1336,9 +1376,11 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 64);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_f<<<grd, dim3(64, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -1394,9 +1436,11 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     if (s1 * 2 + 130 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -1450,9 +1494,11 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     if (s1 * 2 + 130 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -2321,9 +2367,11 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -2591,9 +2639,11 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -2742,9 +2792,11 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     if (s1 * 2 + 514 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -2891,9 +2943,11 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     if (s1 * 2 + 514 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -3317,9 +3371,11 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -3847,9 +3903,11 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 64);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_f<<<grd, dim3(64, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -3900,9 +3958,11 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     if (s1 * 2 + 129 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -3951,9 +4011,11 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     if (s1 * 2 + 129 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -4816,9 +4878,11 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     if (s1 * 33 + 33 > 2147483647LL || (y1 - y0 + 31) / 32 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 256);
+    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_negated_f<<<grd, dim3(32, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -5182,9 +5246,11 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     if (s1 * 9 + 265 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 512);
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_negated_f_u<<<grd, dim3(64, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
@@ -5323,9 +5389,11 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     if (s1 * 9 + 65 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
+    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -5463,9 +5531,11 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     if (s1 * 9 + 65 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
+    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -5740,9 +5810,11 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -5965,9 +6037,11 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -6112,9 +6186,11 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     if (s1 * 2 + 513 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -6257,9 +6333,11 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     if (s1 * 2 + 513 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_d, 128);
+    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -6708,9 +6786,11 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     if (s1 * 34 + 34 > 2147483647LL || (y1 - y0 + 31) / 32 > 65535)
         return golden_box3d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 256);
+    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_box3d_f<<<grd, dim3(32, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -7252,9 +7332,11 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     if (s1 * 10 + 266 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_box3d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 512);
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_box3d_f_u<<<grd, dim3(64, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
@@ -7417,9 +7499,11 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     if (s1 * 10 + 66 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_box3d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_d, 256);
+    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_box3d_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -7581,9 +7665,11 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     if (s1 * 10 + 66 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_box3d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_d, 256);
+    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_box3d_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -8646,9 +8732,11 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_star6_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_star6_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
@@ -9524,9 +9612,11 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_star6_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    if ((z1 - z0 + zc - 1) / zc > 65535) zc = (z1 - z0 + 65534) / 65535;
-    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1),
-             (unsigned)((z1 - z0 + zc - 1) / zc));
+    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 64);
+    dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
+    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
+    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_star6_f<<<grd, dim3(64, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
