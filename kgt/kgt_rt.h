@@ -81,11 +81,12 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
 /* Writes the kernel of s for element type dbl under plan info (kgt_step_plan). */
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *info);
 
-/* kgt's CUDA/HIP output for a 3D stencil of g: the step kernel and the launcher
-   KGT_LAUNCHER(<prefix>_<stem>, f|d), which hands boxes it cannot take to <prefix>_<stem>_walk_f|d.
- */
 /* Whether kgt's named one-step launcher of s is the step kernel's (else the walk kernel's). */
 int kgt_gpu_step(const kgt_stencil *s, int dbl);
+/* kgt's CUDA/HIP output for a stencil of g where kgt_gpu_step holds: the step kernel and the
+   launcher KGT_LAUNCHER(<prefix>_<stem>, f|d), one for HIP and one for CUDA, which hands boxes
+   it cannot take to <prefix>_<stem>_walk_f|d.
+ */
 void kgt_emit_gpu_step(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 
 /*
