@@ -125,6 +125,8 @@ enum {
  * Planes per block for a walk of nz planes: about zc, adjusted so that the blocks fill whole
  * waves of the device's slots (a last wave half full cost 2d4 on 20480^2 about 8%), never under
  * half of zc (each block re-reads the stencil's reach along the walk); at most 65535 blocks deep.
+ * kgt's generated launchers carry the same plan as text (kgt_walk_split, kgt/emit_dev.c): kgt
+ * output stands alone. Change both.
  */
 static int walk_split(int nz, int zc, long long tiles, int slots)
 {
