@@ -157,6 +157,38 @@ __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *tm, int c
 }
 
 /*
+ * Output plane xo of CY cells down column col from rows row0.. of a ring stage layout (stage g
+ * holds planes pbase + g*R .. in R planes of BY x BZ), stored at out (interior coordinates).
+ */
+template <typename T, class ST, int CY, int R, int S, int BZ, int PLANE, int STAGE>
+__device__ __forceinline__ void plane_cells(const T *buf, T *__restrict__ out, int xo, int pbase,
+                                            int row0, int col, int yo0, int ny, int zo, long ps,
+                                            long rs)
+{
+    constexpr int ND = ST::nd;
+    T acc[CY];
+#pragma unroll
+    for (int j = 0; j < CY; j++) {
+#pragma unroll
+        for (int q = 0; q < ST::np; q++) {
+            const int pp = xo + ST::P(q, 0) - pbase;
+            const T *pl = buf + ((pp / R) % S) * STAGE + (pp % R) * PLANE;
+            const int yy = ND == 3 ? row0 + j + ST::P(q, 1) + 1 : 0;
+            T v = pl[yy * BZ + col + ST::P(q, 2) + 1];
+            if (ST::P(q, 3) != 1) v = mul_rn(v, T(ST::P(q, 3)));
+            acc[j] = q == 0 ? v : add_rn(acc[j], v);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < CY; j++) {
+        const int yo = ND == 3 ? yo0 + j : 0;
+        if (ND == 2 || yo < ny)
+            out[(long)(xo + 1) * ps + (long)(yo + 1) * rs * (ND == 3) + zo + 1] =
+                finish<T, ST>(acc[j]);
+    }
+}
+
+/*
  * A block owns a tile of TY = NTY*CY rows (3D; 1 in 2D) by TZ columns and walks planes (rows in
  * 2D) [xa, xb). Stage g of the ring holds R consecutive planes of the tile with its halo, box
  * BZ x BY x R. Thread (tz, ty) computes column tz, rows ty*CY .. ty*CY+CY-1.
@@ -198,29 +230,9 @@ __global__ void __launch_bounds__(TZ *NTY)
         for (int k0 = 0; k0 < R; k0 += ND == 2 ? NTY : 1) {
             const int k = ND == 2 ? k0 + ty : k0;
             const int xo = x + k;
-            if (xo < xb && zin) {
-                T acc[CY];
-#pragma unroll
-                for (int j = 0; j < CY; j++) {
-#pragma unroll
-                    for (int q = 0; q < ST::np; q++) {
-                        const int pp = xo + ST::P(q, 0) - pbase;
-                        const T *pl = buf + ((pp / R) % S) * STAGE + (pp % R) * PLANE;
-                        const int yy =
-                            ND == 3 ? ty * CY + j + ST::P(q, 1) + 1 : 0; /* 2D: ty picks rows */
-                        T v = pl[yy * BZ + tz + ST::P(q, 2) + 1];
-                        if (ST::P(q, 3) != 1) v = mul_rn(v, T(ST::P(q, 3)));
-                        acc[j] = q == 0 ? v : add_rn(acc[j], v);
-                    }
-                }
-#pragma unroll
-                for (int j = 0; j < CY; j++) {
-                    const int yo = ND == 3 ? y0 + ty * CY + j : 0;
-                    if (ND == 2 || yo < ny)
-                        out[(long)(xo + 1) * ps + (long)(yo + 1) * rs * (ND == 3) + z0 + tz + 1] =
-                            finish<T, ST>(acc[j]);
-                }
-            }
+            if (xo < xb && zin) /* 2D: ty picks rows of the stage, not rows of a plane */
+                plane_cells<T, ST, CY, R, S, BZ, PLANE, STAGE>(buf, out, xo, pbase, ty * CY, tz,
+                                                               y0 + ty * CY, ny, z0 + tz, ps, rs);
         }
         __syncthreads();
         /* groups wholly below plane x+R-1 (the lowest the next step reads) are free */
@@ -282,28 +294,9 @@ __global__ void __launch_bounds__(32 * NW)
 #pragma unroll
         for (int k = 0; k < R; k++) {
             const int xo = x + k;
-            if (xo < xb && zin) {
-                T acc[CY];
-#pragma unroll
-                for (int j = 0; j < CY; j++) {
-#pragma unroll
-                    for (int q = 0; q < ST::np; q++) {
-                        const int pp = xo + ST::P(q, 0) - pbase;
-                        const T *pl = buf + ((pp / R) % S) * STAGE + (pp % R) * PLANE;
-                        const int yy = ND == 3 ? j + ST::P(q, 1) + 1 : 0;
-                        T v = pl[yy * BZ + lane + ST::P(q, 2) + 1];
-                        if (ST::P(q, 3) != 1) v = mul_rn(v, T(ST::P(q, 3)));
-                        acc[j] = q == 0 ? v : add_rn(acc[j], v);
-                    }
-                }
-#pragma unroll
-                for (int j = 0; j < CY; j++) {
-                    const int yo = ND == 3 ? y0 + j : 0;
-                    if (ND == 2 || yo < ny)
-                        out[(long)(xo + 1) * ps + (long)(yo + 1) * rs * (ND == 3) + z0 + lane + 1] =
-                            finish<T, ST>(acc[j]);
-                }
-            }
+            if (xo < xb && zin)
+                plane_cells<T, ST, CY, R, S, BZ, PLANE, STAGE>(buf, out, xo, pbase, 0, lane, y0, ny,
+                                                               z0 + lane, ps, rs);
         }
         __syncwarp();
         const int gl = (x + R - 1 - pbase) / R;
