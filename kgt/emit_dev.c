@@ -292,13 +292,13 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                    g->prefix, s->stem, v ? 'v' : 'k', tsuf[dbl], t, t, last);
 }
 
-/* Where kgt_gpu_step holds, the named launcher is the step kernel's (emit_step.c) and the walk
-   kernel's launcher, static, takes the boxes the step kernel cannot. */
-static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
+/* Where kgt_gpu_step holds (step), the named launcher is the step kernel's (emit_step.c) and
+   the walk kernel's launcher, static, takes the boxes the step kernel cannot. */
+static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, int step)
 {
     static const char *const block[3] = {"256, 1, 1", "256, 1, 1", "128, 2, 1"};
     int nd = s->ndims, last = nd - 1;
-    if (kgt_gpu_step(s, dbl))
+    if (step)
         kgt_printf(b,
                    "static int %s_%s_walk_%c(const void *in, void *out, const long *lo,\n"
                    "    const long *hi, const long *stride, void *queue)\n{\n",
@@ -330,9 +330,10 @@ void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g)
         for (int dbl = 0; dbl < 2; dbl++) emit_gpu_kernel(b, g, s, dbl);
         for (int dbl = 0; dbl < 2; dbl++)
             if (kgt_gpu_vector(s, dbl)) kgt_emit_gpu_vec(b, g, s, dbl);
-        for (int dbl = 0; dbl < 2; dbl++) emit_launcher(b, g, s, dbl);
+        int step[2] = {kgt_gpu_step(s, 0), kgt_gpu_step(s, 1)};
+        for (int dbl = 0; dbl < 2; dbl++) emit_launcher(b, g, s, dbl, step[dbl]);
         for (int dbl = 0; dbl < 2; dbl++)
-            if (kgt_gpu_step(s, dbl)) kgt_emit_gpu_step(b, g, s, dbl);
+            if (step[dbl]) kgt_emit_gpu_step(b, g, s, dbl);
         for (int dbl = 0; dbl < 2 && kgt_fused(g, s); dbl++) kgt_emit_gpu_fused(b, g, s, dbl);
     }
 }
