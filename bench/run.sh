@@ -10,7 +10,8 @@
 #              (stats must say rtc), with a small block shape (many tiles and walk chunks), with
 #              STENCIL_RTC=fail (must fall back to the generic kernel, with the notice), with
 #              NVIDIA OpenCL on 1 and 2 ranks; compute-sanitizer memcheck and racecheck of the
-#              step kernels; test_rtc_compile
+#              step kernels (RTC_TOOLS, RTC_SANITIZE="case;case": stencil_bench arguments);
+#              test_rtc_compile
 #   gpusuite   meson's suite gpu (the backend and kgt's CUDA kernels, also built with plain -O3)
 #   kernels    one time step per launch (STENCIL_FUSE=1), through stencil_skeleton on one GPU: the
 #              generic kernel (STENCIL_RTC=0), the run-time kernel and kgt's named kernel for each
@@ -95,9 +96,11 @@ scenario_rtctests() {
     runlog skel-rtc-fail 300 env STENCIL_BACKEND=cuda STENCIL_EXPECT_KERNEL=generic \
         STENCIL_RTC=fail "${MPI[@]}" -n 1 -x STENCIL_BACKEND -x STENCIL_EXPECT_KERNEL -x STENCIL_RTC $ts
     note "rtc-fail notice: $(grep -m1 'libstencil:' "$LOGS/skel-rtc-fail.log")"
-    for tool in memcheck racecheck; do
-        for c in "2d9 -n 517x1031" "2d5asym -n 300x700 -p blocks" "3d27 -n 41x67x70" \
-            "3d-oct -n 33x35x90 -p blocks" "1d-wide -n 100003"; do
+    local cases=("2d9 -n 517x1031" "2d5asym -n 300x700 -p blocks" "3d27 -n 41x67x70"
+        "3d-oct -n 33x35x90 -p blocks" "1d-wide -n 100003")
+    [ -n "${RTC_SANITIZE:-}" ] && IFS=';' read -ra cases <<<"$RTC_SANITIZE"
+    for tool in ${RTC_TOOLS:-memcheck racecheck}; do
+        for c in "${cases[@]}"; do
             local s=${c%% *}
             runlog $tool-$s 300 "${MPI[@]}" -n 2 compute-sanitizer --tool $tool --error-exitcode 9 \
                 $bk -b cuda -S $c -i 3
