@@ -40,9 +40,9 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
     if (to_kgt(st, &ks)) return NULL;
     kgt_step_default(&ks, dbl, pipe, &sh);
     if (e && *e) {
-        sh.vec = sh.walk = 0; /* what the text does not give */
-        sscanf(e, "%d,%d,%d,%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc, &sh.pipe, &sh.vec,
-               &sh.walk);
+        sh.vec = sh.walk = sh.minb = 0; /* what the text does not give */
+        sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc, &sh.pipe, &sh.vec,
+               &sh.walk, &sh.minb);
     }
     char *src = kgt_rt_gpu(&ks, dbl, &sh, info);
     if (!src && sh.vec) { /* a stencil or device the vector shape does not take */

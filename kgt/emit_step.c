@@ -61,7 +61,7 @@ static int row_points(const kgt_stencil *s)
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
-    sh->vec = sh->walk = 0;
+    sh->vec = sh->walk = sh->minb = 0;
     /* 2D double: short register walks where a row brings at most two new loads per cell (2d4
        fp64 262.3 against 248.7 for the shared-memory tile; 2d9, three per row, 220.4 against
        236.2: bench/RESULTS.md). */
@@ -122,7 +122,8 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     if (s->ndims < 2) info->sh.zc = 1;
     const kgt_step_shape *h = &info->sh;
     if (h->bx < 1 || h->by < 1 || h->nc < 1 || h->nc > 16 || h->zc < 1 || h->bx * h->by > 1024 ||
-        h->pipe < 0 || h->pipe == 1 || h->pipe > 8 || h->vec < 0 || h->vec > 1)
+        h->pipe < 0 || h->pipe == 1 || h->pipe > 8 || h->vec < 0 || h->vec > 1 || h->minb < 0 ||
+        h->minb > 32)
         return -1;
     kgt_extents(s, lo, hi);
     wyx(s, lo, info->elo);
@@ -168,11 +169,13 @@ static double in_type(double x, int dbl)
 static void emit_signature(kgt_buf *b, const kgt_step_info *in, int dbl, const char *sfx)
 {
     const char *t = tname[dbl];
+    kgt_printf(b, "KGT_EXTERN_C __global__ void __launch_bounds__(%d", in->sh.bx * in->sh.by);
+    if (in->sh.minb) kgt_printf(b, ", %d", in->sh.minb);
     kgt_printf(b,
-               "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n"
+               ")\n"
                "    %s%s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
                "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
-               in->sh.bx * in->sh.by, in->name, sfx, t, t);
+               in->name, sfx, t, t);
 }
 
 /* The kernel's signature and the block's coordinates; sfx ends its name, vec aligns the shared

@@ -60,7 +60,7 @@ EMU_RN(double)
 #define __global__           /* a host function here */
 #define __device__           /* likewise */
 #define __forceinline__      inline
-#define __launch_bounds__(n) /* a device matter */
+#define __launch_bounds__(...) /* a device matter */
 #define __shared__           static
 #define __align__(n)         __attribute__((aligned(n)))
 #define KGT_EXTERN_C         static

@@ -17,10 +17,11 @@
  * register walks (2D stencils; others skip them): walks of 7 rows by 3 (two groups and a rest of
  * one) and of 2 rows by 4 (the rest alone).
  */
-static const kgt_step_shape shapes[] = {
-    {0, 0, 0, 0, 0, 0, 0},  {32, 2, 2, 3, 0, 0, 0}, {32, 1, 3, 1, 2, 0, 0}, {64, 4, 1, 7, 3, 0, 0},
-    {32, 2, 2, 5, 4, 0, 0}, {8, 2, 2, 3, 2, 1, 0},  {4, 3, 1, 5, 3, 1, 0},  {16, 2, 3, 4, 4, 1, 0},
-    {32, 1, 1, 7, 0, 0, 3}, {16, 1, 1, 2, 0, 0, 4}};
+static const kgt_step_shape shapes[] = {{0, 0, 0, 0, 0, 0, 0, 0},  {32, 2, 2, 3, 0, 0, 0, 0},
+                                        {32, 1, 3, 1, 2, 0, 0, 0}, {64, 4, 1, 7, 3, 0, 0, 2},
+                                        {32, 2, 2, 5, 4, 0, 0, 0}, {8, 2, 2, 3, 2, 1, 0, 0},
+                                        {4, 3, 1, 5, 3, 1, 0, 0},  {16, 2, 3, 4, 4, 1, 0, 0},
+                                        {32, 1, 1, 7, 0, 0, 3, 0}, {16, 1, 1, 2, 0, 0, 4, 0}};
 enum { NSHAPES = sizeof shapes / sizeof *shapes };
 
 static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)

@@ -27,7 +27,7 @@ static emu_dim3 blockIdx;
 static pthread_barrier_t emu_bar;
 #define __syncthreads()      pthread_barrier_wait(&emu_bar)
 #define __global__           static
-#define __launch_bounds__(n) /* a device matter */
+#define __launch_bounds__(...) /* a device matter */
 #define __shared__           static
 #define __restrict__ restrict
 #define KGT_EXTERN_C
