@@ -15,8 +15,8 @@ int sb_rtc_mode(void);
 /*
  * The step kernel of st for NVRTC/hiprtc, in st's element type; the block shape is kgt's default
  * (pipe: the device has asynchronous copies) or
- * $STENCIL_RTC_SHAPE="bx,by,nc,zc[,pipe[,vec[,walk[,minb]]]]". A malloc'ed string (info: its plan), or
- * NULL when out of memory or the shape does not fit.
+ * $STENCIL_RTC_SHAPE="bx,by,nc,zc[,pipe[,vec[,walk[,minb]]]]". A malloc'ed string (info: its
+ * plan), or NULL when out of memory or the shape does not fit.
  */
 char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info);
 

@@ -25,10 +25,10 @@ typedef struct {
 static __thread emu_dim3 threadIdx;
 static emu_dim3 blockIdx;
 static pthread_barrier_t emu_bar;
-#define __syncthreads()      pthread_barrier_wait(&emu_bar)
-#define __global__           static
+#define __syncthreads()        pthread_barrier_wait(&emu_bar)
+#define __global__             static
 #define __launch_bounds__(...) /* a device matter */
-#define __shared__           static
+#define __shared__             static
 #define __restrict__ restrict
 #define KGT_EXTERN_C
 #define kgt_add(a, b)        ((a) + (b))
