@@ -12,7 +12,8 @@
 #              NVIDIA OpenCL on 1 and 2 ranks; compute-sanitizer memcheck and racecheck of the
 #              step kernels (RTC_TOOLS, RTC_SANITIZE="case;case": stencil_bench arguments);
 #              test_rtc_compile
-#   gpusuite   meson's suite gpu (the backend and kgt's CUDA kernels, also built with plain -O3)
+#   gpusuite   meson's suite gpu (the backend and kgt's CUDA kernels, also built with plain -O3),
+#              or the tests GPU_TESTS names
 #   kernels    one time step per launch (STENCIL_FUSE=1), through stencil_skeleton on one GPU: the
 #              generic kernel (STENCIL_RTC=0), the run-time kernel and kgt's named kernel for each
 #              case of KERNEL_CASES (default: every STENCILS.md stencil at its benchmark size)
@@ -110,7 +111,9 @@ scenario_rtctests() {
 }
 
 scenario_gpusuite() {
-    runlog gpu-suite 500 meson test -C $B --no-rebuild --suite gpu --print-errorlogs
+    # GPU_TESTS: test names to run instead of the whole suite (gpu-backend-cuda alone took 262 s
+    # of the suite's 360 on an H200; the kgt tests kgt-cuda-n1 ... about 16 s each)
+    runlog gpu-suite 500 meson test -C $B --no-rebuild --suite gpu --print-errorlogs ${GPU_TESTS:-}
     grep -E "^ *[0-9]+/[0-9]+ " "$LOGS/gpu-suite.log" | sed 's/^/   /'
 }
 
