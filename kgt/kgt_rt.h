@@ -59,8 +59,9 @@ typedef struct kgt_step_shape {
     int walk;   /* 2D, pipe 0 and nc 1 only: no shared memory; each thread walks its column of
                    the block's zc rows `walk` cells at a time, every distinct input of those cells
                    loaded once into a register (kgt's walk kernels at run time) */
-    int minb;   /* the least blocks per SM that __launch_bounds__ asks for (it caps registers);
-                   0: none (the defaults) */
+    int minb;   /* the least blocks per SM that __launch_bounds__ asks for (it caps registers;
+                   hip-clang reads that argument as warps per execution unit); 0: none (the
+                   defaults, which set none) */
 } kgt_step_shape;
 
 typedef struct kgt_step_info {
