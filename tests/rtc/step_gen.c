@@ -12,10 +12,10 @@
 #include "kgt_rt.h"
 
 /*
- * Default shapes, plus small ones so that tiny grids cover partial tiles and many walk chunks;
- * then three vector shapes (3D stencils whose x reach fits a vector; others skip them) and two
- * register walks (2D stencils; others skip them): walks of 7 rows by 3 (two groups and a rest of
- * one) and of 2 rows by 4 (the rest alone).
+ * Default shapes, plus small ones so that tiny grids cover partial tiles and many walk chunks
+ * (one of them with a register cap, minb 2); then three vector shapes (3D stencils whose x reach
+ * fits a vector; others skip them) and two register walks (2D stencils; others skip them): walks of
+ * 7 rows by 3 (two groups and a rest of one) and of 2 rows by 4 (the rest alone).
  */
 static const kgt_step_shape shapes[] = {{0, 0, 0, 0, 0, 0, 0, 0},  {32, 2, 2, 3, 0, 0, 0, 0},
                                         {32, 1, 3, 1, 2, 0, 0, 0}, {64, 4, 1, 7, 3, 0, 0, 2},

@@ -103,17 +103,16 @@ static inline __attribute__((unused)) int kgt_slots(const void *fn, int threads)
 {
     int dev = 0, sms = 0, per = 0;
 #if defined(__HIPCC__)
-    if (hipGetDevice(&dev) != hipSuccess ||
+    const int bad = hipGetDevice(&dev) != hipSuccess ||
         hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, dev) != hipSuccess ||
-        hipOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, threads, 0) != hipSuccess)
-        return 0;
+        hipOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, threads, 0) != hipSuccess;
 #else
-    if (cudaGetDevice(&dev) != cudaSuccess ||
+    const int bad = cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, threads, 0) != cudaSuccess)
-        return 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, threads, 0) != cudaSuccess;
 #endif
-    return sms * per;
+    if (bad) (void)KGT_LAUNCH_FAILED(); /* clears the query's error: the launch reports its own */
+    return bad ? 0 : sms * per;
 }
 
 /* Planes per block for a walk of nz planes: about zc, so that the blocks fill whole waves of
