@@ -49,6 +49,10 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
         sh.vec = 0;
         src = kgt_rt_gpu(&ks, dbl, &sh, info);
     }
+    if (!src && e && *e) { /* a forced shape this stencil does not take: its own */
+        kgt_step_default(&ks, dbl, pipe, &sh);
+        src = kgt_rt_gpu(&ks, dbl, &sh, info);
+    }
     kgt_stencil_clear(&ks);
     return broken_if_asked(src);
 }

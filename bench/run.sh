@@ -19,7 +19,8 @@
 #              case of KERNEL_CASES (default: every STENCILS.md stencil at its benchmark size)
 #   shapes     the run-time kernel under block shapes SHAPES (STENCIL_RTC_SHAPE), SHAPE_CASES
 #   sweep      the run-time kernel under the block shapes of each line of SWEEP_FILE
-#              (default bench/sweep.txt: "stencil:size:iterations:type shape shape ..."),
+#              (default bench/sweep.txt: "stencil:size:iterations:type shape shape ...", the
+#              word default for the kernel's own shape),
 #              STENCIL_FUSE passed on where set, SWEEP_REPEAT runs each
 #   tests      suite gpu; test_skeleton with CUDA and with NVIDIA OpenCL on 1 and 2 GPUs
 #   cudatests  the CUDA part of tests;  ocltests  the NVIDIA OpenCL part (+ its backend suite)
@@ -161,7 +162,7 @@ scenario_sweep() {
         case "$c" in "" | "#"*) continue ;; esac
         IFS=: read -r s n i t <<<"$c"
         for sh in $shapes; do
-            "${MPI[@]}" -n 1 -x STENCIL_RTC_SHAPE=$sh ${STENCIL_FUSE:+-x STENCIL_FUSE} $bk \
+            "${MPI[@]}" -n 1 -x STENCIL_RTC_SHAPE=${sh#default} ${STENCIL_FUSE:+-x STENCIL_FUSE} $bk \
                 --label "shape $sh" -b cuda -S $s -n $n -i $i -t "${t:-float}" \
                 ${SWEEP_REPEAT:+--repeat $SWEEP_REPEAT} </dev/null |
                 tee -a "$OUT/shapes.jsonl" # mpirun reads stdin

@@ -102,15 +102,26 @@ void kgt_emit_step_macros(kgt_buf *b)
            "#define KGT_CP_WAIT(n)\n#endif\n");
     /* 16-byte rows (shape vec): copies that skip L1, vector loads and stores. */
     kgt_printf(
-        b, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-           "#define KGT_CP_ASYNC16(d, s) asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], "
-           "16;\\n\" \\\n"
-           "    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s))\n"
-           "#else\n#define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))\n#endif\n"
-           "#define KGT_LD4F(p) (*(const float4 *)(p))\n"
-           "#define KGT_LD2D(p) (*(const double2 *)(p))\n"
-           "#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
-           "#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))\n");
+        b,
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+        "#define KGT_CP_ASYNC16(d, s) asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], "
+        "16;\\n\" \\\n"
+        "    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s))\n"
+        "#else\n#define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))\n#endif\n"
+        "#define KGT_VLD4F(p) make_float4((p)[0], (p)[1], (p)[2], (p)[3])\n"
+        "#define KGT_VLD2D(p) make_double2((p)[0], (p)[1])\n"
+        "#define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)\n"
+        "#define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)\n"
+        "#define KGT_LD4F(p) (*(const float4 *)(p))\n"
+        "#define KGT_LD2D(p) (*(const double2 *)(p))\n"
+        "#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
+        "#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))\n");
+    /* Warp-wide operations of the 2D vector rows (kgt's own output defines them first). */
+    kgt_printf(b, "#ifndef KGT_WARP\n#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
+                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n#define KGT_ALL(p) __all(p)\n"
+                  "#else\n#define KGT_WARP 32\n"
+                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
+                  "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n#endif\n#endif\n");
 }
 
 int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)
@@ -129,11 +140,14 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     wyx(s, lo, info->elo);
     wyx(s, hi, info->ehi);
     const int v = vlen(dbl);
-    if (h->vec && (s->ndims != 3 || !h->pipe || info->elo[2] > v || info->ehi[2] > v)) return -1;
+    /* vec: 3D with copies (x reach within a vector), or 2D with a register walk in blocks of
+       whole warps (64 threads: AMD's too) */
+    if (h->vec && s->ndims == 3 && (!h->pipe || info->elo[2] > v || info->ehi[2] > v)) return -1;
+    if (h->vec && s->ndims != 3 && (s->ndims != 2 || !h->walk || h->bx % 64)) return -1;
     if (h->walk < 0 || h->walk > KGT_WALK_MAX ||
-        (h->walk && (s->ndims != 2 || h->pipe || h->vec || h->nc != 1)))
+        (h->walk && (s->ndims != 2 || h->pipe || h->nc != 1)))
         return -1;
-    info->tx = s->ndims == 3 ? h->bx * (h->vec ? v : 1) : h->bx * h->nc;
+    info->tx = h->bx * (h->vec ? v : s->ndims == 3 ? 1 : h->nc);
     info->ty = s->ndims == 3 ? h->by * h->nc : 1;
     size_t w = (size_t)(info->tx + (h->vec ? 2 * v : info->elo[2] + info->ehi[2]));
     size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
@@ -766,6 +780,13 @@ static void emit_walk_kernel(kgt_buf *b, const kgt_stencil *s, int dbl, const kg
 
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in)
 {
+    if (in->sh.walk && in->sh.vec) { /* 2D vector rows: NAME, then NAME_u element by element */
+        emit_signature(b, in, dbl, "");
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 1);
+        emit_signature(b, in, dbl, "_u");
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 0);
+        return;
+    }
     if (in->sh.walk) {
         emit_walk_kernel(b, s, dbl, in);
         return;

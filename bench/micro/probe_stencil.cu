@@ -12,14 +12,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            printf("CUDA error %s at %d\n", cudaGetErrorString(e_), __LINE__);                     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "probe_ck.h"
 
 template <typename T, bool DIV> __device__ __forceinline__ T fin(T s, T d)
 {

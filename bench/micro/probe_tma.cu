@@ -22,14 +22,7 @@
 #include <cudaTypedefs.h>
 #include <vector>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            printf("CUDA error %s at %d\n", cudaGetErrorString(e_), __LINE__);                     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "probe_ck.h"
 
 /* Stencils: points (dx, dy, dz, w) in row-major order; for 2D dy = 0. */
 struct S3d7 {

@@ -92,6 +92,61 @@ static void emu_st2d(double *p, double a, double b)
 #define KGT_ST4F(p, a, b, c, d) emu_st4f((p), (a), (b), (c), (d))
 #define KGT_ST2D(p, a, b)       emu_st2d((p), (a), (b))
 
+/* Unaligned vectors (NAME_u of vector shapes), element by element. */
+static float4 make_float4(float a, float b, float c, float d)
+{
+    float4 v = {a, b, c, d};
+    return v;
+}
+static double2 make_double2(double a, double b)
+{
+    double2 v = {a, b};
+    return v;
+}
+#define KGT_VLD4F(p)    make_float4((p)[0], (p)[1], (p)[2], (p)[3])
+#define KGT_VLD2D(p)    make_double2((p)[0], (p)[1])
+#define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)
+#define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)
+
+/* Warps of 32 threads (2D vector rows): a shuffle or vote is a write, a barrier of the warp's
+   threads and a read, alternating between two exchange areas so that one barrier a call does. */
+#define KGT_WARP 32
+enum { EMU_WARPS = 32 };
+static pthread_barrier_t emu_warp[EMU_WARPS];
+static unsigned char emu_lane[2][EMU_WARPS][32][8];
+static __thread int emu_flip;
+static __thread unsigned emu_tid;
+static void emu_exchange(void *v, size_t n, int src)
+{
+    unsigned w = emu_tid / 32, l = emu_tid % 32;
+    int f = emu_flip;
+    emu_flip ^= 1;
+    memcpy(emu_lane[f][w][l], v, n);
+    pthread_barrier_wait(&emu_warp[w]);
+    memcpy(v, emu_lane[f][w][((src % 32) + 32) % 32], n);
+}
+#define KGT_SHFL(v, src)                                                                           \
+    __extension__({                                                                                \
+        __typeof__((v) + 0) v_ = (v); /* not const */                                              \
+        emu_exchange(&v_, sizeof v_, (src));                                                       \
+        v_;                                                                                        \
+    })
+static int emu_all(int p)
+{
+    unsigned w = emu_tid / 32;
+    int f = emu_flip, all = 1;
+    emu_flip ^= 1;
+    memcpy(emu_lane[f][w][emu_tid % 32], &p, sizeof p);
+    pthread_barrier_wait(&emu_warp[w]);
+    for (int l = 0; l < 32; l++) {
+        int q;
+        memcpy(&q, emu_lane[f][w][l], sizeof q);
+        all &= q != 0;
+    }
+    return all;
+}
+#define KGT_ALL(p) emu_all(p)
+
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,
                        long long, int);
@@ -120,6 +175,8 @@ static void *emu_thread(void *p)
 {
     const launch *l = p;
     threadIdx.x = l->tx, threadIdx.y = l->ty, threadIdx.z = 0;
+    emu_tid = l->ty * (unsigned)l->e->bx + l->tx;
+    emu_flip = 0;
     const int *a = l->a;
     if (l->e->dbl)
         ((step_d)l->e->fn)(l->in, l->out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], l->s0, l->s1,
@@ -138,6 +195,9 @@ static void emu_block(const launch *base, unsigned bx, unsigned by, unsigned bz)
     ck_assert(th && ls);
     blockIdx.x = bx, blockIdx.y = by, blockIdx.z = bz;
     pthread_barrier_init(&emu_bar, NULL, (unsigned)nt);
+    ck_assert(nt <= 32 * EMU_WARPS);
+    for (int w = 0; w * 32 < nt; w++) /* kernels that vote or shuffle come in whole warps */
+        pthread_barrier_init(&emu_warp[w], NULL, (unsigned)(nt - w * 32 < 32 ? nt - w * 32 : 32));
     for (int t = 0; t < nt; t++) {
         ls[t] = *base;
         ls[t].tx = (unsigned)(t % base->e->bx);
@@ -146,6 +206,7 @@ static void emu_block(const launch *base, unsigned bx, unsigned by, unsigned bz)
     }
     for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
     pthread_barrier_destroy(&emu_bar);
+    for (int w = 0; w * 32 < nt; w++) pthread_barrier_destroy(&emu_warp[w]);
     free(th);
     free(ls);
 }
@@ -163,7 +224,8 @@ static long run_case(const step_entry *e, unsigned long seed)
     ck_assert_int_eq(
         stencil_set_get(stencil_set_find(e->name), e->dbl ? STENCIL_DOUBLE : STENCIL_FLOAT, &st),
         0);
-    static const long boxes[3][3] = {{301, 1, 1}, {29, 203, 1}, {9, 37, 45}};
+    /* 2D rows wide enough for whole warps of vectors inside the box (shape vec) */
+    static const long boxes[3][3] = {{301, 1, 1}, {29, 603, 1}, {9, 37, 45}};
     long n[3] = {1, 1, 1}, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, stride[3];
     int nd = st.ndims;
     for (int d = 0; d < nd; d++) {

@@ -64,10 +64,25 @@ KGT_RN(double, mul, *, __dmul_rn)
 #else
 #define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))
 #endif
+#define KGT_VLD4F(p) make_float4((p)[0], (p)[1], (p)[2], (p)[3])
+#define KGT_VLD2D(p) make_double2((p)[0], (p)[1])
+#define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)
+#define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)
 #define KGT_LD4F(p) (*(const float4 *)(p))
 #define KGT_LD2D(p) (*(const double2 *)(p))
 #define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))
 #define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))
+#ifndef KGT_WARP
+#if defined(__HIPCC__)
+#define KGT_WARP warpSize
+#define KGT_SHFL(v, src) __shfl((v), (src))
+#define KGT_ALL(p) __all(p)
+#else
+#define KGT_WARP 32
+#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
+#define KGT_ALL(p) __all_sync(0xffffffffu, (p))
+#endif
+#endif
 
 /* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
    in steps of walk, x in vectors of vw cells. 0 for an empty box; -1 when it needs more blocks than a
@@ -7811,8 +7826,8 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2; (void)s1;
     if (i0 >= h0) return;
-    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + x;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const int ok = x >= l1 && x + 4 <= h1 && x - 4 >= l1 - 1 &&
                    x + 7 <= h1 - 1 + 1;
     const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 4;
@@ -8013,10 +8028,10 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 4;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, xw = x - (long)lane * 4;
         for (long i = i0; i < iend; i++)
             for (int j = 0; j < 4; j++) {
-                const long xc = x0 + (long)j * KGT_WARP + lane;
+                const long xc = xw + (long)j * KGT_WARP + lane;
                 if (xc >= l1 && xc < h1) {
                     const long c = i * s0 + xc;
                     out[c] = kgt_add(kgt_add(kgt_add(kgt_add(in[c - s0], in[c - 1]), kgt_mul(0x1p+1f, in[c])), in[c + 1]),
@@ -8034,8 +8049,8 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2; (void)s1;
     if (i0 >= h0) return;
-    const int lane = (int)(threadIdx.x % KGT_WARP);
     const long base = i0 * s0 + x;
+    const int lane = (int)(threadIdx.x % KGT_WARP);
     const int ok = x >= l1 && x + 2 <= h1 && x - 2 >= l1 - 1 &&
                    x + 3 <= h1 - 1 + 1;
     const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 2;
@@ -8184,10 +8199,10 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 2;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, xw = x - (long)lane * 2;
         for (long i = i0; i < iend; i++)
             for (int j = 0; j < 2; j++) {
-                const long xc = x0 + (long)j * KGT_WARP + lane;
+                const long xc = xw + (long)j * KGT_WARP + lane;
                 if (xc >= l1 && xc < h1) {
                     const long c = i * s0 + xc;
                     out[c] = kgt_add(kgt_add(kgt_add(kgt_add(in[c - s0], in[c - 1]), kgt_mul(0x1p+1, in[c])), in[c + 1]),
