@@ -249,35 +249,119 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 }
 
 /*
- * The body of the 2D step kernel of shape vec (kgt_rt.h, emit_step.c, after its signature): the
- * vector walk above over the block's zc rows, `walk` rows at a time and the rest one by one;
- * warps with a lane outside the vector path take the cell loop for all their rows. al: 16-byte
- * accesses (NAME), else element by element (NAME_u). Blocks of many threads walking a few rows
- * each, issued along the rows, move memory as a plain copy does (bench/RESULTS.md).
+ * The body of the 2D step kernel of shape vec (kgt_rt.h, emit_step.c, after its signature).
+ * Each thread owns one vector of every row of the block's zc rows; the rows roll through a
+ * window of registers, rows -elo .. ehi around the output row, each loaded once: its vector, and
+ * the cells of the x neighbours it needs from the neighbouring lanes by shuffles (the lanes at
+ * the warp's edges load those cells themselves). A lane whose vector is not inside the box loads
+ * its cells one by one, clamped into the rows' readable part, and stores only its cells in the
+ * box, so every warp takes the same path. al: 16-byte loads and stores (NAME), else element by
+ * element (NAME_u). Blocks of many threads walking a few rows, issued along the rows, move
+ * memory as a plain copy does (bench/RESULTS.md: bench/micro/probe_vec.cu).
  */
-void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int walk, int al)
+enum { R_ROWS = 2 * KGT_MAX_RADIUS + 1 };
+
+/* have[r][x]: the window keeps cell x (V_X index) at row position r (0 = the lowest row):
+   some point reads it there, or at a lower position it rolls down to. */
+static void window_cells(const kgt_stencil *s, int vw, int elo, unsigned char have[][V_X])
 {
+    memset(have, 0, sizeof(unsigned char[R_ROWS][V_X]));
+    for (int p = 0; p < s->npts; p++)
+        for (int j = 0; j < vw && s->pts[p].w != 0.0; j++)
+            have[s->pts[p].off[0] + elo][j + s->pts[p].off[1] + KGT_MAX_RADIUS] = 1;
+    for (int r = 1; r < R_ROWS; r++)
+        for (int x = 0; x < V_X; x++) have[r][x] |= have[r - 1][x];
+}
+
+/* Loads the row `row` rows from the pointer ip into window position r. */
+static void emit_row_load(kgt_buf *b, int dbl, int al, int r, int row, unsigned char have[][V_X])
+{
+    int vw = vw_of(dbl);
     kgt_printf(b,
-               "    const long x = xa + ((long)blockIdx.x * %d + threadIdx.x) * %d;\n"
-               "    const long l1 = x0, h1 = x1, zs = z0 + (long)blockIdx.z * zc;\n"
-               "    const long h0 = zs + zc < z1 ? zs + zc : z1;\n"
-               "    (void)y0; (void)y1; (void)s1;\n"
-               "    if (zs >= h0) return;\n"
-               "    long i0 = zs;\n",
-               bx, vw_of(dbl));
-    emit_lane_ok(b, s, dbl);
-    kgt_printf(b, "    if (KGT_ALL(ok)) {\n"
-                  "        long long base = (long long)i0 * s0 + x;\n");
-    kgt_printf(b, "        for (; i0 + %d <= h0; i0 += %d, base += %d * s0) {\n", walk, walk, walk);
-    emit_vwalk(b, s, dbl, al, walk);
-    kgt_printf(b, "        }\n"
-                  "        for (; i0 < h0; i0++, base += s0) {\n");
-    emit_vwalk(b, s, dbl, al, 1);
-    kgt_printf(b,
-               "        }\n"
-               "    } else\n"
-               "        for (; i0 < h0; i0 += %d) {\n",
-               walk);
-    emit_vrest(b, s, dbl, walk);
-    kgt_printf(b, "        }\n}\n");
+               "        {\n"
+               "            const %s *rp = ip + %d * s0;\n"
+               "            %s V;\n"
+               "            if (ok)\n"
+               "                V = ",
+               tname[dbl], row, vname[dbl]);
+    emit_vector_load(b, dbl, al);
+    kgt_printf(b, "rp);\n            else\n                V = make_%s(", vname[dbl]);
+    for (int j = 0; j < vw; j++)
+        kgt_printf(b, "%srp[KGT_CLAMP(x + %d, cl, ch) - x]", j ? ", " : "", j);
+    kgt_printf(b, ");\n");
+    for (int x = 0; x < V_X; x++) {
+        if (!have[r][x]) continue;
+        int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
+        kgt_printf(b, "            v%d_%d_%d = ", r, x, KGT_MAX_RADIUS);
+        if (!k) {
+            kgt_printf(b, "V.%c;\n", "xyzw"[c]);
+            continue;
+        }
+        kgt_printf(b, "KGT_SHFL(V.%c, lane %c %d);\n", "xyzw"[c], k < 0 ? '-' : '+', abs(k));
+        if (k < 0)
+            kgt_printf(b, "            if (lane < %d)", -k);
+        else
+            kgt_printf(b, "            if (lane >= KGT_WARP - %d)", k);
+        kgt_printf(b, " v%d_%d_%d = rp[KGT_CLAMP(x %c %d, cl, ch) - x];\n", r, x, KGT_MAX_RADIUS,
+                   xpos < 0 ? '-' : '+', abs(xpos));
+    }
+    kgt_printf(b, "        }\n");
+}
+
+void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int al)
+{
+    int vw = vw_of(dbl), elo = 0, ehi = 0, rlo, rhi;
+    unsigned char have[R_ROWS][V_X];
+    char wrap[40];
+    for (int p = 0; p < s->npts; p++)
+        if (s->pts[p].w != 0.0) {
+            if (-s->pts[p].off[0] > elo) elo = -s->pts[p].off[0];
+            if (s->pts[p].off[0] > ehi) ehi = s->pts[p].off[0];
+        }
+    x_reach(s, &rlo, &rhi);
+    window_cells(s, vw, elo, have);
+    /* ok: the vector is inside the box (then its x neighbours are readable) */
+    kgt_printf(
+        b,
+        "    const long x = xa + ((long)blockIdx.x * %d + threadIdx.x) * %d;\n"
+        "    const long zs = z0 + (long)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
+        "    const long cl = (long)x0 - %d, ch = (long)x1 - 1 + %d;\n"
+        "    (void)y0; (void)y1; (void)s1;\n"
+        "    if (zs >= h0) return;\n"
+        "    const int lane = (int)(threadIdx.x %% KGT_WARP), ok = x >= x0 && x + %d <= x1;\n"
+        "    const %s *ip = in + zs * s0 + x;\n"
+        "    %s *op = out + zs * s0 + x;\n",
+        bx, vw, rlo, rhi, vw, tname[dbl], tname[dbl]);
+    for (int r = 0; r <= elo + ehi; r++)
+        for (int x = 0; x < V_X; x++)
+            if (have[r][x]) kgt_printf(b, "    %s v%d_%d_%d;\n", tname[dbl], r, x, KGT_MAX_RADIUS);
+    for (int r = 0; r < elo + ehi; r++) /* the rows below the first output row's top one */
+        emit_row_load(b, dbl, al, r, r - elo, have);
+    kgt_printf(b, "    for (long i = zs; i < h0; i++, ip += s0, op += s0) {\n");
+    emit_row_load(b, dbl, al, elo + ehi, ehi, have);
+    kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
+    for (int j = 0; j < vw; j++) {
+        /* the window's row 0 is the output row's -elo: walk elo - 8 names v<elo + o0>_<x> */
+        kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, elo - KGT_MAX_RADIUS,
+                        j,    1};
+        kgt_printf(b, "            r.%c = ", "xyzw"[j]);
+        kgt_emit_expr(b, s, dbl, &ix);
+        kgt_printf(b, ";\n");
+    }
+    kgt_printf(b, "            if (ok)\n");
+    if (al)
+        kgt_printf(b, "                *(%s *)op = r;\n", vname[dbl]);
+    else
+        kgt_printf(b, "                %s(op, r);\n", dbl ? "KGT_VST2D" : "KGT_VST4F");
+    kgt_printf(b, "            else {\n");
+    for (int j = 0; j < vw; j++)
+        kgt_printf(b, "                if (x + %d >= x0 && x + %d < x1) op[%d] = r.%c;\n", j, j, j,
+                   "xyzw"[j]);
+    kgt_printf(b, "            }\n        }\n");
+    for (int r = 0; r < elo + ehi; r++) /* roll the window down one row */
+        for (int x = 0; x < V_X; x++)
+            if (have[r][x])
+                kgt_printf(b, "        v%d_%d_%d = v%d_%d_%d;\n", r, x, KGT_MAX_RADIUS, r + 1, x,
+                           KGT_MAX_RADIUS);
+    kgt_printf(b, "    }\n}\n");
 }

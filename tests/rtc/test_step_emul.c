@@ -108,8 +108,8 @@ static double2 make_double2(double a, double b)
 #define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)
 #define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)
 
-/* Warps of 32 threads (2D vector rows): a shuffle or vote is a write, a barrier of the warp's
-   threads and a read, alternating between two exchange areas so that one barrier a call does. */
+/* Warps of 32 threads (2D vector rows): a shuffle is a write, a barrier of the warp's threads
+   and a read, alternating between two exchange areas so that one barrier a call does. */
 #define KGT_WARP 32
 enum { EMU_WARPS = 32 };
 static pthread_barrier_t emu_warp[EMU_WARPS];
@@ -131,21 +131,6 @@ static void emu_exchange(void *v, size_t n, int src)
         emu_exchange(&v_, sizeof v_, (src));                                                       \
         v_;                                                                                        \
     })
-static int emu_all(int p)
-{
-    unsigned w = emu_tid / 32;
-    int f = emu_flip, all = 1;
-    emu_flip ^= 1;
-    memcpy(emu_lane[f][w][emu_tid % 32], &p, sizeof p);
-    pthread_barrier_wait(&emu_warp[w]);
-    for (int l = 0; l < 32; l++) {
-        int q;
-        memcpy(&q, emu_lane[f][w][l], sizeof q);
-        all &= q != 0;
-    }
-    return all;
-}
-#define KGT_ALL(p) emu_all(p)
 
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,

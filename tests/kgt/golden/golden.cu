@@ -76,11 +76,9 @@ KGT_RN(double, mul, *, __dmul_rn)
 #if defined(__HIPCC__)
 #define KGT_WARP warpSize
 #define KGT_SHFL(v, src) __shfl((v), (src))
-#define KGT_ALL(p) __all(p)
 #else
 #define KGT_WARP 32
 #define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
-#define KGT_ALL(p) __all_sync(0xffffffffu, (p))
 #endif
 #endif
 
