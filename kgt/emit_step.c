@@ -116,7 +116,10 @@ void kgt_emit_step_macros(kgt_buf *b)
         "#define KGT_LD2D(p) (*(const double2 *)(p))\n"
         "#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
         "#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))\n");
-    /* Warp shuffles of the 2D vector rows (kgt's own output defines them first). */
+    /* A loop's unrolling; warp shuffles of the 2D vector rows (kgt's own output defines them
+       first). */
+    kgt_printf(b,
+               "#define KGT_PRAGMA(x) _Pragma(#x)\n#define KGT_UNROLL(n) KGT_PRAGMA(unroll n)\n");
     kgt_printf(b,
                "#ifndef KGT_WARP\n#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
                "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
@@ -782,9 +785,9 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
 {
     if (in->sh.walk && in->sh.vec) { /* 2D vector rows: NAME, then NAME_u element by element */
         emit_signature(b, in, dbl, "");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, 1);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 1);
         emit_signature(b, in, dbl, "_u");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, 0);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 0);
         return;
     }
     if (in->sh.walk) {

@@ -273,6 +273,12 @@ static void window_cells(const kgt_stencil *s, int vw, int elo, unsigned char ha
         for (int x = 0; x < V_X; x++) have[r][x] |= have[r - 1][x];
 }
 
+/* Cell x (V_X index) in offsets' names: o0 .. o19 for x - 8 .. x + 11 from the vector. */
+static void emit_off(kgt_buf *b, int x)
+{
+    kgt_printf(b, "o%d", x);
+}
+
 /* Loads the row `row` rows from the pointer ip into window position r. */
 static void emit_row_load(kgt_buf *b, int dbl, int al, int r, int row, unsigned char have[][V_X])
 {
@@ -280,15 +286,19 @@ static void emit_row_load(kgt_buf *b, int dbl, int al, int r, int row, unsigned 
     kgt_printf(b,
                "        {\n"
                "            const %s *rp = ip + %d * s0;\n"
-               "            %s V;\n"
-               "            if (ok)\n"
-               "                V = ",
+               "            const %s V = ",
                tname[dbl], row, vname[dbl]);
-    emit_vector_load(b, dbl, al);
-    kgt_printf(b, "rp);\n            else\n                V = make_%s(", vname[dbl]);
-    for (int j = 0; j < vw; j++)
-        kgt_printf(b, "%srp[KGT_CLAMP(x + %d, cl, ch) - x]", j ? ", " : "", j);
-    kgt_printf(b, ");\n");
+    if (al) {
+        kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
+    } else {
+        kgt_printf(b, "make_%s(", vname[dbl]);
+        for (int j = 0; j < vw; j++) {
+            kgt_printf(b, "%srp[", j ? ", " : "");
+            emit_off(b, j + KGT_MAX_RADIUS);
+            kgt_printf(b, "]");
+        }
+        kgt_printf(b, ");\n");
+    }
     for (int x = 0; x < V_X; x++) {
         if (!have[r][x]) continue;
         int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
@@ -302,13 +312,14 @@ static void emit_row_load(kgt_buf *b, int dbl, int al, int r, int row, unsigned 
             kgt_printf(b, "            if (lane < %d)", -k);
         else
             kgt_printf(b, "            if (lane >= KGT_WARP - %d)", k);
-        kgt_printf(b, " v%d_%d_%d = rp[KGT_CLAMP(x %c %d, cl, ch) - x];\n", r, x, KGT_MAX_RADIUS,
-                   xpos < 0 ? '-' : '+', abs(xpos));
+        kgt_printf(b, " v%d_%d_%d = rp[", r, x, KGT_MAX_RADIUS);
+        emit_off(b, x);
+        kgt_printf(b, "];\n");
     }
     kgt_printf(b, "        }\n");
 }
 
-void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int al)
+void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al)
 {
     int vw = vw_of(dbl), elo = 0, ehi = 0, rlo, rhi;
     unsigned char have[R_ROWS][V_X];
@@ -320,24 +331,42 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         }
     x_reach(s, &rlo, &rhi);
     window_cells(s, vw, elo, have);
-    /* ok: the vector is inside the box (then its x neighbours are readable) */
-    kgt_printf(
-        b,
-        "    const long x = xa + ((long)blockIdx.x * %d + threadIdx.x) * %d;\n"
-        "    const long zs = z0 + (long)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
-        "    const long cl = (long)x0 - %d, ch = (long)x1 - 1 + %d;\n"
-        "    (void)y0; (void)y1; (void)s1;\n"
-        "    if (zs >= h0) return;\n"
-        "    const int lane = (int)(threadIdx.x %% KGT_WARP), ok = x >= x0 && x + %d <= x1;\n"
-        "    const %s *ip = in + zs * s0 + x;\n"
-        "    %s *op = out + zs * s0 + x;\n",
-        bx, vw, rlo, rhi, vw, tname[dbl], tname[dbl]);
+    /* ok: the vector is inside the box. Every cell a lane reads lies in the rows' readable part
+       [x0 - rlo, x1 - 1 + rhi] or is clamped into it (offsets o<x> from the vector); with 16-byte
+       accesses, the rows start on whole vectors, so a vector touching that part is readable
+       whole and a lane whose vector lies beyond it reads the nearest such one (vo). Lanes store
+       only their cells in the box; warps wholly outside the box leave. */
+    kgt_printf(b,
+               "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
+               "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
+               "    const int lane = (int)(threadIdx.x %% KGT_WARP), xw = x - lane * %d;\n"
+               "    (void)y0; (void)y1; (void)s1;\n"
+               "    if (zs >= h0 || xw >= x1 + %d || xw + KGT_WARP * %d <= x0 - %d) return;\n"
+               "    const int ok = x >= x0 && x + %d <= x1;\n"
+               "    const %s *ip = in + zs * s0 + x;\n"
+               "    %s *op = out + zs * s0 + x;\n",
+               bx, vw, vw, rhi, vw, rlo, vw, tname[dbl], tname[dbl]);
+    for (int x = 0; x < V_X; x++) {
+        int in_v = x >= KGT_MAX_RADIUS && x < KGT_MAX_RADIUS + vw, used = !al && in_v;
+        for (int r = 0; r < R_ROWS; r++) used |= have[r][x] && !in_v;
+        if (!used) continue;
+        kgt_printf(b, "    const int ");
+        emit_off(b, x);
+        kgt_printf(b, " = KGT_CLAMP(x + %d, x0 - %d, x1 - 1 + %d) - x;\n", x - KGT_MAX_RADIUS, rlo,
+                   rhi);
+    }
+    if (al)
+        kgt_printf(
+            b,
+            "    const int vo = KGT_CLAMP(x, (x0 - %d) / %d * %d, (x1 - 1 + %d) / %d * %d) - x;\n",
+            rlo, vw, vw, rhi, vw, vw);
     for (int r = 0; r <= elo + ehi; r++)
         for (int x = 0; x < V_X; x++)
             if (have[r][x]) kgt_printf(b, "    %s v%d_%d_%d;\n", tname[dbl], r, x, KGT_MAX_RADIUS);
     for (int r = 0; r < elo + ehi; r++) /* the rows below the first output row's top one */
         emit_row_load(b, dbl, al, r, r - elo, have);
-    kgt_printf(b, "    for (long i = zs; i < h0; i++, ip += s0, op += s0) {\n");
+    kgt_printf(b, "    KGT_UNROLL(%d)\n    for (int i = zs; i < h0; i++, ip += s0, op += s0) {\n",
+               unroll);
     emit_row_load(b, dbl, al, elo + ehi, ehi, have);
     kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
     for (int j = 0; j < vw; j++) {

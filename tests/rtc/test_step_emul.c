@@ -110,7 +110,8 @@ static double2 make_double2(double a, double b)
 
 /* Warps of 32 threads (2D vector rows): a shuffle is a write, a barrier of the warp's threads
    and a read, alternating between two exchange areas so that one barrier a call does. */
-#define KGT_WARP 32
+#define KGT_WARP      32
+#define KGT_UNROLL(n) /* a compiler's matter */
 enum { EMU_WARPS = 32 };
 static pthread_barrier_t emu_warp[EMU_WARPS];
 static unsigned char emu_lane[2][EMU_WARPS][32][8];

@@ -72,6 +72,8 @@ KGT_RN(double, mul, *, __dmul_rn)
 #define KGT_LD2D(p) (*(const double2 *)(p))
 #define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))
 #define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))
+#define KGT_PRAGMA(x) _Pragma(#x)
+#define KGT_UNROLL(n) KGT_PRAGMA(unroll n)
 #ifndef KGT_WARP
 #if defined(__HIPCC__)
 #define KGT_WARP warpSize
