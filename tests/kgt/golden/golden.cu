@@ -287,386 +287,191 @@ static int golden_heat2d_walk_d(const void *in, void *out, const long *lo,
 }
 
 #if defined(__HIPCC__)
-KGT_EXTERN_C __global__ void __launch_bounds__(128)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2052];
-    const int tid = threadIdx.y * 128 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 2;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 128;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 256;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 384;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 512;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g5;
-    {
-        const int i = tid + 640;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g5 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g6;
-    {
-        const int i = tid + 768;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g6 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g7;
-    {
-        const int i = tid + 896;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g7 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g8;
-    {
-        const int i = tid + 1024 < 1026 ? tid + 1024 : 1025;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g8 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = y0, cx0 = tx0 + threadIdx.x + 0;
-    const int q0 = threadIdx.x + 1;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int cy1 = y0, cx1 = tx0 + threadIdx.x + 128;
-    const int q1 = threadIdx.x + 129;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
-    const int cy2 = y0, cx2 = tx0 + threadIdx.x + 256;
-    const int q2 = threadIdx.x + 257;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
-    const int cy3 = y0, cx3 = tx0 + threadIdx.x + 384;
-    const int q3 = threadIdx.x + 385;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
-    const int cy4 = y0, cx4 = tx0 + threadIdx.x + 512;
-    const int q4 = threadIdx.x + 513;
-    const bool ok4 = cx4 >= x0 && cx4 < x1 && cy4 < y1;
-    const long long o4 = (long long)cy4 * s1 + cx4;
-    const int cy5 = y0, cx5 = tx0 + threadIdx.x + 640;
-    const int q5 = threadIdx.x + 641;
-    const bool ok5 = cx5 >= x0 && cx5 < x1 && cy5 < y1;
-    const long long o5 = (long long)cy5 * s1 + cx5;
-    const int cy6 = y0, cx6 = tx0 + threadIdx.x + 768;
-    const int q6 = threadIdx.x + 769;
-    const bool ok6 = cx6 >= x0 && cx6 < x1 && cy6 < y1;
-    const long long o6 = (long long)cy6 * s1 + cx6;
-    const int cy7 = y0, cx7 = tx0 + threadIdx.x + 896;
-    const int q7 = threadIdx.x + 897;
-    const bool ok7 = cx7 >= x0 && cx7 < x1 && cy7 < y1;
-    const long long o7 = (long long)cy7 * s1 + cx7;
-    const float *ip = ib + (long long)(zs - 1) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    float p5 = ip[g5];
-    float p6 = ip[g6];
-    float p7 = ip[g7];
-    float p8 = ip[g8];
-    sm[tid + 0] = p0;
-    sm[tid + 128] = p1;
-    sm[tid + 256] = p2;
-    sm[tid + 384] = p3;
-    sm[tid + 512] = p4;
-    sm[tid + 640] = p5;
-    sm[tid + 768] = p6;
-    sm[tid + 896] = p7;
-    if (tid + 1024 < 1026) sm[tid + 1024] = p8;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a0_4 = 0;
-    float a0_5 = 0;
-    float a0_6 = 0;
-    float a0_7 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    float a1_4 = 0;
-    float a1_5 = 0;
-    float a1_6 = 0;
-    float a1_7 = 0;
-    float a2_0 = 0;
-    float a2_1 = 0;
-    float a2_2 = 0;
-    float a2_3 = 0;
-    float a2_4 = 0;
-    float a2_5 = 0;
-    float a2_6 = 0;
-    float a2_7 = 0;
-    for (int r0 = 0; r0 < n; r0 += 3) {
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-            }
-            a1_0 = cur[q0 + 0];
-            a1_1 = cur[q1 + 0];
-            a1_2 = cur[q2 + 0];
-            a1_3 = cur[q3 + 0];
-            a1_4 = cur[q4 + 0];
-            a1_5 = cur[q5 + 0];
-            a1_6 = cur[q6 + 0];
-            a1_7 = cur[q7 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + -1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + -1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + -1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + -1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + -1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + -1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + -1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + -1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 1]);
-            a2_0 = kgt_add(a2_0, cur[q0 + 0]);
-            a2_1 = kgt_add(a2_1, cur[q1 + 0]);
-            a2_2 = kgt_add(a2_2, cur[q2 + 0]);
-            a2_3 = kgt_add(a2_3, cur[q3 + 0]);
-            a2_4 = kgt_add(a2_4, cur[q4 + 0]);
-            a2_5 = kgt_add(a2_5, cur[q5 + 0]);
-            a2_6 = kgt_add(a2_6, cur[q6 + 0]);
-            a2_7 = kgt_add(a2_7, cur[q7 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a2_0, 0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a2_1, 0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a2_2, 0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a2_3, 0x1p-2f);
-                if (ok4) out[ko + o4] = kgt_mul(a2_4, 0x1p-2f);
-                if (ok5) out[ko + o5] = kgt_mul(a2_5, 0x1p-2f);
-                if (ok6) out[ko + o6] = kgt_mul(a2_6, 0x1p-2f);
-                if (ok7) out[ko + o7] = kgt_mul(a2_7, 0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
+            const float *rp = ip + -1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-            }
-            a2_0 = cur[q0 + 0];
-            a2_1 = cur[q1 + 0];
-            a2_2 = cur[q2 + 0];
-            a2_3 = cur[q3 + 0];
-            a2_4 = cur[q4 + 0];
-            a2_5 = cur[q5 + 0];
-            a2_6 = cur[q6 + 0];
-            a2_7 = cur[q7 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + -1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + -1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + -1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + -1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + -1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + -1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + -1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + -1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 0]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 0]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 0]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 0]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 0]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 0]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 0]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a0_0, 0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a0_1, 0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a0_2, 0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a0_3, 0x1p-2f);
-                if (ok4) out[ko + o4] = kgt_mul(a0_4, 0x1p-2f);
-                if (ok5) out[ko + o5] = kgt_mul(a0_5, 0x1p-2f);
-                if (ok6) out[ko + o6] = kgt_mul(a0_6, 0x1p-2f);
-                if (ok7) out[ko + o7] = kgt_mul(a0_7, 0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
-            const int r = r0 + 2;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
+            float4 r;
+            r.x = kgt_mul(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), v1_9_8), v2_8_8), 0x1p-2f);
+            r.y = kgt_mul(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), v1_10_8), v2_9_8), 0x1p-2f);
+            r.z = kgt_mul(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), v1_11_8), v2_10_8), 0x1p-2f);
+            r.w = kgt_mul(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), v1_12_8), v2_11_8), 0x1p-2f);
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            a0_0 = cur[q0 + 0];
-            a0_1 = cur[q1 + 0];
-            a0_2 = cur[q2 + 0];
-            a0_3 = cur[q3 + 0];
-            a0_4 = cur[q4 + 0];
-            a0_5 = cur[q5 + 0];
-            a0_6 = cur[q6 + 0];
-            a0_7 = cur[q7 + 0];
-            a2_0 = kgt_add(a2_0, cur[q0 + -1]);
-            a2_0 = kgt_add(a2_0, cur[q0 + 1]);
-            a2_1 = kgt_add(a2_1, cur[q1 + -1]);
-            a2_1 = kgt_add(a2_1, cur[q1 + 1]);
-            a2_2 = kgt_add(a2_2, cur[q2 + -1]);
-            a2_2 = kgt_add(a2_2, cur[q2 + 1]);
-            a2_3 = kgt_add(a2_3, cur[q3 + -1]);
-            a2_3 = kgt_add(a2_3, cur[q3 + 1]);
-            a2_4 = kgt_add(a2_4, cur[q4 + -1]);
-            a2_4 = kgt_add(a2_4, cur[q4 + 1]);
-            a2_5 = kgt_add(a2_5, cur[q5 + -1]);
-            a2_5 = kgt_add(a2_5, cur[q5 + 1]);
-            a2_6 = kgt_add(a2_6, cur[q6 + -1]);
-            a2_6 = kgt_add(a2_6, cur[q6 + 1]);
-            a2_7 = kgt_add(a2_7, cur[q7 + -1]);
-            a2_7 = kgt_add(a2_7, cur[q7 + 1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 0]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 0]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 0]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 0]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 0]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 0]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 0]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a1_0, 0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a1_1, 0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a1_2, 0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a1_3, 0x1p-2f);
-                if (ok4) out[ko + o4] = kgt_mul(a1_4, 0x1p-2f);
-                if (ok5) out[ko + o5] = kgt_mul(a1_5, 0x1p-2f);
-                if (ok6) out[ko + o6] = kgt_mul(a1_6, 0x1p-2f);
-                if (ok7) out[ko + o7] = kgt_mul(a1_7, 0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
         }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_heat2d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
+        {
+            const float *rp = ip + -1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+        }
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+        {
+            float4 r;
+            r.x = kgt_mul(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), v1_9_8), v2_8_8), 0x1p-2f);
+            r.y = kgt_mul(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), v1_10_8), v2_9_8), 0x1p-2f);
+            r.z = kgt_mul(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), v1_11_8), v2_10_8), 0x1p-2f);
+            r.w = kgt_mul(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), v1_12_8), v2_11_8), 0x1p-2f);
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+            }
+        }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const long *lo,
@@ -674,708 +479,214 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
 {
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
-    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 256;
+    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
+    if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 128);
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_heat2d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_heat2d_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_heat2d_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
-KGT_EXTERN_C __global__ void __launch_bounds__(64)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2052];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 2;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 64;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 128;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 192;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 256;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g5;
-    {
-        const int i = tid + 320;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g5 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g6;
-    {
-        const int i = tid + 384;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g6 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g7;
-    {
-        const int i = tid + 448;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g7 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g8;
-    {
-        const int i = tid + 512;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g8 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g9;
-    {
-        const int i = tid + 576;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g9 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g10;
-    {
-        const int i = tid + 640;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g10 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g11;
-    {
-        const int i = tid + 704;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g11 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g12;
-    {
-        const int i = tid + 768;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g12 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g13;
-    {
-        const int i = tid + 832;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g13 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g14;
-    {
-        const int i = tid + 896;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g14 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g15;
-    {
-        const int i = tid + 960;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g15 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g16;
-    {
-        const int i = tid + 1024 < 1026 ? tid + 1024 : 1025;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g16 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = y0, cx0 = tx0 + threadIdx.x + 0;
-    const int q0 = threadIdx.x + 1;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int cy1 = y0, cx1 = tx0 + threadIdx.x + 64;
-    const int q1 = threadIdx.x + 65;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
-    const int cy2 = y0, cx2 = tx0 + threadIdx.x + 128;
-    const int q2 = threadIdx.x + 129;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
-    const int cy3 = y0, cx3 = tx0 + threadIdx.x + 192;
-    const int q3 = threadIdx.x + 193;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
-    const int cy4 = y0, cx4 = tx0 + threadIdx.x + 256;
-    const int q4 = threadIdx.x + 257;
-    const bool ok4 = cx4 >= x0 && cx4 < x1 && cy4 < y1;
-    const long long o4 = (long long)cy4 * s1 + cx4;
-    const int cy5 = y0, cx5 = tx0 + threadIdx.x + 320;
-    const int q5 = threadIdx.x + 321;
-    const bool ok5 = cx5 >= x0 && cx5 < x1 && cy5 < y1;
-    const long long o5 = (long long)cy5 * s1 + cx5;
-    const int cy6 = y0, cx6 = tx0 + threadIdx.x + 384;
-    const int q6 = threadIdx.x + 385;
-    const bool ok6 = cx6 >= x0 && cx6 < x1 && cy6 < y1;
-    const long long o6 = (long long)cy6 * s1 + cx6;
-    const int cy7 = y0, cx7 = tx0 + threadIdx.x + 448;
-    const int q7 = threadIdx.x + 449;
-    const bool ok7 = cx7 >= x0 && cx7 < x1 && cy7 < y1;
-    const long long o7 = (long long)cy7 * s1 + cx7;
-    const int cy8 = y0, cx8 = tx0 + threadIdx.x + 512;
-    const int q8 = threadIdx.x + 513;
-    const bool ok8 = cx8 >= x0 && cx8 < x1 && cy8 < y1;
-    const long long o8 = (long long)cy8 * s1 + cx8;
-    const int cy9 = y0, cx9 = tx0 + threadIdx.x + 576;
-    const int q9 = threadIdx.x + 577;
-    const bool ok9 = cx9 >= x0 && cx9 < x1 && cy9 < y1;
-    const long long o9 = (long long)cy9 * s1 + cx9;
-    const int cy10 = y0, cx10 = tx0 + threadIdx.x + 640;
-    const int q10 = threadIdx.x + 641;
-    const bool ok10 = cx10 >= x0 && cx10 < x1 && cy10 < y1;
-    const long long o10 = (long long)cy10 * s1 + cx10;
-    const int cy11 = y0, cx11 = tx0 + threadIdx.x + 704;
-    const int q11 = threadIdx.x + 705;
-    const bool ok11 = cx11 >= x0 && cx11 < x1 && cy11 < y1;
-    const long long o11 = (long long)cy11 * s1 + cx11;
-    const int cy12 = y0, cx12 = tx0 + threadIdx.x + 768;
-    const int q12 = threadIdx.x + 769;
-    const bool ok12 = cx12 >= x0 && cx12 < x1 && cy12 < y1;
-    const long long o12 = (long long)cy12 * s1 + cx12;
-    const int cy13 = y0, cx13 = tx0 + threadIdx.x + 832;
-    const int q13 = threadIdx.x + 833;
-    const bool ok13 = cx13 >= x0 && cx13 < x1 && cy13 < y1;
-    const long long o13 = (long long)cy13 * s1 + cx13;
-    const int cy14 = y0, cx14 = tx0 + threadIdx.x + 896;
-    const int q14 = threadIdx.x + 897;
-    const bool ok14 = cx14 >= x0 && cx14 < x1 && cy14 < y1;
-    const long long o14 = (long long)cy14 * s1 + cx14;
-    const int cy15 = y0, cx15 = tx0 + threadIdx.x + 960;
-    const int q15 = threadIdx.x + 961;
-    const bool ok15 = cx15 >= x0 && cx15 < x1 && cy15 < y1;
-    const long long o15 = (long long)cy15 * s1 + cx15;
-    const float *ip = ib + (long long)(zs - 1) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    float p5 = ip[g5];
-    float p6 = ip[g6];
-    float p7 = ip[g7];
-    float p8 = ip[g8];
-    float p9 = ip[g9];
-    float p10 = ip[g10];
-    float p11 = ip[g11];
-    float p12 = ip[g12];
-    float p13 = ip[g13];
-    float p14 = ip[g14];
-    float p15 = ip[g15];
-    float p16 = ip[g16];
-    sm[tid + 0] = p0;
-    sm[tid + 64] = p1;
-    sm[tid + 128] = p2;
-    sm[tid + 192] = p3;
-    sm[tid + 256] = p4;
-    sm[tid + 320] = p5;
-    sm[tid + 384] = p6;
-    sm[tid + 448] = p7;
-    sm[tid + 512] = p8;
-    sm[tid + 576] = p9;
-    sm[tid + 640] = p10;
-    sm[tid + 704] = p11;
-    sm[tid + 768] = p12;
-    sm[tid + 832] = p13;
-    sm[tid + 896] = p14;
-    sm[tid + 960] = p15;
-    if (tid + 1024 < 1026) sm[tid + 1024] = p16;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a0_4 = 0;
-    float a0_5 = 0;
-    float a0_6 = 0;
-    float a0_7 = 0;
-    float a0_8 = 0;
-    float a0_9 = 0;
-    float a0_10 = 0;
-    float a0_11 = 0;
-    float a0_12 = 0;
-    float a0_13 = 0;
-    float a0_14 = 0;
-    float a0_15 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    float a1_4 = 0;
-    float a1_5 = 0;
-    float a1_6 = 0;
-    float a1_7 = 0;
-    float a1_8 = 0;
-    float a1_9 = 0;
-    float a1_10 = 0;
-    float a1_11 = 0;
-    float a1_12 = 0;
-    float a1_13 = 0;
-    float a1_14 = 0;
-    float a1_15 = 0;
-    float a2_0 = 0;
-    float a2_1 = 0;
-    float a2_2 = 0;
-    float a2_3 = 0;
-    float a2_4 = 0;
-    float a2_5 = 0;
-    float a2_6 = 0;
-    float a2_7 = 0;
-    float a2_8 = 0;
-    float a2_9 = 0;
-    float a2_10 = 0;
-    float a2_11 = 0;
-    float a2_12 = 0;
-    float a2_13 = 0;
-    float a2_14 = 0;
-    float a2_15 = 0;
-    for (int r0 = 0; r0 < n; r0 += 3) {
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
-            }
-            a1_0 = cur[q0 + 0];
-            a1_1 = cur[q1 + 0];
-            a1_2 = cur[q2 + 0];
-            a1_3 = cur[q3 + 0];
-            a1_4 = cur[q4 + 0];
-            a1_5 = cur[q5 + 0];
-            a1_6 = cur[q6 + 0];
-            a1_7 = cur[q7 + 0];
-            a1_8 = cur[q8 + 0];
-            a1_9 = cur[q9 + 0];
-            a1_10 = cur[q10 + 0];
-            a1_11 = cur[q11 + 0];
-            a1_12 = cur[q12 + 0];
-            a1_13 = cur[q13 + 0];
-            a1_14 = cur[q14 + 0];
-            a1_15 = cur[q15 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + -1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + -1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + -1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + -1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + -1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + -1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + -1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + -1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 1]);
-            a0_8 = kgt_add(a0_8, cur[q8 + -1]);
-            a0_8 = kgt_add(a0_8, cur[q8 + 1]);
-            a0_9 = kgt_add(a0_9, cur[q9 + -1]);
-            a0_9 = kgt_add(a0_9, cur[q9 + 1]);
-            a0_10 = kgt_add(a0_10, cur[q10 + -1]);
-            a0_10 = kgt_add(a0_10, cur[q10 + 1]);
-            a0_11 = kgt_add(a0_11, cur[q11 + -1]);
-            a0_11 = kgt_add(a0_11, cur[q11 + 1]);
-            a0_12 = kgt_add(a0_12, cur[q12 + -1]);
-            a0_12 = kgt_add(a0_12, cur[q12 + 1]);
-            a0_13 = kgt_add(a0_13, cur[q13 + -1]);
-            a0_13 = kgt_add(a0_13, cur[q13 + 1]);
-            a0_14 = kgt_add(a0_14, cur[q14 + -1]);
-            a0_14 = kgt_add(a0_14, cur[q14 + 1]);
-            a0_15 = kgt_add(a0_15, cur[q15 + -1]);
-            a0_15 = kgt_add(a0_15, cur[q15 + 1]);
-            a2_0 = kgt_add(a2_0, cur[q0 + 0]);
-            a2_1 = kgt_add(a2_1, cur[q1 + 0]);
-            a2_2 = kgt_add(a2_2, cur[q2 + 0]);
-            a2_3 = kgt_add(a2_3, cur[q3 + 0]);
-            a2_4 = kgt_add(a2_4, cur[q4 + 0]);
-            a2_5 = kgt_add(a2_5, cur[q5 + 0]);
-            a2_6 = kgt_add(a2_6, cur[q6 + 0]);
-            a2_7 = kgt_add(a2_7, cur[q7 + 0]);
-            a2_8 = kgt_add(a2_8, cur[q8 + 0]);
-            a2_9 = kgt_add(a2_9, cur[q9 + 0]);
-            a2_10 = kgt_add(a2_10, cur[q10 + 0]);
-            a2_11 = kgt_add(a2_11, cur[q11 + 0]);
-            a2_12 = kgt_add(a2_12, cur[q12 + 0]);
-            a2_13 = kgt_add(a2_13, cur[q13 + 0]);
-            a2_14 = kgt_add(a2_14, cur[q14 + 0]);
-            a2_15 = kgt_add(a2_15, cur[q15 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a2_0, 0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a2_1, 0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a2_2, 0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a2_3, 0x1p-2f);
-                if (ok4) out[ko + o4] = kgt_mul(a2_4, 0x1p-2f);
-                if (ok5) out[ko + o5] = kgt_mul(a2_5, 0x1p-2f);
-                if (ok6) out[ko + o6] = kgt_mul(a2_6, 0x1p-2f);
-                if (ok7) out[ko + o7] = kgt_mul(a2_7, 0x1p-2f);
-                if (ok8) out[ko + o8] = kgt_mul(a2_8, 0x1p-2f);
-                if (ok9) out[ko + o9] = kgt_mul(a2_9, 0x1p-2f);
-                if (ok10) out[ko + o10] = kgt_mul(a2_10, 0x1p-2f);
-                if (ok11) out[ko + o11] = kgt_mul(a2_11, 0x1p-2f);
-                if (ok12) out[ko + o12] = kgt_mul(a2_12, 0x1p-2f);
-                if (ok13) out[ko + o13] = kgt_mul(a2_13, 0x1p-2f);
-                if (ok14) out[ko + o14] = kgt_mul(a2_14, 0x1p-2f);
-                if (ok15) out[ko + o15] = kgt_mul(a2_15, 0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
+            const float *rp = ip + -1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
-            }
-            a2_0 = cur[q0 + 0];
-            a2_1 = cur[q1 + 0];
-            a2_2 = cur[q2 + 0];
-            a2_3 = cur[q3 + 0];
-            a2_4 = cur[q4 + 0];
-            a2_5 = cur[q5 + 0];
-            a2_6 = cur[q6 + 0];
-            a2_7 = cur[q7 + 0];
-            a2_8 = cur[q8 + 0];
-            a2_9 = cur[q9 + 0];
-            a2_10 = cur[q10 + 0];
-            a2_11 = cur[q11 + 0];
-            a2_12 = cur[q12 + 0];
-            a2_13 = cur[q13 + 0];
-            a2_14 = cur[q14 + 0];
-            a2_15 = cur[q15 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + -1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + -1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + -1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + -1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + -1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + -1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + -1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + -1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 1]);
-            a1_8 = kgt_add(a1_8, cur[q8 + -1]);
-            a1_8 = kgt_add(a1_8, cur[q8 + 1]);
-            a1_9 = kgt_add(a1_9, cur[q9 + -1]);
-            a1_9 = kgt_add(a1_9, cur[q9 + 1]);
-            a1_10 = kgt_add(a1_10, cur[q10 + -1]);
-            a1_10 = kgt_add(a1_10, cur[q10 + 1]);
-            a1_11 = kgt_add(a1_11, cur[q11 + -1]);
-            a1_11 = kgt_add(a1_11, cur[q11 + 1]);
-            a1_12 = kgt_add(a1_12, cur[q12 + -1]);
-            a1_12 = kgt_add(a1_12, cur[q12 + 1]);
-            a1_13 = kgt_add(a1_13, cur[q13 + -1]);
-            a1_13 = kgt_add(a1_13, cur[q13 + 1]);
-            a1_14 = kgt_add(a1_14, cur[q14 + -1]);
-            a1_14 = kgt_add(a1_14, cur[q14 + 1]);
-            a1_15 = kgt_add(a1_15, cur[q15 + -1]);
-            a1_15 = kgt_add(a1_15, cur[q15 + 1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 0]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 0]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 0]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 0]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 0]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 0]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 0]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 0]);
-            a0_8 = kgt_add(a0_8, cur[q8 + 0]);
-            a0_9 = kgt_add(a0_9, cur[q9 + 0]);
-            a0_10 = kgt_add(a0_10, cur[q10 + 0]);
-            a0_11 = kgt_add(a0_11, cur[q11 + 0]);
-            a0_12 = kgt_add(a0_12, cur[q12 + 0]);
-            a0_13 = kgt_add(a0_13, cur[q13 + 0]);
-            a0_14 = kgt_add(a0_14, cur[q14 + 0]);
-            a0_15 = kgt_add(a0_15, cur[q15 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a0_0, 0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a0_1, 0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a0_2, 0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a0_3, 0x1p-2f);
-                if (ok4) out[ko + o4] = kgt_mul(a0_4, 0x1p-2f);
-                if (ok5) out[ko + o5] = kgt_mul(a0_5, 0x1p-2f);
-                if (ok6) out[ko + o6] = kgt_mul(a0_6, 0x1p-2f);
-                if (ok7) out[ko + o7] = kgt_mul(a0_7, 0x1p-2f);
-                if (ok8) out[ko + o8] = kgt_mul(a0_8, 0x1p-2f);
-                if (ok9) out[ko + o9] = kgt_mul(a0_9, 0x1p-2f);
-                if (ok10) out[ko + o10] = kgt_mul(a0_10, 0x1p-2f);
-                if (ok11) out[ko + o11] = kgt_mul(a0_11, 0x1p-2f);
-                if (ok12) out[ko + o12] = kgt_mul(a0_12, 0x1p-2f);
-                if (ok13) out[ko + o13] = kgt_mul(a0_13, 0x1p-2f);
-                if (ok14) out[ko + o14] = kgt_mul(a0_14, 0x1p-2f);
-                if (ok15) out[ko + o15] = kgt_mul(a0_15, 0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
-            const int r = r0 + 2;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
+            float4 r;
+            r.x = kgt_mul(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), v1_9_8), v2_8_8), 0x1p-2f);
+            r.y = kgt_mul(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), v1_10_8), v2_9_8), 0x1p-2f);
+            r.z = kgt_mul(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), v1_11_8), v2_10_8), 0x1p-2f);
+            r.w = kgt_mul(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), v1_12_8), v2_11_8), 0x1p-2f);
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            a0_0 = cur[q0 + 0];
-            a0_1 = cur[q1 + 0];
-            a0_2 = cur[q2 + 0];
-            a0_3 = cur[q3 + 0];
-            a0_4 = cur[q4 + 0];
-            a0_5 = cur[q5 + 0];
-            a0_6 = cur[q6 + 0];
-            a0_7 = cur[q7 + 0];
-            a0_8 = cur[q8 + 0];
-            a0_9 = cur[q9 + 0];
-            a0_10 = cur[q10 + 0];
-            a0_11 = cur[q11 + 0];
-            a0_12 = cur[q12 + 0];
-            a0_13 = cur[q13 + 0];
-            a0_14 = cur[q14 + 0];
-            a0_15 = cur[q15 + 0];
-            a2_0 = kgt_add(a2_0, cur[q0 + -1]);
-            a2_0 = kgt_add(a2_0, cur[q0 + 1]);
-            a2_1 = kgt_add(a2_1, cur[q1 + -1]);
-            a2_1 = kgt_add(a2_1, cur[q1 + 1]);
-            a2_2 = kgt_add(a2_2, cur[q2 + -1]);
-            a2_2 = kgt_add(a2_2, cur[q2 + 1]);
-            a2_3 = kgt_add(a2_3, cur[q3 + -1]);
-            a2_3 = kgt_add(a2_3, cur[q3 + 1]);
-            a2_4 = kgt_add(a2_4, cur[q4 + -1]);
-            a2_4 = kgt_add(a2_4, cur[q4 + 1]);
-            a2_5 = kgt_add(a2_5, cur[q5 + -1]);
-            a2_5 = kgt_add(a2_5, cur[q5 + 1]);
-            a2_6 = kgt_add(a2_6, cur[q6 + -1]);
-            a2_6 = kgt_add(a2_6, cur[q6 + 1]);
-            a2_7 = kgt_add(a2_7, cur[q7 + -1]);
-            a2_7 = kgt_add(a2_7, cur[q7 + 1]);
-            a2_8 = kgt_add(a2_8, cur[q8 + -1]);
-            a2_8 = kgt_add(a2_8, cur[q8 + 1]);
-            a2_9 = kgt_add(a2_9, cur[q9 + -1]);
-            a2_9 = kgt_add(a2_9, cur[q9 + 1]);
-            a2_10 = kgt_add(a2_10, cur[q10 + -1]);
-            a2_10 = kgt_add(a2_10, cur[q10 + 1]);
-            a2_11 = kgt_add(a2_11, cur[q11 + -1]);
-            a2_11 = kgt_add(a2_11, cur[q11 + 1]);
-            a2_12 = kgt_add(a2_12, cur[q12 + -1]);
-            a2_12 = kgt_add(a2_12, cur[q12 + 1]);
-            a2_13 = kgt_add(a2_13, cur[q13 + -1]);
-            a2_13 = kgt_add(a2_13, cur[q13 + 1]);
-            a2_14 = kgt_add(a2_14, cur[q14 + -1]);
-            a2_14 = kgt_add(a2_14, cur[q14 + 1]);
-            a2_15 = kgt_add(a2_15, cur[q15 + -1]);
-            a2_15 = kgt_add(a2_15, cur[q15 + 1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 0]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 0]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 0]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 0]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 0]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 0]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 0]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 0]);
-            a1_8 = kgt_add(a1_8, cur[q8 + 0]);
-            a1_9 = kgt_add(a1_9, cur[q9 + 0]);
-            a1_10 = kgt_add(a1_10, cur[q10 + 0]);
-            a1_11 = kgt_add(a1_11, cur[q11 + 0]);
-            a1_12 = kgt_add(a1_12, cur[q12 + 0]);
-            a1_13 = kgt_add(a1_13, cur[q13 + 0]);
-            a1_14 = kgt_add(a1_14, cur[q14 + 0]);
-            a1_15 = kgt_add(a1_15, cur[q15 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                if (ok0) out[ko + o0] = kgt_mul(a1_0, 0x1p-2f);
-                if (ok1) out[ko + o1] = kgt_mul(a1_1, 0x1p-2f);
-                if (ok2) out[ko + o2] = kgt_mul(a1_2, 0x1p-2f);
-                if (ok3) out[ko + o3] = kgt_mul(a1_3, 0x1p-2f);
-                if (ok4) out[ko + o4] = kgt_mul(a1_4, 0x1p-2f);
-                if (ok5) out[ko + o5] = kgt_mul(a1_5, 0x1p-2f);
-                if (ok6) out[ko + o6] = kgt_mul(a1_6, 0x1p-2f);
-                if (ok7) out[ko + o7] = kgt_mul(a1_7, 0x1p-2f);
-                if (ok8) out[ko + o8] = kgt_mul(a1_8, 0x1p-2f);
-                if (ok9) out[ko + o9] = kgt_mul(a1_9, 0x1p-2f);
-                if (ok10) out[ko + o10] = kgt_mul(a1_10, 0x1p-2f);
-                if (ok11) out[ko + o11] = kgt_mul(a1_11, 0x1p-2f);
-                if (ok12) out[ko + o12] = kgt_mul(a1_12, 0x1p-2f);
-                if (ok13) out[ko + o13] = kgt_mul(a1_13, 0x1p-2f);
-                if (ok14) out[ko + o14] = kgt_mul(a1_14, 0x1p-2f);
-                if (ok15) out[ko + o15] = kgt_mul(a1_15, 0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
         }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_heat2d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
+        {
+            const float *rp = ip + -1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+        }
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+        {
+            float4 r;
+            r.x = kgt_mul(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), v1_9_8), v2_8_8), 0x1p-2f);
+            r.y = kgt_mul(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), v1_10_8), v2_9_8), 0x1p-2f);
+            r.z = kgt_mul(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), v1_11_8), v2_10_8), 0x1p-2f);
+            r.w = kgt_mul(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), v1_12_8), v2_11_8), 0x1p-2f);
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+            }
+        }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const long *lo,
@@ -1383,19 +694,24 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
 {
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
-    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 256;
+    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
+    if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 64);
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_heat2d_f<<<grd, dim3(64, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_heat2d_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_heat2d_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
@@ -3088,289 +2404,143 @@ static int golden_inexact_walk_d(const void *in, void *out, const long *lo,
 }
 
 #if defined(__HIPCC__)
-KGT_EXTERN_C __global__ void __launch_bounds__(128)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2050];
-    const int tid = threadIdx.y * 128 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 128;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 256;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 384;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 512;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g5;
-    {
-        const int i = tid + 640;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g5 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g6;
-    {
-        const int i = tid + 768;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g6 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g7;
-    {
-        const int i = tid + 896;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g7 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g8;
-    {
-        const int i = tid + 1024 < 1025 ? tid + 1024 : 1024;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g8 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = y0, cx0 = tx0 + threadIdx.x + 0;
-    const int q0 = threadIdx.x + 0;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int cy1 = y0, cx1 = tx0 + threadIdx.x + 128;
-    const int q1 = threadIdx.x + 128;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
-    const int cy2 = y0, cx2 = tx0 + threadIdx.x + 256;
-    const int q2 = threadIdx.x + 256;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
-    const int cy3 = y0, cx3 = tx0 + threadIdx.x + 384;
-    const int q3 = threadIdx.x + 384;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
-    const int cy4 = y0, cx4 = tx0 + threadIdx.x + 512;
-    const int q4 = threadIdx.x + 512;
-    const bool ok4 = cx4 >= x0 && cx4 < x1 && cy4 < y1;
-    const long long o4 = (long long)cy4 * s1 + cx4;
-    const int cy5 = y0, cx5 = tx0 + threadIdx.x + 640;
-    const int q5 = threadIdx.x + 640;
-    const bool ok5 = cx5 >= x0 && cx5 < x1 && cy5 < y1;
-    const long long o5 = (long long)cy5 * s1 + cx5;
-    const int cy6 = y0, cx6 = tx0 + threadIdx.x + 768;
-    const int q6 = threadIdx.x + 768;
-    const bool ok6 = cx6 >= x0 && cx6 < x1 && cy6 < y1;
-    const long long o6 = (long long)cy6 * s1 + cx6;
-    const int cy7 = y0, cx7 = tx0 + threadIdx.x + 896;
-    const int q7 = threadIdx.x + 896;
-    const bool ok7 = cx7 >= x0 && cx7 < x1 && cy7 < y1;
-    const long long o7 = (long long)cy7 * s1 + cx7;
-    const float *ip = ib + (long long)(zs - 0) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    float p5 = ip[g5];
-    float p6 = ip[g6];
-    float p7 = ip[g7];
-    float p8 = ip[g8];
-    sm[tid + 0] = p0;
-    sm[tid + 128] = p1;
-    sm[tid + 256] = p2;
-    sm[tid + 384] = p3;
-    sm[tid + 512] = p4;
-    sm[tid + 640] = p5;
-    sm[tid + 768] = p6;
-    sm[tid + 896] = p7;
-    if (tid + 1024 < 1025) sm[tid + 1024] = p8;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a0_4 = 0;
-    float a0_5 = 0;
-    float a0_6 = 0;
-    float a0_7 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    float a1_4 = 0;
-    float a1_5 = 0;
-    float a1_6 = 0;
-    float a1_7 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v0_12_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1025;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-            }
-            a0_0 = kgt_mul(0x1.99999ap-4f, cur[q0 + 0]);
-            a0_0 = kgt_sub(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_mul(0x1.99999ap-4f, cur[q1 + 0]);
-            a0_1 = kgt_sub(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_mul(0x1.99999ap-4f, cur[q2 + 0]);
-            a0_2 = kgt_sub(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_mul(0x1.99999ap-4f, cur[q3 + 0]);
-            a0_3 = kgt_sub(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_mul(0x1.99999ap-4f, cur[q4 + 0]);
-            a0_4 = kgt_sub(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_mul(0x1.99999ap-4f, cur[q5 + 0]);
-            a0_5 = kgt_sub(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_mul(0x1.99999ap-4f, cur[q6 + 0]);
-            a0_6 = kgt_sub(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_mul(0x1.99999ap-4f, cur[q7 + 0]);
-            a0_7 = kgt_sub(a0_7, cur[q7 + 1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 1]);
-            if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a1_0;
-                if (ok1) out[ko + o1] = a1_1;
-                if (ok2) out[ko + o2] = a1_2;
-                if (ok3) out[ko + o3] = a1_3;
-                if (ok4) out[ko + o4] = a1_4;
-                if (ok5) out[ko + o5] = a1_5;
-                if (ok6) out[ko + o6] = a1_6;
-                if (ok7) out[ko + o7] = a1_7;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1025;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1025) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1025;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
+            float4 r;
+            r.x = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_8_8), v0_9_8), v1_9_8);
+            r.y = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_9_8), v0_10_8), v1_10_8);
+            r.z = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_10_8), v0_11_8), v1_11_8);
+            r.w = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_11_8), v0_12_8), v1_12_8);
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            a1_0 = kgt_mul(0x1.99999ap-4f, cur[q0 + 0]);
-            a1_0 = kgt_sub(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_mul(0x1.99999ap-4f, cur[q1 + 0]);
-            a1_1 = kgt_sub(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_mul(0x1.99999ap-4f, cur[q2 + 0]);
-            a1_2 = kgt_sub(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_mul(0x1.99999ap-4f, cur[q3 + 0]);
-            a1_3 = kgt_sub(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_mul(0x1.99999ap-4f, cur[q4 + 0]);
-            a1_4 = kgt_sub(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_mul(0x1.99999ap-4f, cur[q5 + 0]);
-            a1_5 = kgt_sub(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_mul(0x1.99999ap-4f, cur[q6 + 0]);
-            a1_6 = kgt_sub(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_mul(0x1.99999ap-4f, cur[q7 + 0]);
-            a1_7 = kgt_sub(a1_7, cur[q7 + 1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 1]);
-            if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a0_0;
-                if (ok1) out[ko + o1] = a0_1;
-                if (ok2) out[ko + o2] = a0_2;
-                if (ok3) out[ko + o3] = a0_3;
-                if (ok4) out[ko + o4] = a0_4;
-                if (ok5) out[ko + o5] = a0_5;
-                if (ok6) out[ko + o6] = a0_6;
-                if (ok7) out[ko + o7] = a0_7;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1025;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1025) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
         }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v0_12_8 = v1_12_8;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_inexact_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v0_12_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+        {
+            float4 r;
+            r.x = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_8_8), v0_9_8), v1_9_8);
+            r.y = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_9_8), v0_10_8), v1_10_8);
+            r.z = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_10_8), v0_11_8), v1_11_8);
+            r.w = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_11_8), v0_12_8), v1_12_8);
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+            }
+        }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v0_12_8 = v1_12_8;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const long *lo,
@@ -3378,531 +2548,166 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
 {
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
-    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 256;
+    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
+    if (s1 * 2 + 1033 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 128);
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_inexact_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_inexact_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_inexact_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
-KGT_EXTERN_C __global__ void __launch_bounds__(64)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2050];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 64;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 128;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 192;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 256;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g5;
-    {
-        const int i = tid + 320;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g5 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g6;
-    {
-        const int i = tid + 384;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g6 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g7;
-    {
-        const int i = tid + 448;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g7 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g8;
-    {
-        const int i = tid + 512;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g8 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g9;
-    {
-        const int i = tid + 576;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g9 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g10;
-    {
-        const int i = tid + 640;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g10 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g11;
-    {
-        const int i = tid + 704;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g11 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g12;
-    {
-        const int i = tid + 768;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g12 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g13;
-    {
-        const int i = tid + 832;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g13 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g14;
-    {
-        const int i = tid + 896;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g14 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g15;
-    {
-        const int i = tid + 960;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g15 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g16;
-    {
-        const int i = tid + 1024 < 1025 ? tid + 1024 : 1024;
-        const int r = i / 1025, c = i - r * 1025;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g16 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = y0, cx0 = tx0 + threadIdx.x + 0;
-    const int q0 = threadIdx.x + 0;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int cy1 = y0, cx1 = tx0 + threadIdx.x + 64;
-    const int q1 = threadIdx.x + 64;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
-    const int cy2 = y0, cx2 = tx0 + threadIdx.x + 128;
-    const int q2 = threadIdx.x + 128;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
-    const int cy3 = y0, cx3 = tx0 + threadIdx.x + 192;
-    const int q3 = threadIdx.x + 192;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
-    const int cy4 = y0, cx4 = tx0 + threadIdx.x + 256;
-    const int q4 = threadIdx.x + 256;
-    const bool ok4 = cx4 >= x0 && cx4 < x1 && cy4 < y1;
-    const long long o4 = (long long)cy4 * s1 + cx4;
-    const int cy5 = y0, cx5 = tx0 + threadIdx.x + 320;
-    const int q5 = threadIdx.x + 320;
-    const bool ok5 = cx5 >= x0 && cx5 < x1 && cy5 < y1;
-    const long long o5 = (long long)cy5 * s1 + cx5;
-    const int cy6 = y0, cx6 = tx0 + threadIdx.x + 384;
-    const int q6 = threadIdx.x + 384;
-    const bool ok6 = cx6 >= x0 && cx6 < x1 && cy6 < y1;
-    const long long o6 = (long long)cy6 * s1 + cx6;
-    const int cy7 = y0, cx7 = tx0 + threadIdx.x + 448;
-    const int q7 = threadIdx.x + 448;
-    const bool ok7 = cx7 >= x0 && cx7 < x1 && cy7 < y1;
-    const long long o7 = (long long)cy7 * s1 + cx7;
-    const int cy8 = y0, cx8 = tx0 + threadIdx.x + 512;
-    const int q8 = threadIdx.x + 512;
-    const bool ok8 = cx8 >= x0 && cx8 < x1 && cy8 < y1;
-    const long long o8 = (long long)cy8 * s1 + cx8;
-    const int cy9 = y0, cx9 = tx0 + threadIdx.x + 576;
-    const int q9 = threadIdx.x + 576;
-    const bool ok9 = cx9 >= x0 && cx9 < x1 && cy9 < y1;
-    const long long o9 = (long long)cy9 * s1 + cx9;
-    const int cy10 = y0, cx10 = tx0 + threadIdx.x + 640;
-    const int q10 = threadIdx.x + 640;
-    const bool ok10 = cx10 >= x0 && cx10 < x1 && cy10 < y1;
-    const long long o10 = (long long)cy10 * s1 + cx10;
-    const int cy11 = y0, cx11 = tx0 + threadIdx.x + 704;
-    const int q11 = threadIdx.x + 704;
-    const bool ok11 = cx11 >= x0 && cx11 < x1 && cy11 < y1;
-    const long long o11 = (long long)cy11 * s1 + cx11;
-    const int cy12 = y0, cx12 = tx0 + threadIdx.x + 768;
-    const int q12 = threadIdx.x + 768;
-    const bool ok12 = cx12 >= x0 && cx12 < x1 && cy12 < y1;
-    const long long o12 = (long long)cy12 * s1 + cx12;
-    const int cy13 = y0, cx13 = tx0 + threadIdx.x + 832;
-    const int q13 = threadIdx.x + 832;
-    const bool ok13 = cx13 >= x0 && cx13 < x1 && cy13 < y1;
-    const long long o13 = (long long)cy13 * s1 + cx13;
-    const int cy14 = y0, cx14 = tx0 + threadIdx.x + 896;
-    const int q14 = threadIdx.x + 896;
-    const bool ok14 = cx14 >= x0 && cx14 < x1 && cy14 < y1;
-    const long long o14 = (long long)cy14 * s1 + cx14;
-    const int cy15 = y0, cx15 = tx0 + threadIdx.x + 960;
-    const int q15 = threadIdx.x + 960;
-    const bool ok15 = cx15 >= x0 && cx15 < x1 && cy15 < y1;
-    const long long o15 = (long long)cy15 * s1 + cx15;
-    const float *ip = ib + (long long)(zs - 0) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    float p5 = ip[g5];
-    float p6 = ip[g6];
-    float p7 = ip[g7];
-    float p8 = ip[g8];
-    float p9 = ip[g9];
-    float p10 = ip[g10];
-    float p11 = ip[g11];
-    float p12 = ip[g12];
-    float p13 = ip[g13];
-    float p14 = ip[g14];
-    float p15 = ip[g15];
-    float p16 = ip[g16];
-    sm[tid + 0] = p0;
-    sm[tid + 64] = p1;
-    sm[tid + 128] = p2;
-    sm[tid + 192] = p3;
-    sm[tid + 256] = p4;
-    sm[tid + 320] = p5;
-    sm[tid + 384] = p6;
-    sm[tid + 448] = p7;
-    sm[tid + 512] = p8;
-    sm[tid + 576] = p9;
-    sm[tid + 640] = p10;
-    sm[tid + 704] = p11;
-    sm[tid + 768] = p12;
-    sm[tid + 832] = p13;
-    sm[tid + 896] = p14;
-    sm[tid + 960] = p15;
-    if (tid + 1024 < 1025) sm[tid + 1024] = p16;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a0_4 = 0;
-    float a0_5 = 0;
-    float a0_6 = 0;
-    float a0_7 = 0;
-    float a0_8 = 0;
-    float a0_9 = 0;
-    float a0_10 = 0;
-    float a0_11 = 0;
-    float a0_12 = 0;
-    float a0_13 = 0;
-    float a0_14 = 0;
-    float a0_15 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    float a1_4 = 0;
-    float a1_5 = 0;
-    float a1_6 = 0;
-    float a1_7 = 0;
-    float a1_8 = 0;
-    float a1_9 = 0;
-    float a1_10 = 0;
-    float a1_11 = 0;
-    float a1_12 = 0;
-    float a1_13 = 0;
-    float a1_14 = 0;
-    float a1_15 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v0_12_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1025;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
-            }
-            a0_0 = kgt_mul(0x1.99999ap-4f, cur[q0 + 0]);
-            a0_0 = kgt_sub(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_mul(0x1.99999ap-4f, cur[q1 + 0]);
-            a0_1 = kgt_sub(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_mul(0x1.99999ap-4f, cur[q2 + 0]);
-            a0_2 = kgt_sub(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_mul(0x1.99999ap-4f, cur[q3 + 0]);
-            a0_3 = kgt_sub(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_mul(0x1.99999ap-4f, cur[q4 + 0]);
-            a0_4 = kgt_sub(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_mul(0x1.99999ap-4f, cur[q5 + 0]);
-            a0_5 = kgt_sub(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_mul(0x1.99999ap-4f, cur[q6 + 0]);
-            a0_6 = kgt_sub(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_mul(0x1.99999ap-4f, cur[q7 + 0]);
-            a0_7 = kgt_sub(a0_7, cur[q7 + 1]);
-            a0_8 = kgt_mul(0x1.99999ap-4f, cur[q8 + 0]);
-            a0_8 = kgt_sub(a0_8, cur[q8 + 1]);
-            a0_9 = kgt_mul(0x1.99999ap-4f, cur[q9 + 0]);
-            a0_9 = kgt_sub(a0_9, cur[q9 + 1]);
-            a0_10 = kgt_mul(0x1.99999ap-4f, cur[q10 + 0]);
-            a0_10 = kgt_sub(a0_10, cur[q10 + 1]);
-            a0_11 = kgt_mul(0x1.99999ap-4f, cur[q11 + 0]);
-            a0_11 = kgt_sub(a0_11, cur[q11 + 1]);
-            a0_12 = kgt_mul(0x1.99999ap-4f, cur[q12 + 0]);
-            a0_12 = kgt_sub(a0_12, cur[q12 + 1]);
-            a0_13 = kgt_mul(0x1.99999ap-4f, cur[q13 + 0]);
-            a0_13 = kgt_sub(a0_13, cur[q13 + 1]);
-            a0_14 = kgt_mul(0x1.99999ap-4f, cur[q14 + 0]);
-            a0_14 = kgt_sub(a0_14, cur[q14 + 1]);
-            a0_15 = kgt_mul(0x1.99999ap-4f, cur[q15 + 0]);
-            a0_15 = kgt_sub(a0_15, cur[q15 + 1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 1]);
-            a1_8 = kgt_add(a1_8, cur[q8 + 1]);
-            a1_9 = kgt_add(a1_9, cur[q9 + 1]);
-            a1_10 = kgt_add(a1_10, cur[q10 + 1]);
-            a1_11 = kgt_add(a1_11, cur[q11 + 1]);
-            a1_12 = kgt_add(a1_12, cur[q12 + 1]);
-            a1_13 = kgt_add(a1_13, cur[q13 + 1]);
-            a1_14 = kgt_add(a1_14, cur[q14 + 1]);
-            a1_15 = kgt_add(a1_15, cur[q15 + 1]);
-            if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a1_0;
-                if (ok1) out[ko + o1] = a1_1;
-                if (ok2) out[ko + o2] = a1_2;
-                if (ok3) out[ko + o3] = a1_3;
-                if (ok4) out[ko + o4] = a1_4;
-                if (ok5) out[ko + o5] = a1_5;
-                if (ok6) out[ko + o6] = a1_6;
-                if (ok7) out[ko + o7] = a1_7;
-                if (ok8) out[ko + o8] = a1_8;
-                if (ok9) out[ko + o9] = a1_9;
-                if (ok10) out[ko + o10] = a1_10;
-                if (ok11) out[ko + o11] = a1_11;
-                if (ok12) out[ko + o12] = a1_12;
-                if (ok13) out[ko + o13] = a1_13;
-                if (ok14) out[ko + o14] = a1_14;
-                if (ok15) out[ko + o15] = a1_15;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1025;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1025) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1025;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
+            float4 r;
+            r.x = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_8_8), v0_9_8), v1_9_8);
+            r.y = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_9_8), v0_10_8), v1_10_8);
+            r.z = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_10_8), v0_11_8), v1_11_8);
+            r.w = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_11_8), v0_12_8), v1_12_8);
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            a1_0 = kgt_mul(0x1.99999ap-4f, cur[q0 + 0]);
-            a1_0 = kgt_sub(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_mul(0x1.99999ap-4f, cur[q1 + 0]);
-            a1_1 = kgt_sub(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_mul(0x1.99999ap-4f, cur[q2 + 0]);
-            a1_2 = kgt_sub(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_mul(0x1.99999ap-4f, cur[q3 + 0]);
-            a1_3 = kgt_sub(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_mul(0x1.99999ap-4f, cur[q4 + 0]);
-            a1_4 = kgt_sub(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_mul(0x1.99999ap-4f, cur[q5 + 0]);
-            a1_5 = kgt_sub(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_mul(0x1.99999ap-4f, cur[q6 + 0]);
-            a1_6 = kgt_sub(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_mul(0x1.99999ap-4f, cur[q7 + 0]);
-            a1_7 = kgt_sub(a1_7, cur[q7 + 1]);
-            a1_8 = kgt_mul(0x1.99999ap-4f, cur[q8 + 0]);
-            a1_8 = kgt_sub(a1_8, cur[q8 + 1]);
-            a1_9 = kgt_mul(0x1.99999ap-4f, cur[q9 + 0]);
-            a1_9 = kgt_sub(a1_9, cur[q9 + 1]);
-            a1_10 = kgt_mul(0x1.99999ap-4f, cur[q10 + 0]);
-            a1_10 = kgt_sub(a1_10, cur[q10 + 1]);
-            a1_11 = kgt_mul(0x1.99999ap-4f, cur[q11 + 0]);
-            a1_11 = kgt_sub(a1_11, cur[q11 + 1]);
-            a1_12 = kgt_mul(0x1.99999ap-4f, cur[q12 + 0]);
-            a1_12 = kgt_sub(a1_12, cur[q12 + 1]);
-            a1_13 = kgt_mul(0x1.99999ap-4f, cur[q13 + 0]);
-            a1_13 = kgt_sub(a1_13, cur[q13 + 1]);
-            a1_14 = kgt_mul(0x1.99999ap-4f, cur[q14 + 0]);
-            a1_14 = kgt_sub(a1_14, cur[q14 + 1]);
-            a1_15 = kgt_mul(0x1.99999ap-4f, cur[q15 + 0]);
-            a1_15 = kgt_sub(a1_15, cur[q15 + 1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 1]);
-            a0_8 = kgt_add(a0_8, cur[q8 + 1]);
-            a0_9 = kgt_add(a0_9, cur[q9 + 1]);
-            a0_10 = kgt_add(a0_10, cur[q10 + 1]);
-            a0_11 = kgt_add(a0_11, cur[q11 + 1]);
-            a0_12 = kgt_add(a0_12, cur[q12 + 1]);
-            a0_13 = kgt_add(a0_13, cur[q13 + 1]);
-            a0_14 = kgt_add(a0_14, cur[q14 + 1]);
-            a0_15 = kgt_add(a0_15, cur[q15 + 1]);
-            if (r >= 1) {
-                const long long ko = (long long)(zs + r - 1) * s0;
-                if (ok0) out[ko + o0] = a0_0;
-                if (ok1) out[ko + o1] = a0_1;
-                if (ok2) out[ko + o2] = a0_2;
-                if (ok3) out[ko + o3] = a0_3;
-                if (ok4) out[ko + o4] = a0_4;
-                if (ok5) out[ko + o5] = a0_5;
-                if (ok6) out[ko + o6] = a0_6;
-                if (ok7) out[ko + o7] = a0_7;
-                if (ok8) out[ko + o8] = a0_8;
-                if (ok9) out[ko + o9] = a0_9;
-                if (ok10) out[ko + o10] = a0_10;
-                if (ok11) out[ko + o11] = a0_11;
-                if (ok12) out[ko + o12] = a0_12;
-                if (ok13) out[ko + o13] = a0_13;
-                if (ok14) out[ko + o14] = a0_14;
-                if (ok15) out[ko + o15] = a0_15;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1025;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1025) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
         }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v0_12_8 = v1_12_8;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_inexact_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v0_12_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+        {
+            float4 r;
+            r.x = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_8_8), v0_9_8), v1_9_8);
+            r.y = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_9_8), v0_10_8), v1_10_8);
+            r.z = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_10_8), v0_11_8), v1_11_8);
+            r.w = kgt_add(kgt_sub(kgt_mul(0x1.99999ap-4f, v0_11_8), v0_12_8), v1_12_8);
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+            }
+        }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v0_12_8 = v1_12_8;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const long *lo,
@@ -3910,19 +2715,24 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
 {
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
-    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 256;
+    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
+    if (s1 * 2 + 1033 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 64);
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_inexact_f<<<grd, dim3(64, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_inexact_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_inexact_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
@@ -8253,485 +7063,199 @@ extern "C" int KGT_LAUNCHER(golden_star6, d)(const void *in, void *out, const lo
 }
 
 #if defined(__HIPCC__)
-#ifndef KGT_SPLIT_LO
-/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
-   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
-#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
-#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
-{
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
-    const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
-    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
-}
-#endif
-
-KGT_EXTERN_C __global__ void __launch_bounds__(128)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2052];
-    const int tid = threadIdx.y * 128 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 2;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 128;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 256;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 384;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 512;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g5;
-    {
-        const int i = tid + 640;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g5 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g6;
-    {
-        const int i = tid + 768;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g6 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g7;
-    {
-        const int i = tid + 896;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g7 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g8;
-    {
-        const int i = tid + 1024 < 1026 ? tid + 1024 : 1025;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g8 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = y0, cx0 = tx0 + threadIdx.x + 0;
-    const int q0 = threadIdx.x + 1;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int cy1 = y0, cx1 = tx0 + threadIdx.x + 128;
-    const int q1 = threadIdx.x + 129;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
-    const int cy2 = y0, cx2 = tx0 + threadIdx.x + 256;
-    const int q2 = threadIdx.x + 257;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
-    const int cy3 = y0, cx3 = tx0 + threadIdx.x + 384;
-    const int q3 = threadIdx.x + 385;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
-    const int cy4 = y0, cx4 = tx0 + threadIdx.x + 512;
-    const int q4 = threadIdx.x + 513;
-    const bool ok4 = cx4 >= x0 && cx4 < x1 && cy4 < y1;
-    const long long o4 = (long long)cy4 * s1 + cx4;
-    const int cy5 = y0, cx5 = tx0 + threadIdx.x + 640;
-    const int q5 = threadIdx.x + 641;
-    const bool ok5 = cx5 >= x0 && cx5 < x1 && cy5 < y1;
-    const long long o5 = (long long)cy5 * s1 + cx5;
-    const int cy6 = y0, cx6 = tx0 + threadIdx.x + 768;
-    const int q6 = threadIdx.x + 769;
-    const bool ok6 = cx6 >= x0 && cx6 < x1 && cy6 < y1;
-    const long long o6 = (long long)cy6 * s1 + cx6;
-    const int cy7 = y0, cx7 = tx0 + threadIdx.x + 896;
-    const int q7 = threadIdx.x + 897;
-    const bool ok7 = cx7 >= x0 && cx7 < x1 && cy7 < y1;
-    const long long o7 = (long long)cy7 * s1 + cx7;
-    const float *ip = ib + (long long)(zs - 1) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    float p5 = ip[g5];
-    float p6 = ip[g6];
-    float p7 = ip[g7];
-    float p8 = ip[g8];
-    sm[tid + 0] = p0;
-    sm[tid + 128] = p1;
-    sm[tid + 256] = p2;
-    sm[tid + 384] = p3;
-    sm[tid + 512] = p4;
-    sm[tid + 640] = p5;
-    sm[tid + 768] = p6;
-    sm[tid + 896] = p7;
-    if (tid + 1024 < 1026) sm[tid + 1024] = p8;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a0_4 = 0;
-    float a0_5 = 0;
-    float a0_6 = 0;
-    float a0_7 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    float a1_4 = 0;
-    float a1_5 = 0;
-    float a1_6 = 0;
-    float a1_7 = 0;
-    float a2_0 = 0;
-    float a2_1 = 0;
-    float a2_2 = 0;
-    float a2_3 = 0;
-    float a2_4 = 0;
-    float a2_5 = 0;
-    float a2_6 = 0;
-    float a2_7 = 0;
-    for (int r0 = 0; r0 < n; r0 += 3) {
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-            }
-            a1_0 = cur[q0 + 0];
-            a1_1 = cur[q1 + 0];
-            a1_2 = cur[q2 + 0];
-            a1_3 = cur[q3 + 0];
-            a1_4 = cur[q4 + 0];
-            a1_5 = cur[q5 + 0];
-            a1_6 = cur[q6 + 0];
-            a1_7 = cur[q7 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + -1]);
-            a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1f, cur[q0 + 0]));
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + -1]);
-            a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1f, cur[q1 + 0]));
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + -1]);
-            a0_2 = kgt_add(a0_2, kgt_mul(0x1p+1f, cur[q2 + 0]));
-            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + -1]);
-            a0_3 = kgt_add(a0_3, kgt_mul(0x1p+1f, cur[q3 + 0]));
-            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + -1]);
-            a0_4 = kgt_add(a0_4, kgt_mul(0x1p+1f, cur[q4 + 0]));
-            a0_4 = kgt_add(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + -1]);
-            a0_5 = kgt_add(a0_5, kgt_mul(0x1p+1f, cur[q5 + 0]));
-            a0_5 = kgt_add(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + -1]);
-            a0_6 = kgt_add(a0_6, kgt_mul(0x1p+1f, cur[q6 + 0]));
-            a0_6 = kgt_add(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + -1]);
-            a0_7 = kgt_add(a0_7, kgt_mul(0x1p+1f, cur[q7 + 0]));
-            a0_7 = kgt_add(a0_7, cur[q7 + 1]);
-            a2_0 = kgt_add(a2_0, cur[q0 + 0]);
-            a2_1 = kgt_add(a2_1, cur[q1 + 0]);
-            a2_2 = kgt_add(a2_2, cur[q2 + 0]);
-            a2_3 = kgt_add(a2_3, cur[q3 + 0]);
-            a2_4 = kgt_add(a2_4, cur[q4 + 0]);
-            a2_5 = kgt_add(a2_5, cur[q5 + 0]);
-            a2_6 = kgt_add(a2_6, cur[q6 + 0]);
-            a2_7 = kgt_add(a2_7, cur[q7 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a2_0 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a2_1 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a2_2 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a2_3 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a2_4 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a2_5 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a2_6 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a2_7 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a2_0 / 0x1.8p+2f;
-                    q1 = a2_1 / 0x1.8p+2f;
-                    q2 = a2_2 / 0x1.8p+2f;
-                    q3 = a2_3 / 0x1.8p+2f;
-                    q4 = a2_4 / 0x1.8p+2f;
-                    q5 = a2_5 / 0x1.8p+2f;
-                    q6 = a2_6 / 0x1.8p+2f;
-                    q7 = a2_7 / 0x1.8p+2f;
-                }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
-                if (ok4) out[ko + o4] = q4;
-                if (ok5) out[ko + o5] = q5;
-                if (ok6) out[ko + o6] = q6;
-                if (ok7) out[ko + o7] = q7;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
+            const float *rp = ip + -1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-            }
-            a2_0 = cur[q0 + 0];
-            a2_1 = cur[q1 + 0];
-            a2_2 = cur[q2 + 0];
-            a2_3 = cur[q3 + 0];
-            a2_4 = cur[q4 + 0];
-            a2_5 = cur[q5 + 0];
-            a2_6 = cur[q6 + 0];
-            a2_7 = cur[q7 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + -1]);
-            a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1f, cur[q0 + 0]));
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + -1]);
-            a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1f, cur[q1 + 0]));
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + -1]);
-            a1_2 = kgt_add(a1_2, kgt_mul(0x1p+1f, cur[q2 + 0]));
-            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + -1]);
-            a1_3 = kgt_add(a1_3, kgt_mul(0x1p+1f, cur[q3 + 0]));
-            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + -1]);
-            a1_4 = kgt_add(a1_4, kgt_mul(0x1p+1f, cur[q4 + 0]));
-            a1_4 = kgt_add(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + -1]);
-            a1_5 = kgt_add(a1_5, kgt_mul(0x1p+1f, cur[q5 + 0]));
-            a1_5 = kgt_add(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + -1]);
-            a1_6 = kgt_add(a1_6, kgt_mul(0x1p+1f, cur[q6 + 0]));
-            a1_6 = kgt_add(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + -1]);
-            a1_7 = kgt_add(a1_7, kgt_mul(0x1p+1f, cur[q7 + 0]));
-            a1_7 = kgt_add(a1_7, cur[q7 + 1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 0]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 0]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 0]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 0]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 0]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 0]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 0]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a0_0 / 0x1.8p+2f;
-                    q1 = a0_1 / 0x1.8p+2f;
-                    q2 = a0_2 / 0x1.8p+2f;
-                    q3 = a0_3 / 0x1.8p+2f;
-                    q4 = a0_4 / 0x1.8p+2f;
-                    q5 = a0_5 / 0x1.8p+2f;
-                    q6 = a0_6 / 0x1.8p+2f;
-                    q7 = a0_7 / 0x1.8p+2f;
-                }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
-                if (ok4) out[ko + o4] = q4;
-                if (ok5) out[ko + o5] = q5;
-                if (ok6) out[ko + o6] = q6;
-                if (ok7) out[ko + o7] = q7;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
-            const int r = r0 + 2;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
+            float4 r;
+            r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
+                v2_8_8) / 0x1.8p+2f;
+            r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
+                v2_9_8) / 0x1.8p+2f;
+            r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
+                v2_10_8) / 0x1.8p+2f;
+            r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
+                v2_11_8) / 0x1.8p+2f;
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            a0_0 = cur[q0 + 0];
-            a0_1 = cur[q1 + 0];
-            a0_2 = cur[q2 + 0];
-            a0_3 = cur[q3 + 0];
-            a0_4 = cur[q4 + 0];
-            a0_5 = cur[q5 + 0];
-            a0_6 = cur[q6 + 0];
-            a0_7 = cur[q7 + 0];
-            a2_0 = kgt_add(a2_0, cur[q0 + -1]);
-            a2_0 = kgt_add(a2_0, kgt_mul(0x1p+1f, cur[q0 + 0]));
-            a2_0 = kgt_add(a2_0, cur[q0 + 1]);
-            a2_1 = kgt_add(a2_1, cur[q1 + -1]);
-            a2_1 = kgt_add(a2_1, kgt_mul(0x1p+1f, cur[q1 + 0]));
-            a2_1 = kgt_add(a2_1, cur[q1 + 1]);
-            a2_2 = kgt_add(a2_2, cur[q2 + -1]);
-            a2_2 = kgt_add(a2_2, kgt_mul(0x1p+1f, cur[q2 + 0]));
-            a2_2 = kgt_add(a2_2, cur[q2 + 1]);
-            a2_3 = kgt_add(a2_3, cur[q3 + -1]);
-            a2_3 = kgt_add(a2_3, kgt_mul(0x1p+1f, cur[q3 + 0]));
-            a2_3 = kgt_add(a2_3, cur[q3 + 1]);
-            a2_4 = kgt_add(a2_4, cur[q4 + -1]);
-            a2_4 = kgt_add(a2_4, kgt_mul(0x1p+1f, cur[q4 + 0]));
-            a2_4 = kgt_add(a2_4, cur[q4 + 1]);
-            a2_5 = kgt_add(a2_5, cur[q5 + -1]);
-            a2_5 = kgt_add(a2_5, kgt_mul(0x1p+1f, cur[q5 + 0]));
-            a2_5 = kgt_add(a2_5, cur[q5 + 1]);
-            a2_6 = kgt_add(a2_6, cur[q6 + -1]);
-            a2_6 = kgt_add(a2_6, kgt_mul(0x1p+1f, cur[q6 + 0]));
-            a2_6 = kgt_add(a2_6, cur[q6 + 1]);
-            a2_7 = kgt_add(a2_7, cur[q7 + -1]);
-            a2_7 = kgt_add(a2_7, kgt_mul(0x1p+1f, cur[q7 + 0]));
-            a2_7 = kgt_add(a2_7, cur[q7 + 1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 0]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 0]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 0]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 0]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 0]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 0]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 0]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a1_4 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a1_5 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a1_6 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a1_7 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a1_0 / 0x1.8p+2f;
-                    q1 = a1_1 / 0x1.8p+2f;
-                    q2 = a1_2 / 0x1.8p+2f;
-                    q3 = a1_3 / 0x1.8p+2f;
-                    q4 = a1_4 / 0x1.8p+2f;
-                    q5 = a1_5 / 0x1.8p+2f;
-                    q6 = a1_6 / 0x1.8p+2f;
-                    q7 = a1_7 / 0x1.8p+2f;
-                }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
-                if (ok4) out[ko + o4] = q4;
-                if (ok5) out[ko + o5] = q5;
-                if (ok6) out[ko + o6] = q6;
-                if (ok7) out[ko + o7] = q7;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 128] = p1;
-                nx[tid + 256] = p2;
-                nx[tid + 384] = p3;
-                nx[tid + 512] = p4;
-                nx[tid + 640] = p5;
-                nx[tid + 768] = p6;
-                nx[tid + 896] = p7;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p8;
-            }
-            __syncthreads();
         }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_star6_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
+        {
+            const float *rp = ip + -1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+        }
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+        {
+            float4 r;
+            r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
+                v2_8_8) / 0x1.8p+2f;
+            r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
+                v2_9_8) / 0x1.8p+2f;
+            r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
+                v2_10_8) / 0x1.8p+2f;
+            r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
+                v2_11_8) / 0x1.8p+2f;
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+            }
+        }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const long *lo,
@@ -8739,879 +7263,222 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
 {
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
-    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 256;
+    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
+    if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_star6_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 128);
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_star6_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_star6_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_star6_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
-#ifndef KGT_SPLIT_LO
-/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
-   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
-#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
-#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
-{
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
-    const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
-    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
-}
-#endif
-
-KGT_EXTERN_C __global__ void __launch_bounds__(64)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2052];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 2;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 64;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 128;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 192;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 256;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g5;
-    {
-        const int i = tid + 320;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g5 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g6;
-    {
-        const int i = tid + 384;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g6 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g7;
-    {
-        const int i = tid + 448;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g7 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g8;
-    {
-        const int i = tid + 512;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g8 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g9;
-    {
-        const int i = tid + 576;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g9 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g10;
-    {
-        const int i = tid + 640;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g10 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g11;
-    {
-        const int i = tid + 704;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g11 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g12;
-    {
-        const int i = tid + 768;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g12 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g13;
-    {
-        const int i = tid + 832;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g13 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g14;
-    {
-        const int i = tid + 896;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g14 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g15;
-    {
-        const int i = tid + 960;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g15 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g16;
-    {
-        const int i = tid + 1024 < 1026 ? tid + 1024 : 1025;
-        const int r = i / 1026, c = i - r * 1026;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g16 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = y0, cx0 = tx0 + threadIdx.x + 0;
-    const int q0 = threadIdx.x + 1;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int cy1 = y0, cx1 = tx0 + threadIdx.x + 64;
-    const int q1 = threadIdx.x + 65;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o1 = (long long)cy1 * s1 + cx1;
-    const int cy2 = y0, cx2 = tx0 + threadIdx.x + 128;
-    const int q2 = threadIdx.x + 129;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const long long o2 = (long long)cy2 * s1 + cx2;
-    const int cy3 = y0, cx3 = tx0 + threadIdx.x + 192;
-    const int q3 = threadIdx.x + 193;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o3 = (long long)cy3 * s1 + cx3;
-    const int cy4 = y0, cx4 = tx0 + threadIdx.x + 256;
-    const int q4 = threadIdx.x + 257;
-    const bool ok4 = cx4 >= x0 && cx4 < x1 && cy4 < y1;
-    const long long o4 = (long long)cy4 * s1 + cx4;
-    const int cy5 = y0, cx5 = tx0 + threadIdx.x + 320;
-    const int q5 = threadIdx.x + 321;
-    const bool ok5 = cx5 >= x0 && cx5 < x1 && cy5 < y1;
-    const long long o5 = (long long)cy5 * s1 + cx5;
-    const int cy6 = y0, cx6 = tx0 + threadIdx.x + 384;
-    const int q6 = threadIdx.x + 385;
-    const bool ok6 = cx6 >= x0 && cx6 < x1 && cy6 < y1;
-    const long long o6 = (long long)cy6 * s1 + cx6;
-    const int cy7 = y0, cx7 = tx0 + threadIdx.x + 448;
-    const int q7 = threadIdx.x + 449;
-    const bool ok7 = cx7 >= x0 && cx7 < x1 && cy7 < y1;
-    const long long o7 = (long long)cy7 * s1 + cx7;
-    const int cy8 = y0, cx8 = tx0 + threadIdx.x + 512;
-    const int q8 = threadIdx.x + 513;
-    const bool ok8 = cx8 >= x0 && cx8 < x1 && cy8 < y1;
-    const long long o8 = (long long)cy8 * s1 + cx8;
-    const int cy9 = y0, cx9 = tx0 + threadIdx.x + 576;
-    const int q9 = threadIdx.x + 577;
-    const bool ok9 = cx9 >= x0 && cx9 < x1 && cy9 < y1;
-    const long long o9 = (long long)cy9 * s1 + cx9;
-    const int cy10 = y0, cx10 = tx0 + threadIdx.x + 640;
-    const int q10 = threadIdx.x + 641;
-    const bool ok10 = cx10 >= x0 && cx10 < x1 && cy10 < y1;
-    const long long o10 = (long long)cy10 * s1 + cx10;
-    const int cy11 = y0, cx11 = tx0 + threadIdx.x + 704;
-    const int q11 = threadIdx.x + 705;
-    const bool ok11 = cx11 >= x0 && cx11 < x1 && cy11 < y1;
-    const long long o11 = (long long)cy11 * s1 + cx11;
-    const int cy12 = y0, cx12 = tx0 + threadIdx.x + 768;
-    const int q12 = threadIdx.x + 769;
-    const bool ok12 = cx12 >= x0 && cx12 < x1 && cy12 < y1;
-    const long long o12 = (long long)cy12 * s1 + cx12;
-    const int cy13 = y0, cx13 = tx0 + threadIdx.x + 832;
-    const int q13 = threadIdx.x + 833;
-    const bool ok13 = cx13 >= x0 && cx13 < x1 && cy13 < y1;
-    const long long o13 = (long long)cy13 * s1 + cx13;
-    const int cy14 = y0, cx14 = tx0 + threadIdx.x + 896;
-    const int q14 = threadIdx.x + 897;
-    const bool ok14 = cx14 >= x0 && cx14 < x1 && cy14 < y1;
-    const long long o14 = (long long)cy14 * s1 + cx14;
-    const int cy15 = y0, cx15 = tx0 + threadIdx.x + 960;
-    const int q15 = threadIdx.x + 961;
-    const bool ok15 = cx15 >= x0 && cx15 < x1 && cy15 < y1;
-    const long long o15 = (long long)cy15 * s1 + cx15;
-    const float *ip = ib + (long long)(zs - 1) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    float p5 = ip[g5];
-    float p6 = ip[g6];
-    float p7 = ip[g7];
-    float p8 = ip[g8];
-    float p9 = ip[g9];
-    float p10 = ip[g10];
-    float p11 = ip[g11];
-    float p12 = ip[g12];
-    float p13 = ip[g13];
-    float p14 = ip[g14];
-    float p15 = ip[g15];
-    float p16 = ip[g16];
-    sm[tid + 0] = p0;
-    sm[tid + 64] = p1;
-    sm[tid + 128] = p2;
-    sm[tid + 192] = p3;
-    sm[tid + 256] = p4;
-    sm[tid + 320] = p5;
-    sm[tid + 384] = p6;
-    sm[tid + 448] = p7;
-    sm[tid + 512] = p8;
-    sm[tid + 576] = p9;
-    sm[tid + 640] = p10;
-    sm[tid + 704] = p11;
-    sm[tid + 768] = p12;
-    sm[tid + 832] = p13;
-    sm[tid + 896] = p14;
-    sm[tid + 960] = p15;
-    if (tid + 1024 < 1026) sm[tid + 1024] = p16;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a0_4 = 0;
-    float a0_5 = 0;
-    float a0_6 = 0;
-    float a0_7 = 0;
-    float a0_8 = 0;
-    float a0_9 = 0;
-    float a0_10 = 0;
-    float a0_11 = 0;
-    float a0_12 = 0;
-    float a0_13 = 0;
-    float a0_14 = 0;
-    float a0_15 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    float a1_4 = 0;
-    float a1_5 = 0;
-    float a1_6 = 0;
-    float a1_7 = 0;
-    float a1_8 = 0;
-    float a1_9 = 0;
-    float a1_10 = 0;
-    float a1_11 = 0;
-    float a1_12 = 0;
-    float a1_13 = 0;
-    float a1_14 = 0;
-    float a1_15 = 0;
-    float a2_0 = 0;
-    float a2_1 = 0;
-    float a2_2 = 0;
-    float a2_3 = 0;
-    float a2_4 = 0;
-    float a2_5 = 0;
-    float a2_6 = 0;
-    float a2_7 = 0;
-    float a2_8 = 0;
-    float a2_9 = 0;
-    float a2_10 = 0;
-    float a2_11 = 0;
-    float a2_12 = 0;
-    float a2_13 = 0;
-    float a2_14 = 0;
-    float a2_15 = 0;
-    for (int r0 = 0; r0 < n; r0 += 3) {
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
-            }
-            a1_0 = cur[q0 + 0];
-            a1_1 = cur[q1 + 0];
-            a1_2 = cur[q2 + 0];
-            a1_3 = cur[q3 + 0];
-            a1_4 = cur[q4 + 0];
-            a1_5 = cur[q5 + 0];
-            a1_6 = cur[q6 + 0];
-            a1_7 = cur[q7 + 0];
-            a1_8 = cur[q8 + 0];
-            a1_9 = cur[q9 + 0];
-            a1_10 = cur[q10 + 0];
-            a1_11 = cur[q11 + 0];
-            a1_12 = cur[q12 + 0];
-            a1_13 = cur[q13 + 0];
-            a1_14 = cur[q14 + 0];
-            a1_15 = cur[q15 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + -1]);
-            a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1f, cur[q0 + 0]));
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + -1]);
-            a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1f, cur[q1 + 0]));
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + -1]);
-            a0_2 = kgt_add(a0_2, kgt_mul(0x1p+1f, cur[q2 + 0]));
-            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + -1]);
-            a0_3 = kgt_add(a0_3, kgt_mul(0x1p+1f, cur[q3 + 0]));
-            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
-            a0_4 = kgt_add(a0_4, cur[q4 + -1]);
-            a0_4 = kgt_add(a0_4, kgt_mul(0x1p+1f, cur[q4 + 0]));
-            a0_4 = kgt_add(a0_4, cur[q4 + 1]);
-            a0_5 = kgt_add(a0_5, cur[q5 + -1]);
-            a0_5 = kgt_add(a0_5, kgt_mul(0x1p+1f, cur[q5 + 0]));
-            a0_5 = kgt_add(a0_5, cur[q5 + 1]);
-            a0_6 = kgt_add(a0_6, cur[q6 + -1]);
-            a0_6 = kgt_add(a0_6, kgt_mul(0x1p+1f, cur[q6 + 0]));
-            a0_6 = kgt_add(a0_6, cur[q6 + 1]);
-            a0_7 = kgt_add(a0_7, cur[q7 + -1]);
-            a0_7 = kgt_add(a0_7, kgt_mul(0x1p+1f, cur[q7 + 0]));
-            a0_7 = kgt_add(a0_7, cur[q7 + 1]);
-            a0_8 = kgt_add(a0_8, cur[q8 + -1]);
-            a0_8 = kgt_add(a0_8, kgt_mul(0x1p+1f, cur[q8 + 0]));
-            a0_8 = kgt_add(a0_8, cur[q8 + 1]);
-            a0_9 = kgt_add(a0_9, cur[q9 + -1]);
-            a0_9 = kgt_add(a0_9, kgt_mul(0x1p+1f, cur[q9 + 0]));
-            a0_9 = kgt_add(a0_9, cur[q9 + 1]);
-            a0_10 = kgt_add(a0_10, cur[q10 + -1]);
-            a0_10 = kgt_add(a0_10, kgt_mul(0x1p+1f, cur[q10 + 0]));
-            a0_10 = kgt_add(a0_10, cur[q10 + 1]);
-            a0_11 = kgt_add(a0_11, cur[q11 + -1]);
-            a0_11 = kgt_add(a0_11, kgt_mul(0x1p+1f, cur[q11 + 0]));
-            a0_11 = kgt_add(a0_11, cur[q11 + 1]);
-            a0_12 = kgt_add(a0_12, cur[q12 + -1]);
-            a0_12 = kgt_add(a0_12, kgt_mul(0x1p+1f, cur[q12 + 0]));
-            a0_12 = kgt_add(a0_12, cur[q12 + 1]);
-            a0_13 = kgt_add(a0_13, cur[q13 + -1]);
-            a0_13 = kgt_add(a0_13, kgt_mul(0x1p+1f, cur[q13 + 0]));
-            a0_13 = kgt_add(a0_13, cur[q13 + 1]);
-            a0_14 = kgt_add(a0_14, cur[q14 + -1]);
-            a0_14 = kgt_add(a0_14, kgt_mul(0x1p+1f, cur[q14 + 0]));
-            a0_14 = kgt_add(a0_14, cur[q14 + 1]);
-            a0_15 = kgt_add(a0_15, cur[q15 + -1]);
-            a0_15 = kgt_add(a0_15, kgt_mul(0x1p+1f, cur[q15 + 0]));
-            a0_15 = kgt_add(a0_15, cur[q15 + 1]);
-            a2_0 = kgt_add(a2_0, cur[q0 + 0]);
-            a2_1 = kgt_add(a2_1, cur[q1 + 0]);
-            a2_2 = kgt_add(a2_2, cur[q2 + 0]);
-            a2_3 = kgt_add(a2_3, cur[q3 + 0]);
-            a2_4 = kgt_add(a2_4, cur[q4 + 0]);
-            a2_5 = kgt_add(a2_5, cur[q5 + 0]);
-            a2_6 = kgt_add(a2_6, cur[q6 + 0]);
-            a2_7 = kgt_add(a2_7, cur[q7 + 0]);
-            a2_8 = kgt_add(a2_8, cur[q8 + 0]);
-            a2_9 = kgt_add(a2_9, cur[q9 + 0]);
-            a2_10 = kgt_add(a2_10, cur[q10 + 0]);
-            a2_11 = kgt_add(a2_11, cur[q11 + 0]);
-            a2_12 = kgt_add(a2_12, cur[q12 + 0]);
-            a2_13 = kgt_add(a2_13, cur[q13 + 0]);
-            a2_14 = kgt_add(a2_14, cur[q14 + 0]);
-            a2_15 = kgt_add(a2_15, cur[q15 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a2_0 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a2_1 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a2_2 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a2_3 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a2_4 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a2_5 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a2_6 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a2_7 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q8 = kgt_div_split(ok8 ? a2_8 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q9 = kgt_div_split(ok9 ? a2_9 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q10 = kgt_div_split(ok10 ? a2_10 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q11 = kgt_div_split(ok11 ? a2_11 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q12 = kgt_div_split(ok12 ? a2_12 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q13 = kgt_div_split(ok13 ? a2_13 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q14 = kgt_div_split(ok14 ? a2_14 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q15 = kgt_div_split(ok15 ? a2_15 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a2_0 / 0x1.8p+2f;
-                    q1 = a2_1 / 0x1.8p+2f;
-                    q2 = a2_2 / 0x1.8p+2f;
-                    q3 = a2_3 / 0x1.8p+2f;
-                    q4 = a2_4 / 0x1.8p+2f;
-                    q5 = a2_5 / 0x1.8p+2f;
-                    q6 = a2_6 / 0x1.8p+2f;
-                    q7 = a2_7 / 0x1.8p+2f;
-                    q8 = a2_8 / 0x1.8p+2f;
-                    q9 = a2_9 / 0x1.8p+2f;
-                    q10 = a2_10 / 0x1.8p+2f;
-                    q11 = a2_11 / 0x1.8p+2f;
-                    q12 = a2_12 / 0x1.8p+2f;
-                    q13 = a2_13 / 0x1.8p+2f;
-                    q14 = a2_14 / 0x1.8p+2f;
-                    q15 = a2_15 / 0x1.8p+2f;
-                }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
-                if (ok4) out[ko + o4] = q4;
-                if (ok5) out[ko + o5] = q5;
-                if (ok6) out[ko + o6] = q6;
-                if (ok7) out[ko + o7] = q7;
-                if (ok8) out[ko + o8] = q8;
-                if (ok9) out[ko + o9] = q9;
-                if (ok10) out[ko + o10] = q10;
-                if (ok11) out[ko + o11] = q11;
-                if (ok12) out[ko + o12] = q12;
-                if (ok13) out[ko + o13] = q13;
-                if (ok14) out[ko + o14] = q14;
-                if (ok15) out[ko + o15] = q15;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
+            const float *rp = ip + -1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
-            }
-            a2_0 = cur[q0 + 0];
-            a2_1 = cur[q1 + 0];
-            a2_2 = cur[q2 + 0];
-            a2_3 = cur[q3 + 0];
-            a2_4 = cur[q4 + 0];
-            a2_5 = cur[q5 + 0];
-            a2_6 = cur[q6 + 0];
-            a2_7 = cur[q7 + 0];
-            a2_8 = cur[q8 + 0];
-            a2_9 = cur[q9 + 0];
-            a2_10 = cur[q10 + 0];
-            a2_11 = cur[q11 + 0];
-            a2_12 = cur[q12 + 0];
-            a2_13 = cur[q13 + 0];
-            a2_14 = cur[q14 + 0];
-            a2_15 = cur[q15 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + -1]);
-            a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1f, cur[q0 + 0]));
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + -1]);
-            a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1f, cur[q1 + 0]));
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + -1]);
-            a1_2 = kgt_add(a1_2, kgt_mul(0x1p+1f, cur[q2 + 0]));
-            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + -1]);
-            a1_3 = kgt_add(a1_3, kgt_mul(0x1p+1f, cur[q3 + 0]));
-            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
-            a1_4 = kgt_add(a1_4, cur[q4 + -1]);
-            a1_4 = kgt_add(a1_4, kgt_mul(0x1p+1f, cur[q4 + 0]));
-            a1_4 = kgt_add(a1_4, cur[q4 + 1]);
-            a1_5 = kgt_add(a1_5, cur[q5 + -1]);
-            a1_5 = kgt_add(a1_5, kgt_mul(0x1p+1f, cur[q5 + 0]));
-            a1_5 = kgt_add(a1_5, cur[q5 + 1]);
-            a1_6 = kgt_add(a1_6, cur[q6 + -1]);
-            a1_6 = kgt_add(a1_6, kgt_mul(0x1p+1f, cur[q6 + 0]));
-            a1_6 = kgt_add(a1_6, cur[q6 + 1]);
-            a1_7 = kgt_add(a1_7, cur[q7 + -1]);
-            a1_7 = kgt_add(a1_7, kgt_mul(0x1p+1f, cur[q7 + 0]));
-            a1_7 = kgt_add(a1_7, cur[q7 + 1]);
-            a1_8 = kgt_add(a1_8, cur[q8 + -1]);
-            a1_8 = kgt_add(a1_8, kgt_mul(0x1p+1f, cur[q8 + 0]));
-            a1_8 = kgt_add(a1_8, cur[q8 + 1]);
-            a1_9 = kgt_add(a1_9, cur[q9 + -1]);
-            a1_9 = kgt_add(a1_9, kgt_mul(0x1p+1f, cur[q9 + 0]));
-            a1_9 = kgt_add(a1_9, cur[q9 + 1]);
-            a1_10 = kgt_add(a1_10, cur[q10 + -1]);
-            a1_10 = kgt_add(a1_10, kgt_mul(0x1p+1f, cur[q10 + 0]));
-            a1_10 = kgt_add(a1_10, cur[q10 + 1]);
-            a1_11 = kgt_add(a1_11, cur[q11 + -1]);
-            a1_11 = kgt_add(a1_11, kgt_mul(0x1p+1f, cur[q11 + 0]));
-            a1_11 = kgt_add(a1_11, cur[q11 + 1]);
-            a1_12 = kgt_add(a1_12, cur[q12 + -1]);
-            a1_12 = kgt_add(a1_12, kgt_mul(0x1p+1f, cur[q12 + 0]));
-            a1_12 = kgt_add(a1_12, cur[q12 + 1]);
-            a1_13 = kgt_add(a1_13, cur[q13 + -1]);
-            a1_13 = kgt_add(a1_13, kgt_mul(0x1p+1f, cur[q13 + 0]));
-            a1_13 = kgt_add(a1_13, cur[q13 + 1]);
-            a1_14 = kgt_add(a1_14, cur[q14 + -1]);
-            a1_14 = kgt_add(a1_14, kgt_mul(0x1p+1f, cur[q14 + 0]));
-            a1_14 = kgt_add(a1_14, cur[q14 + 1]);
-            a1_15 = kgt_add(a1_15, cur[q15 + -1]);
-            a1_15 = kgt_add(a1_15, kgt_mul(0x1p+1f, cur[q15 + 0]));
-            a1_15 = kgt_add(a1_15, cur[q15 + 1]);
-            a0_0 = kgt_add(a0_0, cur[q0 + 0]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 0]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 0]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 0]);
-            a0_4 = kgt_add(a0_4, cur[q4 + 0]);
-            a0_5 = kgt_add(a0_5, cur[q5 + 0]);
-            a0_6 = kgt_add(a0_6, cur[q6 + 0]);
-            a0_7 = kgt_add(a0_7, cur[q7 + 0]);
-            a0_8 = kgt_add(a0_8, cur[q8 + 0]);
-            a0_9 = kgt_add(a0_9, cur[q9 + 0]);
-            a0_10 = kgt_add(a0_10, cur[q10 + 0]);
-            a0_11 = kgt_add(a0_11, cur[q11 + 0]);
-            a0_12 = kgt_add(a0_12, cur[q12 + 0]);
-            a0_13 = kgt_add(a0_13, cur[q13 + 0]);
-            a0_14 = kgt_add(a0_14, cur[q14 + 0]);
-            a0_15 = kgt_add(a0_15, cur[q15 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q8 = kgt_div_split(ok8 ? a0_8 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q9 = kgt_div_split(ok9 ? a0_9 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q10 = kgt_div_split(ok10 ? a0_10 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q11 = kgt_div_split(ok11 ? a0_11 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q12 = kgt_div_split(ok12 ? a0_12 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q13 = kgt_div_split(ok13 ? a0_13 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q14 = kgt_div_split(ok14 ? a0_14 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q15 = kgt_div_split(ok15 ? a0_15 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a0_0 / 0x1.8p+2f;
-                    q1 = a0_1 / 0x1.8p+2f;
-                    q2 = a0_2 / 0x1.8p+2f;
-                    q3 = a0_3 / 0x1.8p+2f;
-                    q4 = a0_4 / 0x1.8p+2f;
-                    q5 = a0_5 / 0x1.8p+2f;
-                    q6 = a0_6 / 0x1.8p+2f;
-                    q7 = a0_7 / 0x1.8p+2f;
-                    q8 = a0_8 / 0x1.8p+2f;
-                    q9 = a0_9 / 0x1.8p+2f;
-                    q10 = a0_10 / 0x1.8p+2f;
-                    q11 = a0_11 / 0x1.8p+2f;
-                    q12 = a0_12 / 0x1.8p+2f;
-                    q13 = a0_13 / 0x1.8p+2f;
-                    q14 = a0_14 / 0x1.8p+2f;
-                    q15 = a0_15 / 0x1.8p+2f;
-                }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
-                if (ok4) out[ko + o4] = q4;
-                if (ok5) out[ko + o5] = q5;
-                if (ok6) out[ko + o6] = q6;
-                if (ok7) out[ko + o7] = q7;
-                if (ok8) out[ko + o8] = q8;
-                if (ok9) out[ko + o9] = q9;
-                if (ok10) out[ko + o10] = q10;
-                if (ok11) out[ko + o11] = q11;
-                if (ok12) out[ko + o12] = q12;
-                if (ok13) out[ko + o13] = q13;
-                if (ok14) out[ko + o14] = q14;
-                if (ok15) out[ko + o15] = q15;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
-            const int r = r0 + 2;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1026;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-                p5 = ip[g5];
-                p6 = ip[g6];
-                p7 = ip[g7];
-                p8 = ip[g8];
-                p9 = ip[g9];
-                p10 = ip[g10];
-                p11 = ip[g11];
-                p12 = ip[g12];
-                p13 = ip[g13];
-                p14 = ip[g14];
-                p15 = ip[g15];
-                p16 = ip[g16];
+            float4 r;
+            r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
+                v2_8_8) / 0x1.8p+2f;
+            r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
+                v2_9_8) / 0x1.8p+2f;
+            r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
+                v2_10_8) / 0x1.8p+2f;
+            r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
+                v2_11_8) / 0x1.8p+2f;
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            a0_0 = cur[q0 + 0];
-            a0_1 = cur[q1 + 0];
-            a0_2 = cur[q2 + 0];
-            a0_3 = cur[q3 + 0];
-            a0_4 = cur[q4 + 0];
-            a0_5 = cur[q5 + 0];
-            a0_6 = cur[q6 + 0];
-            a0_7 = cur[q7 + 0];
-            a0_8 = cur[q8 + 0];
-            a0_9 = cur[q9 + 0];
-            a0_10 = cur[q10 + 0];
-            a0_11 = cur[q11 + 0];
-            a0_12 = cur[q12 + 0];
-            a0_13 = cur[q13 + 0];
-            a0_14 = cur[q14 + 0];
-            a0_15 = cur[q15 + 0];
-            a2_0 = kgt_add(a2_0, cur[q0 + -1]);
-            a2_0 = kgt_add(a2_0, kgt_mul(0x1p+1f, cur[q0 + 0]));
-            a2_0 = kgt_add(a2_0, cur[q0 + 1]);
-            a2_1 = kgt_add(a2_1, cur[q1 + -1]);
-            a2_1 = kgt_add(a2_1, kgt_mul(0x1p+1f, cur[q1 + 0]));
-            a2_1 = kgt_add(a2_1, cur[q1 + 1]);
-            a2_2 = kgt_add(a2_2, cur[q2 + -1]);
-            a2_2 = kgt_add(a2_2, kgt_mul(0x1p+1f, cur[q2 + 0]));
-            a2_2 = kgt_add(a2_2, cur[q2 + 1]);
-            a2_3 = kgt_add(a2_3, cur[q3 + -1]);
-            a2_3 = kgt_add(a2_3, kgt_mul(0x1p+1f, cur[q3 + 0]));
-            a2_3 = kgt_add(a2_3, cur[q3 + 1]);
-            a2_4 = kgt_add(a2_4, cur[q4 + -1]);
-            a2_4 = kgt_add(a2_4, kgt_mul(0x1p+1f, cur[q4 + 0]));
-            a2_4 = kgt_add(a2_4, cur[q4 + 1]);
-            a2_5 = kgt_add(a2_5, cur[q5 + -1]);
-            a2_5 = kgt_add(a2_5, kgt_mul(0x1p+1f, cur[q5 + 0]));
-            a2_5 = kgt_add(a2_5, cur[q5 + 1]);
-            a2_6 = kgt_add(a2_6, cur[q6 + -1]);
-            a2_6 = kgt_add(a2_6, kgt_mul(0x1p+1f, cur[q6 + 0]));
-            a2_6 = kgt_add(a2_6, cur[q6 + 1]);
-            a2_7 = kgt_add(a2_7, cur[q7 + -1]);
-            a2_7 = kgt_add(a2_7, kgt_mul(0x1p+1f, cur[q7 + 0]));
-            a2_7 = kgt_add(a2_7, cur[q7 + 1]);
-            a2_8 = kgt_add(a2_8, cur[q8 + -1]);
-            a2_8 = kgt_add(a2_8, kgt_mul(0x1p+1f, cur[q8 + 0]));
-            a2_8 = kgt_add(a2_8, cur[q8 + 1]);
-            a2_9 = kgt_add(a2_9, cur[q9 + -1]);
-            a2_9 = kgt_add(a2_9, kgt_mul(0x1p+1f, cur[q9 + 0]));
-            a2_9 = kgt_add(a2_9, cur[q9 + 1]);
-            a2_10 = kgt_add(a2_10, cur[q10 + -1]);
-            a2_10 = kgt_add(a2_10, kgt_mul(0x1p+1f, cur[q10 + 0]));
-            a2_10 = kgt_add(a2_10, cur[q10 + 1]);
-            a2_11 = kgt_add(a2_11, cur[q11 + -1]);
-            a2_11 = kgt_add(a2_11, kgt_mul(0x1p+1f, cur[q11 + 0]));
-            a2_11 = kgt_add(a2_11, cur[q11 + 1]);
-            a2_12 = kgt_add(a2_12, cur[q12 + -1]);
-            a2_12 = kgt_add(a2_12, kgt_mul(0x1p+1f, cur[q12 + 0]));
-            a2_12 = kgt_add(a2_12, cur[q12 + 1]);
-            a2_13 = kgt_add(a2_13, cur[q13 + -1]);
-            a2_13 = kgt_add(a2_13, kgt_mul(0x1p+1f, cur[q13 + 0]));
-            a2_13 = kgt_add(a2_13, cur[q13 + 1]);
-            a2_14 = kgt_add(a2_14, cur[q14 + -1]);
-            a2_14 = kgt_add(a2_14, kgt_mul(0x1p+1f, cur[q14 + 0]));
-            a2_14 = kgt_add(a2_14, cur[q14 + 1]);
-            a2_15 = kgt_add(a2_15, cur[q15 + -1]);
-            a2_15 = kgt_add(a2_15, kgt_mul(0x1p+1f, cur[q15 + 0]));
-            a2_15 = kgt_add(a2_15, cur[q15 + 1]);
-            a1_0 = kgt_add(a1_0, cur[q0 + 0]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 0]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 0]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 0]);
-            a1_4 = kgt_add(a1_4, cur[q4 + 0]);
-            a1_5 = kgt_add(a1_5, cur[q5 + 0]);
-            a1_6 = kgt_add(a1_6, cur[q6 + 0]);
-            a1_7 = kgt_add(a1_7, cur[q7 + 0]);
-            a1_8 = kgt_add(a1_8, cur[q8 + 0]);
-            a1_9 = kgt_add(a1_9, cur[q9 + 0]);
-            a1_10 = kgt_add(a1_10, cur[q10 + 0]);
-            a1_11 = kgt_add(a1_11, cur[q11 + 0]);
-            a1_12 = kgt_add(a1_12, cur[q12 + 0]);
-            a1_13 = kgt_add(a1_13, cur[q13 + 0]);
-            a1_14 = kgt_add(a1_14, cur[q14 + 0]);
-            a1_15 = kgt_add(a1_15, cur[q15 + 0]);
-            if (r >= 2) {
-                const long long ko = (long long)(zs + r - 2) * s0;
-                unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a1_4 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a1_5 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a1_6 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a1_7 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q8 = kgt_div_split(ok8 ? a1_8 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q9 = kgt_div_split(ok9 ? a1_9 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q10 = kgt_div_split(ok10 ? a1_10 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q11 = kgt_div_split(ok11 ? a1_11 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q12 = kgt_div_split(ok12 ? a1_12 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q13 = kgt_div_split(ok13 ? a1_13 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q14 = kgt_div_split(ok14 ? a1_14 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                float q15 = kgt_div_split(ok15 ? a1_15 : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a1_0 / 0x1.8p+2f;
-                    q1 = a1_1 / 0x1.8p+2f;
-                    q2 = a1_2 / 0x1.8p+2f;
-                    q3 = a1_3 / 0x1.8p+2f;
-                    q4 = a1_4 / 0x1.8p+2f;
-                    q5 = a1_5 / 0x1.8p+2f;
-                    q6 = a1_6 / 0x1.8p+2f;
-                    q7 = a1_7 / 0x1.8p+2f;
-                    q8 = a1_8 / 0x1.8p+2f;
-                    q9 = a1_9 / 0x1.8p+2f;
-                    q10 = a1_10 / 0x1.8p+2f;
-                    q11 = a1_11 / 0x1.8p+2f;
-                    q12 = a1_12 / 0x1.8p+2f;
-                    q13 = a1_13 / 0x1.8p+2f;
-                    q14 = a1_14 / 0x1.8p+2f;
-                    q15 = a1_15 / 0x1.8p+2f;
-                }
-                if (ok0) out[ko + o0] = q0;
-                if (ok1) out[ko + o1] = q1;
-                if (ok2) out[ko + o2] = q2;
-                if (ok3) out[ko + o3] = q3;
-                if (ok4) out[ko + o4] = q4;
-                if (ok5) out[ko + o5] = q5;
-                if (ok6) out[ko + o6] = q6;
-                if (ok7) out[ko + o7] = q7;
-                if (ok8) out[ko + o8] = q8;
-                if (ok9) out[ko + o9] = q9;
-                if (ok10) out[ko + o10] = q10;
-                if (ok11) out[ko + o11] = q11;
-                if (ok12) out[ko + o12] = q12;
-                if (ok13) out[ko + o13] = q13;
-                if (ok14) out[ko + o14] = q14;
-                if (ok15) out[ko + o15] = q15;
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1026;
-                nx[tid + 0] = p0;
-                nx[tid + 64] = p1;
-                nx[tid + 128] = p2;
-                nx[tid + 192] = p3;
-                nx[tid + 256] = p4;
-                nx[tid + 320] = p5;
-                nx[tid + 384] = p6;
-                nx[tid + 448] = p7;
-                nx[tid + 512] = p8;
-                nx[tid + 576] = p9;
-                nx[tid + 640] = p10;
-                nx[tid + 704] = p11;
-                nx[tid + 768] = p12;
-                nx[tid + 832] = p13;
-                nx[tid + 896] = p14;
-                nx[tid + 960] = p15;
-                if (tid + 1024 < 1026) nx[tid + 1024] = p16;
-            }
-            __syncthreads();
         }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_star6_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    (void)y0; (void)y1; (void)s1;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + x;
+    float *op = out + zs * s0 + x;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_9_8;
+    float v0_10_8;
+    float v0_11_8;
+    float v1_7_8;
+    float v1_8_8;
+    float v1_9_8;
+    float v1_10_8;
+    float v1_11_8;
+    float v1_12_8;
+    float v2_7_8;
+    float v2_8_8;
+    float v2_9_8;
+    float v2_10_8;
+    float v2_11_8;
+    float v2_12_8;
+        {
+            const float *rp = ip + -1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_9_8 = V.y;
+            v0_10_8 = V.z;
+            v0_11_8 = V.w;
+        }
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v1_7_8 = rp[o7];
+            v1_8_8 = V.x;
+            v1_9_8 = V.y;
+            v1_10_8 = V.z;
+            v1_11_8 = V.w;
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            if (lane < 1) v2_7_8 = rp[o7];
+            v2_8_8 = V.x;
+            v2_9_8 = V.y;
+            v2_10_8 = V.z;
+            v2_11_8 = V.w;
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+        {
+            float4 r;
+            r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
+                v2_8_8) / 0x1.8p+2f;
+            r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
+                v2_9_8) / 0x1.8p+2f;
+            r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
+                v2_10_8) / 0x1.8p+2f;
+            r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
+                v2_11_8) / 0x1.8p+2f;
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+            }
+        }
+        v0_8_8 = v1_8_8;
+        v0_9_8 = v1_9_8;
+        v0_10_8 = v1_10_8;
+        v0_11_8 = v1_11_8;
+        v1_7_8 = v2_7_8;
+        v1_8_8 = v2_8_8;
+        v1_9_8 = v2_9_8;
+        v1_10_8 = v2_10_8;
+        v1_11_8 = v2_11_8;
+        v1_12_8 = v2_12_8;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const long *lo,
@@ -9619,19 +7486,24 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
 {
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
-    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 256;
+    int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
+    if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_star6_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 64);
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_star6_f<<<grd, dim3(64, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_star6_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_star6_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
