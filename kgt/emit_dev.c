@@ -20,6 +20,15 @@ static const char tsuf[2] = {'f', 'd'};
 
 /* Cells of dimension 0 one thread computes in 2D/3D, unless --walk says otherwise: longer
    walks share more loads between cells but hold more registers (bench/RESULTS.md, kgt). */
+void kgt_emit_warp_macros(kgt_buf *b)
+{
+    kgt_printf(b, "#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
+                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n#define KGT_ALL(p) __all(p)\n"
+                  "#else\n#define KGT_WARP 32\n"
+                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
+                  "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n#endif\n");
+}
+
 int kgt_walk(const kgt_gen *g)
 {
     return g->walk ? g->walk : 8;
@@ -112,9 +121,6 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "#define KGT_SMEM_OPT_IN(k, n) (hipFuncSetAttribute(reinterpret_cast<const void "
                   "*>(k), \\\n"
                   "    hipFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != hipSuccess)\n"
-                  "#define KGT_WARP warpSize\n"
-                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
-                  "#define KGT_ALL(p) __all(p)\n"
                   "#else\n#include <cuda_runtime.h>\n"
                   "typedef cudaStream_t kgt_stream;\n"
                   "#define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)\n"
@@ -122,11 +128,9 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "#define KGT_FUSED(stem, t) stem##_cuda_fused_##t\n"
                   "#define KGT_SMEM_OPT_IN(k, n) (cudaFuncSetAttribute((k), \\\n"
                   "    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != cudaSuccess)\n"
-                  "#define KGT_WARP 32\n"
-                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
-                  "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n"
                   "#endif\n"
                   "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n\n");
+    kgt_emit_warp_macros(b);
     kgt_emit_rn_helpers(b);
     kgt_printf(b, "#define KGT_EXTERN_C static\n");
     kgt_emit_step_macros(b);

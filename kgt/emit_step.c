@@ -124,23 +124,15 @@ void kgt_emit_step_macros(kgt_buf *b)
         "16;\\n\" \\\n"
         "    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s))\n"
         "#else\n#define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))\n#endif\n"
-        "#define KGT_VLD4F(p) make_float4((p)[0], (p)[1], (p)[2], (p)[3])\n"
-        "#define KGT_VLD2D(p) make_double2((p)[0], (p)[1])\n"
         "#define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)\n"
         "#define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)\n"
         "#define KGT_LD4F(p) (*(const float4 *)(p))\n"
         "#define KGT_LD2D(p) (*(const double2 *)(p))\n"
         "#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
         "#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))\n");
-    /* A loop's unrolling; warp shuffles of the 2D vector rows (kgt's own output defines them
-       first). */
+    /* A loop's unrolling (2D vector rows). */
     kgt_printf(b,
                "#define KGT_PRAGMA(x) _Pragma(#x)\n#define KGT_UNROLL(n) KGT_PRAGMA(unroll n)\n");
-    kgt_printf(b,
-               "#ifndef KGT_WARP\n#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
-               "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
-               "#else\n#define KGT_WARP 32\n"
-               "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n#endif\n#endif\n");
 }
 
 int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)

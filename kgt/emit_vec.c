@@ -51,38 +51,25 @@ static void kname(kgt_buf *b, int k)
     kgt_printf(b, "%c%d", k < 0 ? 'M' : 'P', abs(k));
 }
 
-/* The load of a vector at address text p: one 16-byte load (al), else element by element
-   (arrays or rows not aligned to 16 bytes: KGT_VLD4F/KGT_VLD2D of the step macros). */
-static void emit_vector_load(kgt_buf *b, int dbl, int al)
-{
-    if (al)
-        kgt_printf(b, "*(const %s *)(", vname[dbl]);
-    else
-        kgt_printf(b, "%s(", dbl ? "KGT_VLD2D" : "KGT_VLD4F");
-}
-
 /* Declares the thread's own vector of one row once: V<row>. */
-static void emit_center(kgt_buf *b, int dbl, int al, int row, unsigned char *seen)
+static void emit_center(kgt_buf *b, int dbl, int row, unsigned char *seen)
 {
     size_t key = (size_t)row * V_K + V_K / 2;
     if (seen[key]) return;
     seen[key] = 1;
-    kgt_printf(b, "        const %s V%d = ", vname[dbl], row);
-    emit_vector_load(b, dbl, al);
-    kgt_printf(b, "in + base + %d * s0);\n", row - KGT_MAX_RADIUS);
+    kgt_printf(b, "        const %s V%d = *(const %s *)(in + base + %d * s0);\n", vname[dbl], row,
+               vname[dbl], row - KGT_MAX_RADIUS);
 }
 
 /* Declares the edge lanes' load of the vector k away once: E<row>_<k>. */
-static void emit_edge(kgt_buf *b, int dbl, int al, int row, int k, unsigned char *seen)
+static void emit_edge(kgt_buf *b, int dbl, int row, int k, unsigned char *seen)
 {
     size_t key = (size_t)row * V_K + (size_t)(k + V_K / 2);
     if (seen[key]) return;
     seen[key] = 1;
     kgt_printf(b, "        const %s E%d_", vname[dbl], row);
     kname(b, k);
-    kgt_printf(b, " = ");
-    emit_vector_load(b, dbl, al);
-    kgt_printf(b, "in + base + %d * s0 + eo", row - KGT_MAX_RADIUS);
+    kgt_printf(b, " = *(const %s *)(in + base + %d * s0 + eo", vname[dbl], row - KGT_MAX_RADIUS);
     kname(b, k);
     kgt_printf(b, ");\n");
 }
@@ -92,21 +79,21 @@ static void emit_edge(kgt_buf *b, int dbl, int al, int row, int k, unsigned char
  * vector, or of the vector k lanes away by a shuffle; the lanes at the warp's edge take that one
  * from their edge load instead. Each name is declared once per walk.
  */
-static void emit_vload(kgt_buf *b, int dbl, int al, int u, int o0, int xpos, unsigned char *seen)
+static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned char *seen)
 {
     int vw = vw_of(dbl), k = floordiv(xpos, vw), c = xpos - k * vw;
     int row = u + o0 + KGT_MAX_RADIUS, o[3] = {o0, xpos, 0};
     size_t ckey = (size_t)V_ROWS * V_K + (size_t)row * V_X + (size_t)(xpos + KGT_MAX_RADIUS);
     if (seen[ckey]) return;
     seen[ckey] = 1;
-    emit_center(b, dbl, al, row, seen);
+    emit_center(b, dbl, row, seen);
     if (!k) {
         kgt_printf(b, "        const %s ", tname[dbl]);
         kgt_temp(b, u, o);
         kgt_printf(b, " = V%d.%c;\n", row, "xyzw"[c]);
         return;
     }
-    emit_edge(b, dbl, al, row, k, seen);
+    emit_edge(b, dbl, row, k, seen);
     kgt_printf(b, "        const %s s", tname[dbl]);
     kgt_temp(b, u, o);
     kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n", row, "xyzw"[c], k < 0 ? '-' : '+', abs(k));
@@ -122,9 +109,8 @@ static void emit_vload(kgt_buf *b, int dbl, int al, int u, int o0, int xpos, uns
     kgt_printf(b, ";\n");
 }
 
-/* The unrolled walk: per row, the loads its cells need, then one vector of results (al: 16-byte
-   loads and stores, else element by element). */
-static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int al, int walk)
+/* The unrolled walk: per row, the loads its cells need, then one vector of results. */
+static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
     unsigned char seen[V_ROWS * V_K + V_ROWS * V_X]; /* not static: any thread may generate */
     int vw = vw_of(dbl);
@@ -134,7 +120,7 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int al, int wa
         for (int j = 0; j < vw; j++)
             for (int p = 0; p < s->npts; p++)
                 if (s->pts[p].w != 0.0)
-                    emit_vload(b, dbl, al, u, s->pts[p].off[0], j + s->pts[p].off[1], seen);
+                    emit_vload(b, dbl, u, s->pts[p].off[0], j + s->pts[p].off[1], seen);
         kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
         for (int j = 0; j < vw; j++) {
             kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, u, j, 1};
@@ -142,12 +128,7 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int al, int wa
             kgt_emit_expr(b, s, dbl, &ix);
             kgt_printf(b, ";\n");
         }
-        if (al)
-            kgt_printf(b, "            *(%s *)(out + base + %d * s0) = r;\n        }\n", vname[dbl],
-                       u);
-        else
-            kgt_printf(b, "            %s(out + base + %d * s0, r);\n        }\n",
-                       dbl ? "KGT_VST2D" : "KGT_VST4F", u);
+        kgt_printf(b, "            *(%s *)(out + base + %d * s0) = r;\n        }\n", vname[dbl], u);
     }
 }
 
@@ -160,10 +141,10 @@ static void emit_vrest(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
     char wrap[40];
     const kgt_index ix = {"in", "c", {"s0", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 1};
     kgt_printf(b,
-               "        const long iend = i0 + %d < h0 ? i0 + %d : h0, xw = x - (long)lane * %d;\n"
+               "        const long iend = i0 + %d < h0 ? i0 + %d : h0, x0 = x - (long)lane * %d;\n"
                "        for (long i = i0; i < iend; i++)\n"
                "            for (int j = 0; j < %d; j++) {\n"
-               "                const long xc = xw + (long)j * KGT_WARP + lane;\n"
+               "                const long xc = x0 + (long)j * KGT_WARP + lane;\n"
                "                if (xc >= l1 && xc < h1) {\n"
                "                    const long c = i * s0 + xc;\n"
                "                    out[c] = ",
@@ -212,24 +193,11 @@ int kgt_gpu_vector(const kgt_stencil *s, int dbl)
     return s->ndims == 2 && !kgt_exact_reciprocal(s->divisor, dbl, &r);
 }
 
-/* The lane, whether its vector takes the vector path (ok: in the box, its neighbours inside
-   the rows' readable part) and the edge lanes' offsets (x: the vector's first cell). */
-static void emit_lane_ok(kgt_buf *b, const kgt_stencil *s, int dbl)
-{
-    int vw = vw_of(dbl), rlo, rhi;
-    x_reach(s, &rlo, &rhi);
-    int kmin = floordiv(-rlo, vw), kmax = floordiv(vw - 1 + rhi, vw);
-    kgt_printf(b,
-               "    const int lane = (int)(threadIdx.x %% KGT_WARP);\n"
-               "    const int ok = x >= l1 && x + %d <= h1 && x - %d >= l1 - %d &&\n"
-               "                   x + %d <= h1 - 1 + %d;\n",
-               vw, -kmin * vw, rlo, kmax * vw + vw - 1, rhi);
-    emit_edge_offsets(b, s, kmin, kmax, vw);
-}
-
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
-    int walk = kgt_walk(g), vw = vw_of(dbl);
+    int walk = kgt_walk(g), vw = vw_of(dbl), rlo, rhi;
+    x_reach(s, &rlo, &rhi);
+    int kmin = floordiv(-rlo, vw), kmax = floordiv(vw - 1 + rhi, vw);
     kgt_printf(b,
                "static __global__ void __launch_bounds__(256)\n"
                "    %s_%s_v%c(const %s *__restrict__ in, %s *__restrict__ out, long l0, long l1,\n"
@@ -238,11 +206,17 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
                "    const long i0 = l0 + (long)blockIdx.y * %d;\n"
                "    (void)l2; (void)h2; (void)s1;\n",
                g->prefix, s->stem, tsuf[dbl], tname[dbl], tname[dbl], vw, walk);
-    kgt_printf(b, "    if (i0 >= h0) return;\n"
-                  "    const long base = i0 * s0 + x;\n");
-    emit_lane_ok(b, s, dbl);
+    /* ok: the lane's vector in the box, its neighbours' inside the rows' readable part. */
+    kgt_printf(b,
+               "    if (i0 >= h0) return;\n"
+               "    const int lane = (int)(threadIdx.x %% KGT_WARP);\n"
+               "    const long base = i0 * s0 + x;\n"
+               "    const int ok = x >= l1 && x + %d <= h1 && x - %d >= l1 - %d &&\n"
+               "                   x + %d <= h1 - 1 + %d;\n",
+               vw, -kmin * vw, rlo, kmax * vw + vw - 1, rhi);
+    emit_edge_offsets(b, s, kmin, kmax, vw);
     kgt_printf(b, "    if (i0 + %d <= h0 && KGT_ALL(ok)) {\n", walk);
-    emit_vwalk(b, s, dbl, 1, walk);
+    emit_vwalk(b, s, dbl, walk);
     kgt_printf(b, "    } else {\n");
     emit_vrest(b, s, dbl, walk);
     kgt_printf(b, "    }\n}\n\n");
@@ -253,11 +227,11 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
  * Each thread owns one vector of every row of the block's zc rows; the rows roll through a
  * window of registers, rows -elo .. ehi around the output row, each loaded once: its vector, and
  * the cells of the x neighbours it needs from the neighbouring lanes by shuffles (the lanes at
- * the warp's edges load those cells themselves). A lane whose vector is not inside the box loads
- * its cells one by one, clamped into the rows' readable part, and stores only its cells in the
- * box, so every warp takes the same path. al: 16-byte loads and stores (NAME), else element by
- * element (NAME_u). Blocks of many threads walking a few rows, issued along the rows, move
- * memory as a plain copy does (bench/RESULTS.md: bench/micro/probe_vec.cu).
+ * the warp's edges load those cells themselves). Every lane takes the same path; lanes whose
+ * vector is not inside the box read clamped cells (below) and store only their cells in the box.
+ * al: 16-byte loads and stores (NAME), else element by element (NAME_u). Blocks of many threads
+ * walking a few rows, issued along the rows, move memory as a plain copy does (bench/RESULTS.md:
+ * bench/micro/probe_vec.cu).
  */
 enum { R_ROWS = 2 * KGT_MAX_RADIUS + 1 };
 
@@ -321,15 +295,11 @@ static void emit_row_load(kgt_buf *b, int dbl, int al, int r, int row, unsigned 
 
 void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al)
 {
-    int vw = vw_of(dbl), elo = 0, ehi = 0, rlo, rhi;
+    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
+    kgt_extents(s, lo, hi); /* rows: elo below, ehi above; x: rlo, rhi */
+    const int vw = vw_of(dbl), elo = lo[0], ehi = hi[0], rlo = lo[1], rhi = hi[1];
     unsigned char have[R_ROWS][V_X];
     char wrap[40];
-    for (int p = 0; p < s->npts; p++)
-        if (s->pts[p].w != 0.0) {
-            if (-s->pts[p].off[0] > elo) elo = -s->pts[p].off[0];
-            if (s->pts[p].off[0] > ehi) ehi = s->pts[p].off[0];
-        }
-    x_reach(s, &rlo, &rhi);
     window_cells(s, vw, elo, have);
     /* ok: the vector is inside the box. Every cell a lane reads lies in the rows' readable part
        [x0 - rlo, x1 - 1 + rhi] or is clamped into it (offsets o<x> from the vector); with 16-byte

@@ -158,6 +158,9 @@ void kgt_emit_div_split(kgt_buf *b);
 /* A float's bit pattern, and the float of a bit pattern. */
 uint32_t kgt_float_bits(float x);
 float kgt_bits_float(uint32_t u);
+/* KGT_WARP, KGT_SHFL and KGT_ALL for CUDA and HIP (emit_dev.c): kgt's output and the run-time
+   sources both start with them. */
+void kgt_emit_warp_macros(kgt_buf *b);
 /* Whether the CUDA/HIP output of s for type dbl has a vector kernel (emit_vec.c). */
 int kgt_gpu_vector(const kgt_stencil *s, int dbl);
 /* The vector kernel <prefix>_<stem>_v<f|d> of a 2D/3D stencil for CUDA/HIP (emit_vec.c). */

@@ -85,6 +85,7 @@ char *kgt_rt_opencl(const kgt_stencil *s, int idx_long)
 static void gpu_prelude(kgt_buf *b, const kgt_stencil *s)
 {
     kgt_printf(b, "/* %s, generated at run time by kgt %s */\n", s->name, KGT_VERSION);
+    kgt_emit_warp_macros(b);
     kgt_emit_rn_helpers(b);
     kgt_printf(b, "#define KGT_EXTERN_C extern \"C\"\n"
                   "#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n");

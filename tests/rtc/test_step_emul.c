@@ -92,7 +92,7 @@ static void emu_st2d(double *p, double a, double b)
 #define KGT_ST4F(p, a, b, c, d) emu_st4f((p), (a), (b), (c), (d))
 #define KGT_ST2D(p, a, b)       emu_st2d((p), (a), (b))
 
-/* Unaligned vectors (NAME_u of vector shapes), element by element. */
+/* Vectors of element loads and stores of element (NAME_u of 2D vector rows). */
 static float4 make_float4(float a, float b, float c, float d)
 {
     float4 v = {a, b, c, d};
@@ -103,8 +103,6 @@ static double2 make_double2(double a, double b)
     double2 v = {a, b};
     return v;
 }
-#define KGT_VLD4F(p)    make_float4((p)[0], (p)[1], (p)[2], (p)[3])
-#define KGT_VLD2D(p)    make_double2((p)[0], (p)[1])
 #define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)
 #define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)
 
@@ -182,7 +180,7 @@ static void emu_block(const launch *base, unsigned bx, unsigned by, unsigned bz)
     blockIdx.x = bx, blockIdx.y = by, blockIdx.z = bz;
     pthread_barrier_init(&emu_bar, NULL, (unsigned)nt);
     ck_assert(nt <= 32 * EMU_WARPS);
-    for (int w = 0; w * 32 < nt; w++) /* kernels that vote or shuffle come in whole warps */
+    for (int w = 0; w * 32 < nt; w++) /* kernels that shuffle come in whole warps */
         pthread_barrier_init(&emu_warp[w], NULL, (unsigned)(nt - w * 32 < 32 ? nt - w * 32 : 32));
     for (int t = 0; t < nt; t++) {
         ls[t] = *base;

@@ -14,9 +14,6 @@ typedef hipStream_t kgt_stream;
 #define KGT_FUSED(stem, t) stem##_hip_fused_##t
 #define KGT_SMEM_OPT_IN(k, n) (hipFuncSetAttribute(reinterpret_cast<const void *>(k), \
     hipFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != hipSuccess)
-#define KGT_WARP warpSize
-#define KGT_SHFL(v, src) __shfl((v), (src))
-#define KGT_ALL(p) __all(p)
 #else
 #include <cuda_runtime.h>
 typedef cudaStream_t kgt_stream;
@@ -25,12 +22,18 @@ typedef cudaStream_t kgt_stream;
 #define KGT_FUSED(stem, t) stem##_cuda_fused_##t
 #define KGT_SMEM_OPT_IN(k, n) (cudaFuncSetAttribute((k), \
     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != cudaSuccess)
+#endif
+#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+
+#if defined(__HIPCC__)
+#define KGT_WARP warpSize
+#define KGT_SHFL(v, src) __shfl((v), (src))
+#define KGT_ALL(p) __all(p)
+#else
 #define KGT_WARP 32
 #define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
 #define KGT_ALL(p) __all_sync(0xffffffffu, (p))
 #endif
-#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
-
 /* kgt_add, kgt_sub, kgt_mul: arithmetic that no compiler flag contracts into fmas. */
 #if defined(__HIPCC__)
 #define KGT_RN(t, name, op, rn) static __device__ __forceinline__ __attribute__((unused)) \
@@ -64,8 +67,6 @@ KGT_RN(double, mul, *, __dmul_rn)
 #else
 #define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))
 #endif
-#define KGT_VLD4F(p) make_float4((p)[0], (p)[1], (p)[2], (p)[3])
-#define KGT_VLD2D(p) make_double2((p)[0], (p)[1])
 #define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)
 #define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)
 #define KGT_LD4F(p) (*(const float4 *)(p))
@@ -74,15 +75,6 @@ KGT_RN(double, mul, *, __dmul_rn)
 #define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))
 #define KGT_PRAGMA(x) _Pragma(#x)
 #define KGT_UNROLL(n) KGT_PRAGMA(unroll n)
-#ifndef KGT_WARP
-#if defined(__HIPCC__)
-#define KGT_WARP warpSize
-#define KGT_SHFL(v, src) __shfl((v), (src))
-#else
-#define KGT_WARP 32
-#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
-#endif
-#endif
 
 /* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
    in steps of walk, x in vectors of vw cells. 0 for an empty box; -1 when it needs more blocks than a
@@ -6636,8 +6628,8 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2; (void)s1;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + x;
     const int lane = (int)(threadIdx.x % KGT_WARP);
+    const long base = i0 * s0 + x;
     const int ok = x >= l1 && x + 4 <= h1 && x - 4 >= l1 - 1 &&
                    x + 7 <= h1 - 1 + 1;
     const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 4;
@@ -6838,10 +6830,10 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, xw = x - (long)lane * 4;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 4;
         for (long i = i0; i < iend; i++)
             for (int j = 0; j < 4; j++) {
-                const long xc = xw + (long)j * KGT_WARP + lane;
+                const long xc = x0 + (long)j * KGT_WARP + lane;
                 if (xc >= l1 && xc < h1) {
                     const long c = i * s0 + xc;
                     out[c] = kgt_add(kgt_add(kgt_add(kgt_add(in[c - s0], in[c - 1]), kgt_mul(0x1p+1f, in[c])), in[c + 1]),
@@ -6859,8 +6851,8 @@ static __global__ void __launch_bounds__(256)
     const long i0 = l0 + (long)blockIdx.y * 8;
     (void)l2; (void)h2; (void)s1;
     if (i0 >= h0) return;
-    const long base = i0 * s0 + x;
     const int lane = (int)(threadIdx.x % KGT_WARP);
+    const long base = i0 * s0 + x;
     const int ok = x >= l1 && x + 2 <= h1 && x - 2 >= l1 - 1 &&
                    x + 3 <= h1 - 1 + 1;
     const long eoM1 = (lane < 1 ? -1 : -1 - lane) * 2;
@@ -7009,10 +7001,10 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 7 * s0) = r;
         }
     } else {
-        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, xw = x - (long)lane * 2;
+        const long iend = i0 + 8 < h0 ? i0 + 8 : h0, x0 = x - (long)lane * 2;
         for (long i = i0; i < iend; i++)
             for (int j = 0; j < 2; j++) {
-                const long xc = xw + (long)j * KGT_WARP + lane;
+                const long xc = x0 + (long)j * KGT_WARP + lane;
                 if (xc >= l1 && xc < h1) {
                     const long c = i * s0 + xc;
                     out[c] = kgt_add(kgt_add(kgt_add(kgt_add(in[c - s0], in[c - 1]), kgt_mul(0x1p+1, in[c])), in[c + 1]),
