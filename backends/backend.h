@@ -148,6 +148,12 @@ typedef struct sb_ops {
      * in double (float where the device has no fp64). The order of the sum is the backend's own.
      */
     int (*norm)(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2]);
+    /*
+     * Optional (NULL: nothing to do). Every process that was to ipc_open this device's buffers
+     * has done so: names that would outlive a killed process (host: shared memory objects) are
+     * withdrawn now, and buffers allocated from here on get none. ipc_export fails afterwards.
+     */
+    void (*ipc_seal)(sb_dev *dev);
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

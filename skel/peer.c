@@ -108,6 +108,12 @@ static int export_buffers(sk_run *r, peer_msg *m)
     return m->can;
 }
 
+/* The handles are no longer needed: a killed process leaves no shared memory behind. */
+static void seal(sk_run *r)
+{
+    if (r->dev.ops->ipc_seal) r->dev.ops->ipc_seal(&r->dev);
+}
+
 int sk_peer_setup(sk_run *r)
 {
     sk_exchange *x = &r->x;
@@ -115,7 +121,10 @@ int sk_peer_setup(sk_run *r)
     int onnode[SL_NDIRS], pulls[SL_NDIRS], peer_pulls[SL_NDIRS], any = 0, rc;
     int can = export_buffers(r, &mine);
     MPI_Allreduce(&can, &any, 1, MPI_INT, MPI_MAX, r->comm);
-    if (!any) return 0; /* nobody wants it: no extra messages */
+    if (!any) { /* nobody wants it: no extra messages */
+        seal(r);
+        return 0;
+    }
     rc = node_peers(r, onnode);
     if (rc == MPI_SUCCESS) rc = swap(r, &mine, sizeof mine, theirs, sizeof mine, TAG_HANDLES, 0);
     if (rc != MPI_SUCCESS) return sk_mpi_fail(r->msg, sizeof r->msg, rc, "peer handles");
@@ -127,6 +136,7 @@ int sk_peer_setup(sk_run *r)
     rc = swap(r, pulls, sizeof(int), peer_pulls, sizeof(int), TAG_PULLS, 1);
     if (rc != MPI_SUCCESS) return sk_mpi_fail(r->msg, sizeof r->msg, rc, "peer decisions");
     for (int i = 0; i < x->n; i++) x->link[i].peer_pulls = peer_pulls[i];
+    seal(r); /* every neighbour has decided, so has opened what it pulls from */
     return 0;
 }
 

@@ -137,5 +137,7 @@ extern "C" const sb_ops SB_GPU_OPS = {
     /* On: the 3-rank failure on 2 H200s was the initial write not yet landed (gpu_write). */
     1,
     gpu_norm,
+    /* ipc_seal: CUDA/HIP IPC handles name nothing that outlives the process. */
+    NULL,
 };
 #endif

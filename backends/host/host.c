@@ -3,6 +3,7 @@
  * It is the reference semantics every other backend matches, and the fallback where no GPU is.
  * All ops complete before returning, so queues, flush, wait and join have nothing to do.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ typedef struct host_impl {
     long stride[SL_D];
     stencil_host_kernel_fn named;
     int peer;      /* allocate in shared memory */
+    int sealed;    /* ipc_seal was called: new shared buffers lose their names at once */
     host_shm *shm; /* shared mappings, own and opened */
     long repeat; /* STENCIL_HOST_REPEAT: run each update this many times (a slow device, for tests)
                   */
@@ -138,10 +140,14 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     return rc;
 }
 
+/* Maps the shared object name (creating it when create); 1 without an error when create finds
+ * the name taken (a process that was killed leaves its objects behind, and pids come back). */
 static int host_shm_map(sb_dev *dev, const char *name, size_t bytes, int create, void **p)
 {
     int fd = shm_open(name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
-    if (fd < 0) return sb_fail(dev, STENCIL_EDEVMEM, "shm_open %s failed", name);
+    if (fd < 0 && create && errno == EEXIST) return 1;
+    if (fd < 0)
+        return sb_fail(dev, STENCIL_EDEVMEM, "shm_open %s failed: %s", name, strerror(errno));
     if (create && ftruncate(fd, (off_t)bytes) != 0) {
         close(fd);
         shm_unlink(name);
@@ -189,6 +195,18 @@ static int host_shm_drop(host_impl *h, void *p)
     return 0;
 }
 
+/* Removes the names of our shared buffers; the mappings stay until each buffer is freed. */
+static void host_ipc_seal(sb_dev *dev)
+{
+    host_impl *h = dev->impl;
+    h->sealed = 1;
+    for (host_shm *m = h->shm; m; m = m->next)
+        if (m->name[0]) {
+            shm_unlink(m->name);
+            m->name[0] = '\0';
+        }
+}
+
 static int host_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
 {
     host_impl *h = dev->impl;
@@ -196,9 +214,16 @@ static int host_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
     static unsigned serial;
     if (h->peer) {
         char name[48];
-        snprintf(name, sizeof name, "/stencil-%ld-%u", (long)getpid(), serial++);
-        int rc = host_shm_add(dev, name, bytes, 1, &p);
+        int rc = 1;
+        for (int t = 0; rc == 1 && t < 64; t++) {
+            snprintf(name, sizeof name, "/stencil-%ld-%u", (long)getpid(), serial++);
+            rc = host_shm_add(dev, name, bytes, 1, &p);
+        }
+        if (rc == 1)
+            return sb_fail(dev, STENCIL_EDEVMEM, "shm_open: 64 names /stencil-%ld-* in use",
+                           (long)getpid());
         if (rc) return rc;
+        if (h->sealed) host_ipc_seal(dev);
     } else if (posix_memalign(&p, 64, bytes ? bytes : 1)) {
         return sb_fail(dev, STENCIL_ENOMEM, "host backend: cannot allocate %zu bytes", bytes);
     }
@@ -512,6 +537,7 @@ const sb_ops sb_host_ops = {
     .ipc_open = host_ipc_open,
     .ipc_close = host_ipc_close,
     .copy_peer = host_copy_peer,
+    .ipc_seal = host_ipc_seal,
     .peer_default = 0,
     .norm = host_norm,
 };
