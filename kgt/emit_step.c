@@ -164,7 +164,7 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
     info->smem = h->walk ? 0 : (size_t)(h->pipe ? h->pipe : 2) * w * rows * (dbl ? 8 : 4);
     if (info->smem > STEP_SMEM_MAX) return -1;
-    info->split = !dbl && !h->walk && kgt_split_divisor(s->divisor, &info->rd);
+    info->split = !dbl && (!h->walk || h->vec) && kgt_split_divisor(s->divisor, &info->rd);
     snprintf(info->name, sizeof info->name, "kgt_step_%s_%c", s->stem, dbl ? 'd' : 'f');
     return 0;
 }
@@ -793,9 +793,9 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
 {
     if (in->sh.walk && in->sh.vec) { /* 2D vector rows: NAME, then NAME_u element by element */
         emit_signature(b, in, dbl, "");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 1);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 1, in->split, in->rd);
         emit_signature(b, in, dbl, "_u");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 0);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 0, in->split, in->rd);
         return;
     }
     if (in->sh.walk) {

@@ -293,7 +293,8 @@ static void emit_row_load(kgt_buf *b, int dbl, int al, int r, int row, unsigned 
     kgt_printf(b, "        }\n");
 }
 
-void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al)
+void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al,
+                            int split, float rd)
 {
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     kgt_extents(s, lo, hi); /* rows: elo below, ehi above; x: rlo, rhi */
@@ -339,13 +340,36 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
                unroll);
     emit_row_load(b, dbl, al, elo + ehi, ehi, have);
     kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
+    kgt_stencil sum = *s;
+    if (split) sum.divisor = 1.0; /* the sums; split division below */
     for (int j = 0; j < vw; j++) {
         /* the window's row 0 is the output row's -elo: walk elo - 8 names v<elo + o0>_<x> */
         kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, elo - KGT_MAX_RADIUS,
                         j,    1};
         kgt_printf(b, "            r.%c = ", "xyzw"[j]);
-        kgt_emit_expr(b, s, dbl, &ix);
+        kgt_emit_expr(b, &sum, dbl, &ix);
         kgt_printf(b, ";\n");
+    }
+    if (split) { /* cells outside the box divide 1; out of the split range, `/` for all */
+        kgt_printf(b, "            {\n                unsigned lo = 0xffffffffu, hi = 0;\n"
+                      "                float4 q;\n");
+        for (int j = 0; j < vw; j++) {
+            kgt_printf(b,
+                       "                q.%c = kgt_div_split(x + %d >= x0 && x + %d < x1 ? r.%c : "
+                       "1.0f, ",
+                       "xyzw"[j], j, j, "xyzw"[j]);
+            kgt_emit_literal(b, s->divisor, 0);
+            kgt_printf(b, ", ");
+            kgt_emit_literal(b, rd, 0);
+            kgt_printf(b, ", lo, hi);\n");
+        }
+        kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
+        for (int j = 0; j < vw; j++) {
+            kgt_printf(b, "                    q.%c = r.%c / ", "xyzw"[j], "xyzw"[j]);
+            kgt_emit_literal(b, s->divisor, 0);
+            kgt_printf(b, ";\n");
+        }
+        kgt_printf(b, "                }\n                r = q;\n            }\n");
     }
     kgt_printf(b, "            if (ok)\n");
     if (al)

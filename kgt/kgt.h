@@ -168,7 +168,8 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 /* The body of the 2D step kernel of shape vec (bx threads a block, a multiple of the warp): rows
    rolling through registers, the row loop unrolled `unroll` times; al: 16-byte accesses, else
    element by element (emit_vec.c). */
-void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al);
+void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al,
+                            int split, float rd);
 /* Whether the CUDA/HIP output of s under g has fused (two-step) launchers (emit_fused.c). */
 int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
 /* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */
