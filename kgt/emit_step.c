@@ -64,7 +64,8 @@ static int nonzero_points(const kgt_stencil *s)
  * points in a row other than the centre one (2d4 488.0 and 2d-diag 482.3 through registers
  * against 460.3 and 474.6 with copies; 2d9, three points a row, 457.3 against 459.4; 2d9nc,
  * reaching two, 400.1 against 443.5); float 2D stencils of at most five points take the vector
- * rows of emit_vec.c (below). 3D float takes vector rows, 64x8 threads of one row each
+ * rows of emit_vec.c (below), and so do those of up to nine points (with split division where
+ * the divisor allows it). 3D float takes vector rows, 64x8 threads of one row each
  * (3d7 390.6, 3d27 393.9, 3d-oct 419.0 against 373.8, 363.1, 396.8 for scalar rows); 3D double
  * keeps scalar rows (3d7 fp64 195.8 with vector rows against 212.8).
  */
@@ -79,10 +80,19 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
         return;
     }
     /* 2D float stencils of at most five points: vector rows, 256 threads walking 4 rows (2d4
-       509.4, 2d-diag 492.4, 2d5asym 503.5 against 487.8, 482.3, 459.4 for the shapes below; 2d9
-       and 2d9nc, nine points, 450.3 and 428.4 against 457.4 and 442.0: bench/RESULTS.md). */
+       509.4, 2d-diag 492.4, 2d5asym 503.5 against 487.8, 482.3, 459.4 for the shapes below:
+       bench/RESULTS.md). */
     if (s->ndims == 2 && !dbl && nonzero_points(s) <= 5) {
         sh->bx = 256, sh->by = 1, sh->nc = 1, sh->zc = 4, sh->pipe = 0, sh->vec = 1, sh->walk = 1;
+        return;
+    }
+    /* Up to nine points, vector rows too, with split division: 2d9 (reach 1) 476.3 with 512
+       threads against 463.1 with 256 and 462.6 for the shapes below; 2d9nc (reach 2) 449.3 with
+       256 against 422.9 with 512 and 441.6 (bench/RESULTS.md). */
+    if (s->ndims == 2 && !dbl && nonzero_points(s) <= 9) {
+        sh->bx = kgt_reach_within(s, 2, 1) ? 512 : 256, sh->by = 1, sh->nc = 1, sh->zc = 4,
+        sh->pipe = 0;
+        sh->vec = 1, sh->walk = 1;
         return;
     }
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];

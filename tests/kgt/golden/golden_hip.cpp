@@ -7055,6 +7055,24 @@ extern "C" int KGT_LAUNCHER(golden_star6, d)(const void *in, void *out, const lo
 }
 
 #if defined(__HIPCC__)
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
+                                                     unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
@@ -7123,13 +7141,28 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             float4 r;
             r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
-                v2_8_8) / 0x1.8p+2f;
+                v2_8_8);
             r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
-                v2_9_8) / 0x1.8p+2f;
+                v2_9_8);
             r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
-                v2_10_8) / 0x1.8p+2f;
+                v2_10_8);
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
-                v2_11_8) / 0x1.8p+2f;
+                v2_11_8);
+            {
+                unsigned lo = 0xffffffffu, hi = 0;
+                float4 q;
+                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q.x = r.x / 0x1.8p+2f;
+                    q.y = r.y / 0x1.8p+2f;
+                    q.z = r.z / 0x1.8p+2f;
+                    q.w = r.w / 0x1.8p+2f;
+                }
+                r = q;
+            }
             if (ok)
                 *(float4 *)op = r;
             else {
@@ -7222,13 +7255,28 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             float4 r;
             r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
-                v2_8_8) / 0x1.8p+2f;
+                v2_8_8);
             r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
-                v2_9_8) / 0x1.8p+2f;
+                v2_9_8);
             r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
-                v2_10_8) / 0x1.8p+2f;
+                v2_10_8);
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
-                v2_11_8) / 0x1.8p+2f;
+                v2_11_8);
+            {
+                unsigned lo = 0xffffffffu, hi = 0;
+                float4 q;
+                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q.x = r.x / 0x1.8p+2f;
+                    q.y = r.y / 0x1.8p+2f;
+                    q.z = r.z / 0x1.8p+2f;
+                    q.w = r.w / 0x1.8p+2f;
+                }
+                r = q;
+            }
             if (ok)
                 KGT_VST4F(op, r);
             else {
@@ -7278,6 +7326,24 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
 }
 
 #else
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
+                                                     unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
@@ -7346,13 +7412,28 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             float4 r;
             r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
-                v2_8_8) / 0x1.8p+2f;
+                v2_8_8);
             r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
-                v2_9_8) / 0x1.8p+2f;
+                v2_9_8);
             r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
-                v2_10_8) / 0x1.8p+2f;
+                v2_10_8);
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
-                v2_11_8) / 0x1.8p+2f;
+                v2_11_8);
+            {
+                unsigned lo = 0xffffffffu, hi = 0;
+                float4 q;
+                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q.x = r.x / 0x1.8p+2f;
+                    q.y = r.y / 0x1.8p+2f;
+                    q.z = r.z / 0x1.8p+2f;
+                    q.w = r.w / 0x1.8p+2f;
+                }
+                r = q;
+            }
             if (ok)
                 *(float4 *)op = r;
             else {
@@ -7445,13 +7526,28 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             float4 r;
             r.x = kgt_add(kgt_add(kgt_add(kgt_add(v0_8_8, v1_7_8), kgt_mul(0x1p+1f, v1_8_8)), v1_9_8),
-                v2_8_8) / 0x1.8p+2f;
+                v2_8_8);
             r.y = kgt_add(kgt_add(kgt_add(kgt_add(v0_9_8, v1_8_8), kgt_mul(0x1p+1f, v1_9_8)), v1_10_8),
-                v2_9_8) / 0x1.8p+2f;
+                v2_9_8);
             r.z = kgt_add(kgt_add(kgt_add(kgt_add(v0_10_8, v1_9_8), kgt_mul(0x1p+1f, v1_10_8)), v1_11_8),
-                v2_10_8) / 0x1.8p+2f;
+                v2_10_8);
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
-                v2_11_8) / 0x1.8p+2f;
+                v2_11_8);
+            {
+                unsigned lo = 0xffffffffu, hi = 0;
+                float4 q;
+                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                    q.x = r.x / 0x1.8p+2f;
+                    q.y = r.y / 0x1.8p+2f;
+                    q.z = r.z / 0x1.8p+2f;
+                    q.w = r.w / 0x1.8p+2f;
+                }
+                r = q;
+            }
             if (ok)
                 KGT_VST4F(op, r);
             else {
