@@ -58,10 +58,7 @@ void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s)
 
 /*
  * The step kernels' launch plan as the run-time launch makes it (backends/gpu/launch.cuh,
- * walk_split and rtc_slots): walks about zc planes long, adjusted so that the blocks fill whole
- * waves of the device's resident slots (with fixed walks of 256 rows, kgt's 2d-diag ran at 374.5
- * Gcells/s where the run-time launch of the same kernel made 482.2, one H200), shorter where the
- * blocks would fill less than a quarter of the slots.
+ * rtc_slots; the walks from KGT_WALK_SPLIT_LINES of kgt_rt.h, the same lines).
  */
 static const char walk_split_text[] =
     "/* Resident blocks of fn on the current device; 0 when unknown. */\n"
@@ -87,21 +84,7 @@ static const char walk_split_text[] =
     "   the slots (never under half of zc); down to 8 where they would fill under a quarter. */\n"
     "static inline __attribute__((unused)) int kgt_walk_split(int nz, int zc, long long tiles,\n"
     "                                                       int slots)\n"
-    "{\n"
-    "    long long gz = (nz + zc - 1) / zc;\n"
-    "    if (slots > 0 && tiles > 0 && tiles * gz * 4 < slots) {\n"
-    "        long long g = (slots / 4 + tiles - 1) / tiles;\n"
-    "        int z = (int)((nz + g - 1) / g), least = 8 < zc ? 8 : zc;\n"
-    "        if (z < least) z = least;\n"
-    "        if (z < zc) zc = z;\n"
-    "    } else if (slots > 0 && tiles > 0) {\n"
-    "        long long waves = (tiles * gz + slots - 1) / slots, g = waves * slots / tiles;\n"
-    "        int z = g > 0 ? (int)((nz + g - 1) / g) : zc;\n"
-    "        if (g > 0 && 2 * z >= zc && z <= 2 * zc) zc = z;\n"
-    "    }\n"
-    "    if ((nz + zc - 1) / zc > 65535) zc = (nz + 65534) / 65535;\n"
-    "    return zc < 1 ? 1 : zc;\n"
-    "}\n\n";
+    "{\n" KGT_WALK_SPLIT_LINES(KGT_WALK_SPLIT_TEXT) "}\n\n";
 
 static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
 {

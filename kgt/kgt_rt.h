@@ -86,6 +86,42 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
 /* Writes the kernel of s for element type dbl under plan info (kgt_step_plan). */
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *info);
 
+/*
+ * The step kernel's walks, planned once for both launches: the body of
+ * int f(int nz, int zc, long long tiles, int slots), the planes per block for a walk of nz planes
+ * over `tiles` tiles on a device of `slots` resident blocks (0: unknown). About zc, adjusted so
+ * that the blocks fill whole waves of the slots (a last wave half full cost 2d4 on 20480^2 about
+ * 8%; fixed walks of 256 rows held kgt's 2d-diag at 374.5 Gcells/s against 482.2, one H200),
+ * never under half of zc (each block re-reads the stencil's reach along the walk); where the
+ * blocks would fill less than a quarter of the slots (a small part: 2d4 on 1024 x 2048 ran at 14
+ * Gcells/s with two walks of 512 rows per tile), walks down to 8 planes for a quarter of them,
+ * not more (splitting up to all the slots took 2d9nc on 16384^2 from 441.6 to 394.6 Gcells/s);
+ * at most 65535 blocks deep. L(depth, code...) takes one line at indentation depth: the run-time
+ * launch compiles it (backends/gpu/launch.cuh), kgt writes it into its launchers as text
+ * (kgt/emit_dev.c), so that kgt's output stands alone.
+ */
+/* clang-format off */
+#define KGT_WALK_SPLIT_LINES(L) \
+    L(1, long long gz = (nz + zc - 1) / zc;)                                             \
+    L(1, if (slots > 0 && tiles > 0 && tiles * gz * 4 < slots) {)                        \
+    L(2, long long g = (slots / 4 + tiles - 1) / tiles;)                                 \
+    L(2, int z = (int)((nz + g - 1) / g), least = 8 < zc ? 8 : zc;)                      \
+    L(2, if (z < least) z = least;)                                                      \
+    L(2, if (z < zc) zc = z;)                                                            \
+    L(1, } else if (slots > 0 && tiles > 0) {)                                           \
+    L(2, long long waves = (tiles * gz + slots - 1) / slots, g = waves * slots / tiles;) \
+    L(2, int z = g > 0 ? (int)((nz + g - 1) / g) : zc;)                                  \
+    L(2, if (g > 0 && 2 * z >= zc && z <= 2 * zc) zc = z;)                               \
+    L(1, })                                                                              \
+    L(1, if ((nz + zc - 1) / zc > 65535) zc = (nz + 65534) / 65535;)                     \
+    L(1, return zc < 1 ? 1 : zc;)
+/* clang-format on */
+/* L for code, and for text: the line indented by four spaces a depth. */
+#define KGT_WALK_SPLIT_CODE(depth, ...) __VA_ARGS__
+#define KGT_WALK_SPLIT_TEXT(depth, ...) KGT_WALK_SPLIT_INDENT##depth #__VA_ARGS__ "\n"
+#define KGT_WALK_SPLIT_INDENT1          "    "
+#define KGT_WALK_SPLIT_INDENT2          "        "
+
 /* Whether kgt's named one-step launcher of s is the step kernel's (else the walk kernel's). */
 int kgt_gpu_step(const kgt_stencil *s, int dbl);
 /* kgt's CUDA/HIP output for a stencil of g where kgt_gpu_step holds: the step kernel and the

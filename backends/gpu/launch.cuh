@@ -116,37 +116,10 @@ static int launch_named(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box 
     return 0;
 }
 
-enum {
-    WALK_MIN = 8, /* planes a block walks at least when the walks are split for more blocks */
-    WALK_FEW = 4  /* walks are split when the blocks fill less than 1 / WALK_FEW of the slots */
-};
-
-/*
- * Planes per block for a walk of nz planes: about zc, adjusted so that the blocks fill whole
- * waves of the device's slots (a last wave half full cost 2d4 on 20480^2 about 8%), never under
- * half of zc (each block re-reads the stencil's reach along the walk); at most 65535 blocks deep.
- * kgt's generated launchers carry the same plan as text (kgt_walk_split, kgt/emit_dev.c): kgt
- * output stands alone. Change both.
- */
+/* Planes per block for a walk of nz planes (kgt_rt.h: the lines kgt's launchers carry too). */
 static int walk_split(int nz, int zc, long long tiles, int slots)
 {
-    long long gz = (nz + zc - 1) / zc;
-    if (slots > 0 && tiles > 0 && tiles * gz * WALK_FEW < slots) {
-        /* Far fewer blocks than the device holds at once (a small part: 2d4 on 1024 x 2048 ran
-           at 14 Gcells/s with two walks of 512 rows per tile): shorter walks, down to WALK_MIN,
-           for a quarter of the slots. Not more: splitting every walk up to all the slots took
-           2d9nc on 16384^2 from 441.6 to 394.6 Gcells/s (132-row walks; one H200). */
-        long long g = (slots / WALK_FEW + tiles - 1) / tiles;
-        int z = (int)((nz + g - 1) / g), least = WALK_MIN < zc ? WALK_MIN : zc;
-        if (z < least) z = least;
-        if (z < zc) zc = z;
-    } else if (slots > 0 && tiles > 0) {
-        long long waves = (tiles * gz + slots - 1) / slots, g = waves * slots / tiles;
-        int z = g > 0 ? (int)((nz + g - 1) / g) : zc;
-        if (g > 0 && 2 * z >= zc && z <= 2 * zc) zc = z;
-    }
-    if ((nz + zc - 1) / zc > 65535) zc = (nz + 65534) / 65535;
-    return zc < 1 ? 1 : zc;
+    KGT_WALK_SPLIT_LINES(KGT_WALK_SPLIT_CODE)
 }
 
 /* The run-time step kernel over box b: the launch its plan (kgt_rt.h) describes. */
