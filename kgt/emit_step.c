@@ -397,30 +397,20 @@ static int has_plane(const kgt_stencil *s, int o0)
     return 0;
 }
 
-/*
- * The quotients <q><c> of accumulator slot a's nc outputs by split division: cells outside the
- * box divide 1 (their sums may be anything), and when a numerator of the thread's cells is
- * outside the split range all of them are divided again by `/` (the same sums, so the same bits
- * as `/` alone).
- */
+/* The quotients <q><c> of accumulator slot a's nc outputs by split division, ok<c> the cells
+   in the box (kgt_emit_split_quotients). */
 static void emit_split(kgt_buf *b, const step *st, char q, int a, int nc)
 {
-    kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
-    for (int c = 0; c < nc; c++) {
-        kgt_printf(b, "                float %c%d = kgt_div_split(ok%d ? a%d_%d : 1.0f, ", q, c, c,
-                   a, c);
-        kgt_emit_literal(b, st->s->divisor, 0);
-        kgt_printf(b, ", ");
-        kgt_emit_literal(b, st->in->rd, 0);
-        kgt_printf(b, ", lo, hi);\n");
+    kgt_split_cell c[16 * 4]; /* nc: at most 16 cells, or vectors of at most 4 */
+    kgt_printf(b, "                float");
+    for (int i = 0; i < nc; i++) {
+        snprintf(c[i].dst, sizeof c[i].dst, "%c%d", q, i);
+        snprintf(c[i].in, sizeof c[i].in, "ok%d", i);
+        snprintf(c[i].num, sizeof c[i].num, "a%d_%d", a, i);
+        kgt_printf(b, "%s %s", i ? "," : "", c[i].dst);
     }
-    kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
-    for (int c = 0; c < nc; c++) {
-        kgt_printf(b, "                    %c%d = a%d_%d / ", q, c, a, c);
-        kgt_emit_literal(b, st->s->divisor, 0);
-        kgt_printf(b, ";\n");
-    }
-    kgt_printf(b, "                }\n");
+    kgt_printf(b, ";\n");
+    kgt_emit_split_quotients(b, nc, c, st->s->divisor, st->in->rd);
 }
 
 /* The outputs of accumulator slot a by split division (emit_split), then their stores. */

@@ -350,26 +350,16 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_emit_expr(b, &sum, dbl, &ix);
         kgt_printf(b, ";\n");
     }
-    if (split) { /* cells outside the box divide 1; out of the split range, `/` for all */
-        kgt_printf(b, "            {\n                unsigned lo = 0xffffffffu, hi = 0;\n"
-                      "                float4 q;\n");
+    if (split) { /* cells outside the box divide 1 (kgt_emit_split_quotients) */
+        kgt_split_cell c[4];
         for (int j = 0; j < vw; j++) {
-            kgt_printf(b,
-                       "                q.%c = kgt_div_split(x + %d >= x0 && x + %d < x1 ? r.%c : "
-                       "1.0f, ",
-                       "xyzw"[j], j, j, "xyzw"[j]);
-            kgt_emit_literal(b, s->divisor, 0);
-            kgt_printf(b, ", ");
-            kgt_emit_literal(b, rd, 0);
-            kgt_printf(b, ", lo, hi);\n");
+            snprintf(c[j].dst, sizeof c[j].dst, "q.%c", "xyzw"[j]);
+            snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);
+            snprintf(c[j].num, sizeof c[j].num, "r.%c", "xyzw"[j]);
         }
-        kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
-        for (int j = 0; j < vw; j++) {
-            kgt_printf(b, "                    q.%c = r.%c / ", "xyzw"[j], "xyzw"[j]);
-            kgt_emit_literal(b, s->divisor, 0);
-            kgt_printf(b, ";\n");
-        }
-        kgt_printf(b, "                }\n                r = q;\n            }\n");
+        kgt_printf(b, "            {\n                float4 q;\n");
+        kgt_emit_split_quotients(b, vw, c, s->divisor, rd);
+        kgt_printf(b, "                r = q;\n            }\n");
     }
     kgt_printf(b, "            if (ok)\n");
     if (al)

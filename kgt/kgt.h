@@ -155,6 +155,17 @@ int kgt_exact_reciprocal(double d, int dbl, double *r);
 int kgt_split_divisor(double d, float *rd);
 /* The device helper kgt_div_split and the range macros of split division (once per source). */
 void kgt_emit_div_split(kgt_buf *b);
+/* One quotient of kgt_emit_split_quotients: dst = num / divisor where the expression in holds. */
+typedef struct kgt_split_cell {
+    char dst[16], in[48], num[24];
+} kgt_split_cell;
+/*
+ * The quotients c[0..n) by split division, in declared float variables: numerators whose `in`
+ * is false (cells outside the box: their sums may be anything) divide 1, and when a numerator
+ * is outside the split range all n are divided again by `/` (the same sums, so the same bits as
+ * `/` alone).
+ */
+void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double divisor, float rd);
 /* A float's bit pattern, and the float of a bit pattern. */
 uint32_t kgt_float_bits(float x);
 float kgt_bits_float(uint32_t u);

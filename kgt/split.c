@@ -97,3 +97,23 @@ void kgt_emit_div_split(kgt_buf *b)
                "#endif\n\n",
                KGT_SPLIT_LO, KGT_SPLIT_HI);
 }
+
+void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double divisor, float rd)
+{
+    kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
+    for (int i = 0; i < n; i++) {
+        kgt_printf(b, "                %s = kgt_div_split(%s ? %s : 1.0f, ", c[i].dst, c[i].in,
+                   c[i].num);
+        kgt_emit_literal(b, divisor, 0);
+        kgt_printf(b, ", ");
+        kgt_emit_literal(b, rd, 0);
+        kgt_printf(b, ", lo, hi);\n");
+    }
+    kgt_printf(b, "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {\n");
+    for (int i = 0; i < n; i++) {
+        kgt_printf(b, "                    %s = %s / ", c[i].dst, c[i].num);
+        kgt_emit_literal(b, divisor, 0);
+        kgt_printf(b, ";\n");
+    }
+    kgt_printf(b, "                }\n");
+}

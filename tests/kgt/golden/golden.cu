@@ -1633,15 +1633,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_7 = kgt_add(a0_7, kgt_mul(-0x1p+1f, cur[q7 + 1]));
             if (r >= 0) {
                 const long long ko = (long long)(zs + r - 0) * s0;
+                float q0, q1, q2, q3, q4, q5, q6, q7;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a0_0 / 0x1.8p+1f;
                     q1 = a0_1 / 0x1.8p+1f;
@@ -1905,15 +1906,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_7 = kgt_add(a0_7, kgt_mul(-0x1p+1f, cur[q7 + 1]));
             if (r >= 0) {
                 const long long ko = (long long)(zs + r - 0) * s0;
+                float q0, q1, q2, q3, q4, q5, q6, q7;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                float q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a0_0 / 0x1.8p+1f;
                     q1 = a0_1 / 0x1.8p+1f;
@@ -5490,11 +5492,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
             if (r >= 1) {
                 float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                float q0, q1, q2, q3;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a0_0 / 0x1.cp+2f;
                     q1 = a0_1 / 0x1.cp+2f;
@@ -5562,11 +5565,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
             if (r >= 1) {
                 float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
+                float q0, q1, q2, q3;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a1_0 / 0x1.cp+2f;
                     q1 = a1_1 / 0x1.cp+2f;
@@ -5761,11 +5765,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             }
             if (r >= 1) {
                 float *const ob = out + ko;
+                float d0, d1, d2, d3;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a0_0 / 0x1.cp+2f;
                     d1 = a0_1 / 0x1.cp+2f;
@@ -5847,11 +5852,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             }
             if (r >= 1) {
                 float *const ob = out + ko;
+                float d0, d1, d2, d3;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a1_0 / 0x1.cp+2f;
                     d1 = a1_1 / 0x1.cp+2f;
@@ -6030,11 +6036,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             }
             if (r >= 1) {
                 float *const ob = out + ko;
+                float d0, d1, d2, d3;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a0_0 / 0x1.cp+2f;
                     d1 = a0_1 / 0x1.cp+2f;
@@ -6116,11 +6123,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             }
             if (r >= 1) {
                 float *const ob = out + ko;
+                float d0, d1, d2, d3;
                 unsigned lo = 0xffffffffu, hi = 0;
-                float d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                float d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
                 if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a1_0 / 0x1.cp+2f;
                     d1 = a1_1 / 0x1.cp+2f;
@@ -7149,8 +7157,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
                 v2_11_8);
             {
-                unsigned lo = 0xffffffffu, hi = 0;
                 float4 q;
+                unsigned lo = 0xffffffffu, hi = 0;
                 q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
@@ -7263,8 +7271,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
                 v2_11_8);
             {
-                unsigned lo = 0xffffffffu, hi = 0;
                 float4 q;
+                unsigned lo = 0xffffffffu, hi = 0;
                 q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
@@ -7420,8 +7428,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
                 v2_11_8);
             {
-                unsigned lo = 0xffffffffu, hi = 0;
                 float4 q;
+                unsigned lo = 0xffffffffu, hi = 0;
                 q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
@@ -7534,8 +7542,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             r.w = kgt_add(kgt_add(kgt_add(kgt_add(v0_11_8, v1_10_8), kgt_mul(0x1p+1f, v1_11_8)), v1_12_8),
                 v2_11_8);
             {
-                unsigned lo = 0xffffffffu, hi = 0;
                 float4 q;
+                unsigned lo = 0xffffffffu, hi = 0;
                 q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
