@@ -65,9 +65,13 @@ static int nonzero_points(const kgt_stencil *s)
  * against 460.3 and 474.6 with copies; 2d9, three points a row, 457.3 against 459.4; 2d9nc,
  * reaching two, 400.1 against 443.5); float 2D stencils of at most five points take the vector
  * rows of emit_vec.c (below), and so do those of up to nine points (with split division where
- * the divisor allows it). 3D float takes vector rows, 64x8 threads of one row each
- * (3d7 390.6, 3d27 393.9, 3d-oct 419.0 against 373.8, 363.1, 396.8 for scalar rows); 3D double
- * keeps scalar rows (3d7 fp64 195.8 with vector rows against 212.8).
+ * the divisor allows it). 3D float stencils of at most seven points take emit_vec.c's vector
+ * rows too, blocks of 64x4 threads walking 4 planes, the y neighbours through L1 (3d7 398.4,
+ * 3d-oct 444.1 against 384.1 and 410.1 for the copy tile below; 3d27, 27 points, ran at 171.6
+ * to 205.5 that way against 390.5); other 3D float stencils take vector rows on copied tiles,
+ * 64x8 threads of one row each (3d7 390.6, 3d27 393.9, 3d-oct 419.0 against 373.8, 363.1, 396.8
+ * for scalar rows); 3D double keeps scalar rows (3d7 fp64 195.8 with vector rows on tiles
+ * against 212.8, 183.5 with the walk).
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
@@ -97,7 +101,9 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
     }
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     kgt_extents(s, lo, hi);
-    if (s->ndims == 3 && !dbl && pipe && lo[2] <= vlen(dbl) && hi[2] <= vlen(dbl)) {
+    if (s->ndims == 3 && !dbl && nonzero_points(s) <= 7) {
+        sh->bx = 64, sh->by = 4, sh->nc = 1, sh->zc = 4, sh->pipe = 0, sh->vec = 1, sh->walk = 1;
+    } else if (s->ndims == 3 && !dbl && pipe && lo[2] <= vlen(dbl) && hi[2] <= vlen(dbl)) {
         sh->bx = 64, sh->by = 8, sh->nc = 1, sh->zc = 128, sh->pipe = 3, sh->vec = 1;
     } else if (s->ndims == 3) {
         sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
@@ -140,9 +146,12 @@ void kgt_emit_step_macros(kgt_buf *b)
         "#define KGT_LD2D(p) (*(const double2 *)(p))\n"
         "#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
         "#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))\n");
-    /* A loop's unrolling (2D vector rows). */
-    kgt_printf(b,
-               "#define KGT_PRAGMA(x) _Pragma(#x)\n#define KGT_UNROLL(n) KGT_PRAGMA(unroll n)\n");
+    /* A loop's unrolling (vector rows). hip-clang does not unroll a loop of unknown trip count
+       holding shuffles (convergent operations) and says so as an error under -Werror: HIP leaves
+       the loop rolled. */
+    kgt_printf(b, "#define KGT_PRAGMA(x) _Pragma(#x)\n"
+                  "#if defined(__HIP__)\n#define KGT_UNROLL(n)\n"
+                  "#else\n#define KGT_UNROLL(n) KGT_PRAGMA(unroll n)\n#endif\n");
 }
 
 int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)
@@ -161,12 +170,14 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     wyx(s, lo, info->elo);
     wyx(s, hi, info->ehi);
     const int v = vlen(dbl);
-    /* vec: 3D with copies (x reach within a vector), or 2D with a register walk in blocks of
-       whole warps (64 threads: AMD's too) */
-    if (h->vec && s->ndims == 3 && (!h->pipe || info->elo[2] > v || info->ehi[2] > v)) return -1;
-    if (h->vec && s->ndims != 3 && (s->ndims != 2 || !h->walk || h->bx % 64)) return -1;
+    /* vec: 3D with copies (x reach within a vector), or 2D and 3D with a register walk in
+       blocks of whole warps along x (64 threads: AMD's too) */
+    if (h->vec && s->ndims == 3 && !h->walk && (!h->pipe || info->elo[2] > v || info->ehi[2] > v))
+        return -1;
+    if (h->vec && h->walk && (s->ndims < 2 || h->bx % 64)) return -1;
+    if (h->vec && s->ndims < 3 && !h->walk) return -1;
     if (h->walk < 0 || h->walk > KGT_WALK_MAX ||
-        (h->walk && (s->ndims != 2 || h->pipe || h->nc != 1)))
+        (h->walk && ((s->ndims != 2 && !h->vec) || h->pipe || h->nc != 1)))
         return -1;
     info->tx = h->bx * (h->vec ? v : s->ndims == 3 ? 1 : h->nc);
     info->ty = s->ndims == 3 ? h->by * h->nc : 1;
@@ -791,11 +802,11 @@ static void emit_walk_kernel(kgt_buf *b, const kgt_stencil *s, int dbl, const kg
 
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in)
 {
-    if (in->sh.walk && in->sh.vec) { /* 2D vector rows: NAME, then NAME_u element by element */
+    if (in->sh.walk && in->sh.vec) { /* vector rows: NAME, then NAME_u element by element */
         emit_signature(b, in, dbl, "");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 1, in->split, in->rd);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.walk, 1, in->split, in->rd);
         emit_signature(b, in, dbl, "_u");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.walk, 0, in->split, in->rd);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.walk, 0, in->split, in->rd);
         return;
     }
     if (in->sh.walk) {

@@ -5,7 +5,8 @@
  * x-neighbours cost no extra load instructions; results leave as one 16-byte store per row.
  * The launcher uses it when every row starts 16-byte aligned (row strides a multiple of the
  * vector), else the scalar kernel of emit_dev.c. Threads whose vector touches the edge of the
- * box, and the last rows of a box, take a plain loop instead.
+ * box, and the last rows of a box, take a plain loop instead. The second half of the file is the
+ * vector-row body of the run-time step kernel (2D and 3D), which kgt's step launchers share.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -223,28 +224,44 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 }
 
 /*
- * The body of the 2D step kernel of shape vec (kgt_rt.h, emit_step.c, after its signature).
- * Each thread owns one vector of every row of the block's zc rows; the rows roll through a
- * window of registers, rows -elo .. ehi around the output row, each loaded once: its vector, and
- * the cells of the x neighbours it needs from the neighbouring lanes by shuffles (the lanes at
- * the warp's edges load those cells themselves). Every lane takes the same path; lanes whose
- * vector is not inside the box read clamped cells (below) and store only their cells in the box.
- * al: 16-byte loads and stores (NAME), else element by element (NAME_u). Blocks of many threads
- * walking a few rows, issued along the rows, move memory as a plain copy does (bench/RESULTS.md:
- * bench/micro/probe_vec.cu).
+ * The body of the 2D and 3D step kernels of shape vec with walk (kgt_rt.h, emit_step.c, after
+ * its signature). Each thread owns one vector of every row of the block's zc rows (2D) or of its
+ * row y through the block's zc planes (3D: the block is bx vectors by `by` rows); the rows (3D:
+ * the rows of the planes, at every y offset the stencil reads) roll through a window of
+ * registers, positions -elo .. ehi around the output plane, each loaded once: its vector, and the
+ * cells of the x neighbours it needs from the neighbouring lanes by shuffles (the lanes at the
+ * warp's edges load those cells themselves). In 3D the y neighbours are loads of the rows y - 1,
+ * y + 1, ... which the block's other rows bring into L1. Every lane takes the same path; lanes
+ * whose vector is not inside the box read clamped cells (below) and store only their cells in
+ * the box. al: 16-byte loads and stores (NAME), else element by element (NAME_u). Blocks of many
+ * threads walking a few rows or planes, issued along the rows, move memory as a plain copy does
+ * (bench/RESULTS.md: bench/micro/probe_vec.cu, probe_vec3.cu).
  */
 enum { R_ROWS = 2 * KGT_MAX_RADIUS + 1 };
+typedef unsigned char window[R_ROWS][R_ROWS][V_X]; /* [plane position][y + 8][x] */
 
-/* have[r][x]: the window keeps cell x (V_X index) at row position r (0 = the lowest row):
-   some point reads it there, or at a lower position it rolls down to. */
-static void window_cells(const kgt_stencil *s, int vw, int elo, unsigned char have[][V_X])
+/* A point's offsets as (walk, y, x); y is 0 in 2D. */
+static void wyx_of(const kgt_stencil *s, int p, int *dz, int *dy, int *dx)
 {
-    memset(have, 0, sizeof(unsigned char[R_ROWS][V_X]));
-    for (int p = 0; p < s->npts; p++)
+    *dz = s->pts[p].off[0];
+    *dy = s->ndims == 3 ? s->pts[p].off[1] : 0;
+    *dx = s->pts[p].off[s->ndims - 1];
+}
+
+/* have[r][y][x]: the window keeps cell (y, x) (y + 8, V_X index) at plane position r (0 = the
+   lowest): some point reads it there, or at a lower position it rolls down to. */
+static void window_cells(const kgt_stencil *s, int vw, int elo, window have)
+{
+    memset(have, 0, sizeof(window));
+    for (int p = 0; p < s->npts; p++) {
+        int dz, dy, dx;
+        wyx_of(s, p, &dz, &dy, &dx);
         for (int j = 0; j < vw && s->pts[p].w != 0.0; j++)
-            have[s->pts[p].off[0] + elo][j + s->pts[p].off[1] + KGT_MAX_RADIUS] = 1;
+            have[dz + elo][dy + KGT_MAX_RADIUS][j + dx + KGT_MAX_RADIUS] = 1;
+    }
     for (int r = 1; r < R_ROWS; r++)
-        for (int x = 0; x < V_X; x++) have[r][x] |= have[r - 1][x];
+        for (int y = 0; y < R_ROWS; y++)
+            for (int x = 0; x < V_X; x++) have[r][y][x] |= have[r - 1][y][x];
 }
 
 /* Cell x (V_X index) in offsets' names: o0 .. o19 for x - 8 .. x + 11 from the vector. */
@@ -253,73 +270,100 @@ static void emit_off(kgt_buf *b, int x)
     kgt_printf(b, "o%d", x);
 }
 
-/* Loads the row `row` rows from the pointer ip into window position r. */
-static void emit_row_load(kgt_buf *b, int dbl, int al, int r, int row, unsigned char have[][V_X])
+/* The register of cell (y, x) at window position r: kgt_temp's name (2D: v<r>_<x>_8). */
+static void emit_reg(kgt_buf *b, int nd, int r, int y, int x)
 {
-    int vw = vw_of(dbl);
-    kgt_printf(b,
-               "        {\n"
-               "            const %s *rp = ip + %d * s0;\n"
-               "            const %s V = ",
-               tname[dbl], row, vname[dbl]);
-    if (al) {
-        kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
-    } else {
-        kgt_printf(b, "make_%s(", vname[dbl]);
-        for (int j = 0; j < vw; j++) {
-            kgt_printf(b, "%srp[", j ? ", " : "");
-            emit_off(b, j + KGT_MAX_RADIUS);
-            kgt_printf(b, "]");
-        }
-        kgt_printf(b, ");\n");
-    }
-    for (int x = 0; x < V_X; x++) {
-        if (!have[r][x]) continue;
-        int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
-        kgt_printf(b, "            v%d_%d_%d = ", r, x, KGT_MAX_RADIUS);
-        if (!k) {
-            kgt_printf(b, "V.%c;\n", "xyzw"[c]);
-            continue;
-        }
-        kgt_printf(b, "KGT_SHFL(V.%c, lane %c %d);\n", "xyzw"[c], k < 0 ? '-' : '+', abs(k));
-        if (k < 0)
-            kgt_printf(b, "            if (lane < %d)", -k);
-        else
-            kgt_printf(b, "            if (lane >= KGT_WARP - %d)", k);
-        kgt_printf(b, " v%d_%d_%d = rp[", r, x, KGT_MAX_RADIUS);
-        emit_off(b, x);
-        kgt_printf(b, "];\n");
-    }
-    kgt_printf(b, "        }\n");
+    if (nd == 3)
+        kgt_printf(b, "v%d_%d_%d", r, y, x);
+    else
+        kgt_printf(b, "v%d_%d_%d", r, x, KGT_MAX_RADIUS);
 }
 
-void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al,
-                            int split, float rd)
+/* Loads the rows of plane `row` from the pointer ip into window position r: one vector per y
+   offset the window keeps there. */
+static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, window have)
+{
+    int vw = vw_of(dbl);
+    for (int y = 0; y < R_ROWS; y++) {
+        int any = 0;
+        for (int x = 0; x < V_X; x++) any |= have[r][y][x];
+        if (!any) continue;
+        kgt_printf(b, "        {\n            const %s *rp = ip + %d * s0", tname[dbl], row);
+        if (y != KGT_MAX_RADIUS) kgt_printf(b, " + %d * s1", y - KGT_MAX_RADIUS);
+        kgt_printf(b, ";\n            const %s V = ", vname[dbl]);
+        if (al) {
+            kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
+        } else {
+            kgt_printf(b, "make_%s(", vname[dbl]);
+            for (int j = 0; j < vw; j++) {
+                kgt_printf(b, "%srp[", j ? ", " : "");
+                emit_off(b, j + KGT_MAX_RADIUS);
+                kgt_printf(b, "]");
+            }
+            kgt_printf(b, ");\n");
+        }
+        for (int x = 0; x < V_X; x++) {
+            if (!have[r][y][x]) continue;
+            int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
+            kgt_printf(b, "            ");
+            emit_reg(b, nd, r, y, x);
+            if (!k) {
+                kgt_printf(b, " = V.%c;\n", "xyzw"[c]);
+                continue;
+            }
+            kgt_printf(b, " = KGT_SHFL(V.%c, lane %c %d);\n", "xyzw"[c], k < 0 ? '-' : '+', abs(k));
+            if (k < 0)
+                kgt_printf(b, "            if (lane < %d) ", -k);
+            else
+                kgt_printf(b, "            if (lane >= KGT_WARP - %d) ", k);
+            emit_reg(b, nd, r, y, x);
+            kgt_printf(b, " = rp[");
+            emit_off(b, x);
+            kgt_printf(b, "];\n");
+        }
+        kgt_printf(b, "        }\n");
+    }
+}
+
+void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int unroll,
+                            int al, int split, float rd)
 {
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    kgt_extents(s, lo, hi); /* rows: elo below, ehi above; x: rlo, rhi */
-    const int vw = vw_of(dbl), elo = lo[0], ehi = hi[0], rlo = lo[1], rhi = hi[1];
-    unsigned char have[R_ROWS][V_X];
+    kgt_extents(s, lo, hi); /* planes: elo below, ehi above; x: rlo, rhi */
+    const int nd = s->ndims, vw = vw_of(dbl), elo = lo[0], ehi = hi[0], rlo = lo[nd - 1],
+              rhi = hi[nd - 1];
+    window have;
     char wrap[40];
     window_cells(s, vw, elo, have);
     /* ok: the vector is inside the box. Every cell a lane reads lies in the rows' readable part
        [x0 - rlo, x1 - 1 + rhi] or is clamped into it (offsets o<x> from the vector); with 16-byte
        accesses, the rows start on whole vectors, so a vector touching that part is readable
        whole and a lane whose vector lies beyond it reads the nearest such one (vo). Lanes store
-       only their cells in the box; warps wholly outside the box leave. */
+       only their cells in the box; warps wholly outside the box leave (a warp is one row: bx is
+       a multiple of the warp). */
     kgt_printf(b,
                "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
                "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
-               "    const int lane = (int)(threadIdx.x %% KGT_WARP), xw = x - lane * %d;\n"
-               "    (void)y0; (void)y1; (void)s1;\n"
+               "    const int lane = (int)(threadIdx.x %% KGT_WARP), xw = x - lane * %d;\n",
+               bx, vw, vw);
+    if (nd == 3)
+        kgt_printf(b,
+                   "    const int y = y0 + (int)blockIdx.y * %d + (int)threadIdx.y;\n"
+                   "    if (y >= y1) return;\n",
+                   by);
+    else
+        kgt_printf(b, "    (void)y0; (void)y1; (void)s1;\n");
+    kgt_printf(b,
                "    if (zs >= h0 || xw >= x1 + %d || xw + KGT_WARP * %d <= x0 - %d) return;\n"
                "    const int ok = x >= x0 && x + %d <= x1;\n"
-               "    const %s *ip = in + zs * s0 + x;\n"
-               "    %s *op = out + zs * s0 + x;\n",
-               bx, vw, vw, rhi, vw, rlo, vw, tname[dbl], tname[dbl]);
+               "    const %s *ip = in + zs * s0%s + x;\n"
+               "    %s *op = out + zs * s0%s + x;\n",
+               rhi, vw, rlo, vw, tname[dbl], nd == 3 ? " + y * s1" : "", tname[dbl],
+               nd == 3 ? " + y * s1" : "");
     for (int x = 0; x < V_X; x++) {
         int in_v = x >= KGT_MAX_RADIUS && x < KGT_MAX_RADIUS + vw, used = !al && in_v;
-        for (int r = 0; r < R_ROWS; r++) used |= have[r][x] && !in_v;
+        for (int r = 0; r < R_ROWS; r++)
+            for (int y = 0; y < R_ROWS; y++) used |= have[r][y][x] && !in_v;
         if (!used) continue;
         kgt_printf(b, "    const int ");
         emit_off(b, x);
@@ -332,18 +376,24 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
             "    const int vo = KGT_CLAMP(x, (x0 - %d) / %d * %d, (x1 - 1 + %d) / %d * %d) - x;\n",
             rlo, vw, vw, rhi, vw, vw);
     for (int r = 0; r <= elo + ehi; r++)
-        for (int x = 0; x < V_X; x++)
-            if (have[r][x]) kgt_printf(b, "    %s v%d_%d_%d;\n", tname[dbl], r, x, KGT_MAX_RADIUS);
-    for (int r = 0; r < elo + ehi; r++) /* the rows below the first output row's top one */
-        emit_row_load(b, dbl, al, r, r - elo, have);
+        for (int y = 0; y < R_ROWS; y++)
+            for (int x = 0; x < V_X; x++)
+                if (have[r][y][x]) {
+                    kgt_printf(b, "    %s ", tname[dbl]);
+                    emit_reg(b, nd, r, y, x);
+                    kgt_printf(b, ";\n");
+                }
+    for (int r = 0; r < elo + ehi; r++) /* the planes below the first output plane's top one */
+        emit_row_load(b, nd, dbl, al, r, r - elo, have);
     kgt_printf(b, "    KGT_UNROLL(%d)\n    for (int i = zs; i < h0; i++, ip += s0, op += s0) {\n",
                unroll);
-    emit_row_load(b, dbl, al, elo + ehi, ehi, have);
+    emit_row_load(b, nd, dbl, al, elo + ehi, ehi, have);
     kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
     kgt_stencil sum = *s;
     if (split) sum.divisor = 1.0; /* the sums; split division below */
     for (int j = 0; j < vw; j++) {
-        /* the window's row 0 is the output row's -elo: walk elo - 8 names v<elo + o0>_<x> */
+        /* the window's position 0 is the output plane's -elo: walk elo - 8 names
+           v<elo + o0>_<x>_8 (2D), v<elo + o0>_<y>_<x> (3D) */
         kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, elo - KGT_MAX_RADIUS,
                         j,    1};
         kgt_printf(b, "            r.%c = ", "xyzw"[j]);
@@ -371,10 +421,15 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_printf(b, "                if (x + %d >= x0 && x + %d < x1) op[%d] = r.%c;\n", j, j, j,
                    "xyzw"[j]);
     kgt_printf(b, "            }\n        }\n");
-    for (int r = 0; r < elo + ehi; r++) /* roll the window down one row */
-        for (int x = 0; x < V_X; x++)
-            if (have[r][x])
-                kgt_printf(b, "        v%d_%d_%d = v%d_%d_%d;\n", r, x, KGT_MAX_RADIUS, r + 1, x,
-                           KGT_MAX_RADIUS);
+    for (int r = 0; r < elo + ehi; r++) /* roll the window down one plane */
+        for (int y = 0; y < R_ROWS; y++)
+            for (int x = 0; x < V_X; x++)
+                if (have[r][y][x]) {
+                    kgt_printf(b, "        ");
+                    emit_reg(b, nd, r, y, x);
+                    kgt_printf(b, " = ");
+                    emit_reg(b, nd, r + 1, y, x);
+                    kgt_printf(b, ";\n");
+                }
     kgt_printf(b, "    }\n}\n");
 }

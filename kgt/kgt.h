@@ -176,11 +176,11 @@ void kgt_emit_warp_macros(kgt_buf *b);
 int kgt_gpu_vector(const kgt_stencil *s, int dbl);
 /* The vector kernel <prefix>_<stem>_v<f|d> of a 2D/3D stencil for CUDA/HIP (emit_vec.c). */
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
-/* The body of the 2D step kernel of shape vec (bx threads a block, a multiple of the warp): rows
-   rolling through registers, the row loop unrolled `unroll` times; al: 16-byte accesses, else
-   element by element (emit_vec.c). */
-void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int unroll, int al,
-                            int split, float rd);
+/* The body of the 2D and 3D step kernels of shape vec with walk (bx threads a block along x, a
+   multiple of the warp; 3D: by rows): rows rolling through registers, the row loop unrolled
+   `unroll` times; al: 16-byte accesses, else element by element (emit_vec.c). */
+void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int unroll,
+                            int al, int split, float rd);
 /* Whether the CUDA/HIP output of s under g has fused (two-step) launchers (emit_fused.c). */
 int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
 /* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */

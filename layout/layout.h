@@ -17,9 +17,10 @@
 #define SL_NDIRS 27 /* 3^3 direction slots; slot of (0,0,0) is never active */
 
 /* Rows of 2D local arrays of at least SL_ROW_PAD_MIN cells are padded to a multiple of
-   SL_ROW_ALIGN elements (local.c). */
+   SL_ROW_ALIGN elements, rows of 3D ones to a multiple of SL_ROW_VEC (local.c). */
 #define SL_ROW_ALIGN   32
 #define SL_ROW_PAD_MIN 1024
+#define SL_ROW_VEC     4
 
 typedef struct sl_box {
     long lo[SL_D], hi[SL_D];

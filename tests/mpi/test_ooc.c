@@ -38,8 +38,9 @@ static long long limit_for(const stencil_desc *st, const long *sizes, int T, int
 {
     size_t es = st->type == STENCIL_DOUBLE ? 8 : 4, row = es;
     const char *e = getenv("STENCIL_ROW_ALIGN"); /* rows padded to a multiple of it (these are
-                                                    too short for the default padding) */
-    long a = e ? atol(e) : 1;
+                                                    too short for the 2D padding; 3D rows go
+                                                    to a multiple of 4) */
+    long a = e ? atol(e) : st->ndims == 3 ? 4 : 1;
     for (int d = 1; d < st->ndims; d++) {
         long n = sizes[d] + periodic * (long)T * (st->radius_lo[d] + st->radius_hi[d]);
         if (d == st->ndims - 1 && a > 1) n = (n + a - 1) / a * a;

@@ -104,14 +104,19 @@ static long ext_index(const sl_box *e, const long q[3])
 }
 
 /* A row of n cells as the local array holds it: $STENCIL_ROW_ALIGN = a pads every row to a
-   multiple of a, else 2D rows of SL_ROW_PAD_MIN cells or more go to a multiple of SL_ROW_ALIGN. */
+   multiple of a, else 2D rows of SL_ROW_PAD_MIN cells or more go to a multiple of SL_ROW_ALIGN
+   and 3D rows to a multiple of SL_ROW_VEC. */
 static long padded_row(long n, int ndims)
 {
     const char *e = getenv("STENCIL_ROW_ALIGN");
     long a = e ? atol(e) : 0;
     if (a < 1 || a > 1024) {
-        if (ndims != 2 || n < SL_ROW_PAD_MIN) return n;
-        a = SL_ROW_ALIGN;
+        if (ndims == 3)
+            a = SL_ROW_VEC;
+        else if (ndims != 2 || n < SL_ROW_PAD_MIN)
+            return n;
+        else
+            a = SL_ROW_ALIGN;
     }
     return (n + a - 1) / a * a;
 }

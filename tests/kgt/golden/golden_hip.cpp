@@ -74,7 +74,11 @@ KGT_RN(double, mul, *, __dmul_rn)
 #define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))
 #define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))
 #define KGT_PRAGMA(x) _Pragma(#x)
+#if defined(__HIP__)
+#define KGT_UNROLL(n)
+#else
 #define KGT_UNROLL(n) KGT_PRAGMA(unroll n)
+#endif
 
 /* Threads: x along the last dimension, y (3D: the middle one), and dimension 0
    in steps of walk, x in vectors of vw cells. 0 for an empty box; -1 when it needs more blocks than a
@@ -3525,163 +3529,133 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2112];
-    const int tid = threadIdx.y * 32 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 32, ty0 = y0 + (int)blockIdx.y * 32;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 33, c = i - r * 33;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 256;
-        const int r = i / 33, c = i - r * 33;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 512;
-        const int r = i / 33, c = i - r * 33;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 768;
-        const int r = i / 33, c = i - r * 33;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 1024 < 1056 ? tid + 1024 : 1055;
-        const int r = i / 33, c = i - r * 33;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
-    const int q0 = (threadIdx.y + 0) * 33 + threadIdx.x + 0;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
-    const int q1 = (threadIdx.y + 8) * 33 + threadIdx.x + 0;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
-    const int q2 = (threadIdx.y + 16) * 33 + threadIdx.x + 0;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
-    const int q3 = (threadIdx.y + 24) * 33 + threadIdx.x + 0;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int ys = 8 * (int)s1;
-    const float *ip = ib + (long long)(zs - 1) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    sm[tid + 0] = p0;
-    sm[tid + 256] = p1;
-    sm[tid + 512] = p2;
-    sm[tid + 768] = p3;
-    if (tid + 1024 < 1056) sm[tid + 1024] = p4;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
+    if (y >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + y * s1 + x;
+    float *op = out + zs * s0 + y * s1 + x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_8_9;
+    float v0_8_10;
+    float v0_8_11;
+    float v1_8_8;
+    float v1_8_9;
+    float v1_8_10;
+    float v1_8_11;
+    float v1_8_12;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1056;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-            }
-            a1_0 = -cur[q0 + 0];
-            a1_1 = -cur[q1 + 0];
-            a1_2 = -cur[q2 + 0];
-            a1_3 = -cur[q3 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            a0_2 = kgt_add(a0_2, cur[q2 + 1]);
-            a0_3 = kgt_add(a0_3, cur[q3 + 1]);
-            if (r >= 1) {
-                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                if (ok0) ob[0 * ys] = kgt_mul(a0_0, -0x1p-2f);
-                if (ok1) ob[1 * ys] = kgt_mul(a0_1, -0x1p-2f);
-                if (ok2) ob[2 * ys] = kgt_mul(a0_2, -0x1p-2f);
-                if (ok3) ob[3 * ys] = kgt_mul(a0_3, -0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1056;
-                nx[tid + 0] = p0;
-                nx[tid + 256] = p1;
-                nx[tid + 512] = p2;
-                nx[tid + 768] = p3;
-                if (tid + 1024 < 1056) nx[tid + 1024] = p4;
-            }
-            __syncthreads();
+            const float *rp = ip + -1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_8_9 = V.y;
+            v0_8_10 = V.z;
+            v0_8_11 = V.w;
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_8_8 = V.x;
+            v1_8_9 = V.y;
+            v1_8_10 = V.z;
+            v1_8_11 = V.w;
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1056;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
+            float4 r;
+            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
+            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
+            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
+            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            a0_0 = -cur[q0 + 0];
-            a0_1 = -cur[q1 + 0];
-            a0_2 = -cur[q2 + 0];
-            a0_3 = -cur[q3 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            a1_2 = kgt_add(a1_2, cur[q2 + 1]);
-            a1_3 = kgt_add(a1_3, cur[q3 + 1]);
-            if (r >= 1) {
-                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                if (ok0) ob[0 * ys] = kgt_mul(a1_0, -0x1p-2f);
-                if (ok1) ob[1 * ys] = kgt_mul(a1_1, -0x1p-2f);
-                if (ok2) ob[2 * ys] = kgt_mul(a1_2, -0x1p-2f);
-                if (ok3) ob[3 * ys] = kgt_mul(a1_3, -0x1p-2f);
-            }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1056;
-                nx[tid + 0] = p0;
-                nx[tid + 256] = p1;
-                nx[tid + 512] = p2;
-                nx[tid + 768] = p3;
-                if (tid + 1024 < 1056) nx[tid + 1024] = p4;
-            }
-            __syncthreads();
         }
+        v0_8_8 = v1_8_8;
+        v0_8_9 = v1_8_9;
+        v0_8_10 = v1_8_10;
+        v0_8_11 = v1_8_11;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
+    if (y >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + y * s1 + x;
+    float *op = out + zs * s0 + y * s1 + x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_8_9;
+    float v0_8_10;
+    float v0_8_11;
+    float v1_8_8;
+    float v1_8_9;
+    float v1_8_10;
+    float v1_8_11;
+    float v1_8_12;
+        {
+            const float *rp = ip + -1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_8_9 = V.y;
+            v0_8_10 = V.z;
+            v0_8_11 = V.w;
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_8_8 = V.x;
+            v1_8_9 = V.y;
+            v1_8_10 = V.z;
+            v1_8_11 = V.w;
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
+        }
+        {
+            float4 r;
+            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
+            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
+            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
+            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+            }
+        }
+        v0_8_8 = v1_8_8;
+        v0_8_9 = v1_8_9;
+        v0_8_10 = v1_8_10;
+        v0_8_11 = v1_8_11;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
@@ -3689,367 +3663,160 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
 {
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
-    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 33 + 33 > 2147483647LL || (y1 - y0 + 31) / 32 > 65535)
+    if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
     if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 256);
-    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32));
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_negated_f<<<grd, dim3(32, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_negated_f_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_negated_f<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
-KGT_EXTERN_C __global__ void __launch_bounds__(512)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ __align__(16) float sm[6336];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 256, ty0 = y0 + (int)blockIdx.y * 8;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const int vx0 = xa + (x0 - 0 - xa + 4) / 4 * 4 - 4;
-    const int vx1 = xa + (x1 - 1 + 1 - xa) / 4 * 4;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 4, vx0, vx1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 66, c = i - r * 66;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 - 4 + c * 4, vx0, vx1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 512 < 528 ? tid + 512 : 527;
-        const int r = i / 66, c = i - r * 66;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 - 4 + c * 4, vx0, vx1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy = ty0 + threadIdx.y, cx = tx0 + threadIdx.x * 4;
-    const int q = (threadIdx.y + 0) * 264 + 4 + threadIdx.x * 4;
-    const bool okv = cx >= x0 && cx + 3 < x1;
-    const bool okx0 = cx + 0 >= x0 && cx + 0 < x1;
-    const bool okx1 = cx + 1 >= x0 && cx + 1 < x1;
-    const bool okx2 = cx + 2 >= x0 && cx + 2 < x1;
-    const bool okx3 = cx + 3 >= x0 && cx + 3 < x1;
-    const bool oky0 = cy + 0 < y1;
-    const bool ok0 = okx0 && oky0;
-    const bool ok1 = okx1 && oky0;
-    const bool ok2 = okx2 && oky0;
-    const bool ok3 = okx3 && oky0;
-    const int ys = 8 * (int)s1;
-    long long ko = (long long)(zs - 1) * s0 + (long long)cy * s1 + cx;
-    const float *nx = ib + (long long)(zs - 1 + 2) * s0;
-    int sr = 0, sw = 2;
-    if (0 < n) {
-        KGT_CP_ASYNC16(sm + 0 + (tid + 0) * 4, ib + (long long)(zs - 1 + 0) * s0 + g0);
-        if (tid + 512 < 528) KGT_CP_ASYNC16(sm + 0 + (tid + 512) * 4, ib + (long long)(zs - 1 + 0) * s0 + g1);
-    }
-    KGT_CP_COMMIT();
-    if (1 < n) {
-        KGT_CP_ASYNC16(sm + 2112 + (tid + 0) * 4, ib + (long long)(zs - 1 + 1) * s0 + g0);
-        if (tid + 512 < 528) KGT_CP_ASYNC16(sm + 2112 + (tid + 512) * 4, ib + (long long)(zs - 1 + 1) * s0 + g1);
-    }
-    KGT_CP_COMMIT();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
+    if (y >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + y * s1 + x;
+    float *op = out + zs * s0 + y * s1 + x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float v0_8_8;
+    float v0_8_9;
+    float v0_8_10;
+    float v0_8_11;
+    float v1_8_8;
+    float v1_8_9;
+    float v1_8_10;
+    float v1_8_11;
+    float v1_8_12;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2112;
-                KGT_CP_ASYNC16(sa + (tid + 0) * 4, nx + g0);
-                if (tid + 512 < 528) KGT_CP_ASYNC16(sa + (tid + 512) * 4, nx + g1);
-            }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2112;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a1_0 = -vm.x;
-                a1_1 = -vm.y;
-                a1_2 = -vm.z;
-                a1_3 = -vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                const float vr0 = cur[q + 4];
-                a0_0 = kgt_add(a0_0, vm.y);
-                a0_1 = kgt_add(a0_1, vm.z);
-                a0_2 = kgt_add(a0_2, vm.w);
-                a0_3 = kgt_add(a0_3, vr0);
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                const float d0 = kgt_mul(a0_0, -0x1p-2f);
-                const float d1 = kgt_mul(a0_1, -0x1p-2f);
-                const float d2 = kgt_mul(a0_2, -0x1p-2f);
-                const float d3 = kgt_mul(a0_3, -0x1p-2f);
-                if (okv && oky0) KGT_ST4F(ob + 0 * ys, d0, d1, d2, d3);
-                else {
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
-                }
-            }
-            ko += s0;
+            const float *rp = ip + -1 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v0_8_8 = V.x;
+            v0_8_9 = V.y;
+            v0_8_10 = V.z;
+            v0_8_11 = V.w;
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = *(const float4 *)(rp + vo);
+            v1_8_8 = V.x;
+            v1_8_9 = V.y;
+            v1_8_10 = V.z;
+            v1_8_11 = V.w;
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2112;
-                KGT_CP_ASYNC16(sa + (tid + 0) * 4, nx + g0);
-                if (tid + 512 < 528) KGT_CP_ASYNC16(sa + (tid + 512) * 4, nx + g1);
+            float4 r;
+            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
+            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
+            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
+            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            if (ok)
+                *(float4 *)op = r;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2112;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a0_0 = -vm.x;
-                a0_1 = -vm.y;
-                a0_2 = -vm.z;
-                a0_3 = -vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                const float vr0 = cur[q + 4];
-                a1_0 = kgt_add(a1_0, vm.y);
-                a1_1 = kgt_add(a1_1, vm.z);
-                a1_2 = kgt_add(a1_2, vm.w);
-                a1_3 = kgt_add(a1_3, vr0);
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                const float d0 = kgt_mul(a1_0, -0x1p-2f);
-                const float d1 = kgt_mul(a1_1, -0x1p-2f);
-                const float d2 = kgt_mul(a1_2, -0x1p-2f);
-                const float d3 = kgt_mul(a1_3, -0x1p-2f);
-                if (okv && oky0) KGT_ST4F(ob + 0 * ys, d0, d1, d2, d3);
-                else {
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
-                }
-            }
-            ko += s0;
         }
+        v0_8_8 = v1_8_8;
+        v0_8_9 = v1_8_9;
+        v0_8_10 = v1_8_10;
+        v0_8_11 = v1_8_11;
     }
 }
-KGT_EXTERN_C __global__ void __launch_bounds__(512)
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ __align__(16) float sm[6336];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 256, ty0 = y0 + (int)blockIdx.y * 8;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 4, x0 - 0, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 0, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 512;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 0, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 1024;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 0, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 1536;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 0, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 2048 < 2112 ? tid + 2048 : 2111;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 0, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy = ty0 + threadIdx.y, cx = tx0 + threadIdx.x * 4;
-    const int q = (threadIdx.y + 0) * 264 + 4 + threadIdx.x * 4;
-    const bool okx0 = cx + 0 >= x0 && cx + 0 < x1;
-    const bool okx1 = cx + 1 >= x0 && cx + 1 < x1;
-    const bool okx2 = cx + 2 >= x0 && cx + 2 < x1;
-    const bool okx3 = cx + 3 >= x0 && cx + 3 < x1;
-    const bool oky0 = cy + 0 < y1;
-    const bool ok0 = okx0 && oky0;
-    const bool ok1 = okx1 && oky0;
-    const bool ok2 = okx2 && oky0;
-    const bool ok3 = okx3 && oky0;
-    const int ys = 8 * (int)s1;
-    long long ko = (long long)(zs - 1) * s0 + (long long)cy * s1 + cx;
-    const float *nx = ib + (long long)(zs - 1 + 2) * s0;
-    int sr = 0, sw = 2;
-    if (0 < n) {
-        KGT_CP_ASYNC(sm + 0 + tid + 0, ib + (long long)(zs - 1 + 0) * s0 + g0);
-        KGT_CP_ASYNC(sm + 0 + tid + 512, ib + (long long)(zs - 1 + 0) * s0 + g1);
-        KGT_CP_ASYNC(sm + 0 + tid + 1024, ib + (long long)(zs - 1 + 0) * s0 + g2);
-        KGT_CP_ASYNC(sm + 0 + tid + 1536, ib + (long long)(zs - 1 + 0) * s0 + g3);
-        if (tid + 2048 < 2112) KGT_CP_ASYNC(sm + 0 + tid + 2048, ib + (long long)(zs - 1 + 0) * s0 + g4);
-    }
-    KGT_CP_COMMIT();
-    if (1 < n) {
-        KGT_CP_ASYNC(sm + 2112 + tid + 0, ib + (long long)(zs - 1 + 1) * s0 + g0);
-        KGT_CP_ASYNC(sm + 2112 + tid + 512, ib + (long long)(zs - 1 + 1) * s0 + g1);
-        KGT_CP_ASYNC(sm + 2112 + tid + 1024, ib + (long long)(zs - 1 + 1) * s0 + g2);
-        KGT_CP_ASYNC(sm + 2112 + tid + 1536, ib + (long long)(zs - 1 + 1) * s0 + g3);
-        if (tid + 2048 < 2112) KGT_CP_ASYNC(sm + 2112 + tid + 2048, ib + (long long)(zs - 1 + 1) * s0 + g4);
-    }
-    KGT_CP_COMMIT();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
+    if (y >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + y * s1 + x;
+    float *op = out + zs * s0 + y * s1 + x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    float v0_8_8;
+    float v0_8_9;
+    float v0_8_10;
+    float v0_8_11;
+    float v1_8_8;
+    float v1_8_9;
+    float v1_8_10;
+    float v1_8_11;
+    float v1_8_12;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2112;
-                KGT_CP_ASYNC(sa + tid + 0, nx + g0);
-                KGT_CP_ASYNC(sa + tid + 512, nx + g1);
-                KGT_CP_ASYNC(sa + tid + 1024, nx + g2);
-                KGT_CP_ASYNC(sa + tid + 1536, nx + g3);
-                if (tid + 2048 < 2112) KGT_CP_ASYNC(sa + tid + 2048, nx + g4);
-            }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2112;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a1_0 = -vm.x;
-                a1_1 = -vm.y;
-                a1_2 = -vm.z;
-                a1_3 = -vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                const float vr0 = cur[q + 4];
-                a0_0 = kgt_add(a0_0, vm.y);
-                a0_1 = kgt_add(a0_1, vm.z);
-                a0_2 = kgt_add(a0_2, vm.w);
-                a0_3 = kgt_add(a0_3, vr0);
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                const float d0 = kgt_mul(a0_0, -0x1p-2f);
-                const float d1 = kgt_mul(a0_1, -0x1p-2f);
-                const float d2 = kgt_mul(a0_2, -0x1p-2f);
-                const float d3 = kgt_mul(a0_3, -0x1p-2f);
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
-            }
-            ko += s0;
+            const float *rp = ip + -1 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v0_8_8 = V.x;
+            v0_8_9 = V.y;
+            v0_8_10 = V.z;
+            v0_8_11 = V.w;
+        }
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        {
+            const float *rp = ip + 0 * s0;
+            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+            v1_8_8 = V.x;
+            v1_8_9 = V.y;
+            v1_8_10 = V.z;
+            v1_8_11 = V.w;
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2112;
-                KGT_CP_ASYNC(sa + tid + 0, nx + g0);
-                KGT_CP_ASYNC(sa + tid + 512, nx + g1);
-                KGT_CP_ASYNC(sa + tid + 1024, nx + g2);
-                KGT_CP_ASYNC(sa + tid + 1536, nx + g3);
-                if (tid + 2048 < 2112) KGT_CP_ASYNC(sa + tid + 2048, nx + g4);
+            float4 r;
+            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
+            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
+            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
+            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            if (ok)
+                KGT_VST4F(op, r);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
+                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
+                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
+                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
             }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2112;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a0_0 = -vm.x;
-                a0_1 = -vm.y;
-                a0_2 = -vm.z;
-                a0_3 = -vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                const float vr0 = cur[q + 4];
-                a1_0 = kgt_add(a1_0, vm.y);
-                a1_1 = kgt_add(a1_1, vm.z);
-                a1_2 = kgt_add(a1_2, vm.w);
-                a1_3 = kgt_add(a1_3, vr0);
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                const float d0 = kgt_mul(a1_0, -0x1p-2f);
-                const float d1 = kgt_mul(a1_1, -0x1p-2f);
-                const float d2 = kgt_mul(a1_2, -0x1p-2f);
-                const float d3 = kgt_mul(a1_3, -0x1p-2f);
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
-            }
-            ko += s0;
         }
+        v0_8_8 = v1_8_8;
+        v0_8_9 = v1_8_9;
+        v0_8_10 = v1_8_10;
+        v0_8_11 = v1_8_11;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
@@ -4057,24 +3824,24 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
 {
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
-    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 9 + 265 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+    if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 512);
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 256);
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
-        kgt_step_golden_negated_f_u<<<grd, dim3(64, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_negated_f_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
-        kgt_step_golden_negated_f<<<grd, dim3(64, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_negated_f<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
