@@ -400,11 +400,18 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_emit_expr(b, &sum, dbl, &ix);
         kgt_printf(b, ";\n");
     }
-    if (split) { /* cells outside the box divide 1 (kgt_emit_split_quotients) */
+    if (split) { /* kgt_emit_split_quotients: in 2D, cells outside the box divide 1; in 3D they
+                    divide their sums (of clamped cells) too, and a lane whose sum leaves the split
+                    range divides by `/`: only lanes at the box's edges. Without the guard's
+                    compares and select 3d7 ran at 414.8 against 403.3, 2d9 at 439.2 against 478.3
+                    (one H200, bench/RESULTS.md). */
         kgt_split_cell c[4];
         for (int j = 0; j < vw; j++) {
             snprintf(c[j].dst, sizeof c[j].dst, "q.%c", "xyzw"[j]);
-            snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);
+            if (nd == 3)
+                c[j].in[0] = 0;
+            else
+                snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);
             snprintf(c[j].num, sizeof c[j].num, "r.%c", "xyzw"[j]);
         }
         kgt_printf(b, "            {\n                float4 q;\n");

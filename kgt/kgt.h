@@ -161,9 +161,9 @@ typedef struct kgt_split_cell {
 } kgt_split_cell;
 /*
  * The quotients c[0..n) by split division, in declared float variables: numerators whose `in`
- * is false (cells outside the box: their sums may be anything) divide 1, and when a numerator
- * is outside the split range all n are divided again by `/` (the same sums, so the same bits as
- * `/` alone).
+ * is false (cells outside the box: their sums may be anything) divide 1 (an empty `in`: every
+ * numerator divides as it is), and when a numerator is outside the split range all n are divided
+ * again by `/` (the same sums, so the same bits as `/` alone).
  */
 void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double divisor, float rd);
 /* A float's bit pattern, and the float of a bit pattern. */

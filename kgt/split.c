@@ -102,8 +102,11 @@ void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double
 {
     kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
     for (int i = 0; i < n; i++) {
-        kgt_printf(b, "                %s = kgt_div_split(%s ? %s : 1.0f, ", c[i].dst, c[i].in,
-                   c[i].num);
+        if (c[i].in[0])
+            kgt_printf(b, "                %s = kgt_div_split(%s ? %s : 1.0f, ", c[i].dst, c[i].in,
+                       c[i].num);
+        else
+            kgt_printf(b, "                %s = kgt_div_split(%s, ", c[i].dst, c[i].num);
         kgt_emit_literal(b, divisor, 0);
         kgt_printf(b, ", ");
         kgt_emit_literal(b, rd, 0);

@@ -17,6 +17,7 @@
  * division by 6), checked bitwise against the CPU on small grids. Layout: interior from column 4
  * (16-byte aligned), rows padded to 32 floats, one halo plane and row.
  */
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -133,6 +134,86 @@ __global__ void __launch_bounds__(MINB ? 256 : 512, MINB ? MINB : 1)
     }
 }
 
+/*
+ * The library's form of the same kernel (kgt/emit_vec.c): a loop over W planes (W at run time,
+ * not unrolled), the planes rolling through registers, each iteration loading the rows of the
+ * plane above (its own row and y +- 1, kept for the next iteration). PF = 1 loads them one
+ * iteration earlier (two planes above), so that a load has a whole iteration to arrive.
+ */
+template <int PF>
+__global__ void __launch_bounds__(256)
+    k3loop(const float *__restrict__ in, float *__restrict__ out, G g, int W)
+{
+    const int BX = blockDim.x, BY = blockDim.y;
+    const int nv = g.nx / 4;
+    int xv = blockIdx.x * BX + threadIdx.x, y = 1 + blockIdx.y * BY + threadIdx.y;
+    const int act = xv < nv && y <= g.ny;
+    if (xv > nv - 1) xv = nv - 1;
+    if (y > g.ny) y = g.ny;
+    const int x0 = X0 + 4 * xv, z0 = 1 + blockIdx.z * W, z1 = min(z0 + W, g.nz + 1);
+    const int lane = threadIdx.x % 32, eL = lane == 0, eR = lane == 31 || xv == nv - 1;
+    const float *c = in + (long)y * g.rs + x0;
+    float4 a = __ldg((const float4 *)(c + (long)(z0 - 1) * g.ps));
+    const float *q = c + (long)z0 * g.ps;
+    float4 b = __ldg((const float4 *)q), u = __ldg((const float4 *)(q - g.rs)),
+           d = __ldg((const float4 *)(q + g.rs));
+    float bl = eL ? __ldg(q - 1) : 0.f, br = eR ? __ldg(q + 4) : 0.f;
+    float4 n1, nu1, nd1;
+    float nl1 = 0.f, nr1 = 0.f;
+    if (PF) {
+        q = c + (long)(z0 + 1) * g.ps;
+        n1 = __ldg((const float4 *)q), nu1 = __ldg((const float4 *)(q - g.rs)),
+        nd1 = __ldg((const float4 *)(q + g.rs));
+        if (eL) nl1 = __ldg(q - 1);
+        if (eR) nr1 = __ldg(q + 4);
+    }
+#pragma unroll 1
+    for (int z = z0; z < z1; z++) {
+        float4 cc, cu, cd;
+        float cl = 0.f, cr = 0.f;
+        if (PF) {
+            q = c + (long)min(z + 2, g.nz + 1) * g.ps;
+            cc = n1, cu = nu1, cd = nd1, cl = nl1, cr = nr1;
+            n1 = __ldg((const float4 *)q), nu1 = __ldg((const float4 *)(q - g.rs)),
+            nd1 = __ldg((const float4 *)(q + g.rs));
+            if (eL) nl1 = __ldg(q - 1);
+            if (eR) nr1 = __ldg(q + 4);
+        } else {
+            q = c + (long)(z + 1) * g.ps;
+            cc = __ldg((const float4 *)q), cu = __ldg((const float4 *)(q - g.rs)),
+            cd = __ldg((const float4 *)(q + g.rs));
+            if (eL) cl = __ldg(q - 1);
+            if (eR) cr = __ldg(q + 4);
+        }
+        float l = __shfl_up_sync(0xffffffffu, b.w, 1), r = __shfl_down_sync(0xffffffffu, b.x, 1);
+        if (eL) l = bl;
+        if (eR) r = br;
+        const float A[4] = {a.x, a.y, a.z, a.w}, Uu[4] = {u.x, u.y, u.z, u.w},
+                    B[6] = {l, b.x, b.y, b.z, b.w, r}, Dd[4] = {d.x, d.y, d.z, d.w},
+                    C[4] = {cc.x, cc.y, cc.z, cc.w};
+        float o[4], t[4];
+        unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            float s = A[j];
+            s = add(s, Uu[j]);
+            s = add(s, B[j]);
+            s = add(s, B[j + 2]);
+            s = add(s, Dd[j]);
+            s = add(s, C[j]);
+            t[j] = s;
+            o[j] = div_split(s, lo, hi);
+        }
+        if (lo < SPLIT_LO || hi > SPLIT_HI)
+#pragma unroll
+            for (int j = 0; j < 4; j++) o[j] = t[j] / 6.0f;
+        if (act)
+            *(float4 *)(out + (long)z * g.ps + (long)y * g.rs + x0) =
+                make_float4(o[0], o[1], o[2], o[3]);
+        a = b, b = cc, bl = cl, br = cr, u = cu, d = cd;
+    }
+}
+
 /* Bench data: no zero sums, so that every quotient takes the split path as in a real run. */
 __global__ void fill(float *a, long n)
 {
@@ -163,6 +244,13 @@ static void launch_w(int mode, const float *a, float *b, const G &g, int bx, int
 /* mode + 4 * m: m = 1, 2 cap registers for 6 or 8 blocks of 256 threads per SM. */
 static void launch(int mode, int W, const float *a, float *b, const G &g, int bx, int by)
 {
+    if (mode >= 16) { /* the library's loop form, W planes at run time */
+        dim3 grid((unsigned)((g.nx / 4 + bx - 1) / bx), (unsigned)((g.ny + by - 1) / by),
+                  (unsigned)((g.nz + W - 1) / W));
+        if (mode == 16) k3loop<0><<<grid, dim3(bx, by)>>>(a, b, g, W);
+        if (mode == 17) k3loop<1><<<grid, dim3(bx, by)>>>(a, b, g, W);
+        return;
+    }
     int m = mode / 4;
     mode %= 4;
     if (m == 0 && W == 1) launch_w<1, 0>(mode, a, b, g, bx, by);
@@ -222,14 +310,21 @@ static int check(int mode, int W, int nx, int ny, int nz, int bx, int by)
     return bad != 0;
 }
 
+/* ./probe_vec3 N: the unrolled kernels; ./probe_vec3 N loop: the loop form against them. */
 int main(int argc, char **argv)
 {
     int N = argc > 1 ? atoi(argv[1]) : 1024, reps = 10, bad = 0;
-    const int shapes[][3] = {
+    const int loop = argc > 2 && !strcmp(argv[2], "loop");
+    const std::vector<std::array<int, 3>> all = {
         /* mode (+4: 6 blocks of 256, +8: 8 blocks), bx, by */
         {0, 32, 4},  {0, 32, 8}, {0, 32, 16}, {0, 64, 4},  {0, 64, 8}, {0, 128, 2}, {0, 128, 4},
         {0, 16, 16}, {1, 32, 8}, {1, 64, 4},  {2, 16, 16}, {2, 32, 4}, {2, 32, 8},  {2, 16, 8},
         {4, 32, 8},  {4, 64, 4}, {6, 32, 8},  {6, 16, 16}, {8, 32, 8}, {8, 64, 4},  {10, 32, 8}};
+    const std::vector<std::array<int, 3>> lf = {/* mode 16: loop, 17: loop, loads an iteration
+                                                   ahead; and mode 0 for comparison */
+                                                {16, 64, 4}, {16, 64, 2}, {16, 32, 8}, {17, 64, 4},
+                                                {17, 64, 2}, {17, 32, 8}, {0, 64, 4},  {0, 32, 8}};
+    const auto &shapes = loop ? lf : all;
     for (auto &s : shapes)
         for (int W : {1, 2, 3}) {
             bad += check(s[0], W, 1020, 37, 45, s[1], s[2]);
@@ -249,7 +344,8 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     for (auto &s : shapes)
-        for (int W : {1, 2, 3, 4}) {
+        for (int W : {1, 2, 3, 4, 6, 8, 16}) {
+            if (W > 4 && s[0] < 16) continue;
             for (int k = 0; k < 2; k++) launch(s[0], W, a, b, g, s[1], s[2]);
             CK(cudaEventRecord(e0));
             for (int k = 0; k < reps; k++)
