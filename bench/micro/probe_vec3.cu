@@ -52,6 +52,32 @@ __device__ __forceinline__ float div_split(float s, unsigned &lo, unsigned &hi)
     return __fmaf_rn(__fmaf_rn(-6.0f, q0, s), rd, q0);
 }
 
+/* The four cells of a vector: planes a (below) and c (above), rows u and d (y -+ 1), the row b
+   with its x neighbours l and r; the contract's order, then split division by 6. */
+__device__ __forceinline__ void cells(float4 a, float4 u, float l, float4 b, float r, float4 d,
+                                      float4 c, float o[4])
+{
+    const float A[4] = {a.x, a.y, a.z, a.w}, Uu[4] = {u.x, u.y, u.z, u.w},
+                B[6] = {l, b.x, b.y, b.z, b.w, r}, Dd[4] = {d.x, d.y, d.z, d.w},
+                C[4] = {c.x, c.y, c.z, c.w};
+    float t[4];
+    unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        float s = A[j];
+        s = add(s, Uu[j]);
+        s = add(s, B[j]);
+        s = add(s, B[j + 2]);
+        s = add(s, Dd[j]);
+        s = add(s, C[j]);
+        t[j] = s;
+        o[j] = div_split(s, lo, hi);
+    }
+    if (lo < SPLIT_LO || hi > SPLIT_HI)
+#pragma unroll
+        for (int j = 0; j < 4; j++) o[j] = t[j] / 6.0f;
+}
+
 template <int W, int MODE, int MINB>
 __global__ void __launch_bounds__(MINB ? 256 : 512, MINB ? MINB : 1)
     k3(const float *__restrict__ in, float *__restrict__ out, G g)
@@ -109,25 +135,8 @@ __global__ void __launch_bounds__(MINB ? 256 : 512, MINB ? MINB : 1)
             if (!eT) u = su;
             if (!eB) d = sd;
         }
-        const float A[4] = {a.x, a.y, a.z, a.w}, Uu[4] = {u.x, u.y, u.z, u.w},
-                    B[6] = {l, b.x, b.y, b.z, b.w, r}, Dd[4] = {d.x, d.y, d.z, d.w},
-                    C[4] = {c.x, c.y, c.z, c.w};
-        float o[4], t[4];
-        unsigned lo = 0xffffffffu, hi = 0;
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            float s = A[j];
-            s = add(s, Uu[j]);
-            s = add(s, B[j]);
-            s = add(s, B[j + 2]);
-            s = add(s, Dd[j]);
-            s = add(s, C[j]);
-            t[j] = s;
-            o[j] = div_split(s, lo, hi);
-        }
-        if (lo < SPLIT_LO || hi > SPLIT_HI)
-#pragma unroll
-            for (int j = 0; j < 4; j++) o[j] = t[j] / 6.0f;
+        float o[4];
+        cells(a, u, l, b, r, d, c, o);
         if (act && z0 + k <= g.nz)
             *(float4 *)(out + (long)(z0 + k) * g.ps + (long)y * g.rs + x0) =
                 make_float4(o[0], o[1], o[2], o[3]);
@@ -188,25 +197,8 @@ __global__ void __launch_bounds__(256)
         float l = __shfl_up_sync(0xffffffffu, b.w, 1), r = __shfl_down_sync(0xffffffffu, b.x, 1);
         if (eL) l = bl;
         if (eR) r = br;
-        const float A[4] = {a.x, a.y, a.z, a.w}, Uu[4] = {u.x, u.y, u.z, u.w},
-                    B[6] = {l, b.x, b.y, b.z, b.w, r}, Dd[4] = {d.x, d.y, d.z, d.w},
-                    C[4] = {cc.x, cc.y, cc.z, cc.w};
-        float o[4], t[4];
-        unsigned lo = 0xffffffffu, hi = 0;
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            float s = A[j];
-            s = add(s, Uu[j]);
-            s = add(s, B[j]);
-            s = add(s, B[j + 2]);
-            s = add(s, Dd[j]);
-            s = add(s, C[j]);
-            t[j] = s;
-            o[j] = div_split(s, lo, hi);
-        }
-        if (lo < SPLIT_LO || hi > SPLIT_HI)
-#pragma unroll
-            for (int j = 0; j < 4; j++) o[j] = t[j] / 6.0f;
+        float o[4];
+        cells(a, u, l, b, r, d, cc, o);
         if (act)
             *(float4 *)(out + (long)z * g.ps + (long)y * g.rs + x0) =
                 make_float4(o[0], o[1], o[2], o[3]);
