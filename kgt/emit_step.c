@@ -27,8 +27,7 @@ static int vlen(int dbl)
     return dbl ? 2 : 4;
 }
 
-/* An offset of s as (walk, y, x). */
-static void wyx(const kgt_stencil *s, const int *off, int *o)
+void kgt_wyx(const kgt_stencil *s, const int *off, int *o)
 {
     o[0] = s->ndims > 1 ? off[0] : 0;
     o[1] = s->ndims > 2 ? off[1] : 0;
@@ -167,8 +166,8 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
         h->minb > 32)
         return -1;
     kgt_extents(s, lo, hi);
-    wyx(s, lo, info->elo);
-    wyx(s, hi, info->ehi);
+    kgt_wyx(s, lo, info->elo);
+    kgt_wyx(s, hi, info->ehi);
     const int v = vlen(dbl);
     /* vec: 3D with copies (x reach within a vector), or 2D and 3D with a register walk in
        blocks of whole warps along x (64 threads: AMD's too) */
@@ -368,7 +367,7 @@ static void emit_plane_terms(kgt_buf *b, const step *st, int u, int o0, int firs
             int o[3];
             char acc[24], v[32];
             if (s->pts[i].w == 0.0) continue;
-            wyx(s, s->pts[i].off, o);
+            kgt_wyx(s, s->pts[i].off, o);
             if (o[0] != o0) continue;
             snprintf(acc, sizeof acc, "a%d_%d", slot, c);
             snprintf(v, sizeof v, "cur[q%d + %d]", c, o[1] * st->w + o[2]);
@@ -402,7 +401,7 @@ static int has_plane(const kgt_stencil *s, int o0)
 {
     for (int i = 0; i < s->npts; i++) {
         int o[3];
-        wyx(s, s->pts[i].off, o);
+        kgt_wyx(s, s->pts[i].off, o);
         if (s->pts[i].w != 0.0 && o[0] == o0) return 1;
     }
     return 0;
@@ -626,7 +625,7 @@ static int row_reach(const kgt_stencil *s, int o0, int oy, int *mn, int *mx)
     *mn = 0, *mx = 0;
     for (int i = 0; i < s->npts; i++) {
         int o[3];
-        wyx(s, s->pts[i].off, o);
+        kgt_wyx(s, s->pts[i].off, o);
         if (s->pts[i].w == 0.0 || o[0] != o0 || o[1] != oy) continue;
         if (!any || o[2] < *mn) *mn = o[2];
         if (!any || o[2] > *mx) *mx = o[2];
@@ -675,7 +674,7 @@ static void emit_vec_plane_terms(kgt_buf *b, const step *st, int u, int o0, int 
                 for (int i = 0; i < s->npts; i++) {
                     int o[3];
                     char acc[24], val[16];
-                    wyx(s, s->pts[i].off, o);
+                    kgt_wyx(s, s->pts[i].off, o);
                     if (s->pts[i].w == 0.0 || o[0] != o0 || o[1] != oy) continue;
                     snprintf(acc, sizeof acc, "a%d_%d", slot, j * v + k);
                     vec_value(val, sizeof val, st, k + o[2]);

@@ -240,24 +240,16 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 enum { R_ROWS = 2 * KGT_MAX_RADIUS + 1 };
 typedef unsigned char window[R_ROWS][R_ROWS][V_X]; /* [plane position][y + 8][x] */
 
-/* A point's offsets as (walk, y, x); y is 0 in 2D. */
-static void wyx_of(const kgt_stencil *s, int p, int *dz, int *dy, int *dx)
-{
-    *dz = s->pts[p].off[0];
-    *dy = s->ndims == 3 ? s->pts[p].off[1] : 0;
-    *dx = s->pts[p].off[s->ndims - 1];
-}
-
 /* have[r][y][x]: the window keeps cell (y, x) (y + 8, V_X index) at plane position r (0 = the
    lowest): some point reads it there, or at a lower position it rolls down to. */
 static void window_cells(const kgt_stencil *s, int vw, int elo, window have)
 {
     memset(have, 0, sizeof(window));
     for (int p = 0; p < s->npts; p++) {
-        int dz, dy, dx;
-        wyx_of(s, p, &dz, &dy, &dx);
+        int o[3];
+        kgt_wyx(s, s->pts[p].off, o);
         for (int j = 0; j < vw && s->pts[p].w != 0.0; j++)
-            have[dz + elo][dy + KGT_MAX_RADIUS][j + dx + KGT_MAX_RADIUS] = 1;
+            have[o[0] + elo][o[1] + KGT_MAX_RADIUS][j + o[2] + KGT_MAX_RADIUS] = 1;
     }
     for (int r = 1; r < R_ROWS; r++)
         for (int y = 0; y < R_ROWS; y++)
@@ -270,13 +262,13 @@ static void emit_off(kgt_buf *b, int x)
     kgt_printf(b, "o%d", x);
 }
 
-/* The register of cell (y, x) at window position r: kgt_temp's name (2D: v<r>_<x>_8). */
+/* The register of cell (y, x) at window position r: the name kgt_emit_expr gives it (kgt_temp,
+   offsets in the array's own dimensions: 2D (plane, x), 3D (plane, y, x)). */
 static void emit_reg(kgt_buf *b, int nd, int r, int y, int x)
 {
-    if (nd == 3)
-        kgt_printf(b, "v%d_%d_%d", r, y, x);
-    else
-        kgt_printf(b, "v%d_%d_%d", r, x, KGT_MAX_RADIUS);
+    const int o[3] = {0, nd == 3 ? y - KGT_MAX_RADIUS : x - KGT_MAX_RADIUS,
+                      nd == 3 ? x - KGT_MAX_RADIUS : 0};
+    kgt_temp(b, r - KGT_MAX_RADIUS, o);
 }
 
 /* Loads the rows of plane `row` from the pointer ip into window position r: one vector per y

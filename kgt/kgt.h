@@ -105,6 +105,9 @@ typedef struct kgt_index {
 
 /* Name of the register holding in[base + (walk + o0) * s0 + o1 * s1 + o2] (offsets >= -8). */
 void kgt_temp(kgt_buf *b, int walk, const int *off);
+/* An offset of s as (walk, y, x): dimension 0 of a 2D/3D array, the middle one of a 3D array,
+   the last one; 0 where s has no such dimension (emit_step.c). */
+void kgt_wyx(const kgt_stencil *s, const int *off, int *o);
 
 /*
  * Writes the value of the updated cell for element type dbl ? double : float, following the
