@@ -10,6 +10,7 @@
  * the error is agreed on after the loop.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "skel.h"
 
@@ -140,6 +141,28 @@ static void ooc_pass(sk_run *r, int b, int exch, long left)
     exchange(r, b ^ 1, 0);
 }
 
+/*
+ * Passes that update the whole box first and copy the halos after it, with no inner update beside
+ * the exchange: in 3D, where every halo is the rank's own (periodic dimensions of one rank) and
+ * copied on the device (the peer path both ways), the copies take microseconds, while border
+ * boxes thin along x keep most lanes of a kernel's rows idle (periodic 3d7 1024^3 lost a fifth
+ * of the fixed run's rate that way; in 2D those boxes are rows and cost less than the copies
+ * left unhidden; bench/RESULTS.md). $STENCIL_SPLIT=1 keeps the border/inner split, 0 drops it
+ * wherever there are halos (measurements).
+ */
+static int whole_pass(const sk_run *r)
+{
+    const char *e = getenv("STENCIL_SPLIT");
+    if (e && (*e == '0' || *e == '1')) return *e == '0';
+    if (r->x.n == 0 || r->st.ndims < 3) return 0;
+    for (int i = 0; i < r->x.n; i++) {
+        const sk_link *k = &r->x.link[i];
+        if (k->peer != r->rank || (k->rbytes && !k->pull) || (k->sbytes && !k->peer_pulls))
+            return 0;
+    }
+    return 1;
+}
+
 /* Pass t: `steps` time steps (the rest of the iterations in the last), then their halos. */
 static void iteration(sk_run *r, long t)
 {
@@ -159,7 +182,13 @@ static void iteration(sk_run *r, long t)
         return;
     }
     NET(r, sk_exchange_post(&r->x, r->comm));
-    border(r, SB_QBORDER, in, out);
+    if (r->whole) { /* the border is the whole box; the inner update empty, after the halos */
+        STAMP(r, SB_QBORDER, SK_B0);
+        sk_update_boxes(r, SB_QBORDER, in, out, &r->loc.update, 1);
+        STAMP(r, SB_QBORDER, SK_B1);
+        ser = 1;
+    } else
+        border(r, SB_QBORDER, in, out);
     DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, b ^ 1));
     STAMP(r, SB_QBORDER, SK_P1);
     if (o->async && !ser) inner(r, in, out);
@@ -171,7 +200,10 @@ static void iteration(sk_run *r, long t)
         inner(r, in, out);
     }
     exchange(r, b ^ 1, sync);
-    if (ser) { /* one phase after another: the inner update once the halos are in */
+    if (r->whole) {
+        STAMP(r, SB_QBORDER, SK_I0);
+        STAMP(r, SB_QBORDER, SK_I1);
+    } else if (ser) { /* one phase after another: the inner update once the halos are in */
         DEV(r, o->wait(&r->dev, SB_QBORDER));
         inner(r, in, out);
         DEV(r, o->wait(&r->dev, SB_QINNER));
@@ -253,6 +285,7 @@ int sk_loop(sk_run *r, long n)
     r->rc = 0;
     r->stats.cells = sk_global_cells(r);
     if (n == 0) return 0;
+    r->whole = whole_pass(r);
     first_exchange(r);
     fill_scratch_frame(r);
     sk_trace_start(r);

@@ -85,12 +85,46 @@ static int plan_generic(const impl *im, const nbox *nb, geom *g, dim3 *grid, dim
     return 0;
 }
 
+/*
+ * Boxes narrower than THIN_X cells along x: the border boxes of links along x (a periodic
+ * dimension, or blocks). Kernels with threads along x leave all but a few lanes of each row idle
+ * there (one H200, periodic 3d7 1024^3 one step per launch: 3.51 ms a step with the vector rows
+ * on those boxes, 3.34 with this; the fixed run 2.6; bench/RESULTS.md), so the generic kernel
+ * takes them with its threads along y (the rows of a 2D box or of a box one row high), about
+ * 2048 blocks of walks along the slowest dimension.
+ */
+enum { THIN_X = 8, THIN_BLOCKS = 2048 };
+static int plan_thin(const nbox *nb, geom *g, dim3 *grid, dim3 *block)
+{
+    long long nw = nb->n[0], ny = nb->n[1], sw = nb->s[0], sy = nb->s[1];
+    if (ny == 1) { /* the rows are the walk's: threads along them, no walk */
+        ny = nw, sy = sw;
+        nw = 1, sw = 0;
+    }
+    const int bx = (int)nb->n[2], by = 256 / bx;
+    const long long gy = (ny + by - 1) / by, want = (THIN_BLOCKS + gy - 1) / gy;
+    long long gz, chunk = walk_chunk(nw, (nw + want - 1) / want, &gz);
+    if (gy > 65535 || ny > INT_MAX || chunk > INT_MAX) return -1;
+    g->base = nb->lo[0] * nb->s[0] + nb->lo[1] * nb->s[1] + nb->lo[2] * nb->s[2];
+    g->sw = sw, g->sy = sy, g->nw = nw, g->ny = (int)ny, g->nx = nb->n[2], g->xs = 0;
+    g->chunk = (int)chunk;
+    *grid = dim3(1, (unsigned)gy, (unsigned)gz);
+    *block = dim3((unsigned)bx, (unsigned)by, 1);
+    return 0;
+}
+
+static int thin_x(const nbox *nb)
+{
+    return nb->n[2] < THIN_X && nb->n[0] * nb->n[1] >= 256;
+}
+
 static int launch_generic(sb_dev *dev, int q, sb_mem in, sb_mem out, const nbox *nb)
 {
     impl *im = im_of(dev);
     geom g;
     dim3 grid, block;
-    if (plan_generic(im, nb, &g, &grid, &block))
+    if (thin_x(nb) ? plan_thin(nb, &g, &grid, &block) && plan_generic(im, nb, &g, &grid, &block)
+                   : plan_generic(im, nb, &g, &grid, &block))
         return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large for one launch");
     if (im->type == STENCIL_DOUBLE)
         launch_t<double>(im, im->pd, in, out, g, grid, block, im->q[q]);
@@ -181,7 +215,8 @@ int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
         return sb_fail(dev, STENCIL_EDEVICE, SB_GPU_NAME ": one-step streaming kernel launch: %s",
                        gpuGetErrorString(gpuGetLastError()));
     if (r == 0) return 0;
-    return im->use_rtc ? launch_rtc(dev, q, in, out, b, &nb) : launch_generic(dev, q, in, out, &nb);
+    return im->use_rtc && !thin_x(&nb) ? launch_rtc(dev, q, in, out, b, &nb)
+                                       : launch_generic(dev, q, in, out, &nb);
 }
 
 template <typename T, int NP, int TY>
