@@ -149,6 +149,10 @@ sl_box sl_update_box(const sl_partition *p, const sl_stencil *s, int rank);
  */
 int sl_local_make(sl_local *l, const sl_partition *p, const sl_stencil *s, int rank);
 
+/* No border/inner split: the update box is the one border box and the inner box is empty, so a
+   pass updates all its cells before the exchange (as when every cell is sent). */
+void sl_local_whole(sl_local *l);
+
 /* Linear index of global cell g in the local array (g inside ext). */
 size_t sl_local_index(const sl_local *l, const long g[SL_D]);
 /* The box b translated into local indices (relative to ext.lo). */

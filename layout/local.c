@@ -172,6 +172,13 @@ static void add_border(sl_local *l, const sl_box *b)
     if (!sl_box_empty(b)) l->border[l->nborder++] = *b;
 }
 
+void sl_local_whole(sl_local *l)
+{
+    l->nborder = 0;
+    l->inner = empty_at(&l->update);
+    add_border(l, &l->update);
+}
+
 /* Inner avoids every cell that is sent, so the border finishes before the exchange starts. */
 static void split_border(sl_local *l)
 {
@@ -187,8 +194,7 @@ static void split_border(sl_local *l)
         if (l->owned.hi[k] - thi[k] < l->inner.hi[k]) l->inner.hi[k] = l->owned.hi[k] - thi[k];
     }
     if (sl_box_empty(&l->inner)) {
-        l->inner = empty_at(&l->update);
-        add_border(l, &l->update);
+        sl_local_whole(l);
         return;
     }
     for (k = 0; k < l->ndims; k++) {

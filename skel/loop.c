@@ -143,10 +143,10 @@ static void ooc_pass(sk_run *r, int b, int exch, long left)
 
 /*
  * Passes that update the whole box first and copy the halos after it, with no inner update beside
- * the exchange: in 3D, where every halo is the rank's own (periodic dimensions of one rank) and
- * copied on the device (the peer path both ways), the copies take microseconds, while border
- * boxes thin along x keep most lanes of a kernel's rows idle (periodic 3d7 1024^3 lost a fifth
- * of the fixed run's rate that way; in 2D those boxes are rows and cost less than the copies
+ * the exchange (sl_local_whole): in 3D, where every halo is the rank's own (periodic dimensions of
+ * one rank) and copied on the device (the peer path both ways), the copies take microseconds, while
+ * border boxes thin along x keep most lanes of a kernel's rows idle (periodic 3d7 1024^3 lost a
+ * fifth of the fixed run's rate that way; in 2D those boxes are rows and cost less than the copies
  * left unhidden; bench/RESULTS.md). $STENCIL_SPLIT=1 keeps the border/inner split, 0 drops it
  * wherever there are halos (measurements).
  */
@@ -182,13 +182,7 @@ static void iteration(sk_run *r, long t)
         return;
     }
     NET(r, sk_exchange_post(&r->x, r->comm));
-    if (r->whole) { /* the border is the whole box; the inner update empty, after the halos */
-        STAMP(r, SB_QBORDER, SK_B0);
-        sk_update_boxes(r, SB_QBORDER, in, out, &r->loc.update, 1);
-        STAMP(r, SB_QBORDER, SK_B1);
-        ser = 1;
-    } else
-        border(r, SB_QBORDER, in, out);
+    border(r, SB_QBORDER, in, out);
     DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, b ^ 1));
     STAMP(r, SB_QBORDER, SK_P1);
     if (o->async && !ser) inner(r, in, out);
@@ -200,10 +194,7 @@ static void iteration(sk_run *r, long t)
         inner(r, in, out);
     }
     exchange(r, b ^ 1, sync);
-    if (r->whole) {
-        STAMP(r, SB_QBORDER, SK_I0);
-        STAMP(r, SB_QBORDER, SK_I1);
-    } else if (ser) { /* one phase after another: the inner update once the halos are in */
+    if (ser) { /* one phase after another: the inner update once the halos are in */
         DEV(r, o->wait(&r->dev, SB_QBORDER));
         inner(r, in, out);
         DEV(r, o->wait(&r->dev, SB_QINNER));
@@ -285,7 +276,7 @@ int sk_loop(sk_run *r, long n)
     r->rc = 0;
     r->stats.cells = sk_global_cells(r);
     if (n == 0) return 0;
-    r->whole = whole_pass(r);
+    if (whole_pass(r)) sl_local_whole(&r->loc);
     first_exchange(r);
     fill_scratch_frame(r);
     sk_trace_start(r);

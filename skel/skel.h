@@ -63,7 +63,6 @@ typedef struct sk_run {
     long npass;     /* loop passes: iterations / steps, rounded up (the rest in a shorter one) */
     int pass_steps; /* steps the updates being queued take (sk_update_boxes) */
     int fused;      /* a pass is one updatek per box (2 <= T <= fuse_depth): no scratch */
-    int whole;      /* passes update the whole box, then copy the halos (loop.c) */
     int nscr;       /* scratch arrays in scr: 0, 1 (T = 2), 2 (T >= 3), 4 (T >= 3, async) */
     sb_mem scr[4];  /* intermediate steps of a pass (loop.c); frame cells hold the fixed values */
     int scr_stale;  /* frame cells in the halos of scr not yet filled (after sk_upload) */

@@ -123,8 +123,8 @@ static int launch_generic(sb_dev *dev, int q, sb_mem in, sb_mem out, const nbox 
     impl *im = im_of(dev);
     geom g;
     dim3 grid, block;
-    if (thin_x(nb) ? plan_thin(nb, &g, &grid, &block) && plan_generic(im, nb, &g, &grid, &block)
-                   : plan_generic(im, nb, &g, &grid, &block))
+    if ((!thin_x(nb) || plan_thin(nb, &g, &grid, &block)) &&
+        plan_generic(im, nb, &g, &grid, &block))
         return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": box too large for one launch");
     if (im->type == STENCIL_DOUBLE)
         launch_t<double>(im, im->pd, in, out, g, grid, block, im->q[q]);

@@ -706,6 +706,11 @@ START_TEST(local_frame_only)
     /* The middle rank reads both edges but sends nothing: all of its update is inner. */
     ck_assert(dir_of(&l, -1, 0, 0)->has_recv && !dir_of(&l, -1, 0, 0)->has_send);
     ck_assert(l.nborder == 0 && sl_box_volume(&l.inner) == 1);
+    /* No split: the update box is the one border box, the inner box empty. */
+    sl_box u = l.update;
+    sl_local_whole(&l);
+    ck_assert(l.nborder == 1 && sl_box_empty(&l.inner));
+    ck_box_eq(l.border[0], u);
     sl_stencil_free(&s);
     sl_partition_free(&p);
     /* Fixed frame wider than the grid. */
