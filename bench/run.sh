@@ -26,7 +26,8 @@
 #   cudatests  the CUDA part of tests;  ocltests  the NVIDIA OpenCL part (+ its backend suite)
 #   peer       test_skeleton on PEER_RANKS (3 4) ranks sharing the GPUs, CUDA peer path forced
 #   sanitize   compute-sanitizer memcheck and racecheck of 2-rank CUDA runs
-#   scaling    strong and weak series on 1..SCALING_GPUS (2) GPUs (bench/scaling.sh)
+#   scaling    strong and weak series on 1..SCALING_GPUS (2) GPUs, kgt's 2d4 kernel and JAX beside
+#              (bench/scaling.sh, bench/jax_roll.py; SCALING_JAX=0 leaves JAX out)
 #   trace      per-iteration phase traces of the strong 2D case, peer/staged, serialized
 #   opencl     NVIDIA OpenCL, 2D 4-point 20480^2 on 1 and 2 GPUs, overlapped and serialized
 #   oclcopy    OpenCL halo copies rect vs pack;  oclwg  work-group widths (bench_ocl)
