@@ -66,57 +66,103 @@ static void pattern_extent(const stencil_desc *st, long ext[3], long lo[3])
     }
 }
 
-/* One cell, in element type T, terms in row-major pattern order, first term starts the sum. */
+/* The nonzero terms of the dense pattern in row-major pattern order: their weights, their
+   offsets per dimension and as an index into an array of strides s. */
+typedef struct ref_taps {
+    long n, *off, (*o)[3];
+    double *w;
+} ref_taps;
+
+static void taps_make(const stencil_desc *st, const long s[3], ref_taps *t)
+{
+    long ext[3], lo[3];
+    pattern_extent(st, ext, lo);
+    long all = ext[0] * ext[1] * ext[2];
+    t->n = 0;
+    t->off = malloc(sizeof *t->off * (size_t)all);
+    t->o = malloc(sizeof *t->o * (size_t)all);
+    t->w = malloc(sizeof *t->w * (size_t)all);
+    for (long a = 0; a < all; a++) {
+        if (st->weights[a] == 0) continue;
+        long *o = t->o[t->n];
+        o[0] = a / (ext[1] * ext[2]) - lo[0];
+        o[1] = a / ext[2] % ext[1] - lo[1];
+        o[2] = a % ext[2] - lo[2];
+        t->off[t->n] = o[0] * s[0] + o[1] * s[1] + o[2] * s[2];
+        t->w[t->n++] = st->weights[a];
+    }
+}
+
+static void taps_free(ref_taps *t)
+{
+    free(t->off);
+    free(t->o);
+    free(t->w);
+}
+
+/* Cell at of a grid n, in element type T, terms in row-major pattern order, the first term
+   starting the sum, then divided: the contract's order. c: the cell's coordinates where its
+   neighbours wrap around (periodic, near the edges), else NULL. */
 #define REF_CELL(T)                                                                                \
-    static T ref_cell_##T(const stencil_desc *st, const long n[3], const T *g, const long c[3],    \
-                          int periodic)                                                            \
+    static T ref_cell_##T(const ref_taps *t, const T *g, long at, const long n[3], const long *c,  \
+                          T divisor)                                                               \
     {                                                                                              \
-        long ext[3], lo[3];                                                                        \
-        pattern_extent(st, ext, lo);                                                               \
         T acc = 0;                                                                                 \
-        int first = 1;                                                                             \
-        for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                                      \
-            double w = st->weights[a];                                                             \
-            if (w == 0) continue;                                                                  \
-            long o[3] = {a / (ext[1] * ext[2]) - lo[0], a / ext[2] % ext[1] - lo[1],               \
-                         a % ext[2] - lo[2]};                                                      \
-            long p[3];                                                                             \
-            for (int d = 0; d < 3; d++) p[d] = periodic ? wrap(c[d] + o[d], n[d]) : c[d] + o[d];   \
-            T term = (T)w * g[(p[0] * n[1] + p[1]) * n[2] + p[2]];                                 \
-            acc = first ? term : acc + term;                                                       \
-            first = 0;                                                                             \
+        for (long k = 0; k < t->n; k++) {                                                          \
+            long p[3], from = at + t->off[k];                                                      \
+            if (c) {                                                                               \
+                for (int d = 0; d < 3; d++) p[d] = wrap(c[d] + t->o[k][d], n[d]);                  \
+                from = (p[0] * n[1] + p[1]) * n[2] + p[2];                                         \
+            }                                                                                      \
+            T term = (T)t->w[k] * g[from];                                                         \
+            acc = k == 0 ? term : acc + term;                                                      \
         }                                                                                          \
-        return acc / (T)st->divisor;                                                               \
+        return acc / divisor;                                                                      \
     }
 REF_CELL(float)
 REF_CELL(double)
 
+/* Whether every neighbour of cell c lies inside the grid n (no wrap needed). */
+static int ref_inside(const long rl[3], const long rh[3], const long n[3], const long c[3])
+{
+    for (int d = 0; d < 3; d++)
+        if (c[d] - rl[d] < 0 || c[d] + rh[d] >= n[d]) return 0;
+    return 1;
+}
+
+/* Fixed boundaries: the cells a radius away from the edges; periodic ones: every cell, those
+   whose neighbours wrap around one by one. */
 #define REF_RUN(T)                                                                                 \
     static void ref_run_##T(const stencil_desc *st, const long n[3], int periodic, long iters,     \
                             double *g)                                                             \
     {                                                                                              \
-        long total = n[0] * n[1] * n[2], lo[3] = {0, 0, 0}, hi[3];                                 \
+        long total = n[0] * n[1] * n[2], lo[3], hi[3], rl[3], rh[3];                               \
+        const long s[3] = {n[1] * n[2], n[2], 1};                                                  \
+        ref_taps taps;                                                                             \
+        taps_make(st, s, &taps);                                                                   \
         T *a = malloc(sizeof *a * (size_t)total), *b = malloc(sizeof *b * (size_t)total);          \
         for (long i = 0; i < total; i++) a[i] = b[i] = (T)g[i];                                    \
         for (int d = 0; d < 3; d++) {                                                              \
-            hi[d] = n[d];                                                                          \
-            if (!periodic && d < st->ndims) {                                                      \
-                lo[d] = st->radius_lo[d];                                                          \
-                hi[d] = n[d] - st->radius_hi[d];                                                   \
-            }                                                                                      \
+            rl[d] = d < st->ndims ? st->radius_lo[d] : 0;                                          \
+            rh[d] = d < st->ndims ? st->radius_hi[d] : 0;                                          \
+            lo[d] = periodic ? 0 : rl[d];                                                          \
+            hi[d] = periodic ? n[d] : n[d] - rh[d];                                                \
         }                                                                                          \
         for (long t = 0; t < iters; t++) {                                                         \
             long c[3];                                                                             \
             for (c[0] = lo[0]; c[0] < hi[0]; c[0]++)                                               \
                 for (c[1] = lo[1]; c[1] < hi[1]; c[1]++)                                           \
-                    for (c[2] = lo[2]; c[2] < hi[2]; c[2]++)                                       \
-                        b[(c[0] * n[1] + c[1]) * n[2] + c[2]] =                                    \
-                            ref_cell_##T(st, n, a, c, periodic);                                   \
-            T *s = a;                                                                              \
+                    for (c[2] = lo[2]; c[2] < hi[2]; c[2]++) {                                     \
+                        long at = c[0] * s[0] + c[1] * s[1] + c[2];                                \
+                        const long *wc = periodic && !ref_inside(rl, rh, n, c) ? c : NULL;         \
+                        b[at] = ref_cell_##T(&taps, a, at, n, wc, (T)st->divisor);                 \
+                    }                                                                              \
+            T *sw = a;                                                                             \
             a = b;                                                                                 \
-            b = s;                                                                                 \
+            b = sw;                                                                                \
         }                                                                                          \
         for (long i = 0; i < total; i++) g[i] = (double)a[i];                                      \
+        taps_free(&taps);                                                                          \
         free(a);                                                                                   \
         free(b);                                                                                   \
     }
@@ -137,23 +183,15 @@ void tu_reference(const stencil_desc *st, const long *sizes, int periodic, long 
     static void ref_box_##T(const stencil_desc *st, const long *s, const long *lo, const long *hi, \
                             const T *in, T *out)                                                   \
     {                                                                                              \
-        long ext[3], rl[3];                                                                        \
-        pattern_extent(st, ext, rl);                                                               \
+        ref_taps taps;                                                                             \
+        taps_make(st, s, &taps);                                                                   \
         for (long i = lo[0]; i < hi[0]; i++)                                                       \
             for (long j = lo[1]; j < hi[1]; j++)                                                   \
                 for (long k = lo[2]; k < hi[2]; k++) {                                             \
-                    T acc = 0;                                                                     \
-                    int first = 1;                                                                 \
-                    for (long a = 0; a < ext[0] * ext[1] * ext[2]; a++) {                          \
-                        if (st->weights[a] == 0) continue;                                         \
-                        long x = i + a / (ext[1] * ext[2]) - rl[0];                                \
-                        long y = j + a / ext[2] % ext[1] - rl[1], z = k + a % ext[2] - rl[2];      \
-                        T t = (T)st->weights[a] * in[x * s[0] + y * s[1] + z * s[2]];              \
-                        acc = first ? t : acc + t;                                                 \
-                        first = 0;                                                                 \
-                    }                                                                              \
-                    out[i * s[0] + j * s[1] + k * s[2]] = acc / (T)st->divisor;                    \
+                    long at = i * s[0] + j * s[1] + k * s[2];                                      \
+                    out[at] = ref_cell_##T(&taps, in, at, NULL, NULL, (T)st->divisor);             \
                 }                                                                                  \
+        taps_free(&taps);                                                                          \
     }
 REF_BOX(float)
 REF_BOX(double)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cksuite.h"
+
 static int nfiles;
 static kgt_file files[4];
 
@@ -119,10 +121,11 @@ int emul_main(int argc, char **argv, const char *suite, const TTest *test, int c
 {
     for (int a = 1; a < argc && nfiles < 4; a++)
         if (kgt_parse(argv[a], &files[nfiles++])) return EXIT_FAILURE;
+    tu_one_cpu();
     Suite *s = suite_create(suite);
     TCase *tc = tcase_create("emul");
     tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, test, 0, count);
+    tu_add_loop_shard(tc, test, count);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

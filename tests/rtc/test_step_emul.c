@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cksuite.h"
 #include "kgt.h" /* KGT_SPLIT_LO, KGT_SPLIT_HI */
 #include "stencil_set.h"
 #include "testutil.h"
@@ -273,10 +274,11 @@ END_TEST
 
 int main(void)
 {
+    tu_one_cpu();
     Suite *s = suite_create("step_emul");
     TCase *tc = tcase_create("emul");
     tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, step_kernel, 0, (int)(sizeof step_entries / sizeof *step_entries));
+    tu_add_loop_shard(tc, step_kernel, (int)(sizeof step_entries / sizeof *step_entries));
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
