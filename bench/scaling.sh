@@ -8,18 +8,15 @@ set -u
 B=$1 O=$2 G=${3:-4} BK=${4:-cuda}
 mkdir -p "$O"
 MPI=$(command -v mpirun || command -v mpiexec)
-run() { # label ranks args...
+run() { # label ranks args... (BIN: the benchmark program, default stencil_bench)
     local label=$1 n=$2
     shift 2
-    "$MPI" -n "$n" --bind-to none "$B/bench/stencil_bench" --label "$label" -b "$BK" "$@" |
+    "$MPI" -n "$n" --bind-to none "$B/bench/${BIN:-stencil_bench}" --label "$label" -b "$BK" "$@" |
         tee -a "$O/scaling.jsonl"
 }
-kgt() { # label ranks args...: kgt's named kernel of the stencil
-    local label=$1 n=$2
-    shift 2
+kgt() { # label ranks args...: kgt's named kernel of the stencil, where built
     [ -x "$B/bench/stencil_bench_kgt" ] || return 0
-    "$MPI" -n "$n" --bind-to none "$B/bench/stencil_bench_kgt" --label "$label" -b "$BK" "$@" |
-        tee -a "$O/scaling.jsonl"
+    BIN=stencil_bench_kgt run "$@"
 }
 jax_ok=0
 [ "${SCALING_JAX:-1}" = 1 ] && python3 -c 'import jax' 2>/dev/null && jax_ok=1
