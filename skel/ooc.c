@@ -191,7 +191,7 @@ static int ooc_host_arrays(sk_run *r, long long limit)
 
 static void ooc_free_chunks(sk_ooc *o)
 {
-    for (int k = 0; k < OOC_BUFS; k++) {
+    for (int k = 0; k < OOC_MAXBUFS; k++) {
         if (o->cb[k]) o->dev.ops->mem_free(&o->dev, o->cb[k]);
         o->cb[k] = NULL;
     }
@@ -200,7 +200,7 @@ static void ooc_free_chunks(sk_ooc *o)
 }
 
 /*
- * OOC_BUFS chunk buffers of o->cap rows and, for parallelograms (ooc_chunk.c), a carry of two
+ * o->nbufs chunk buffers of o->cap rows and, for parallelograms (ooc_chunk.c), a carry of two
  * ranges of o->ccap rows: within the limit when one is given, else buffers of an eighth of the
  * part and its halo rows, halved while the device refuses the memory.
  */
@@ -214,12 +214,12 @@ static int ooc_chunks(sk_run *r, long long limit)
         return SK_FAIL(r, STENCIL_EDEVMEM,
                        "device memory limit %lld bytes: out of core needs at least %d x %ld rows "
                        "of %zu bytes",
-                       limit, OOC_BUFS, 1 + halo, o->row_bytes);
+                       limit, o->nbufs, 1 + halo, o->row_bytes);
     for (;;) {
         int rc = 0;
         o->cap = cap < ext ? cap : ext;
         if (sk_ooc_layout(r)) return SK_FAIL(r, STENCIL_ENOMEM, "out of host memory");
-        for (int i = 0; i < OOC_BUFS && !rc; i++)
+        for (int i = 0; i < o->nbufs && !rc; i++)
             rc = o->dev.ops->mem_alloc(&o->dev, (size_t)o->cap * o->row_bytes, &o->cb[i]);
         if (!rc && o->skew)
             rc = o->dev.ops->mem_alloc(&o->dev, 2 * (size_t)o->ccap * o->row_bytes, &o->carry);
@@ -272,6 +272,8 @@ int sk_ooc_start(sk_run *r)
     o->bytes = r->loc.nelems * es;
     o->row_bytes = (size_t)r->loc.stride[0] * es;
     o->dcopy = 1;
+    const char *nb = getenv("STENCIL_OOC_BUFS"); /* experiments: 4 (the fourth buffer) */
+    o->nbufs = nb && atoi(nb) == OOC_MAXBUFS ? OOC_MAXBUFS : OOC_BUFS;
     /* The device prepared its fused kernels of up to the run's T steps. */
     o->depth = r->steps >= 2 && r->depth >= 2 ? (r->depth < r->steps ? r->depth : r->steps) : 1;
     o->limit = limit;

@@ -24,18 +24,21 @@
    the host image the callbacks see. */
 enum { OOC_ARRAYS = 2 };
 
-/* Chunk buffers: one going up, two for the chunk being updated, one coming down. */
-enum { OOC_BUFS = 4 };
+/* Chunk buffers: two for the chunk being updated, one coming down that the next chunk goes up
+   into behind the download, in OOC_PIECES ranges of rows (ooc_sweep.c); with a fourth
+   ($STENCIL_OOC_BUFS=4, for experiments), the next chunk goes up into a buffer of its own. */
+enum { OOC_BUFS = 3, OOC_MAXBUFS = 4, OOC_PIECES = 8 };
 
 struct sk_ooc {
-    sb_dev dev;          /* the rank's device: chunk buffers only */
-    int dev_open;        /* dev must be closed */
-    sb_mem cb[OOC_BUFS]; /* chunk buffers (ooc_sweep.c says how they rotate) */
-    long rows;           /* owned rows per chunk (the last may have fewer) */
-    long cap;            /* rows a chunk buffer holds */
-    int nchunks;         /* chunks per sweep */
-    size_t row_bytes;    /* bytes of one row of the local array (dimension 0) */
-    size_t bytes;        /* bytes of one local array */
+    sb_dev dev;             /* the rank's device: chunk buffers only */
+    int dev_open;           /* dev must be closed */
+    sb_mem cb[OOC_MAXBUFS]; /* chunk buffers (ooc_sweep.c says how they rotate) */
+    int nbufs;              /* how many: OOC_BUFS, or OOC_MAXBUFS for experiments */
+    long rows;              /* owned rows per chunk (the last may have fewer) */
+    long cap;               /* rows a chunk buffer holds */
+    int nchunks;            /* chunks per sweep */
+    size_t row_bytes;       /* bytes of one row of the local array (dimension 0) */
+    size_t bytes;           /* bytes of one local array */
     void *arr[OOC_ARRAYS];
     int pinned[OOC_ARRAYS];   /* from dev.host_alloc, else calloc (or the mapping) */
     void *map;                /* the file mapping holding all three, or NULL */

@@ -67,10 +67,10 @@ long sk_ooc_cap(const sk_run *r, int T, long *ccap)
          owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
     *ccap = (long)T * ooc_reach0(r) + (long)(r->depth > 1 ? r->depth : 1) * rr;
     if (o->limit <= 0) return (owned + 7) / 8 + halo;
-    long cap = (avail - 2 * *ccap) / OOC_BUFS;
+    long cap = (avail - 2 * *ccap) / o->nbufs;
     if (cap >= 1 + halo) return cap;
     *ccap = 0; /* no room for the carry: trapezoids */
-    return avail / OOC_BUFS;
+    return avail / o->nbufs;
 }
 
 int sk_ooc_shape(const sk_run *r, long cap, int T, long *first, long *rest, int *n)

@@ -170,6 +170,45 @@ static void ooc_download(sk_run *r, int i, int dst, int T, sb_mem m)
     ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QXFER));
 }
 
+/* Rows [*lo, *hi) cut to the rows of buffer range [c, c + step) (row 0: local row base), the first
+   and last ranges of a buffer of cap rows open below and above. */
+static void ooc_piece(long cap, long c, long step, long base, long *lo, long *hi)
+{
+    if (c > 0 && base + c > *lo) *lo = base + c;
+    if (c + step < cap && base + c + step < *hi) *hi = base + c + step;
+}
+
+/*
+ * The download of chunk di (to level dst, a sweep of dT steps) out of buffer m, and the upload of
+ * chunk ui (from level src, a sweep of uT steps) into m behind it, where no buffer is free for the
+ * upload: both in OOC_PIECES ranges of m's rows, each range going up once the border queue has
+ * waited for the download of that range (the transfer queue's past), so that the two overlap but
+ * for one range.
+ */
+static void ooc_swap(sk_run *r, int di, int dst, int dT, int ui, int src, int uT, sb_mem m)
+{
+    sk_ooc *o = r->ooc;
+    const sb_ops *ops = o->dev.ops;
+    long a, b, lo, hi, dup, db = sk_ooc_base(r, di, dT), ub = sk_ooc_base(r, ui, uT);
+    long step = (o->cap + OOC_PIECES - 1) / OOC_PIECES;
+    sk_ooc_rows(r, di, &a, &b);
+    sk_ooc_upload_rows(r, ui, uT, &lo, &hi, &dup);
+    for (long c = 0; c < o->cap; c += step) {
+        long x0 = a, x1 = b, y0 = lo, y1 = hi;
+        ooc_piece(o->cap, c, step, db, &x0, &x1);
+        ooc_piece(o->cap, c, step, ub, &y0, &y1);
+        if (x1 > x0) {
+            ooc_move(r, SB_QXFER, m, db, x0, x1, r->buf[dst], 1);
+            ODEV(r, ops->flush(&o->dev, SB_QXFER));
+        }
+        if (y1 > y0) {
+            ODEV(r, ops->after(&o->dev, SB_QBORDER, SB_QXFER));
+            ooc_move(r, SB_QBORDER, m, ub, y0, y1, r->buf[src], 0);
+            ODEV(r, ops->flush(&o->dev, SB_QBORDER));
+        }
+    }
+}
+
 /* Serialized (ser): the host waits for queue q, so that stages run one after another. */
 static void ooc_stage_end(sk_run *r, int ser, int q)
 {
@@ -204,7 +243,7 @@ static void ooc_stage_start(sk_run *r, int i, int ser)
     ODEV(r, ops->after(d, SB_QBORDER, SB_QXFER));
 }
 
-/* The chunk buffer not among a, b, c (-1: none), the lowest. */
+/* The chunk buffer not among a, b, c (-1: none), the lowest; o->nbufs when all are taken. */
 static int ooc_other(int a, int b, int c)
 {
     int k = 0;
@@ -248,10 +287,11 @@ static int ooc_defer_ok(const sk_run *r, int T, int next_T)
  *
  * Stage i updates chunk i (inner queue) while chunk i - 1 comes down (transfer queue) and chunk
  * i + 1 goes up (border queue); each stage starts with the waits ooc_stage_start lists, so
- * chunk i's updates follow its upload and its download follows its updates. Four buffers rotate:
+ * chunk i's updates follow its upload and its download follows its updates. Three buffers rotate:
  * chunk i updates in its upload buffer x and a spare y; the one of them its last step wrote (res)
  * comes down in stage i + 1, the other is the next chunk's spare; chunk i + 1 goes up into the
- * buffer that is none of x, y and the previous chunk's res: the one that came down in stage i - 1.
+ * buffer that is none of x and y: the previous chunk's res, behind its download (ooc_swap), or in
+ * stage 0 the one left free.
  *
  * Between sweeps of one pass after another (next_T > 0), the next sweep's chunk 0 goes up early.
  * Where ooc_defer_ok allows, it goes up in stage n - 1, when no other upload runs, and the last
@@ -284,6 +324,8 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
     ooc_stage_end(r, ser, SB_QBORDER);
     for (int i = 0; i <= last; i++) {
         int res = -1, next = ooc_other(x, y, prev);
+        int di = -1, dst = 0, dT = 0, dm = prev, ui = -1, usrc = src;
+        if (next >= o->nbufs) next = prev; /* it goes up behind the download (ooc_swap) */
         ooc_stage_start(r, i, ser);
         if (i < n) {
             int w = 0;
@@ -293,15 +335,24 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
             ooc_stage_end(r, ser, SB_QINNER);
         }
         if (i > 0)
-            ooc_download(r, i - 1, src ^ 1, T, o->cb[prev]);
+            di = i - 1, dst = src ^ 1, dT = T;
         else if (pend >= 0) /* the previous sweep's last chunk, into the level this one reads */
-            ooc_download(r, o->pend_i, src, o->pend_T, o->cb[pend]);
-        ooc_stage_end(r, ser, SB_QXFER);
-        if (i + 1 < n) ooc_upload(r, i + 1, src, T, o->cb[next]);
-        if (defer && i + 1 == n) { /* the next sweep's chunk 0, beside chunk n - 2's download */
-            ooc_upload(r, 0, src ^ 1, T, o->cb[next]);
+            di = o->pend_i, dst = src, dT = o->pend_T, dm = pend;
+        if (i + 1 < n)
+            ui = i + 1;
+        else if (defer &&
+                 i + 1 == n) { /* the next sweep's chunk 0, beside chunk n - 2's download */
+            ui = 0, usrc = src ^ 1;
             o->ahead = 1 + next;
             o->ahead_T = T;
+        }
+        if (di >= 0 && ui >= 0 && next == dm) {
+            ooc_swap(r, di, dst, dT, ui, usrc, T, o->cb[dm]);
+            ooc_stage_end(r, ser, SB_QXFER);
+        } else {
+            if (di >= 0) ooc_download(r, di, dst, dT, o->cb[dm]);
+            ooc_stage_end(r, ser, SB_QXFER);
+            if (ui >= 0) ooc_upload(r, ui, usrc, T, o->cb[next]);
         }
         if (i == n && ooc_ahead_ok(r, next_T)) {
             ooc_upload(r, 0, src ^ 1, next_T, o->cb[x]);

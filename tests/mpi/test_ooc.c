@@ -31,7 +31,7 @@ static const char *const names[] = {"2d9nc", "2d5asym", "3d27", "3d-oct", "1d-wi
 static const long sizes1[3] = {301, 1, 1}, sizes2[3] = {101, 26, 1}, sizes3[3] = {64, 10, 8};
 
 /*
- * A limit for four chunk buffers of 1 + T * (rlo0 + rhi0) rows of the widest row a rank can have
+ * A limit for three chunk buffers of 1 + T * (rlo0 + rhi0) rows of the widest row a rank can have
  * (no dimension but 0 cut; halos only when periodic): a few rows per chunk on any partition.
  */
 static long long limit_for(const stencil_desc *st, const long *sizes, int T, int periodic)
@@ -46,7 +46,7 @@ static long long limit_for(const stencil_desc *st, const long *sizes, int T, int
         if (d == st->ndims - 1 && a > 1) n = (n + a - 1) / a * a;
         row *= (size_t)n;
     }
-    return 4LL * (long long)(row * (size_t)(1 + T * (st->radius_lo[0] + st->radius_hi[0])));
+    return 3LL * (long long)(row * (size_t)(1 + T * (st->radius_lo[0] + st->radius_hi[0])));
 }
 
 static void options(stencil_options *o, tu_check_ctx *c, stencil_stats *s)
