@@ -170,43 +170,42 @@ static void ooc_download(sk_run *r, int i, int dst, int T, sb_mem m)
     ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, SB_QXFER));
 }
 
-/* Rows [*lo, *hi) cut to the rows of buffer range [c, c + step) (row 0: local row base), the first
-   and last ranges of a buffer of cap rows open below and above. */
-static void ooc_piece(long cap, long c, long step, long base, long *lo, long *hi)
+/* Buffer rows [lo, hi) of chunk buffer m (row 0: local row base) to or from level arr, flushed. */
+static void ooc_part(sk_run *r, int q, sb_mem m, long base, long lo, long hi, void *arr, int out)
 {
-    if (c > 0 && base + c > *lo) *lo = base + c;
-    if (c + step < cap && base + c + step < *hi) *hi = base + c + step;
+    if (hi <= lo) return;
+    ooc_move(r, q, m, base, base + lo, base + hi, arr, out);
+    ODEV(r, r->ooc->dev.ops->flush(&r->ooc->dev, q));
 }
 
 /*
  * The download of chunk di (to level dst, a sweep of dT steps) out of buffer m, and the upload of
  * chunk ui (from level src, a sweep of uT steps) into m behind it, where no buffer is free for the
- * upload: both in OOC_PIECES ranges of m's rows, each range going up once the border queue has
- * waited for the download of that range (the transfer queue's past), so that the two overlap but
- * for one range.
+ * upload. In buffer rows, the upload's rows that the download does not read go up at once, the
+ * download begins with the rows both touch, in OOC_PIECES ranges, each range going up once the
+ * border queue has waited for its download (the transfer queue's past), and ends with the rest.
  */
 static void ooc_swap(sk_run *r, int di, int dst, int dT, int ui, int src, int uT, sb_mem m)
 {
     sk_ooc *o = r->ooc;
-    const sb_ops *ops = o->dev.ops;
     long a, b, lo, hi, dup, db = sk_ooc_base(r, di, dT), ub = sk_ooc_base(r, ui, uT);
-    long step = (o->cap + OOC_PIECES - 1) / OOC_PIECES;
     sk_ooc_rows(r, di, &a, &b);
     sk_ooc_upload_rows(r, ui, uT, &lo, &hi, &dup);
-    for (long c = 0; c < o->cap; c += step) {
-        long x0 = a, x1 = b, y0 = lo, y1 = hi;
-        ooc_piece(o->cap, c, step, db, &x0, &x1);
-        ooc_piece(o->cap, c, step, ub, &y0, &y1);
-        if (x1 > x0) {
-            ooc_move(r, SB_QXFER, m, db, x0, x1, r->buf[dst], 1);
-            ODEV(r, ops->flush(&o->dev, SB_QXFER));
-        }
-        if (y1 > y0) {
-            ODEV(r, ops->after(&o->dev, SB_QBORDER, SB_QXFER));
-            ooc_move(r, SB_QBORDER, m, ub, y0, y1, r->buf[src], 0);
-            ODEV(r, ops->flush(&o->dev, SB_QBORDER));
-        }
+    long d0 = a - db, d1 = b - db, u0 = lo - ub, u1 = hi - ub;
+    long i0 = d0 > u0 ? d0 : u0, i1 = d1 < u1 ? d1 : u1; /* both touch [i0, i1) */
+    if (i1 <= i0) i0 = i1 = u0;
+    void *down = r->buf[dst], *up = r->buf[src];
+    ooc_part(r, SB_QBORDER, m, ub, u0, i0 < u1 ? i0 : u1, up, 0);
+    ooc_part(r, SB_QBORDER, m, ub, i1 > u0 ? i1 : u0, u1, up, 0);
+    long step = (i1 - i0 + OOC_PIECES - 1) / OOC_PIECES;
+    for (long c = i0; c < i1; c += step) {
+        long e = c + step < i1 ? c + step : i1;
+        ooc_part(r, SB_QXFER, m, db, c, e, down, 1);
+        ODEV(r, o->dev.ops->after(&o->dev, SB_QBORDER, SB_QXFER));
+        ooc_part(r, SB_QBORDER, m, ub, c, e, up, 0);
     }
+    ooc_part(r, SB_QXFER, m, db, d0, i0 < d1 ? i0 : d1, down, 1);
+    ooc_part(r, SB_QXFER, m, db, i1 > d0 ? i1 : d0, d1, down, 1);
 }
 
 /* Serialized (ser): the host waits for queue q, so that stages run one after another. */
