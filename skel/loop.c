@@ -176,7 +176,7 @@ static void iteration(sk_run *r, long t)
         ooc_pass(r, b, exch, left - r->pass_steps);
         return;
     }
-    if (!exch || (r->x.n == 0 && !r->join_idle)) { /* nothing to send: one go, one queue */
+    if (!exch) { /* nothing to send: border and inner in one go */
         border(r, SB_QINNER, in, out);
         inner(r, in, out);
         return;
@@ -277,9 +277,6 @@ int sk_loop(sk_run *r, long n)
     r->stats.cells = sk_global_cells(r);
     if (n == 0) return 0;
     if (whole_pass(r)) sl_local_whole(&r->loc);
-    /* $STENCIL_JOIN_IDLE=1: a rank without halos still passes through the exchange's waits and
-       joins every pass (measurements of what they cost). */
-    r->join_idle = getenv("STENCIL_JOIN_IDLE") && *getenv("STENCIL_JOIN_IDLE") == '1';
     first_exchange(r);
     fill_scratch_frame(r);
     sk_trace_start(r);

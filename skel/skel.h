@@ -62,7 +62,6 @@ typedef struct sk_run {
     char why[48];   /* how T was chosen (stats.steps_why) */
     long npass;     /* loop passes: iterations / steps, rounded up (the rest in a shorter one) */
     int pass_steps; /* steps the updates being queued take (sk_update_boxes) */
-    int join_idle;  /* a rank without halos joins its queues every pass all the same (loop.c) */
     int fused;      /* a pass is one updatek per box (2 <= T <= fuse_depth): no scratch */
     int nscr;       /* scratch arrays in scr: 0, 1 (T = 2), 2 (T >= 3), 4 (T >= 3, async) */
     sb_mem scr[4];  /* intermediate steps of a pass (loop.c); frame cells hold the fixed values */
