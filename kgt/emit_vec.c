@@ -271,6 +271,83 @@ static void emit_reg(kgt_buf *b, int nd, int r, int y, int x)
     kgt_temp(b, r - KGT_MAX_RADIUS, o);
 }
 
+/*
+ * The prefetched form ($KGT_VEC_PREFETCH=1, 2D, for experiments): each iteration loads the rows of
+ * the next one into staging registers (stage 1: p<y> the vector, e<y>_<x> the cells the warp's
+ * edge lanes load) before its arithmetic, and moves them into the window's top position after
+ * it (stage 2: the shuffles), so that two rows' loads are in flight instead of one.
+ */
+static int vec_prefetch(int nd)
+{
+    const char *e = getenv("KGT_VEC_PREFETCH");
+    return nd == 2 && e && *e == '1';
+}
+
+static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, window have,
+                           int stage)
+{
+    int vw = vw_of(dbl);
+    for (int y = 0; y < R_ROWS; y++) {
+        int any = 0;
+        for (int x = 0; x < V_X; x++) any |= have[r][y][x];
+        if (!any) continue;
+        if (stage == 0) {
+            kgt_printf(b, "    %s p%d;\n", vname[dbl], y);
+            for (int x = 0; x < V_X; x++)
+                if (have[r][y][x] && floordiv(x - KGT_MAX_RADIUS, vw))
+                    kgt_printf(b, "    %s e%d_%d = 0;\n", tname[dbl], y, x);
+            continue;
+        }
+        kgt_printf(b, "            {\n");
+        if (stage == 1) {
+            kgt_printf(b, "            const %s *rp = ip + %d * s0", tname[dbl], row);
+            if (y != KGT_MAX_RADIUS) kgt_printf(b, " + %d * s1", y - KGT_MAX_RADIUS);
+            kgt_printf(b, ";\n            p%d = ", y);
+            if (al) {
+                kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
+            } else {
+                kgt_printf(b, "make_%s(", vname[dbl]);
+                for (int j = 0; j < vw; j++) {
+                    kgt_printf(b, "%srp[", j ? ", " : "");
+                    emit_off(b, j + KGT_MAX_RADIUS);
+                    kgt_printf(b, "]");
+                }
+                kgt_printf(b, ");\n");
+            }
+        }
+        for (int x = 0; x < V_X; x++) {
+            if (!have[r][y][x]) continue;
+            int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
+            if (stage == 1) {
+                if (!k) continue;
+                if (k < 0)
+                    kgt_printf(b, "            if (lane < %d) ", -k);
+                else
+                    kgt_printf(b, "            if (lane >= KGT_WARP - %d) ", k);
+                kgt_printf(b, "e%d_%d = rp[", y, x);
+                emit_off(b, x);
+                kgt_printf(b, "];\n");
+                continue;
+            }
+            kgt_printf(b, "            ");
+            emit_reg(b, nd, r, y, x);
+            if (!k) {
+                kgt_printf(b, " = p%d.%c;\n", y, "xyzw"[c]);
+                continue;
+            }
+            kgt_printf(b, " = KGT_SHFL(p%d.%c, lane %c %d);\n", y, "xyzw"[c], k < 0 ? '-' : '+',
+                       abs(k));
+            if (k < 0)
+                kgt_printf(b, "            if (lane < %d) ", -k);
+            else
+                kgt_printf(b, "            if (lane >= KGT_WARP - %d) ", k);
+            emit_reg(b, nd, r, y, x);
+            kgt_printf(b, " = e%d_%d;\n", y, x);
+        }
+        kgt_printf(b, "            }\n");
+    }
+}
+
 /* Loads the rows of plane `row` from the pointer ip into window position r: one vector per y
    offset the window keeps there. */
 static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, window have)
@@ -375,11 +452,18 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
                     emit_reg(b, nd, r, y, x);
                     kgt_printf(b, ";\n");
                 }
-    for (int r = 0; r < elo + ehi; r++) /* the planes below the first output plane's top one */
+    const int pf = vec_prefetch(nd), top = elo + ehi;
+    for (int r = 0; r < top + pf; r++) /* the planes below the first output plane's top one */
         emit_row_load(b, nd, dbl, al, r, r - elo, have);
+    if (pf) emit_row_stage(b, nd, dbl, al, top, ehi + 1, have, 0);
     kgt_printf(b, "    KGT_UNROLL(%d)\n    for (int i = zs; i < h0; i++, ip += s0, op += s0) {\n",
                unroll);
-    emit_row_load(b, nd, dbl, al, elo + ehi, ehi, have);
+    if (pf) {
+        kgt_printf(b, "        if (i + 1 < h0) {\n");
+        emit_row_stage(b, nd, dbl, al, top, ehi + 1, have, 1);
+        kgt_printf(b, "        }\n");
+    } else
+        emit_row_load(b, nd, dbl, al, top, ehi, have);
     kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
     kgt_stencil sum = *s;
     if (split) sum.divisor = 1.0; /* the sums; split division below */
@@ -430,5 +514,10 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
                     emit_reg(b, nd, r + 1, y, x);
                     kgt_printf(b, ";\n");
                 }
+    if (pf) {
+        kgt_printf(b, "        if (i + 1 < h0) {\n");
+        emit_row_stage(b, nd, dbl, al, top, ehi + 1, have, 2);
+        kgt_printf(b, "        }\n");
+    }
     kgt_printf(b, "    }\n}\n");
 }
