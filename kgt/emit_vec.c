@@ -272,15 +272,21 @@ static void emit_reg(kgt_buf *b, int nd, int r, int y, int x)
 }
 
 /*
- * The prefetched form ($KGT_VEC_PREFETCH=1, 2D, for experiments): each iteration loads the rows of
+ * The prefetched form of 2D float rows without split division: each iteration loads the rows of
  * the next one into staging registers (stage 1: p<y> the vector, e<y>_<x> the cells the warp's
  * edge lanes load) before its arithmetic, and moves them into the window's top position after
- * it (stage 2: the shuffles), so that two rows' loads are in flight instead of one.
+ * it (stage 2: the shuffles), so that two rows' loads are in flight instead of one. One H200,
+ * one step per launch: 2d4 513.3 against 505.9 Gcells/s, 2d-diag 506.6 against 487.7; with split
+ * division (more registers: 2d9 53 against 40, two blocks of 512 threads a SM instead of three)
+ * it lost (2d9 449.0 against 474.6, 2d9nc 403.7 against 449.3, 2d5asym 499.0 against 509.1;
+ * bench/RESULTS.md). $KGT_VEC_PREFETCH=0 or 1 forces it off or on, for experiments.
  */
-static int vec_prefetch(int nd)
+static int vec_prefetch(int nd, int dbl, int split)
 {
     const char *e = getenv("KGT_VEC_PREFETCH");
-    return nd == 2 && e && *e == '1';
+    if (nd != 2) return 0;
+    if (e && (*e == '0' || *e == '1')) return *e == '1';
+    return !dbl && !split;
 }
 
 static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, window have,
@@ -452,7 +458,7 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
                     emit_reg(b, nd, r, y, x);
                     kgt_printf(b, ";\n");
                 }
-    const int pf = vec_prefetch(nd), top = elo + ehi;
+    const int pf = vec_prefetch(nd, dbl, split), top = elo + ehi;
     for (int r = 0; r < top + pf; r++) /* the planes below the first output plane's top one */
         emit_row_load(b, nd, dbl, al, r, r - elo, have);
     if (pf) emit_row_stage(b, nd, dbl, al, top, ehi + 1, have, 0);
