@@ -298,7 +298,8 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
         for (int x = 0; x < V_X; x++) any |= have[r][y][x];
         if (!any) continue;
         if (stage == 0) {
-            kgt_printf(b, "    %s p%d;\n", vname[dbl], y);
+            kgt_printf(b, "    %s p%d = make_%s(0%s);\n", vname[dbl], y, vname[dbl],
+                       dbl ? ", 0" : ", 0, 0, 0");
             for (int x = 0; x < V_X; x++)
                 if (have[r][y][x] && floordiv(x - KGT_MAX_RADIUS, vw))
                     kgt_printf(b, "    %s e%d_%d = 0;\n", tname[dbl], y, x);
@@ -306,9 +307,9 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
         }
         kgt_printf(b, "            {\n");
         if (stage == 1) {
-            kgt_printf(b, "            const %s *rp = ip + %d * s0", tname[dbl], row);
+            kgt_printf(b, "                const %s *rp = ip + %d * s0", tname[dbl], row);
             if (y != KGT_MAX_RADIUS) kgt_printf(b, " + %d * s1", y - KGT_MAX_RADIUS);
-            kgt_printf(b, ";\n            p%d = ", y);
+            kgt_printf(b, ";\n                p%d = ", y);
             if (al) {
                 kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
             } else {
@@ -327,15 +328,15 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
             if (stage == 1) {
                 if (!k) continue;
                 if (k < 0)
-                    kgt_printf(b, "            if (lane < %d) ", -k);
+                    kgt_printf(b, "                if (lane < %d) ", -k);
                 else
-                    kgt_printf(b, "            if (lane >= KGT_WARP - %d) ", k);
+                    kgt_printf(b, "                if (lane >= KGT_WARP - %d) ", k);
                 kgt_printf(b, "e%d_%d = rp[", y, x);
                 emit_off(b, x);
                 kgt_printf(b, "];\n");
                 continue;
             }
-            kgt_printf(b, "            ");
+            kgt_printf(b, "                ");
             emit_reg(b, nd, r, y, x);
             if (!k) {
                 kgt_printf(b, " = p%d.%c;\n", y, "xyzw"[c]);
@@ -344,9 +345,9 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
             kgt_printf(b, " = KGT_SHFL(p%d.%c, lane %c %d);\n", y, "xyzw"[c], k < 0 ? '-' : '+',
                        abs(k));
             if (k < 0)
-                kgt_printf(b, "            if (lane < %d) ", -k);
+                kgt_printf(b, "                if (lane < %d) ", -k);
             else
-                kgt_printf(b, "            if (lane >= KGT_WARP - %d) ", k);
+                kgt_printf(b, "                if (lane >= KGT_WARP - %d) ", k);
             emit_reg(b, nd, r, y, x);
             kgt_printf(b, " = e%d_%d;\n", y, x);
         }

@@ -334,8 +334,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
@@ -347,6 +345,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v2_11_8 = V.w;
             v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = *(const float4 *)(rp + vo);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -373,6 +384,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -429,8 +452,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
@@ -442,6 +463,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v2_11_8 = V.w;
             v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -468,6 +502,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const long *lo,
@@ -549,8 +595,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
@@ -562,6 +606,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v2_11_8 = V.w;
             v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = *(const float4 *)(rp + vo);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -588,6 +645,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -644,8 +713,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
@@ -657,6 +724,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v2_11_8 = V.w;
             v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -683,6 +763,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const long *lo,
@@ -2436,8 +2528,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
@@ -2447,6 +2537,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_11_8 = V.w;
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = *(const float4 *)(rp + vo);
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -2468,6 +2569,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v0_10_8 = v1_10_8;
         v0_11_8 = v1_11_8;
         v0_12_8 = v1_12_8;
+        if (i + 1 < h0) {
+            {
+                v1_8_8 = p8.x;
+                v1_9_8 = p8.y;
+                v1_10_8 = p8.z;
+                v1_11_8 = p8.w;
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
+            }
+        }
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -2507,8 +2618,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
@@ -2518,6 +2627,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_11_8 = V.w;
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -2539,6 +2659,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v0_10_8 = v1_10_8;
         v0_11_8 = v1_11_8;
         v0_12_8 = v1_12_8;
+        if (i + 1 < h0) {
+            {
+                v1_8_8 = p8.x;
+                v1_9_8 = p8.y;
+                v1_10_8 = p8.z;
+                v1_11_8 = p8.w;
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
+            }
+        }
     }
 }
 extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const long *lo,
@@ -2603,8 +2733,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
@@ -2614,6 +2742,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_11_8 = V.w;
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = *(const float4 *)(rp + vo);
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -2635,6 +2774,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v0_10_8 = v1_10_8;
         v0_11_8 = v1_11_8;
         v0_12_8 = v1_12_8;
+        if (i + 1 < h0) {
+            {
+                v1_8_8 = p8.x;
+                v1_9_8 = p8.y;
+                v1_10_8 = p8.z;
+                v1_11_8 = p8.w;
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
+            }
+        }
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -2674,8 +2823,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
@@ -2685,6 +2832,17 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_11_8 = V.w;
             v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -2706,6 +2864,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v0_10_8 = v1_10_8;
         v0_11_8 = v1_11_8;
         v0_12_8 = v1_12_8;
+        if (i + 1 < h0) {
+            {
+                v1_8_8 = p8.x;
+                v1_9_8 = p8.y;
+                v1_10_8 = p8.z;
+                v1_11_8 = p8.w;
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
+            }
+        }
     }
 }
 extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const long *lo,
