@@ -239,7 +239,7 @@ typedef struct stencil_options {
      * device_memory or the device's memory; 1 always; -1 never (STENCIL_EDEVMEM instead).
      * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY
      * (a number with an optional k, M or G suffix), else the device's own limit. The chunk
-     * count follows from it (four chunk buffers). ooc_file: a path whose "<path>.<rank>" backs
+     * count follows from it (three chunk buffers). ooc_file: a path whose "<path>.<rank>" backs
      * the host copies by a memory-mapped file (removed at once, so nothing is left behind),
      * for parts larger than host memory; NULL: $STENCIL_OOC_FILE; "": none. Tracing, the peer
      * path and weights_auto are not available out of core (tracing and the peer path are off,

@@ -13,8 +13,9 @@
  * steps at a time through updatek where the device has a fast fused kernel), and the owned
  * rows [a, b) come down to level n + 1. Uploads go on the border queue, updates on the inner
  * queue, downloads on the transfer queue, a join between the stages, so that chunk i is updated
- * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; four chunk buffers
- * rotate between those roles (ooc_sweep.c).
+ * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; three chunk buffers
+ * rotate between those roles, chunk i + 1 going up into chunk i - 1's behind its download
+ * (ooc_sweep.c).
  *
  * T: two steps before anything is measured; then a probe times an upload (beside a download) and
  * an update of the first chunk, and when every rank is out of core set-up runs again with the T
