@@ -339,9 +339,8 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
             di = o->pend_i, dst = src, dT = o->pend_T, dm = pend;
         if (i + 1 < n)
             ui = i + 1;
-        else if (defer &&
-                 i + 1 == n) { /* the next sweep's chunk 0, beside chunk n - 2's download */
-            ui = 0, usrc = src ^ 1;
+        else if (defer && i + 1 == n) {
+            ui = 0, usrc = src ^ 1; /* the next sweep's chunk 0, beside chunk n - 2's download */
             o->ahead = 1 + next;
             o->ahead_T = T;
         }
