@@ -460,8 +460,8 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
                     kgt_printf(b, ";\n");
                 }
     const int pf = vec_prefetch(nd, dbl, split), top = elo + ehi;
-    for (int r = 0; r < top + pf; r++) /* the planes below the first output plane's top one */
-        emit_row_load(b, nd, dbl, al, r, r - elo, have);
+    /* the planes below the first output plane's top one (prefetched: that one too) */
+    for (int r = 0; r < top + pf; r++) emit_row_load(b, nd, dbl, al, r, r - elo, have);
     if (pf) emit_row_stage(b, nd, dbl, al, top, ehi + 1, have, 0);
     kgt_printf(b, "    KGT_UNROLL(%d)\n    for (int i = zs; i < h0; i++, ip += s0, op += s0) {\n",
                unroll);
