@@ -271,6 +271,37 @@ static void emit_reg(kgt_buf *b, int nd, int r, int y, int x)
     kgt_temp(b, r - KGT_MAX_RADIUS, o);
 }
 
+/* At indent ind: rp, the row of plane `row` at y offset y (KGT_MAX_RADIUS: the thread's own),
+   and `dst = ` its vector (16 bytes at rp + vo with al, else the vector's cells one by one). */
+static void emit_row_vector(kgt_buf *b, int dbl, int al, int row, int y, const char *ind,
+                            const char *dst)
+{
+    kgt_printf(b, "%sconst %s *rp = ip + %d * s0", ind, tname[dbl], row);
+    if (y != KGT_MAX_RADIUS) kgt_printf(b, " + %d * s1", y - KGT_MAX_RADIUS);
+    kgt_printf(b, ";\n%s%s = ", ind, dst);
+    if (al) {
+        kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
+        return;
+    }
+    kgt_printf(b, "make_%s(", vname[dbl]);
+    for (int j = 0; j < vw_of(dbl); j++) {
+        kgt_printf(b, "%srp[", j ? ", " : "");
+        emit_off(b, j + KGT_MAX_RADIUS);
+        kgt_printf(b, "]");
+    }
+    kgt_printf(b, ");\n");
+}
+
+/* At indent ind, the guard of the lanes at the warp's edge that load a cell k vectors away
+   themselves (no neighbouring lane holds it). */
+static void emit_edge_guard(kgt_buf *b, const char *ind, int k)
+{
+    if (k < 0)
+        kgt_printf(b, "%sif (lane < %d) ", ind, -k);
+    else
+        kgt_printf(b, "%sif (lane >= KGT_WARP - %d) ", ind, k);
+}
+
 /*
  * The prefetched form of 2D float rows without split division: each iteration loads the rows of
  * the next one into staging registers (stage 1: p<y> the vector, e<y>_<x> the cells the warp's
@@ -307,30 +338,16 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
         }
         kgt_printf(b, "            {\n");
         if (stage == 1) {
-            kgt_printf(b, "                const %s *rp = ip + %d * s0", tname[dbl], row);
-            if (y != KGT_MAX_RADIUS) kgt_printf(b, " + %d * s1", y - KGT_MAX_RADIUS);
-            kgt_printf(b, ";\n                p%d = ", y);
-            if (al) {
-                kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
-            } else {
-                kgt_printf(b, "make_%s(", vname[dbl]);
-                for (int j = 0; j < vw; j++) {
-                    kgt_printf(b, "%srp[", j ? ", " : "");
-                    emit_off(b, j + KGT_MAX_RADIUS);
-                    kgt_printf(b, "]");
-                }
-                kgt_printf(b, ");\n");
-            }
+            char p[16];
+            snprintf(p, sizeof p, "p%d", y);
+            emit_row_vector(b, dbl, al, row, y, "                ", p);
         }
         for (int x = 0; x < V_X; x++) {
             if (!have[r][y][x]) continue;
             int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
             if (stage == 1) {
                 if (!k) continue;
-                if (k < 0)
-                    kgt_printf(b, "                if (lane < %d) ", -k);
-                else
-                    kgt_printf(b, "                if (lane >= KGT_WARP - %d) ", k);
+                emit_edge_guard(b, "                ", k);
                 kgt_printf(b, "e%d_%d = rp[", y, x);
                 emit_off(b, x);
                 kgt_printf(b, "];\n");
@@ -344,10 +361,7 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
             }
             kgt_printf(b, " = KGT_SHFL(p%d.%c, lane %c %d);\n", y, "xyzw"[c], k < 0 ? '-' : '+',
                        abs(k));
-            if (k < 0)
-                kgt_printf(b, "                if (lane < %d) ", -k);
-            else
-                kgt_printf(b, "                if (lane >= KGT_WARP - %d) ", k);
+            emit_edge_guard(b, "                ", k);
             emit_reg(b, nd, r, y, x);
             kgt_printf(b, " = e%d_%d;\n", y, x);
         }
@@ -364,20 +378,10 @@ static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, w
         int any = 0;
         for (int x = 0; x < V_X; x++) any |= have[r][y][x];
         if (!any) continue;
-        kgt_printf(b, "        {\n            const %s *rp = ip + %d * s0", tname[dbl], row);
-        if (y != KGT_MAX_RADIUS) kgt_printf(b, " + %d * s1", y - KGT_MAX_RADIUS);
-        kgt_printf(b, ";\n            const %s V = ", vname[dbl]);
-        if (al) {
-            kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
-        } else {
-            kgt_printf(b, "make_%s(", vname[dbl]);
-            for (int j = 0; j < vw; j++) {
-                kgt_printf(b, "%srp[", j ? ", " : "");
-                emit_off(b, j + KGT_MAX_RADIUS);
-                kgt_printf(b, "]");
-            }
-            kgt_printf(b, ");\n");
-        }
+        char v[32];
+        snprintf(v, sizeof v, "const %s V", vname[dbl]);
+        kgt_printf(b, "        {\n");
+        emit_row_vector(b, dbl, al, row, y, "            ", v);
         for (int x = 0; x < V_X; x++) {
             if (!have[r][y][x]) continue;
             int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
@@ -388,10 +392,7 @@ static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, w
                 continue;
             }
             kgt_printf(b, " = KGT_SHFL(V.%c, lane %c %d);\n", "xyzw"[c], k < 0 ? '-' : '+', abs(k));
-            if (k < 0)
-                kgt_printf(b, "            if (lane < %d) ", -k);
-            else
-                kgt_printf(b, "            if (lane >= KGT_WARP - %d) ", k);
+            emit_edge_guard(b, "            ", k);
             emit_reg(b, nd, r, y, x);
             kgt_printf(b, " = rp[");
             emit_off(b, x);
