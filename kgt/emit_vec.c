@@ -97,7 +97,8 @@ static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned ch
     emit_edge(b, dbl, row, k, seen);
     kgt_printf(b, "        const %s s", tname[dbl]);
     kgt_temp(b, u, o);
-    kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n", row, "xyzw"[c], k < 0 ? '-' : '+', abs(k));
+    kgt_printf(b, " = KGT_SHFL_%s(V%d.%c, %d);\n", k < 0 ? "BELOW" : "ABOVE", row, "xyzw"[c],
+               abs(k));
     kgt_printf(b, "        const %s ", tname[dbl]);
     kgt_temp(b, u, o);
     if (k < 0)
@@ -359,7 +360,7 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
                 kgt_printf(b, " = p%d.%c;\n", y, "xyzw"[c]);
                 continue;
             }
-            kgt_printf(b, " = KGT_SHFL(p%d.%c, lane %c %d);\n", y, "xyzw"[c], k < 0 ? '-' : '+',
+            kgt_printf(b, " = KGT_SHFL_%s(p%d.%c, %d);\n", k < 0 ? "BELOW" : "ABOVE", y, "xyzw"[c],
                        abs(k));
             emit_edge_guard(b, "                ", k);
             emit_reg(b, nd, r, y, x);
@@ -391,7 +392,8 @@ static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, w
                 kgt_printf(b, " = V.%c;\n", "xyzw"[c]);
                 continue;
             }
-            kgt_printf(b, " = KGT_SHFL(V.%c, lane %c %d);\n", "xyzw"[c], k < 0 ? '-' : '+', abs(k));
+            kgt_printf(b, " = KGT_SHFL_%s(V.%c, %d);\n", k < 0 ? "BELOW" : "ABOVE", "xyzw"[c],
+                       abs(k));
             emit_edge_guard(b, "            ", k);
             emit_reg(b, nd, r, y, x);
             kgt_printf(b, " = rp[");
@@ -484,18 +486,15 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_emit_expr(b, &sum, dbl, &ix);
         kgt_printf(b, ";\n");
     }
-    if (split) { /* kgt_emit_split_quotients: in 2D, cells outside the box divide 1; in 3D they
-                    divide their sums (of clamped cells) too, and a lane whose sum leaves the split
-                    range divides by `/`: only lanes at the box's edges. Without the guard's
-                    compares and select 3d7 ran at 414.8 against 403.3, 2d9 at 439.2 against 478.3
-                    (one H200, bench/RESULTS.md). */
+    if (split) { /* kgt_emit_split_quotients: every lane divides its sums (outside the box, of
+                    clamped cells) and tests only its cells in the box again when one sum leaves
+                    the split range. With the box test on every quotient (compares and a select)
+                    2d9 ran at 474.6, and 3d7 at 403.3 against 414.8 without it (one H200,
+                    bench/RESULTS.md). */
         kgt_split_cell c[4];
         for (int j = 0; j < vw; j++) {
             snprintf(c[j].dst, sizeof c[j].dst, "q.%c", "xyzw"[j]);
-            if (nd == 3)
-                c[j].in[0] = 0;
-            else
-                snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);
+            snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);
             snprintf(c[j].num, sizeof c[j].num, "r.%c", "xyzw"[j]);
         }
         kgt_printf(b, "            {\n                float4 q;\n");

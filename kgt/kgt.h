@@ -155,6 +155,8 @@ int kgt_exact_reciprocal(double d, int dbl, double *r);
  */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+/* In range: (the float's bits * 2 - 2 KGT_SPLIT_LO) mod 2^32 <= KGT_SPLIT_SPAN (split.c). */
+#define KGT_SPLIT_SPAN (2u * (KGT_SPLIT_HI - KGT_SPLIT_LO))
 int kgt_split_divisor(double d, float *rd);
 /* The device helper kgt_div_split and the range macros of split division (once per source). */
 void kgt_emit_div_split(kgt_buf *b);
@@ -163,10 +165,9 @@ typedef struct kgt_split_cell {
     char dst[16], in[48], num[24];
 } kgt_split_cell;
 /*
- * The quotients c[0..n) by split division, in declared float variables: numerators whose `in`
- * is false (cells outside the box: their sums may be anything) divide 1 (an empty `in`: every
- * numerator divides as it is), and when a numerator is outside the split range all n are divided
- * again by `/` (the same sums, so the same bits as `/` alone).
+ * The quotients c[0..n) by split division, in declared float variables: when a numerator is
+ * outside the split range, and it is one whose `in` holds (cells in the box; an empty `in`: every
+ * numerator), all n are divided again by `/` (the same sums, so the same bits as `/` alone).
  */
 void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double divisor, float rd);
 /* A float's bit pattern, and the float of a bit pattern. */

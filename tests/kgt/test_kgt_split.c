@@ -14,11 +14,11 @@
 
 enum { RANDOM = 10000000 };
 
-/* The kernel's range test (kgt_div_split's lo/hi against KGT_SPLIT_LO..HI). */
+/* The kernel's range test: kgt_split_off (twice the bits, less twice KGT_SPLIT_LO, wrapping)
+   against KGT_SPLIT_SPAN. */
 static int in_range(float s)
 {
-    const uint32_t a = kgt_float_bits(s) & 0x7fffffffu;
-    return a >= KGT_SPLIT_LO && a <= KGT_SPLIT_HI;
+    return kgt_float_bits(s) * 2u - 2u * KGT_SPLIT_LO <= KGT_SPLIT_SPAN;
 }
 
 /* The kernel's split quotient, written here again: q0 = RN(s rd), corrected by two fmas. */
@@ -117,6 +117,29 @@ START_TEST(test_fallback)
 }
 END_TEST
 
+/* The kernel's test (in_range), its second test of the cells in the box (float compares of |s|)
+   and |s|'s bit pattern within KGT_SPLIT_LO..HI agree: every sign and exponent, with the
+   mantissas at both ends and every 4099th between. */
+static int range_disagrees(uint32_t u)
+{
+    const float s = kgt_bits_float(u), a = fabsf(s);
+    const int bits = (u & 0x7fffffffu) >= KGT_SPLIT_LO && (u & 0x7fffffffu) <= KGT_SPLIT_HI;
+    return (in_range(s) != bits) + ((a >= 0x1p-63f && a <= 0x1p+63f) != bits);
+}
+
+START_TEST(test_range_forms)
+{
+    static const uint32_t ends[] = {0, 1, 2, 0x400000u, 0x7ffffeu, 0x7fffffu};
+    long bad = 0;
+    for (uint32_t se = 0; se < 512; se++) {
+        for (int i = 0; i < (int)(sizeof ends / sizeof ends[0]); i++)
+            bad += range_disagrees(se << 23 | ends[i]);
+        for (uint32_t m = 3; m < 0x7fffffu; m += 4099) bad += range_disagrees(se << 23 | m);
+    }
+    ck_assert_msg(bad == 0, "%ld disagreements", bad);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kgt-split");
@@ -127,6 +150,7 @@ int main(void)
     tcase_add_loop_test(tc, test_accepted, 0, (int)(sizeof accepted / sizeof accepted[0]));
     tcase_add_test(tc, test_refused);
     tcase_add_test(tc, test_fallback);
+    tcase_add_test(tc, test_range_forms);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

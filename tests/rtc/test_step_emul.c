@@ -36,18 +36,22 @@ static pthread_barrier_t emu_bar;
 #define kgt_sub(a, b)        ((a) - (b))
 #define kgt_mul(a, b)        ((a) * (b))
 #define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
-/* Split division (kgt/split.c) as the device helper computes it, with C99's exact fmaf. */
-static float emu_div_split(float s, float d, float rd, unsigned *lo, unsigned *hi)
+/* Split division (kgt/split.c) as the device helpers compute it, with C99's exact fmaf. */
+static unsigned emu_split_off(float s)
 {
     uint32_t a;
     memcpy(&a, &s, sizeof a);
-    a &= 0x7fffffffu;
+    return a * 2u - 2u * KGT_SPLIT_LO;
+}
+static float emu_div_split(float s, float d, float rd, unsigned *m)
+{
+    const unsigned u = emu_split_off(s);
     float q0 = s * rd;
-    *lo = a < *lo ? a : *lo;
-    *hi = a > *hi ? a : *hi;
+    *m = u > *m ? u : *m;
     return fmaf(fmaf(-d, q0, s), rd, q0);
 }
-#define kgt_div_split(s, d, rd, lo, hi) emu_div_split((s), (d), (rd), &(lo), &(hi))
+#define kgt_split_off(s)           emu_split_off(s)
+#define kgt_div_split(s, d, rd, m) emu_div_split((s), (d), (rd), &(m))
 /* Asynchronous copies land at once here: the ring's slot logic is what is checked. */
 #define KGT_CP_ASYNC(d, s) (*(d) = *(s))
 #define KGT_CP_COMMIT()
@@ -131,6 +135,12 @@ static void emu_exchange(void *v, size_t n, int src)
         emu_exchange(&v_, sizeof v_, (src));                                                       \
         v_;                                                                                        \
     })
+/* The lane d below or above; lanes without one get their own value. */
+#define KGT_SHFL_BELOW(v, d)                                                                       \
+    KGT_SHFL((v), emu_tid % 32 >= (unsigned)(d) ? (int)(emu_tid % 32) - (d) : (int)(emu_tid % 32))
+#define KGT_SHFL_ABOVE(v, d)                                                                       \
+    KGT_SHFL((v),                                                                                  \
+             emu_tid % 32 + (unsigned)(d) < 32 ? (int)(emu_tid % 32) + (d) : (int)(emu_tid % 32))
 
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,

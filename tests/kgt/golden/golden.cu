@@ -28,10 +28,14 @@ typedef cudaStream_t kgt_stream;
 #if defined(__HIPCC__)
 #define KGT_WARP warpSize
 #define KGT_SHFL(v, src) __shfl((v), (src))
+#define KGT_SHFL_BELOW(v, d) __shfl_up((v), (d))
+#define KGT_SHFL_ABOVE(v, d) __shfl_down((v), (d))
 #define KGT_ALL(p) __all(p)
 #else
 #define KGT_WARP 32
 #define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
+#define KGT_SHFL_BELOW(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#define KGT_SHFL_ABOVE(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define KGT_ALL(p) __all_sync(0xffffffffu, (p))
 #endif
 /* kgt_add, kgt_sub, kgt_mul: arithmetic that no compiler flag contracts into fmas. */
@@ -325,25 +329,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -386,13 +390,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -443,25 +447,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -504,13 +508,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -586,25 +590,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -647,13 +651,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -704,25 +708,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -765,13 +769,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -1527,17 +1531,21 @@ static int golden_wave_1d_walk_d(const void *in, void *out, const long *lo,
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
+   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
+   (a numerator zero, tiny, huge, infinite or NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+static __device__ __forceinline__ unsigned kgt_split_off(float s)
 {
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+    m = u > m ? u : m;
     return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
 }
 #endif
@@ -1730,16 +1738,28 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             if (r >= 0) {
                 const long long ko = (long long)(zs + r - 0) * s0;
                 float q0, q1, q2, q3, q4, q5, q6, q7;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q0 = kgt_div_split(a0_0, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q1 = kgt_div_split(a0_1, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q2 = kgt_div_split(a0_2, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q3 = kgt_div_split(a0_3, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q4 = kgt_div_split(a0_4, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q5 = kgt_div_split(a0_5, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q6 = kgt_div_split(a0_6, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q7 = kgt_div_split(a0_7, 0x1.8p+1f, 0x1.555556p-2f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
+                    if (ok4) out |= !(fabsf(a0_4) >= 0x1p-63f && fabsf(a0_4) <= 0x1p+63f);
+                    if (ok5) out |= !(fabsf(a0_5) >= 0x1p-63f && fabsf(a0_5) <= 0x1p+63f);
+                    if (ok6) out |= !(fabsf(a0_6) >= 0x1p-63f && fabsf(a0_6) <= 0x1p+63f);
+                    if (ok7) out |= !(fabsf(a0_7) >= 0x1p-63f && fabsf(a0_7) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q0 = a0_0 / 0x1.8p+1f;
                     q1 = a0_1 / 0x1.8p+1f;
                     q2 = a0_2 / 0x1.8p+1f;
@@ -1800,17 +1820,21 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
+   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
+   (a numerator zero, tiny, huge, infinite or NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+static __device__ __forceinline__ unsigned kgt_split_off(float s)
 {
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+    m = u > m ? u : m;
     return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
 }
 #endif
@@ -2003,16 +2027,28 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             if (r >= 0) {
                 const long long ko = (long long)(zs + r - 0) * s0;
                 float q0, q1, q2, q3, q4, q5, q6, q7;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q0 = kgt_div_split(a0_0, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q1 = kgt_div_split(a0_1, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q2 = kgt_div_split(a0_2, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q3 = kgt_div_split(a0_3, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q4 = kgt_div_split(a0_4, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q5 = kgt_div_split(a0_5, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q6 = kgt_div_split(a0_6, 0x1.8p+1f, 0x1.555556p-2f, m);
+                q7 = kgt_div_split(a0_7, 0x1.8p+1f, 0x1.555556p-2f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
+                    if (ok4) out |= !(fabsf(a0_4) >= 0x1p-63f && fabsf(a0_4) <= 0x1p+63f);
+                    if (ok5) out |= !(fabsf(a0_5) >= 0x1p-63f && fabsf(a0_5) <= 0x1p+63f);
+                    if (ok6) out |= !(fabsf(a0_6) >= 0x1p-63f && fabsf(a0_6) <= 0x1p+63f);
+                    if (ok7) out |= !(fabsf(a0_7) >= 0x1p-63f && fabsf(a0_7) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q0 = a0_0 / 0x1.8p+1f;
                     q1 = a0_1 / 0x1.8p+1f;
                     q2 = a0_2 / 0x1.8p+1f;
@@ -2525,7 +2561,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2535,7 +2571,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2575,7 +2611,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -2615,7 +2651,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2625,7 +2661,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2665,7 +2701,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -2730,7 +2766,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2740,7 +2776,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2780,7 +2816,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -2820,7 +2856,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL(V.x, lane + 1);
+            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2830,7 +2866,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2870,7 +2906,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
+                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -3734,7 +3770,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -3802,7 +3838,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -3895,7 +3931,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -3963,7 +3999,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
+            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -5279,17 +5315,21 @@ static int golden_box3d_walk_d(const void *in, void *out, const long *lo,
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
+   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
+   (a numerator zero, tiny, huge, infinite or NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+static __device__ __forceinline__ unsigned kgt_split_off(float s)
 {
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+    m = u > m ? u : m;
     return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
 }
 #endif
@@ -5428,12 +5468,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             if (r >= 1) {
                 float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 float q0, q1, q2, q3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q0 = kgt_div_split(a0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q1 = kgt_div_split(a0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q2 = kgt_div_split(a0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q3 = kgt_div_split(a0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q0 = a0_0 / 0x1.cp+2f;
                     q1 = a0_1 / 0x1.cp+2f;
                     q2 = a0_2 / 0x1.cp+2f;
@@ -5501,12 +5549,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             if (r >= 1) {
                 float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 float q0, q1, q2, q3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q0 = kgt_div_split(a1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q1 = kgt_div_split(a1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q2 = kgt_div_split(a1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q3 = kgt_div_split(a1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a1_0) >= 0x1p-63f && fabsf(a1_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a1_1) >= 0x1p-63f && fabsf(a1_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a1_2) >= 0x1p-63f && fabsf(a1_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a1_3) >= 0x1p-63f && fabsf(a1_3) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q0 = a1_0 / 0x1.cp+2f;
                     q1 = a1_1 / 0x1.cp+2f;
                     q2 = a1_2 / 0x1.cp+2f;
@@ -5555,17 +5611,21 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
+   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
+   (a numerator zero, tiny, huge, infinite or NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+static __device__ __forceinline__ unsigned kgt_split_off(float s)
 {
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+    m = u > m ? u : m;
     return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
 }
 #endif
@@ -5701,12 +5761,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                d0 = kgt_div_split(a0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d1 = kgt_div_split(a0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d2 = kgt_div_split(a0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d3 = kgt_div_split(a0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     d0 = a0_0 / 0x1.cp+2f;
                     d1 = a0_1 / 0x1.cp+2f;
                     d2 = a0_2 / 0x1.cp+2f;
@@ -5788,12 +5856,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                d0 = kgt_div_split(a1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d1 = kgt_div_split(a1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d2 = kgt_div_split(a1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d3 = kgt_div_split(a1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a1_0) >= 0x1p-63f && fabsf(a1_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a1_1) >= 0x1p-63f && fabsf(a1_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a1_2) >= 0x1p-63f && fabsf(a1_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a1_3) >= 0x1p-63f && fabsf(a1_3) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     d0 = a1_0 / 0x1.cp+2f;
                     d1 = a1_1 / 0x1.cp+2f;
                     d2 = a1_2 / 0x1.cp+2f;
@@ -5972,12 +6048,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                d0 = kgt_div_split(a0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d1 = kgt_div_split(a0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d2 = kgt_div_split(a0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d3 = kgt_div_split(a0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     d0 = a0_0 / 0x1.cp+2f;
                     d1 = a0_1 / 0x1.cp+2f;
                     d2 = a0_2 / 0x1.cp+2f;
@@ -6059,12 +6143,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                d0 = kgt_div_split(a1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d1 = kgt_div_split(a1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d2 = kgt_div_split(a1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                d3 = kgt_div_split(a1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (ok0) out |= !(fabsf(a1_0) >= 0x1p-63f && fabsf(a1_0) <= 0x1p+63f);
+                    if (ok1) out |= !(fabsf(a1_1) >= 0x1p-63f && fabsf(a1_1) <= 0x1p+63f);
+                    if (ok2) out |= !(fabsf(a1_2) >= 0x1p-63f && fabsf(a1_2) <= 0x1p+63f);
+                    if (ok3) out |= !(fabsf(a1_3) >= 0x1p-63f && fabsf(a1_3) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     d0 = a1_0 / 0x1.cp+2f;
                     d1 = a1_1 / 0x1.cp+2f;
                     d2 = a1_2 / 0x1.cp+2f;
@@ -6582,7 +6674,7 @@ static __global__ void __launch_bounds__(256)
         const float v7_8_8 = V7.x;
         const float4 V8 = *(const float4 *)(in + base + 0 * s0);
         const float4 E8_M1 = *(const float4 *)(in + base + 0 * s0 + eoM1);
-        const float sv8_7_8 = KGT_SHFL(V8.w, lane - 1);
+        const float sv8_7_8 = KGT_SHFL_BELOW(V8.w, 1);
         const float v8_7_8 = lane < 1 ? E8_M1.w : sv8_7_8;
         const float v8_8_8 = V8.x;
         const float v8_9_8 = V8.y;
@@ -6596,7 +6688,7 @@ static __global__ void __launch_bounds__(256)
         const float v9_10_8 = V9.z;
         const float v7_11_8 = V7.w;
         const float4 E8_P1 = *(const float4 *)(in + base + 0 * s0 + eoP1);
-        const float sv8_12_8 = KGT_SHFL(V8.x, lane + 1);
+        const float sv8_12_8 = KGT_SHFL_ABOVE(V8.x, 1);
         const float v8_12_8 = lane >= KGT_WARP - 1 ? E8_P1.x : sv8_12_8;
         const float v9_11_8 = V9.w;
         {
@@ -6612,14 +6704,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 0 * s0) = r;
         }
         const float4 E9_M1 = *(const float4 *)(in + base + 1 * s0 + eoM1);
-        const float sv9_7_8 = KGT_SHFL(V9.w, lane - 1);
+        const float sv9_7_8 = KGT_SHFL_BELOW(V9.w, 1);
         const float v9_7_8 = lane < 1 ? E9_M1.w : sv9_7_8;
         const float4 V10 = *(const float4 *)(in + base + 2 * s0);
         const float v10_8_8 = V10.x;
         const float v10_9_8 = V10.y;
         const float v10_10_8 = V10.z;
         const float4 E9_P1 = *(const float4 *)(in + base + 1 * s0 + eoP1);
-        const float sv9_12_8 = KGT_SHFL(V9.x, lane + 1);
+        const float sv9_12_8 = KGT_SHFL_ABOVE(V9.x, 1);
         const float v9_12_8 = lane >= KGT_WARP - 1 ? E9_P1.x : sv9_12_8;
         const float v10_11_8 = V10.w;
         {
@@ -6635,14 +6727,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 1 * s0) = r;
         }
         const float4 E10_M1 = *(const float4 *)(in + base + 2 * s0 + eoM1);
-        const float sv10_7_8 = KGT_SHFL(V10.w, lane - 1);
+        const float sv10_7_8 = KGT_SHFL_BELOW(V10.w, 1);
         const float v10_7_8 = lane < 1 ? E10_M1.w : sv10_7_8;
         const float4 V11 = *(const float4 *)(in + base + 3 * s0);
         const float v11_8_8 = V11.x;
         const float v11_9_8 = V11.y;
         const float v11_10_8 = V11.z;
         const float4 E10_P1 = *(const float4 *)(in + base + 2 * s0 + eoP1);
-        const float sv10_12_8 = KGT_SHFL(V10.x, lane + 1);
+        const float sv10_12_8 = KGT_SHFL_ABOVE(V10.x, 1);
         const float v10_12_8 = lane >= KGT_WARP - 1 ? E10_P1.x : sv10_12_8;
         const float v11_11_8 = V11.w;
         {
@@ -6658,14 +6750,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 2 * s0) = r;
         }
         const float4 E11_M1 = *(const float4 *)(in + base + 3 * s0 + eoM1);
-        const float sv11_7_8 = KGT_SHFL(V11.w, lane - 1);
+        const float sv11_7_8 = KGT_SHFL_BELOW(V11.w, 1);
         const float v11_7_8 = lane < 1 ? E11_M1.w : sv11_7_8;
         const float4 V12 = *(const float4 *)(in + base + 4 * s0);
         const float v12_8_8 = V12.x;
         const float v12_9_8 = V12.y;
         const float v12_10_8 = V12.z;
         const float4 E11_P1 = *(const float4 *)(in + base + 3 * s0 + eoP1);
-        const float sv11_12_8 = KGT_SHFL(V11.x, lane + 1);
+        const float sv11_12_8 = KGT_SHFL_ABOVE(V11.x, 1);
         const float v11_12_8 = lane >= KGT_WARP - 1 ? E11_P1.x : sv11_12_8;
         const float v12_11_8 = V12.w;
         {
@@ -6681,14 +6773,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 3 * s0) = r;
         }
         const float4 E12_M1 = *(const float4 *)(in + base + 4 * s0 + eoM1);
-        const float sv12_7_8 = KGT_SHFL(V12.w, lane - 1);
+        const float sv12_7_8 = KGT_SHFL_BELOW(V12.w, 1);
         const float v12_7_8 = lane < 1 ? E12_M1.w : sv12_7_8;
         const float4 V13 = *(const float4 *)(in + base + 5 * s0);
         const float v13_8_8 = V13.x;
         const float v13_9_8 = V13.y;
         const float v13_10_8 = V13.z;
         const float4 E12_P1 = *(const float4 *)(in + base + 4 * s0 + eoP1);
-        const float sv12_12_8 = KGT_SHFL(V12.x, lane + 1);
+        const float sv12_12_8 = KGT_SHFL_ABOVE(V12.x, 1);
         const float v12_12_8 = lane >= KGT_WARP - 1 ? E12_P1.x : sv12_12_8;
         const float v13_11_8 = V13.w;
         {
@@ -6704,14 +6796,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 4 * s0) = r;
         }
         const float4 E13_M1 = *(const float4 *)(in + base + 5 * s0 + eoM1);
-        const float sv13_7_8 = KGT_SHFL(V13.w, lane - 1);
+        const float sv13_7_8 = KGT_SHFL_BELOW(V13.w, 1);
         const float v13_7_8 = lane < 1 ? E13_M1.w : sv13_7_8;
         const float4 V14 = *(const float4 *)(in + base + 6 * s0);
         const float v14_8_8 = V14.x;
         const float v14_9_8 = V14.y;
         const float v14_10_8 = V14.z;
         const float4 E13_P1 = *(const float4 *)(in + base + 5 * s0 + eoP1);
-        const float sv13_12_8 = KGT_SHFL(V13.x, lane + 1);
+        const float sv13_12_8 = KGT_SHFL_ABOVE(V13.x, 1);
         const float v13_12_8 = lane >= KGT_WARP - 1 ? E13_P1.x : sv13_12_8;
         const float v14_11_8 = V14.w;
         {
@@ -6727,14 +6819,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 5 * s0) = r;
         }
         const float4 E14_M1 = *(const float4 *)(in + base + 6 * s0 + eoM1);
-        const float sv14_7_8 = KGT_SHFL(V14.w, lane - 1);
+        const float sv14_7_8 = KGT_SHFL_BELOW(V14.w, 1);
         const float v14_7_8 = lane < 1 ? E14_M1.w : sv14_7_8;
         const float4 V15 = *(const float4 *)(in + base + 7 * s0);
         const float v15_8_8 = V15.x;
         const float v15_9_8 = V15.y;
         const float v15_10_8 = V15.z;
         const float4 E14_P1 = *(const float4 *)(in + base + 6 * s0 + eoP1);
-        const float sv14_12_8 = KGT_SHFL(V14.x, lane + 1);
+        const float sv14_12_8 = KGT_SHFL_ABOVE(V14.x, 1);
         const float v14_12_8 = lane >= KGT_WARP - 1 ? E14_P1.x : sv14_12_8;
         const float v15_11_8 = V15.w;
         {
@@ -6750,14 +6842,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 6 * s0) = r;
         }
         const float4 E15_M1 = *(const float4 *)(in + base + 7 * s0 + eoM1);
-        const float sv15_7_8 = KGT_SHFL(V15.w, lane - 1);
+        const float sv15_7_8 = KGT_SHFL_BELOW(V15.w, 1);
         const float v15_7_8 = lane < 1 ? E15_M1.w : sv15_7_8;
         const float4 V16 = *(const float4 *)(in + base + 8 * s0);
         const float v16_8_8 = V16.x;
         const float v16_9_8 = V16.y;
         const float v16_10_8 = V16.z;
         const float4 E15_P1 = *(const float4 *)(in + base + 7 * s0 + eoP1);
-        const float sv15_12_8 = KGT_SHFL(V15.x, lane + 1);
+        const float sv15_12_8 = KGT_SHFL_ABOVE(V15.x, 1);
         const float v15_12_8 = lane >= KGT_WARP - 1 ? E15_P1.x : sv15_12_8;
         const float v16_11_8 = V16.w;
         {
@@ -6805,7 +6897,7 @@ static __global__ void __launch_bounds__(256)
         const double v7_8_8 = V7.x;
         const double2 V8 = *(const double2 *)(in + base + 0 * s0);
         const double2 E8_M1 = *(const double2 *)(in + base + 0 * s0 + eoM1);
-        const double sv8_7_8 = KGT_SHFL(V8.y, lane - 1);
+        const double sv8_7_8 = KGT_SHFL_BELOW(V8.y, 1);
         const double v8_7_8 = lane < 1 ? E8_M1.y : sv8_7_8;
         const double v8_8_8 = V8.x;
         const double v8_9_8 = V8.y;
@@ -6813,7 +6905,7 @@ static __global__ void __launch_bounds__(256)
         const double v9_8_8 = V9.x;
         const double v7_9_8 = V7.y;
         const double2 E8_P1 = *(const double2 *)(in + base + 0 * s0 + eoP1);
-        const double sv8_10_8 = KGT_SHFL(V8.x, lane + 1);
+        const double sv8_10_8 = KGT_SHFL_ABOVE(V8.x, 1);
         const double v8_10_8 = lane >= KGT_WARP - 1 ? E8_P1.x : sv8_10_8;
         const double v9_9_8 = V9.y;
         {
@@ -6825,12 +6917,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 0 * s0) = r;
         }
         const double2 E9_M1 = *(const double2 *)(in + base + 1 * s0 + eoM1);
-        const double sv9_7_8 = KGT_SHFL(V9.y, lane - 1);
+        const double sv9_7_8 = KGT_SHFL_BELOW(V9.y, 1);
         const double v9_7_8 = lane < 1 ? E9_M1.y : sv9_7_8;
         const double2 V10 = *(const double2 *)(in + base + 2 * s0);
         const double v10_8_8 = V10.x;
         const double2 E9_P1 = *(const double2 *)(in + base + 1 * s0 + eoP1);
-        const double sv9_10_8 = KGT_SHFL(V9.x, lane + 1);
+        const double sv9_10_8 = KGT_SHFL_ABOVE(V9.x, 1);
         const double v9_10_8 = lane >= KGT_WARP - 1 ? E9_P1.x : sv9_10_8;
         const double v10_9_8 = V10.y;
         {
@@ -6842,12 +6934,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 1 * s0) = r;
         }
         const double2 E10_M1 = *(const double2 *)(in + base + 2 * s0 + eoM1);
-        const double sv10_7_8 = KGT_SHFL(V10.y, lane - 1);
+        const double sv10_7_8 = KGT_SHFL_BELOW(V10.y, 1);
         const double v10_7_8 = lane < 1 ? E10_M1.y : sv10_7_8;
         const double2 V11 = *(const double2 *)(in + base + 3 * s0);
         const double v11_8_8 = V11.x;
         const double2 E10_P1 = *(const double2 *)(in + base + 2 * s0 + eoP1);
-        const double sv10_10_8 = KGT_SHFL(V10.x, lane + 1);
+        const double sv10_10_8 = KGT_SHFL_ABOVE(V10.x, 1);
         const double v10_10_8 = lane >= KGT_WARP - 1 ? E10_P1.x : sv10_10_8;
         const double v11_9_8 = V11.y;
         {
@@ -6859,12 +6951,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 2 * s0) = r;
         }
         const double2 E11_M1 = *(const double2 *)(in + base + 3 * s0 + eoM1);
-        const double sv11_7_8 = KGT_SHFL(V11.y, lane - 1);
+        const double sv11_7_8 = KGT_SHFL_BELOW(V11.y, 1);
         const double v11_7_8 = lane < 1 ? E11_M1.y : sv11_7_8;
         const double2 V12 = *(const double2 *)(in + base + 4 * s0);
         const double v12_8_8 = V12.x;
         const double2 E11_P1 = *(const double2 *)(in + base + 3 * s0 + eoP1);
-        const double sv11_10_8 = KGT_SHFL(V11.x, lane + 1);
+        const double sv11_10_8 = KGT_SHFL_ABOVE(V11.x, 1);
         const double v11_10_8 = lane >= KGT_WARP - 1 ? E11_P1.x : sv11_10_8;
         const double v12_9_8 = V12.y;
         {
@@ -6876,12 +6968,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 3 * s0) = r;
         }
         const double2 E12_M1 = *(const double2 *)(in + base + 4 * s0 + eoM1);
-        const double sv12_7_8 = KGT_SHFL(V12.y, lane - 1);
+        const double sv12_7_8 = KGT_SHFL_BELOW(V12.y, 1);
         const double v12_7_8 = lane < 1 ? E12_M1.y : sv12_7_8;
         const double2 V13 = *(const double2 *)(in + base + 5 * s0);
         const double v13_8_8 = V13.x;
         const double2 E12_P1 = *(const double2 *)(in + base + 4 * s0 + eoP1);
-        const double sv12_10_8 = KGT_SHFL(V12.x, lane + 1);
+        const double sv12_10_8 = KGT_SHFL_ABOVE(V12.x, 1);
         const double v12_10_8 = lane >= KGT_WARP - 1 ? E12_P1.x : sv12_10_8;
         const double v13_9_8 = V13.y;
         {
@@ -6893,12 +6985,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 4 * s0) = r;
         }
         const double2 E13_M1 = *(const double2 *)(in + base + 5 * s0 + eoM1);
-        const double sv13_7_8 = KGT_SHFL(V13.y, lane - 1);
+        const double sv13_7_8 = KGT_SHFL_BELOW(V13.y, 1);
         const double v13_7_8 = lane < 1 ? E13_M1.y : sv13_7_8;
         const double2 V14 = *(const double2 *)(in + base + 6 * s0);
         const double v14_8_8 = V14.x;
         const double2 E13_P1 = *(const double2 *)(in + base + 5 * s0 + eoP1);
-        const double sv13_10_8 = KGT_SHFL(V13.x, lane + 1);
+        const double sv13_10_8 = KGT_SHFL_ABOVE(V13.x, 1);
         const double v13_10_8 = lane >= KGT_WARP - 1 ? E13_P1.x : sv13_10_8;
         const double v14_9_8 = V14.y;
         {
@@ -6910,12 +7002,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 5 * s0) = r;
         }
         const double2 E14_M1 = *(const double2 *)(in + base + 6 * s0 + eoM1);
-        const double sv14_7_8 = KGT_SHFL(V14.y, lane - 1);
+        const double sv14_7_8 = KGT_SHFL_BELOW(V14.y, 1);
         const double v14_7_8 = lane < 1 ? E14_M1.y : sv14_7_8;
         const double2 V15 = *(const double2 *)(in + base + 7 * s0);
         const double v15_8_8 = V15.x;
         const double2 E14_P1 = *(const double2 *)(in + base + 6 * s0 + eoP1);
-        const double sv14_10_8 = KGT_SHFL(V14.x, lane + 1);
+        const double sv14_10_8 = KGT_SHFL_ABOVE(V14.x, 1);
         const double v14_10_8 = lane >= KGT_WARP - 1 ? E14_P1.x : sv14_10_8;
         const double v15_9_8 = V15.y;
         {
@@ -6927,12 +7019,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 6 * s0) = r;
         }
         const double2 E15_M1 = *(const double2 *)(in + base + 7 * s0 + eoM1);
-        const double sv15_7_8 = KGT_SHFL(V15.y, lane - 1);
+        const double sv15_7_8 = KGT_SHFL_BELOW(V15.y, 1);
         const double v15_7_8 = lane < 1 ? E15_M1.y : sv15_7_8;
         const double2 V16 = *(const double2 *)(in + base + 8 * s0);
         const double v16_8_8 = V16.x;
         const double2 E15_P1 = *(const double2 *)(in + base + 7 * s0 + eoP1);
-        const double sv15_10_8 = KGT_SHFL(V15.x, lane + 1);
+        const double sv15_10_8 = KGT_SHFL_ABOVE(V15.x, 1);
         const double v15_10_8 = lane >= KGT_WARP - 1 ? E15_P1.x : sv15_10_8;
         const double v16_9_8 = V16.y;
         {
@@ -7001,17 +7093,21 @@ extern "C" int KGT_LAUNCHER(golden_star6, d)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
+   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
+   (a numerator zero, tiny, huge, infinite or NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+static __device__ __forceinline__ unsigned kgt_split_off(float s)
 {
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+    m = u > m ? u : m;
     return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
 }
 #endif
@@ -7058,13 +7154,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     KGT_UNROLL(1)
@@ -7072,13 +7168,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
@@ -7093,12 +7189,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v2_11_8);
             {
                 float4 q;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
+                    if (x + 1 >= x0 && x + 1 < x1) out |= !(fabsf(r.y) >= 0x1p-63f && fabsf(r.y) <= 0x1p+63f);
+                    if (x + 2 >= x0 && x + 2 < x1) out |= !(fabsf(r.z) >= 0x1p-63f && fabsf(r.z) <= 0x1p+63f);
+                    if (x + 3 >= x0 && x + 3 < x1) out |= !(fabsf(r.w) >= 0x1p-63f && fabsf(r.w) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q.x = r.x / 0x1.8p+2f;
                     q.y = r.y / 0x1.8p+2f;
                     q.z = r.z / 0x1.8p+2f;
@@ -7172,13 +7276,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     KGT_UNROLL(1)
@@ -7186,13 +7290,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
@@ -7207,12 +7311,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v2_11_8);
             {
                 float4 q;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
+                    if (x + 1 >= x0 && x + 1 < x1) out |= !(fabsf(r.y) >= 0x1p-63f && fabsf(r.y) <= 0x1p+63f);
+                    if (x + 2 >= x0 && x + 2 < x1) out |= !(fabsf(r.z) >= 0x1p-63f && fabsf(r.z) <= 0x1p+63f);
+                    if (x + 3 >= x0 && x + 3 < x1) out |= !(fabsf(r.w) >= 0x1p-63f && fabsf(r.w) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q.x = r.x / 0x1.8p+2f;
                     q.y = r.y / 0x1.8p+2f;
                     q.z = r.z / 0x1.8p+2f;
@@ -7272,17 +7384,21 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
+   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
+   (a numerator zero, tiny, huge, infinite or NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+static __device__ __forceinline__ unsigned kgt_split_off(float s)
 {
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+    m = u > m ? u : m;
     return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
 }
 #endif
@@ -7329,13 +7445,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     KGT_UNROLL(1)
@@ -7343,13 +7459,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
@@ -7364,12 +7480,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v2_11_8);
             {
                 float4 q;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
+                    if (x + 1 >= x0 && x + 1 < x1) out |= !(fabsf(r.y) >= 0x1p-63f && fabsf(r.y) <= 0x1p+63f);
+                    if (x + 2 >= x0 && x + 2 < x1) out |= !(fabsf(r.z) >= 0x1p-63f && fabsf(r.z) <= 0x1p+63f);
+                    if (x + 3 >= x0 && x + 3 < x1) out |= !(fabsf(r.w) >= 0x1p-63f && fabsf(r.w) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q.x = r.x / 0x1.8p+2f;
                     q.y = r.y / 0x1.8p+2f;
                     q.z = r.z / 0x1.8p+2f;
@@ -7443,13 +7567,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL(V.w, lane - 1);
+            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL(V.x, lane + 1);
+            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     KGT_UNROLL(1)
@@ -7457,13 +7581,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL(V.w, lane - 1);
+            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL(V.x, lane + 1);
+            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
         {
@@ -7478,12 +7602,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v2_11_8);
             {
                 float4 q;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q.x = kgt_div_split(x + 0 >= x0 && x + 0 < x1 ? r.x : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.y = kgt_div_split(x + 1 >= x0 && x + 1 < x1 ? r.y : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.z = kgt_div_split(x + 2 >= x0 && x + 2 < x1 ? r.z : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                q.w = kgt_div_split(x + 3 >= x0 && x + 3 < x1 ? r.w : 1.0f, 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
+                unsigned m = 0;
+                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    int out = 0;
+                    if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
+                    if (x + 1 >= x0 && x + 1 < x1) out |= !(fabsf(r.y) >= 0x1p-63f && fabsf(r.y) <= 0x1p+63f);
+                    if (x + 2 >= x0 && x + 2 < x1) out |= !(fabsf(r.z) >= 0x1p-63f && fabsf(r.z) <= 0x1p+63f);
+                    if (x + 3 >= x0 && x + 3 < x1) out |= !(fabsf(r.w) >= 0x1p-63f && fabsf(r.w) <= 0x1p+63f);
+                    m = out ? m : 0;
+                }
+                if (m > KGT_SPLIT_SPAN) {
                     q.x = r.x / 0x1.8p+2f;
                     q.y = r.y / 0x1.8p+2f;
                     q.z = r.z / 0x1.8p+2f;
@@ -7547,17 +7679,21 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
-   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
+   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
+   (a numerator zero, tiny, huge, infinite or NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &lo,
-                                                     unsigned &hi)
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+static __device__ __forceinline__ unsigned kgt_split_off(float s)
 {
-    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+    m = u > m ? u : m;
     return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
 }
 #endif
@@ -7628,7 +7764,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
             {
                 const KGT_IX r = y - 1 * R; /* step 1 */
                 float q[K * QW], nv[V], sn[V];
-                unsigned lo = 0xffffffffu, hi = 0;
+                unsigned m = 0;
 #pragma unroll
                 for (int k = 0; k < R; k++) {
                     q[R * QW + k] = s[0][PAD + tid * V - R + k];
@@ -7643,10 +7779,10 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
                     const int c = R * QW + R + j;
                     sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
                         q[c + QW]);
-                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, m);
                 }
                 /* a numerator zero, tiny, huge, infinite or NaN: `/` */
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+                if (m > KGT_SPLIT_SPAN)
 #pragma unroll
                     for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
                 if (!FAST) {
@@ -7664,7 +7800,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
             {
                 const KGT_IX r = y - 2 * R; /* step 2, stored */
                 float q[K * QW], nv[V], sn[V];
-                unsigned lo = 0xffffffffu, hi = 0;
+                unsigned m = 0;
 #pragma unroll
                 for (int k = 0; k < R; k++) {
                     q[R * QW + k] = s[1][PAD + tid * V - R + k];
@@ -7679,10 +7815,10 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
                     const int c = R * QW + R + j;
                     sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
                         q[c + QW]);
-                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, m);
                 }
                 /* a numerator zero, tiny, huge, infinite or NaN: `/` */
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+                if (m > KGT_SPLIT_SPAN)
 #pragma unroll
                     for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
                 if (!FAST) {
