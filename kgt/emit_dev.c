@@ -20,20 +20,13 @@ static const char tsuf[2] = {'f', 'd'};
 
 /* Cells of dimension 0 one thread computes in 2D/3D, unless --walk says otherwise: longer
    walks share more loads between cells but hold more registers (bench/RESULTS.md, kgt). */
-/* KGT_SHFL_BELOW(v, d), KGT_SHFL_ABOVE(v, d): v of the lane d below or above (an immediate: no
-   lane index to keep in a register); the lanes that have none get their own. */
 void kgt_emit_warp_macros(kgt_buf *b)
 {
-    kgt_printf(b,
-               "#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
-               "#define KGT_SHFL(v, src) __shfl((v), (src))\n"
-               "#define KGT_SHFL_BELOW(v, d) __shfl_up((v), (d))\n"
-               "#define KGT_SHFL_ABOVE(v, d) __shfl_down((v), (d))\n#define KGT_ALL(p) __all(p)\n"
-               "#else\n#define KGT_WARP 32\n"
-               "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
-               "#define KGT_SHFL_BELOW(v, d) __shfl_up_sync(0xffffffffu, (v), (d))\n"
-               "#define KGT_SHFL_ABOVE(v, d) __shfl_down_sync(0xffffffffu, (v), (d))\n"
-               "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n#endif\n");
+    kgt_printf(b, "#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
+                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n#define KGT_ALL(p) __all(p)\n"
+                  "#else\n#define KGT_WARP 32\n"
+                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
+                  "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n#endif\n");
 }
 
 int kgt_walk(const kgt_gen *g)

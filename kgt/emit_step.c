@@ -89,11 +89,11 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
         sh->bx = 256, sh->by = 1, sh->nc = 1, sh->zc = 4, sh->pipe = 0, sh->vec = 1, sh->walk = 1;
         return;
     }
-    /* Up to nine points, vector rows too, with split division: 2d9 (reach 1) 476.3 with 512
-       threads against 463.1 with 256 and 462.6 for the shapes below; 2d9nc (reach 2) 449.3 with
-       256 against 422.9 with 512 and 441.6 (bench/RESULTS.md). */
+    /* Up to nine points, vector rows too, with split division: 2d9 (reach 1, rows prefetched:
+       emit_vec.c) 485-492 with 128 threads, 482-488 with 256, 455 with 512; 2d9nc (reach 2)
+       449.3 with 256 against 422.9 with 512 and 441.6 for the shapes below (bench/RESULTS.md). */
     if (s->ndims == 2 && !dbl && nonzero_points(s) <= 9) {
-        sh->bx = kgt_reach_within(s, 2, 1) ? 512 : 256, sh->by = 1, sh->nc = 1, sh->zc = 4,
+        sh->bx = kgt_reach_within(s, 2, 1) ? 128 : 256, sh->by = 1, sh->nc = 1, sh->zc = 4,
         sh->pipe = 0;
         sh->vec = 1, sh->walk = 1;
         return;

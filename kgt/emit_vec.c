@@ -97,8 +97,7 @@ static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned ch
     emit_edge(b, dbl, row, k, seen);
     kgt_printf(b, "        const %s s", tname[dbl]);
     kgt_temp(b, u, o);
-    kgt_printf(b, " = KGT_SHFL_%s(V%d.%c, %d);\n", k < 0 ? "BELOW" : "ABOVE", row, "xyzw"[c],
-               abs(k));
+    kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n", row, "xyzw"[c], k < 0 ? '-' : '+', abs(k));
     kgt_printf(b, "        const %s ", tname[dbl]);
     kgt_temp(b, u, o);
     if (k < 0)
@@ -304,21 +303,22 @@ static void emit_edge_guard(kgt_buf *b, const char *ind, int k)
 }
 
 /*
- * The prefetched form of 2D float rows without split division: each iteration loads the rows of
- * the next one into staging registers (stage 1: p<y> the vector, e<y>_<x> the cells the warp's
- * edge lanes load) before its arithmetic, and moves them into the window's top position after
- * it (stage 2: the shuffles), so that two rows' loads are in flight instead of one. One H200,
- * one step per launch: 2d4 513.3 against 505.9 Gcells/s, 2d-diag 506.6 against 487.7; with split
- * division (more registers: 2d9 53 against 40, two blocks of 512 threads a SM instead of three)
- * it lost (2d9 449.0 against 474.6, 2d9nc 403.7 against 449.3, 2d5asym 499.0 against 509.1;
- * bench/RESULTS.md). $KGT_VEC_PREFETCH=0 or 1 forces it off or on, for experiments.
+ * The prefetched form of 2D float rows: each iteration loads the rows of the next one into
+ * staging registers (stage 1: p<y> the vector, e<y>_<x> the cells the warp's edge lanes load)
+ * before its arithmetic, and moves them into the window's top position after it (stage 2: the
+ * shuffles), so that two rows' loads are in flight instead of one. One H200, one step per
+ * launch: 2d4 513.3 against 505.9 Gcells/s, 2d-diag 506.6 against 487.7. With split division it
+ * holds more registers, and pays only where the stencil reaches one cell, in blocks of 128
+ * threads (2d9: 485-492 against 474); reaching two cells it lost (2d9nc 407.9 against 443.6,
+ * 2d5asym 507.6 against 511.2; bench/RESULTS.md). $KGT_VEC_PREFETCH=0 or 1 forces it off or
+ * on, for experiments.
  */
-static int vec_prefetch(int nd, int dbl, int split)
+static int vec_prefetch(const kgt_stencil *s, int dbl, int split)
 {
     const char *e = getenv("KGT_VEC_PREFETCH");
-    if (nd != 2) return 0;
+    if (s->ndims != 2) return 0;
     if (e && (*e == '0' || *e == '1')) return *e == '1';
-    return !dbl && !split;
+    return !dbl && (!split || kgt_reach_within(s, 2, 1));
 }
 
 static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, window have,
@@ -360,7 +360,7 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
                 kgt_printf(b, " = p%d.%c;\n", y, "xyzw"[c]);
                 continue;
             }
-            kgt_printf(b, " = KGT_SHFL_%s(p%d.%c, %d);\n", k < 0 ? "BELOW" : "ABOVE", y, "xyzw"[c],
+            kgt_printf(b, " = KGT_SHFL(p%d.%c, lane %c %d);\n", y, "xyzw"[c], k < 0 ? '-' : '+',
                        abs(k));
             emit_edge_guard(b, "                ", k);
             emit_reg(b, nd, r, y, x);
@@ -392,8 +392,7 @@ static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, w
                 kgt_printf(b, " = V.%c;\n", "xyzw"[c]);
                 continue;
             }
-            kgt_printf(b, " = KGT_SHFL_%s(V.%c, %d);\n", k < 0 ? "BELOW" : "ABOVE", "xyzw"[c],
-                       abs(k));
+            kgt_printf(b, " = KGT_SHFL(V.%c, lane %c %d);\n", "xyzw"[c], k < 0 ? '-' : '+', abs(k));
             emit_edge_guard(b, "            ", k);
             emit_reg(b, nd, r, y, x);
             kgt_printf(b, " = rp[");
@@ -462,7 +461,7 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
                     emit_reg(b, nd, r, y, x);
                     kgt_printf(b, ";\n");
                 }
-    const int pf = vec_prefetch(nd, dbl, split), top = elo + ehi;
+    const int pf = vec_prefetch(s, dbl, split), top = elo + ehi;
     /* the planes below the first output plane's top one (prefetched: that one too) */
     for (int r = 0; r < top + pf; r++) emit_row_load(b, nd, dbl, al, r, r - elo, have);
     if (pf) emit_row_stage(b, nd, dbl, al, top, ehi + 1, have, 0);

@@ -135,13 +135,6 @@ static void emu_exchange(void *v, size_t n, int src)
         emu_exchange(&v_, sizeof v_, (src));                                                       \
         v_;                                                                                        \
     })
-/* The lane d below or above; lanes without one get their own value. */
-#define KGT_SHFL_BELOW(v, d)                                                                       \
-    KGT_SHFL((v), emu_tid % 32 >= (unsigned)(d) ? (int)(emu_tid % 32) - (d) : (int)(emu_tid % 32))
-#define KGT_SHFL_ABOVE(v, d)                                                                       \
-    KGT_SHFL((v),                                                                                  \
-             emu_tid % 32 + (unsigned)(d) < 32 ? (int)(emu_tid % 32) + (d) : (int)(emu_tid % 32))
-
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,
                        long long, int);

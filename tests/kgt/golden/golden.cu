@@ -28,14 +28,10 @@ typedef cudaStream_t kgt_stream;
 #if defined(__HIPCC__)
 #define KGT_WARP warpSize
 #define KGT_SHFL(v, src) __shfl((v), (src))
-#define KGT_SHFL_BELOW(v, d) __shfl_up((v), (d))
-#define KGT_SHFL_ABOVE(v, d) __shfl_down((v), (d))
 #define KGT_ALL(p) __all(p)
 #else
 #define KGT_WARP 32
 #define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
-#define KGT_SHFL_BELOW(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
-#define KGT_SHFL_ABOVE(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define KGT_ALL(p) __all_sync(0xffffffffu, (p))
 #endif
 /* kgt_add, kgt_sub, kgt_mul: arithmetic that no compiler flag contracts into fmas. */
@@ -329,25 +325,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -390,13 +386,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -447,25 +443,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -508,13 +504,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -590,25 +586,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -651,13 +647,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -708,25 +704,25 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -769,13 +765,13 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_12_8 = v2_12_8;
         if (i + 1 < h0) {
             {
-                v2_7_8 = KGT_SHFL_BELOW(p8.w, 1);
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
                 if (lane < 1) v2_7_8 = e8_7;
                 v2_8_8 = p8.x;
                 v2_9_8 = p8.y;
                 v2_10_8 = p8.z;
                 v2_11_8 = p8.w;
-                v2_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
             }
         }
@@ -2561,7 +2557,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2571,7 +2567,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2611,7 +2607,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -2651,7 +2647,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2661,7 +2657,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2701,7 +2697,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -2766,7 +2762,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2776,7 +2772,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2816,7 +2812,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -2856,7 +2852,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v0_9_8 = V.y;
             v0_10_8 = V.z;
             v0_11_8 = V.w;
-            v0_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v0_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v0_12_8 = rp[o12];
         }
         {
@@ -2866,7 +2862,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
     float4 p8 = make_float4(0, 0, 0, 0);
@@ -2906,7 +2902,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 v1_9_8 = p8.y;
                 v1_10_8 = p8.z;
                 v1_11_8 = p8.w;
-                v1_12_8 = KGT_SHFL_ABOVE(p8.x, 1);
+                v1_12_8 = KGT_SHFL(p8.x, lane + 1);
                 if (lane >= KGT_WARP - 1) v1_12_8 = e8_12;
             }
         }
@@ -3770,7 +3766,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -3838,7 +3834,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -3931,7 +3927,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -3999,7 +3995,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             v1_8_9 = V.y;
             v1_8_10 = V.z;
             v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_8_12 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
         }
         {
@@ -6674,7 +6670,7 @@ static __global__ void __launch_bounds__(256)
         const float v7_8_8 = V7.x;
         const float4 V8 = *(const float4 *)(in + base + 0 * s0);
         const float4 E8_M1 = *(const float4 *)(in + base + 0 * s0 + eoM1);
-        const float sv8_7_8 = KGT_SHFL_BELOW(V8.w, 1);
+        const float sv8_7_8 = KGT_SHFL(V8.w, lane - 1);
         const float v8_7_8 = lane < 1 ? E8_M1.w : sv8_7_8;
         const float v8_8_8 = V8.x;
         const float v8_9_8 = V8.y;
@@ -6688,7 +6684,7 @@ static __global__ void __launch_bounds__(256)
         const float v9_10_8 = V9.z;
         const float v7_11_8 = V7.w;
         const float4 E8_P1 = *(const float4 *)(in + base + 0 * s0 + eoP1);
-        const float sv8_12_8 = KGT_SHFL_ABOVE(V8.x, 1);
+        const float sv8_12_8 = KGT_SHFL(V8.x, lane + 1);
         const float v8_12_8 = lane >= KGT_WARP - 1 ? E8_P1.x : sv8_12_8;
         const float v9_11_8 = V9.w;
         {
@@ -6704,14 +6700,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 0 * s0) = r;
         }
         const float4 E9_M1 = *(const float4 *)(in + base + 1 * s0 + eoM1);
-        const float sv9_7_8 = KGT_SHFL_BELOW(V9.w, 1);
+        const float sv9_7_8 = KGT_SHFL(V9.w, lane - 1);
         const float v9_7_8 = lane < 1 ? E9_M1.w : sv9_7_8;
         const float4 V10 = *(const float4 *)(in + base + 2 * s0);
         const float v10_8_8 = V10.x;
         const float v10_9_8 = V10.y;
         const float v10_10_8 = V10.z;
         const float4 E9_P1 = *(const float4 *)(in + base + 1 * s0 + eoP1);
-        const float sv9_12_8 = KGT_SHFL_ABOVE(V9.x, 1);
+        const float sv9_12_8 = KGT_SHFL(V9.x, lane + 1);
         const float v9_12_8 = lane >= KGT_WARP - 1 ? E9_P1.x : sv9_12_8;
         const float v10_11_8 = V10.w;
         {
@@ -6727,14 +6723,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 1 * s0) = r;
         }
         const float4 E10_M1 = *(const float4 *)(in + base + 2 * s0 + eoM1);
-        const float sv10_7_8 = KGT_SHFL_BELOW(V10.w, 1);
+        const float sv10_7_8 = KGT_SHFL(V10.w, lane - 1);
         const float v10_7_8 = lane < 1 ? E10_M1.w : sv10_7_8;
         const float4 V11 = *(const float4 *)(in + base + 3 * s0);
         const float v11_8_8 = V11.x;
         const float v11_9_8 = V11.y;
         const float v11_10_8 = V11.z;
         const float4 E10_P1 = *(const float4 *)(in + base + 2 * s0 + eoP1);
-        const float sv10_12_8 = KGT_SHFL_ABOVE(V10.x, 1);
+        const float sv10_12_8 = KGT_SHFL(V10.x, lane + 1);
         const float v10_12_8 = lane >= KGT_WARP - 1 ? E10_P1.x : sv10_12_8;
         const float v11_11_8 = V11.w;
         {
@@ -6750,14 +6746,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 2 * s0) = r;
         }
         const float4 E11_M1 = *(const float4 *)(in + base + 3 * s0 + eoM1);
-        const float sv11_7_8 = KGT_SHFL_BELOW(V11.w, 1);
+        const float sv11_7_8 = KGT_SHFL(V11.w, lane - 1);
         const float v11_7_8 = lane < 1 ? E11_M1.w : sv11_7_8;
         const float4 V12 = *(const float4 *)(in + base + 4 * s0);
         const float v12_8_8 = V12.x;
         const float v12_9_8 = V12.y;
         const float v12_10_8 = V12.z;
         const float4 E11_P1 = *(const float4 *)(in + base + 3 * s0 + eoP1);
-        const float sv11_12_8 = KGT_SHFL_ABOVE(V11.x, 1);
+        const float sv11_12_8 = KGT_SHFL(V11.x, lane + 1);
         const float v11_12_8 = lane >= KGT_WARP - 1 ? E11_P1.x : sv11_12_8;
         const float v12_11_8 = V12.w;
         {
@@ -6773,14 +6769,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 3 * s0) = r;
         }
         const float4 E12_M1 = *(const float4 *)(in + base + 4 * s0 + eoM1);
-        const float sv12_7_8 = KGT_SHFL_BELOW(V12.w, 1);
+        const float sv12_7_8 = KGT_SHFL(V12.w, lane - 1);
         const float v12_7_8 = lane < 1 ? E12_M1.w : sv12_7_8;
         const float4 V13 = *(const float4 *)(in + base + 5 * s0);
         const float v13_8_8 = V13.x;
         const float v13_9_8 = V13.y;
         const float v13_10_8 = V13.z;
         const float4 E12_P1 = *(const float4 *)(in + base + 4 * s0 + eoP1);
-        const float sv12_12_8 = KGT_SHFL_ABOVE(V12.x, 1);
+        const float sv12_12_8 = KGT_SHFL(V12.x, lane + 1);
         const float v12_12_8 = lane >= KGT_WARP - 1 ? E12_P1.x : sv12_12_8;
         const float v13_11_8 = V13.w;
         {
@@ -6796,14 +6792,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 4 * s0) = r;
         }
         const float4 E13_M1 = *(const float4 *)(in + base + 5 * s0 + eoM1);
-        const float sv13_7_8 = KGT_SHFL_BELOW(V13.w, 1);
+        const float sv13_7_8 = KGT_SHFL(V13.w, lane - 1);
         const float v13_7_8 = lane < 1 ? E13_M1.w : sv13_7_8;
         const float4 V14 = *(const float4 *)(in + base + 6 * s0);
         const float v14_8_8 = V14.x;
         const float v14_9_8 = V14.y;
         const float v14_10_8 = V14.z;
         const float4 E13_P1 = *(const float4 *)(in + base + 5 * s0 + eoP1);
-        const float sv13_12_8 = KGT_SHFL_ABOVE(V13.x, 1);
+        const float sv13_12_8 = KGT_SHFL(V13.x, lane + 1);
         const float v13_12_8 = lane >= KGT_WARP - 1 ? E13_P1.x : sv13_12_8;
         const float v14_11_8 = V14.w;
         {
@@ -6819,14 +6815,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 5 * s0) = r;
         }
         const float4 E14_M1 = *(const float4 *)(in + base + 6 * s0 + eoM1);
-        const float sv14_7_8 = KGT_SHFL_BELOW(V14.w, 1);
+        const float sv14_7_8 = KGT_SHFL(V14.w, lane - 1);
         const float v14_7_8 = lane < 1 ? E14_M1.w : sv14_7_8;
         const float4 V15 = *(const float4 *)(in + base + 7 * s0);
         const float v15_8_8 = V15.x;
         const float v15_9_8 = V15.y;
         const float v15_10_8 = V15.z;
         const float4 E14_P1 = *(const float4 *)(in + base + 6 * s0 + eoP1);
-        const float sv14_12_8 = KGT_SHFL_ABOVE(V14.x, 1);
+        const float sv14_12_8 = KGT_SHFL(V14.x, lane + 1);
         const float v14_12_8 = lane >= KGT_WARP - 1 ? E14_P1.x : sv14_12_8;
         const float v15_11_8 = V15.w;
         {
@@ -6842,14 +6838,14 @@ static __global__ void __launch_bounds__(256)
             *(float4 *)(out + base + 6 * s0) = r;
         }
         const float4 E15_M1 = *(const float4 *)(in + base + 7 * s0 + eoM1);
-        const float sv15_7_8 = KGT_SHFL_BELOW(V15.w, 1);
+        const float sv15_7_8 = KGT_SHFL(V15.w, lane - 1);
         const float v15_7_8 = lane < 1 ? E15_M1.w : sv15_7_8;
         const float4 V16 = *(const float4 *)(in + base + 8 * s0);
         const float v16_8_8 = V16.x;
         const float v16_9_8 = V16.y;
         const float v16_10_8 = V16.z;
         const float4 E15_P1 = *(const float4 *)(in + base + 7 * s0 + eoP1);
-        const float sv15_12_8 = KGT_SHFL_ABOVE(V15.x, 1);
+        const float sv15_12_8 = KGT_SHFL(V15.x, lane + 1);
         const float v15_12_8 = lane >= KGT_WARP - 1 ? E15_P1.x : sv15_12_8;
         const float v16_11_8 = V16.w;
         {
@@ -6897,7 +6893,7 @@ static __global__ void __launch_bounds__(256)
         const double v7_8_8 = V7.x;
         const double2 V8 = *(const double2 *)(in + base + 0 * s0);
         const double2 E8_M1 = *(const double2 *)(in + base + 0 * s0 + eoM1);
-        const double sv8_7_8 = KGT_SHFL_BELOW(V8.y, 1);
+        const double sv8_7_8 = KGT_SHFL(V8.y, lane - 1);
         const double v8_7_8 = lane < 1 ? E8_M1.y : sv8_7_8;
         const double v8_8_8 = V8.x;
         const double v8_9_8 = V8.y;
@@ -6905,7 +6901,7 @@ static __global__ void __launch_bounds__(256)
         const double v9_8_8 = V9.x;
         const double v7_9_8 = V7.y;
         const double2 E8_P1 = *(const double2 *)(in + base + 0 * s0 + eoP1);
-        const double sv8_10_8 = KGT_SHFL_ABOVE(V8.x, 1);
+        const double sv8_10_8 = KGT_SHFL(V8.x, lane + 1);
         const double v8_10_8 = lane >= KGT_WARP - 1 ? E8_P1.x : sv8_10_8;
         const double v9_9_8 = V9.y;
         {
@@ -6917,12 +6913,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 0 * s0) = r;
         }
         const double2 E9_M1 = *(const double2 *)(in + base + 1 * s0 + eoM1);
-        const double sv9_7_8 = KGT_SHFL_BELOW(V9.y, 1);
+        const double sv9_7_8 = KGT_SHFL(V9.y, lane - 1);
         const double v9_7_8 = lane < 1 ? E9_M1.y : sv9_7_8;
         const double2 V10 = *(const double2 *)(in + base + 2 * s0);
         const double v10_8_8 = V10.x;
         const double2 E9_P1 = *(const double2 *)(in + base + 1 * s0 + eoP1);
-        const double sv9_10_8 = KGT_SHFL_ABOVE(V9.x, 1);
+        const double sv9_10_8 = KGT_SHFL(V9.x, lane + 1);
         const double v9_10_8 = lane >= KGT_WARP - 1 ? E9_P1.x : sv9_10_8;
         const double v10_9_8 = V10.y;
         {
@@ -6934,12 +6930,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 1 * s0) = r;
         }
         const double2 E10_M1 = *(const double2 *)(in + base + 2 * s0 + eoM1);
-        const double sv10_7_8 = KGT_SHFL_BELOW(V10.y, 1);
+        const double sv10_7_8 = KGT_SHFL(V10.y, lane - 1);
         const double v10_7_8 = lane < 1 ? E10_M1.y : sv10_7_8;
         const double2 V11 = *(const double2 *)(in + base + 3 * s0);
         const double v11_8_8 = V11.x;
         const double2 E10_P1 = *(const double2 *)(in + base + 2 * s0 + eoP1);
-        const double sv10_10_8 = KGT_SHFL_ABOVE(V10.x, 1);
+        const double sv10_10_8 = KGT_SHFL(V10.x, lane + 1);
         const double v10_10_8 = lane >= KGT_WARP - 1 ? E10_P1.x : sv10_10_8;
         const double v11_9_8 = V11.y;
         {
@@ -6951,12 +6947,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 2 * s0) = r;
         }
         const double2 E11_M1 = *(const double2 *)(in + base + 3 * s0 + eoM1);
-        const double sv11_7_8 = KGT_SHFL_BELOW(V11.y, 1);
+        const double sv11_7_8 = KGT_SHFL(V11.y, lane - 1);
         const double v11_7_8 = lane < 1 ? E11_M1.y : sv11_7_8;
         const double2 V12 = *(const double2 *)(in + base + 4 * s0);
         const double v12_8_8 = V12.x;
         const double2 E11_P1 = *(const double2 *)(in + base + 3 * s0 + eoP1);
-        const double sv11_10_8 = KGT_SHFL_ABOVE(V11.x, 1);
+        const double sv11_10_8 = KGT_SHFL(V11.x, lane + 1);
         const double v11_10_8 = lane >= KGT_WARP - 1 ? E11_P1.x : sv11_10_8;
         const double v12_9_8 = V12.y;
         {
@@ -6968,12 +6964,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 3 * s0) = r;
         }
         const double2 E12_M1 = *(const double2 *)(in + base + 4 * s0 + eoM1);
-        const double sv12_7_8 = KGT_SHFL_BELOW(V12.y, 1);
+        const double sv12_7_8 = KGT_SHFL(V12.y, lane - 1);
         const double v12_7_8 = lane < 1 ? E12_M1.y : sv12_7_8;
         const double2 V13 = *(const double2 *)(in + base + 5 * s0);
         const double v13_8_8 = V13.x;
         const double2 E12_P1 = *(const double2 *)(in + base + 4 * s0 + eoP1);
-        const double sv12_10_8 = KGT_SHFL_ABOVE(V12.x, 1);
+        const double sv12_10_8 = KGT_SHFL(V12.x, lane + 1);
         const double v12_10_8 = lane >= KGT_WARP - 1 ? E12_P1.x : sv12_10_8;
         const double v13_9_8 = V13.y;
         {
@@ -6985,12 +6981,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 4 * s0) = r;
         }
         const double2 E13_M1 = *(const double2 *)(in + base + 5 * s0 + eoM1);
-        const double sv13_7_8 = KGT_SHFL_BELOW(V13.y, 1);
+        const double sv13_7_8 = KGT_SHFL(V13.y, lane - 1);
         const double v13_7_8 = lane < 1 ? E13_M1.y : sv13_7_8;
         const double2 V14 = *(const double2 *)(in + base + 6 * s0);
         const double v14_8_8 = V14.x;
         const double2 E13_P1 = *(const double2 *)(in + base + 5 * s0 + eoP1);
-        const double sv13_10_8 = KGT_SHFL_ABOVE(V13.x, 1);
+        const double sv13_10_8 = KGT_SHFL(V13.x, lane + 1);
         const double v13_10_8 = lane >= KGT_WARP - 1 ? E13_P1.x : sv13_10_8;
         const double v14_9_8 = V14.y;
         {
@@ -7002,12 +6998,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 5 * s0) = r;
         }
         const double2 E14_M1 = *(const double2 *)(in + base + 6 * s0 + eoM1);
-        const double sv14_7_8 = KGT_SHFL_BELOW(V14.y, 1);
+        const double sv14_7_8 = KGT_SHFL(V14.y, lane - 1);
         const double v14_7_8 = lane < 1 ? E14_M1.y : sv14_7_8;
         const double2 V15 = *(const double2 *)(in + base + 7 * s0);
         const double v15_8_8 = V15.x;
         const double2 E14_P1 = *(const double2 *)(in + base + 6 * s0 + eoP1);
-        const double sv14_10_8 = KGT_SHFL_ABOVE(V14.x, 1);
+        const double sv14_10_8 = KGT_SHFL(V14.x, lane + 1);
         const double v14_10_8 = lane >= KGT_WARP - 1 ? E14_P1.x : sv14_10_8;
         const double v15_9_8 = V15.y;
         {
@@ -7019,12 +7015,12 @@ static __global__ void __launch_bounds__(256)
             *(double2 *)(out + base + 6 * s0) = r;
         }
         const double2 E15_M1 = *(const double2 *)(in + base + 7 * s0 + eoM1);
-        const double sv15_7_8 = KGT_SHFL_BELOW(V15.y, 1);
+        const double sv15_7_8 = KGT_SHFL(V15.y, lane - 1);
         const double v15_7_8 = lane < 1 ? E15_M1.y : sv15_7_8;
         const double2 V16 = *(const double2 *)(in + base + 8 * s0);
         const double v16_8_8 = V16.x;
         const double2 E15_P1 = *(const double2 *)(in + base + 7 * s0 + eoP1);
-        const double sv15_10_8 = KGT_SHFL_ABOVE(V15.x, 1);
+        const double sv15_10_8 = KGT_SHFL(V15.x, lane + 1);
         const double v15_10_8 = lane >= KGT_WARP - 1 ? E15_P1.x : sv15_10_8;
         const double v16_9_8 = V16.y;
         {
@@ -7154,28 +7150,39 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = *(const float4 *)(rp + vo);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -7229,6 +7236,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -7276,28 +7295,39 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -7351,6 +7381,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const long *lo,
@@ -7445,28 +7487,39 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = *(const float4 *)(rp + vo);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = *(const float4 *)(rp + vo);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -7520,6 +7573,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -7567,28 +7632,39 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         {
             const float *rp = ip + 0 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v1_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v1_7_8 = rp[o7];
             v1_8_8 = V.x;
             v1_9_8 = V.y;
             v1_10_8 = V.z;
             v1_11_8 = V.w;
-            v1_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v1_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v1_12_8 = rp[o12];
         }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
         {
             const float *rp = ip + 1 * s0;
             const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v2_7_8 = KGT_SHFL_BELOW(V.w, 1);
+            v2_7_8 = KGT_SHFL(V.w, lane - 1);
             if (lane < 1) v2_7_8 = rp[o7];
             v2_8_8 = V.x;
             v2_9_8 = V.y;
             v2_10_8 = V.z;
             v2_11_8 = V.w;
-            v2_12_8 = KGT_SHFL_ABOVE(V.x, 1);
+            v2_12_8 = KGT_SHFL(V.x, lane + 1);
             if (lane >= KGT_WARP - 1) v2_12_8 = rp[o12];
+        }
+    float4 p8 = make_float4(0, 0, 0, 0);
+    float e8_7 = 0;
+    float e8_12 = 0;
+    KGT_UNROLL(1)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        if (i + 1 < h0) {
+            {
+                const float *rp = ip + 2 * s0;
+                p8 = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
+                if (lane < 1) e8_7 = rp[o7];
+                if (lane >= KGT_WARP - 1) e8_12 = rp[o12];
+            }
         }
         {
             float4 r;
@@ -7642,6 +7718,18 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         v1_10_8 = v2_10_8;
         v1_11_8 = v2_11_8;
         v1_12_8 = v2_12_8;
+        if (i + 1 < h0) {
+            {
+                v2_7_8 = KGT_SHFL(p8.w, lane - 1);
+                if (lane < 1) v2_7_8 = e8_7;
+                v2_8_8 = p8.x;
+                v2_9_8 = p8.y;
+                v2_10_8 = p8.z;
+                v2_11_8 = p8.w;
+                v2_12_8 = KGT_SHFL(p8.x, lane + 1);
+                if (lane >= KGT_WARP - 1) v2_12_8 = e8_12;
+            }
+        }
     }
 }
 extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const long *lo,
