@@ -420,7 +420,7 @@ static void emit_split(kgt_buf *b, const step *st, char q, int a, int nc)
         kgt_printf(b, "%s %s", i ? "," : "", c[i].dst);
     }
     kgt_printf(b, ";\n");
-    kgt_emit_split_quotients(b, nc, c, st->s->divisor, st->in->rd);
+    kgt_emit_split_quotients(b, nc, c, st->s->divisor, st->in->rd, 0);
 }
 
 /* The outputs of accumulator slot a by split division (emit_split), then their stores. */

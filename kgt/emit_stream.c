@@ -214,10 +214,10 @@ static void emit_split(kgt_buf *b, const kgt_stencil *s, const shape *t, const k
     kgt_emit_literal(b, s->divisor, 0);
     kgt_printf(b, ", ");
     kgt_emit_literal(b, t->rd, 0);
-    kgt_printf(b, ", m);\n"
+    kgt_printf(b, ", lo, hi);\n"
                   "                }\n"
                   "                /* a numerator zero, tiny, huge, infinite or NaN: `/` */\n"
-                  "                if (m > KGT_SPLIT_SPAN)\n"
+                  "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)\n"
                   "#pragma unroll\n"
                   "                    for (int j = 0; j < V; j++) nv[j] = sn[j] / ");
     kgt_emit_literal(b, s->divisor, 0);
@@ -263,7 +263,7 @@ static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t
     const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 2};
     kgt_printf(b, "                %s q[K * QW], nv[V]%s;\n", tname[dbl],
                t->split ? ", sn[V]" : "");
-    if (t->split) kgt_printf(b, "                unsigned m = 0;\n");
+    if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
     snprintf(sr, sizeof sr, "s[%d]", lvl);
     if (t->box)
         emit_gather_box(b, dbl, t, w, lvl);

@@ -260,7 +260,7 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
     char wrap[40];
     const kgt_index ix = {"", "", {NULL, NULL, NULL}, kgt_wrap(wrap, 28), 1, 0, 0, 2};
     const char *ty = tname[dbl];
-    if (t->split) kgt_printf(b, "                unsigned m = 0;\n");
+    if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
     for (int i = 0; i < t->ny; i++)
         for (int j = 0; j < t->v; j++) {
             kgt_printf(b, "                {\n");
@@ -280,7 +280,7 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
                 kgt_emit_literal(b, s->divisor, 0);
                 kgt_printf(b, ", ");
                 kgt_emit_literal(b, t->rd, 0);
-                kgt_printf(b, ", m);\n");
+                kgt_printf(b, ", lo, hi);\n");
             } else {
                 kgt_printf(b, "                    nv[%d][%d] = ", i, j);
                 kgt_emit_expr(b, s, dbl, &ix);
@@ -290,7 +290,7 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
         }
     if (t->split) {
         kgt_printf(b, "                /* a numerator zero, tiny, huge, infinite or NaN: `/` */\n"
-                      "                if (m > KGT_SPLIT_SPAN)\n"
+                      "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)\n"
                       "                    KGT_UNROLL\n"
                       "                    for (int i = 0; i < NY; i++)\n"
                       "                        KGT_UNROLL\n"

@@ -485,19 +485,25 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_emit_expr(b, &sum, dbl, &ix);
         kgt_printf(b, ";\n");
     }
-    if (split) { /* kgt_emit_split_quotients: every lane divides its sums (outside the box, of
-                    clamped cells) and tests only its cells in the box again when one sum leaves
-                    the split range. With the box test on every quotient (compares and a select)
-                    2d9 ran at 474.6, and 3d7 at 403.3 against 414.8 without it (one H200,
-                    bench/RESULTS.md). */
+    if (split) { /* kgt_emit_split_quotients. Prefetched rows (2d9) take its second range test
+                    (retest: no compare or select a quotient): 488.7 Gcells/s against 431.7 for
+                    the first form. Else, in 2D, cells outside the box divide 1; in 3D they divide
+                    their sums (of clamped cells) too, and a lane whose sum leaves the split range
+                    divides by `/`: only lanes at the box's edges. Without the guard's compares
+                    and select 3d7 ran at 414.8 against 403.3, 2d9 at 439.2 against 478.3; the
+                    second test lost 2d9nc (443.6 against 451.1) and moved 3d7 by -0.3% (one
+                    H200, bench/RESULTS.md). */
         kgt_split_cell c[4];
         for (int j = 0; j < vw; j++) {
             snprintf(c[j].dst, sizeof c[j].dst, "q.%c", "xyzw"[j]);
-            snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);
+            if (nd == 3 && !pf)
+                c[j].in[0] = 0;
+            else
+                snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);
             snprintf(c[j].num, sizeof c[j].num, "r.%c", "xyzw"[j]);
         }
         kgt_printf(b, "            {\n                float4 q;\n");
-        kgt_emit_split_quotients(b, vw, c, s->divisor, rd);
+        kgt_emit_split_quotients(b, vw, c, s->divisor, rd, pf);
         kgt_printf(b, "                r = q;\n            }\n");
     }
     kgt_printf(b, "            if (ok)\n");

@@ -165,11 +165,14 @@ typedef struct kgt_split_cell {
     char dst[16], in[48], num[24];
 } kgt_split_cell;
 /*
- * The quotients c[0..n) by split division, in declared float variables: when a numerator is
- * outside the split range, and it is one whose `in` holds (cells in the box; an empty `in`: every
- * numerator), all n are divided again by `/` (the same sums, so the same bits as `/` alone).
+ * The quotients c[0..n) by split division, in declared float variables; when a numerator is
+ * outside the split range, all n are divided again by `/` (the same sums, so the same bits as
+ * `/` alone). retest 0: numerators whose `in` is false (cells outside the box: their sums may be
+ * anything) divide 1 (an empty `in`: every numerator divides as it is). retest 1: all divide as
+ * they are, and only a numerator whose `in` holds (or is empty) outside the range counts.
  */
-void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double divisor, float rd);
+void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double divisor, float rd,
+                              int retest);
 /* A float's bit pattern, and the float of a bit pattern. */
 uint32_t kgt_float_bits(float x);
 float kgt_bits_float(uint32_t u);

@@ -14,8 +14,9 @@
 
 enum { RANDOM = 10000000 };
 
-/* The kernel's range test: kgt_split_off (twice the bits, less twice KGT_SPLIT_LO, wrapping)
-   against KGT_SPLIT_SPAN. */
+/* The kernels' range test of kgt_div_split_max: kgt_split_off (twice the bits, less twice
+   KGT_SPLIT_LO, wrapping) against KGT_SPLIT_SPAN; kgt_div_split's lo/hi is the plain test of
+   |s|'s bits (test_range_forms: the two agree). */
 static int in_range(float s)
 {
     return kgt_float_bits(s) * 2u - 2u * KGT_SPLIT_LO <= KGT_SPLIT_SPAN;
@@ -117,9 +118,9 @@ START_TEST(test_fallback)
 }
 END_TEST
 
-/* The kernel's test (in_range), its second test of the cells in the box (float compares of |s|)
-   and |s|'s bit pattern within KGT_SPLIT_LO..HI agree: every sign and exponent, with the
-   mantissas at both ends and every 4099th between. */
+/* The kernels' tests agree: in_range, the second test of the cells in the box (float compares
+   of |s|) and |s|'s bit pattern within KGT_SPLIT_LO..HI (kgt_div_split's lo/hi): every sign and
+   exponent, with the mantissas at both ends and every 4099th between. */
 static int range_disagrees(uint32_t u)
 {
     const float s = kgt_bits_float(u), a = fabsf(s);

@@ -36,22 +36,29 @@ static pthread_barrier_t emu_bar;
 #define kgt_sub(a, b)        ((a) - (b))
 #define kgt_mul(a, b)        ((a) * (b))
 #define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
-/* Split division (kgt/split.c) as the device helpers compute it, with C99's exact fmaf. */
-static unsigned emu_split_off(float s)
+/* Split division (kgt/split.c) as the device helpers compute it, with C99's exact fmaf: both
+   forms of the range test. */
+static float emu_div_split(float s, float d, float rd, unsigned *lo, unsigned *hi)
 {
     uint32_t a;
     memcpy(&a, &s, sizeof a);
-    return a * 2u - 2u * KGT_SPLIT_LO;
+    a &= 0x7fffffffu;
+    float q0 = s * rd;
+    *lo = a < *lo ? a : *lo;
+    *hi = a > *hi ? a : *hi;
+    return fmaf(fmaf(-d, q0, s), rd, q0);
 }
-static float emu_div_split(float s, float d, float rd, unsigned *m)
+static float emu_div_split_max(float s, float d, float rd, unsigned *m)
 {
-    const unsigned u = emu_split_off(s);
+    uint32_t a;
+    memcpy(&a, &s, sizeof a);
+    const unsigned u = a * 2u - 2u * KGT_SPLIT_LO;
     float q0 = s * rd;
     *m = u > *m ? u : *m;
     return fmaf(fmaf(-d, q0, s), rd, q0);
 }
-#define kgt_split_off(s)           emu_split_off(s)
-#define kgt_div_split(s, d, rd, m) emu_div_split((s), (d), (rd), &(m))
+#define kgt_div_split(s, d, rd, lo, hi) emu_div_split((s), (d), (rd), &(lo), &(hi))
+#define kgt_div_split_max(s, d, rd, m)  emu_div_split_max((s), (d), (rd), &(m))
 /* Asynchronous copies land at once here: the ring's slot logic is what is checked. */
 #define KGT_CP_ASYNC(d, s) (*(d) = *(s))
 #define KGT_CP_COMMIT()

@@ -1527,17 +1527,26 @@ static int golden_wave_1d_walk_d(const void *in, void *out, const long *lo,
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
-   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
-   (a numerator zero, tiny, huge, infinite or NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
 #define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
-static __device__ __forceinline__ unsigned kgt_split_off(float s)
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
 {
     return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
 }
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 {
     const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
@@ -1734,28 +1743,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             if (r >= 0) {
                 const long long ko = (long long)(zs + r - 0) * s0;
                 float q0, q1, q2, q3, q4, q5, q6, q7;
-                unsigned m = 0;
-                q0 = kgt_div_split(a0_0, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q1 = kgt_div_split(a0_1, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q2 = kgt_div_split(a0_2, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q3 = kgt_div_split(a0_3, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q4 = kgt_div_split(a0_4, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q5 = kgt_div_split(a0_5, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q6 = kgt_div_split(a0_6, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q7 = kgt_div_split(a0_7, 0x1.8p+1f, 0x1.555556p-2f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
-                    if (ok4) out |= !(fabsf(a0_4) >= 0x1p-63f && fabsf(a0_4) <= 0x1p+63f);
-                    if (ok5) out |= !(fabsf(a0_5) >= 0x1p-63f && fabsf(a0_5) <= 0x1p+63f);
-                    if (ok6) out |= !(fabsf(a0_6) >= 0x1p-63f && fabsf(a0_6) <= 0x1p+63f);
-                    if (ok7) out |= !(fabsf(a0_7) >= 0x1p-63f && fabsf(a0_7) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a0_0 / 0x1.8p+1f;
                     q1 = a0_1 / 0x1.8p+1f;
                     q2 = a0_2 / 0x1.8p+1f;
@@ -1816,17 +1813,26 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
-   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
-   (a numerator zero, tiny, huge, infinite or NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
 #define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
-static __device__ __forceinline__ unsigned kgt_split_off(float s)
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
 {
     return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
 }
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 {
     const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
@@ -2023,28 +2029,16 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             if (r >= 0) {
                 const long long ko = (long long)(zs + r - 0) * s0;
                 float q0, q1, q2, q3, q4, q5, q6, q7;
-                unsigned m = 0;
-                q0 = kgt_div_split(a0_0, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q1 = kgt_div_split(a0_1, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q2 = kgt_div_split(a0_2, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q3 = kgt_div_split(a0_3, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q4 = kgt_div_split(a0_4, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q5 = kgt_div_split(a0_5, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q6 = kgt_div_split(a0_6, 0x1.8p+1f, 0x1.555556p-2f, m);
-                q7 = kgt_div_split(a0_7, 0x1.8p+1f, 0x1.555556p-2f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
-                    if (ok4) out |= !(fabsf(a0_4) >= 0x1p-63f && fabsf(a0_4) <= 0x1p+63f);
-                    if (ok5) out |= !(fabsf(a0_5) >= 0x1p-63f && fabsf(a0_5) <= 0x1p+63f);
-                    if (ok6) out |= !(fabsf(a0_6) >= 0x1p-63f && fabsf(a0_6) <= 0x1p+63f);
-                    if (ok7) out |= !(fabsf(a0_7) >= 0x1p-63f && fabsf(a0_7) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q4 = kgt_div_split(ok4 ? a0_4 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q5 = kgt_div_split(ok5 ? a0_5 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q6 = kgt_div_split(ok6 ? a0_6 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                q7 = kgt_div_split(ok7 ? a0_7 : 1.0f, 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a0_0 / 0x1.8p+1f;
                     q1 = a0_1 / 0x1.8p+1f;
                     q2 = a0_2 / 0x1.8p+1f;
@@ -5311,17 +5305,26 @@ static int golden_box3d_walk_d(const void *in, void *out, const long *lo,
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
-   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
-   (a numerator zero, tiny, huge, infinite or NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
 #define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
-static __device__ __forceinline__ unsigned kgt_split_off(float s)
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
 {
     return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
 }
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 {
     const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
@@ -5464,20 +5467,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             if (r >= 1) {
                 float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 float q0, q1, q2, q3;
-                unsigned m = 0;
-                q0 = kgt_div_split(a0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q1 = kgt_div_split(a0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q2 = kgt_div_split(a0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q3 = kgt_div_split(a0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a0_0 / 0x1.cp+2f;
                     q1 = a0_1 / 0x1.cp+2f;
                     q2 = a0_2 / 0x1.cp+2f;
@@ -5545,20 +5540,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             if (r >= 1) {
                 float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
                 float q0, q1, q2, q3;
-                unsigned m = 0;
-                q0 = kgt_div_split(a1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q1 = kgt_div_split(a1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q2 = kgt_div_split(a1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q3 = kgt_div_split(a1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a1_0) >= 0x1p-63f && fabsf(a1_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a1_1) >= 0x1p-63f && fabsf(a1_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a1_2) >= 0x1p-63f && fabsf(a1_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a1_3) >= 0x1p-63f && fabsf(a1_3) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     q0 = a1_0 / 0x1.cp+2f;
                     q1 = a1_1 / 0x1.cp+2f;
                     q2 = a1_2 / 0x1.cp+2f;
@@ -5607,17 +5594,26 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
-   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
-   (a numerator zero, tiny, huge, infinite or NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
 #define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
-static __device__ __forceinline__ unsigned kgt_split_off(float s)
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
 {
     return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
 }
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 {
     const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
@@ -5757,20 +5753,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned m = 0;
-                d0 = kgt_div_split(a0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d1 = kgt_div_split(a0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d2 = kgt_div_split(a0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d3 = kgt_div_split(a0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a0_0 / 0x1.cp+2f;
                     d1 = a0_1 / 0x1.cp+2f;
                     d2 = a0_2 / 0x1.cp+2f;
@@ -5852,20 +5840,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned m = 0;
-                d0 = kgt_div_split(a1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d1 = kgt_div_split(a1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d2 = kgt_div_split(a1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d3 = kgt_div_split(a1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a1_0) >= 0x1p-63f && fabsf(a1_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a1_1) >= 0x1p-63f && fabsf(a1_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a1_2) >= 0x1p-63f && fabsf(a1_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a1_3) >= 0x1p-63f && fabsf(a1_3) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a1_0 / 0x1.cp+2f;
                     d1 = a1_1 / 0x1.cp+2f;
                     d2 = a1_2 / 0x1.cp+2f;
@@ -6044,20 +6024,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned m = 0;
-                d0 = kgt_div_split(a0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d1 = kgt_div_split(a0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d2 = kgt_div_split(a0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d3 = kgt_div_split(a0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a0_0) >= 0x1p-63f && fabsf(a0_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a0_1) >= 0x1p-63f && fabsf(a0_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a0_2) >= 0x1p-63f && fabsf(a0_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a0_3) >= 0x1p-63f && fabsf(a0_3) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a0_0 / 0x1.cp+2f;
                     d1 = a0_1 / 0x1.cp+2f;
                     d2 = a0_2 / 0x1.cp+2f;
@@ -6139,20 +6111,12 @@ KGT_EXTERN_C __global__ void __launch_bounds__(512)
             if (r >= 1) {
                 float *const ob = out + ko;
                 float d0, d1, d2, d3;
-                unsigned m = 0;
-                d0 = kgt_div_split(a1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d1 = kgt_div_split(a1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d2 = kgt_div_split(a1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                d3 = kgt_div_split(a1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    int out = 0;
-                    if (ok0) out |= !(fabsf(a1_0) >= 0x1p-63f && fabsf(a1_0) <= 0x1p+63f);
-                    if (ok1) out |= !(fabsf(a1_1) >= 0x1p-63f && fabsf(a1_1) <= 0x1p+63f);
-                    if (ok2) out |= !(fabsf(a1_2) >= 0x1p-63f && fabsf(a1_2) <= 0x1p+63f);
-                    if (ok3) out |= !(fabsf(a1_3) >= 0x1p-63f && fabsf(a1_3) <= 0x1p+63f);
-                    m = out ? m : 0;
-                }
-                if (m > KGT_SPLIT_SPAN) {
+                unsigned lo = 0xffffffffu, hi = 0;
+                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
                     d0 = a1_0 / 0x1.cp+2f;
                     d1 = a1_1 / 0x1.cp+2f;
                     d2 = a1_2 / 0x1.cp+2f;
@@ -7089,17 +7053,26 @@ extern "C" int KGT_LAUNCHER(golden_star6, d)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
-   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
-   (a numerator zero, tiny, huge, infinite or NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
 #define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
-static __device__ __forceinline__ unsigned kgt_split_off(float s)
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
 {
     return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
 }
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 {
     const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
@@ -7197,10 +7170,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             {
                 float4 q;
                 unsigned m = 0;
-                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.x = kgt_div_split_max(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split_max(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split_max(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split_max(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
                 if (m > KGT_SPLIT_SPAN) {
                     int out = 0;
                     if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
@@ -7342,10 +7315,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             {
                 float4 q;
                 unsigned m = 0;
-                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.x = kgt_div_split_max(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split_max(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split_max(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split_max(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
                 if (m > KGT_SPLIT_SPAN) {
                     int out = 0;
                     if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
@@ -7426,17 +7399,26 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
-   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
-   (a numerator zero, tiny, huge, infinite or NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
 #define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
-static __device__ __forceinline__ unsigned kgt_split_off(float s)
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
 {
     return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
 }
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 {
     const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
@@ -7534,10 +7516,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             {
                 float4 q;
                 unsigned m = 0;
-                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.x = kgt_div_split_max(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split_max(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split_max(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split_max(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
                 if (m > KGT_SPLIT_SPAN) {
                     int out = 0;
                     if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
@@ -7679,10 +7661,10 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             {
                 float4 q;
                 unsigned m = 0;
-                q.x = kgt_div_split(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.y = kgt_div_split(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.z = kgt_div_split(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
-                q.w = kgt_div_split(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.x = kgt_div_split_max(r.x, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.y = kgt_div_split_max(r.y, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.z = kgt_div_split_max(r.z, 0x1.8p+2f, 0x1.555556p-3f, m);
+                q.w = kgt_div_split_max(r.w, 0x1.8p+2f, 0x1.555556p-3f, m);
                 if (m > KGT_SPLIT_SPAN) {
                     int out = 0;
                     if (x + 0 >= x0 && x + 0 < x1) out |= !(fabsf(r.x) >= 0x1p-63f && fabsf(r.x) <= 0x1p+63f);
@@ -7767,17 +7749,26 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
 #ifndef KGT_SPLIT_LO
 /* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
    division routine. Correctly rounded (kgt checked it for d) while |s| lies in
-   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns, that is while kgt_split_off(s) <=
-   KGT_SPLIT_SPAN: m gathers the largest, and the caller takes `/` when it is above
-   (a numerator zero, tiny, huge, infinite or NaN). */
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
 #define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
 #define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
 #define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
-static __device__ __forceinline__ unsigned kgt_split_off(float s)
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
 {
     return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
 }
-static __device__ __forceinline__ float kgt_div_split(float s, float d, float rd, unsigned &m)
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 {
     const unsigned u = kgt_split_off(s);
     const float q0 = kgt_mul(s, rd);
@@ -7852,7 +7843,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
             {
                 const KGT_IX r = y - 1 * R; /* step 1 */
                 float q[K * QW], nv[V], sn[V];
-                unsigned m = 0;
+                unsigned lo = 0xffffffffu, hi = 0;
 #pragma unroll
                 for (int k = 0; k < R; k++) {
                     q[R * QW + k] = s[0][PAD + tid * V - R + k];
@@ -7867,10 +7858,10 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
                     const int c = R * QW + R + j;
                     sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
                         q[c + QW]);
-                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, m);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 }
                 /* a numerator zero, tiny, huge, infinite or NaN: `/` */
-                if (m > KGT_SPLIT_SPAN)
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
 #pragma unroll
                     for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
                 if (!FAST) {
@@ -7888,7 +7879,7 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
             {
                 const KGT_IX r = y - 2 * R; /* step 2, stored */
                 float q[K * QW], nv[V], sn[V];
-                unsigned m = 0;
+                unsigned lo = 0xffffffffu, hi = 0;
 #pragma unroll
                 for (int k = 0; k < R; k++) {
                     q[R * QW + k] = s[1][PAD + tid * V - R + k];
@@ -7903,10 +7894,10 @@ static __device__ __forceinline__ void golden_star6_walkf(const float *__restric
                     const int c = R * QW + R + j;
                     sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
                         q[c + QW]);
-                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, m);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
                 }
                 /* a numerator zero, tiny, huge, infinite or NaN: `/` */
-                if (m > KGT_SPLIT_SPAN)
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
 #pragma unroll
                     for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
                 if (!FAST) {
