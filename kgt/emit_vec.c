@@ -486,12 +486,12 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_printf(b, ";\n");
     }
     if (split) { /* kgt_emit_split_quotients. Prefetched rows (2d9) take its second range test
-                    (retest: no compare or select a quotient): 488.7 Gcells/s against 431.7 for
-                    the first form. Else, in 2D, cells outside the box divide 1; in 3D they divide
-                    their sums (of clamped cells) too, and a lane whose sum leaves the split range
-                    divides by `/`: only lanes at the box's edges. Without the guard's compares
-                    and select 3d7 ran at 414.8 against 403.3, 2d9 at 439.2 against 478.3; the
-                    second test lost 2d9nc (443.6 against 451.1) and moved 3d7 by -0.3% (one
+                    (retest: no compare or select a quotient): 487.9 Gcells/s against 474.4 with
+                    the first, in blocks of 256. Else, in 2D, cells outside the box divide 1; in 3D
+                    they divide their sums (of clamped cells) too, and a lane whose sum leaves the
+                    split range divides by `/`: only lanes at the box's edges. Without the guard's
+                    compares and select 3d7 ran at 414.8 against 403.3, 2d9 at 439.2 against 478.3;
+                    the second test lost 2d9nc (443.6 against 451.1) and moved 3d7 by -0.3% (one
                     H200, bench/RESULTS.md). */
         kgt_split_cell c[4];
         for (int j = 0; j < vw; j++) {

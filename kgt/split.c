@@ -136,7 +136,7 @@ static void emit_quotient(kgt_buf *b, const kgt_split_cell *c, double divisor, f
  * anything, and are not stored); only when one is out of range are the numerators of the cells
  * in the box tested again, by float compares (a second kgt_split_off would keep the first's
  * values live as common subexpressions, a register a numerator). Prefetched vector rows take
- * retest 1 (2d9 at 488.7 Gcells/s against 431.7 with retest 0 and the same rows); the other
+ * retest 1 (2d9 in blocks of 256: 487.9 Gcells/s against 474.4 with retest 0); the other
  * vector rows (2d9nc 443.6 with it against 451.1 without), the tile kernels (1D 2.6% slower with
  * it) and the streaming kernels keep retest 0 (one H200: bench/RESULTS.md).
  */
