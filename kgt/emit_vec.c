@@ -496,7 +496,7 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_split_cell c[4];
         for (int j = 0; j < vw; j++) {
             snprintf(c[j].dst, sizeof c[j].dst, "q.%c", "xyzw"[j]);
-            if (nd == 3 && !pf)
+            if (nd == 3)
                 c[j].in[0] = 0;
             else
                 snprintf(c[j].in, sizeof c[j].in, "x + %d >= x0 && x + %d < x1", j, j);

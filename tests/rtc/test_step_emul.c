@@ -38,24 +38,29 @@ static pthread_barrier_t emu_bar;
 #define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 /* Split division (kgt/split.c) as the device helpers compute it, with C99's exact fmaf: both
    forms of the range test. */
-static float emu_div_split(float s, float d, float rd, unsigned *lo, unsigned *hi)
+static uint32_t emu_bits(float s)
 {
     uint32_t a;
     memcpy(&a, &s, sizeof a);
-    a &= 0x7fffffffu;
+    return a;
+}
+static float emu_split_q(float s, float d, float rd)
+{
     float q0 = s * rd;
+    return fmaf(fmaf(-d, q0, s), rd, q0);
+}
+static float emu_div_split(float s, float d, float rd, unsigned *lo, unsigned *hi)
+{
+    const uint32_t a = emu_bits(s) & 0x7fffffffu;
     *lo = a < *lo ? a : *lo;
     *hi = a > *hi ? a : *hi;
-    return fmaf(fmaf(-d, q0, s), rd, q0);
+    return emu_split_q(s, d, rd);
 }
 static float emu_div_split_max(float s, float d, float rd, unsigned *m)
 {
-    uint32_t a;
-    memcpy(&a, &s, sizeof a);
-    const unsigned u = a * 2u - 2u * KGT_SPLIT_LO;
-    float q0 = s * rd;
+    const unsigned u = emu_bits(s) * 2u - 2u * KGT_SPLIT_LO;
     *m = u > *m ? u : *m;
-    return fmaf(fmaf(-d, q0, s), rd, q0);
+    return emu_split_q(s, d, rd);
 }
 #define kgt_div_split(s, d, rd, lo, hi) emu_div_split((s), (d), (rd), &(lo), &(hi))
 #define kgt_div_split_max(s, d, rd, m)  emu_div_split_max((s), (d), (rd), &(m))
@@ -142,6 +147,7 @@ static void emu_exchange(void *v, size_t n, int src)
         emu_exchange(&v_, sizeof v_, (src));                                                       \
         v_;                                                                                        \
     })
+
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,
                        long long, int);
