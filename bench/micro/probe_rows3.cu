@@ -36,8 +36,8 @@ struct G {
     long rs, ps; /* row and plane strides in floats */
 };
 
-#define SPLIT_LO 0x20000000u /* 2^-63 */
-#define SPLIT_HI 0x5f000000u /* 2^63 */
+#define SPLIT_LO   0x20000000u /* 2^-63 */
+#define SPLIT_HI   0x5f000000u /* 2^63 */
 #define SPLIT_SPAN (2u * (SPLIT_HI - SPLIT_LO))
 
 template <int S> struct Div;
@@ -161,8 +161,8 @@ template <int S, int R, int DZ> __device__ __forceinline__ void terms(float4 *a,
 }
 
 template <int S, int R, int PF, int U>
-__global__ void __launch_bounds__(256) kr(const float *__restrict__ in, float *__restrict__ out,
-                                          G g, int W)
+__global__ void __launch_bounds__(256)
+    kr(const float *__restrict__ in, float *__restrict__ out, G g, int W)
 {
     const int nv = g.nx / 4, lane = (int)(threadIdx.x % 32);
     int xv = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -209,6 +209,30 @@ __global__ void __launch_bounds__(256) kr(const float *__restrict__ in, float *_
     }
 }
 
+/* The same walk as a copy (S = 1): each thread copies its R rows of each of its W planes, the
+   ceiling of this traversal. */
+template <int R>
+__global__ void __launch_bounds__(256)
+    kcopy(const float *__restrict__ in, float *__restrict__ out, G g, int W)
+{
+    const int nv = g.nx / 4;
+    int xv = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int yb = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (yb > g.ny || xv >= nv) return;
+    const int z0 = 1 + (int)blockIdx.z * W, z1 = min(z0 + W, g.nz + 1);
+    const long off = (long)yb * g.rs + X0 + 4 * xv + (long)z0 * g.ps;
+    const float *c = in + off;
+    float *o = out + off;
+    for (int z = z0; z < z1; z++, c += g.ps, o += g.ps) {
+        float4 v[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) v[r] = __ldg((const float4 *)(c + r * g.rs));
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (yb + r <= g.ny) *(float4 *)(o + r * g.rs) = v[r];
+    }
+}
+
 __global__ void fill(float *a, long n)
 {
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
@@ -234,6 +258,7 @@ template <int S, int R> static kfn pick(int pf, int u)
 
 static kfn kernel(int s, int r, int pf, int u)
 {
+    if (s == 1) return r == 2 ? kcopy<2> : r == 4 ? kcopy<4> : kcopy<8>;
     if (s == 7) return r == 2 ? pick<7, 2>(pf, u) : r == 4 ? pick<7, 4>(pf, u) : pick<7, 8>(pf, u);
     return r == 2 ? pick<27, 2>(pf, u) : r == 4 ? pick<27, 4>(pf, u) : pick<27, 8>(pf, u);
 }
@@ -245,7 +270,8 @@ struct Cfg {
 static void launch(const Cfg &k, const float *a, float *b, const G &g)
 {
     dim3 grid((unsigned)((g.nx / 4 + k.bx - 1) / k.bx),
-              (unsigned)((g.ny + k.r * k.by - 1) / (k.r * k.by)), (unsigned)((g.nz + k.w - 1) / k.w));
+              (unsigned)((g.ny + k.r * k.by - 1) / (k.r * k.by)),
+              (unsigned)((g.nz + k.w - 1) / k.w));
     kernel(k.s, k.r, k.pf, k.u)<<<grid, dim3(k.bx, k.by)>>>(a, b, g, k.w);
 }
 
@@ -310,15 +336,59 @@ static int check(const Cfg &k, int nx, int ny, int nz)
     return bad != 0;
 }
 
-/* ./probe_rows3 [3d7 size] [3d27 size] */
+static double time_cfg(const Cfg &k, float *a, float *b, const G &g, int reps)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int i = 0; i < 2; i++) launch(k, a, b, g);
+    CK(cudaEventRecord(e0));
+    for (int i = 0; i < reps; i++) launch(k, i & 1 ? b : a, i & 1 ? a : b, g);
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaGetLastError());
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    return (double)g.nx * g.ny * g.nz * reps / (ms * 1e-3) / 1e9;
+}
+
+/* ./probe_rows3 [3d7 size] [3d27 size]; ./probe_rows3 one S R PF U BX BY W N (S = 1: the copy);
+   ./probe_rows3 copy N: the copy's sweep. */
 int main(int argc, char **argv)
 {
+    if (argc > 2 && (!strcmp(argv[1], "one") || !strcmp(argv[1], "copy"))) {
+        const int one = !strcmp(argv[1], "one"), N = atoi(argv[one ? 9 : 2]);
+        G g = mk(N, N, N);
+        long n = g.ps * (N + 2);
+        float *a, *b;
+        CK(cudaMalloc(&a, n * 4));
+        CK(cudaMalloc(&b, n * 4));
+        fill<<<4096, 256>>>(a, n);
+        fill<<<4096, 256>>>(b, n);
+        CK(cudaDeviceSynchronize());
+        std::vector<Cfg> ks;
+        if (one)
+            ks.push_back({atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
+                          atoi(argv[7]), atoi(argv[8])});
+        else
+            for (int r : {2, 4, 8})
+                for (auto bl : {std::array<int, 2>{128, 2}, std::array<int, 2>{256, 1},
+                                std::array<int, 2>{64, 4}, std::array<int, 2>{128, 1}})
+                    for (int w : {1, 2, 4, 8, 16, 64}) ks.push_back({1, r, 0, 1, bl[0], bl[1], w});
+        for (auto &k : ks)
+            printf("{\"probe\": \"rows3\", \"stencil\": \"%s\", \"n\": %d, \"R\": %d, \"pf\": %d, "
+                   "\"u\": %d, \"block\": [%d, %d], \"W\": %d, \"gcells\": %.1f}\n",
+                   k.s == 1   ? "copy"
+                   : k.s == 7 ? "3d7"
+                              : "3d27",
+                   N, k.r, k.pf, k.u, k.bx, k.by, k.w, time_cfg(k, a, b, g, one ? 3 : 10));
+        return 0;
+    }
     const int n7 = argc > 1 ? atoi(argv[1]) : 1024, n27 = argc > 2 ? atoi(argv[2]) : 512;
     const int reps = 10;
     int bad = 0, nchk = 0;
-    const std::vector<std::array<int, 2>> blocks = {{32, 1}, {32, 2}, {32, 4}, {32, 8},
-                                                    {64, 1}, {64, 2}, {64, 4}, {128, 1},
-                                                    {128, 2}, {256, 1}};
+    const std::vector<std::array<int, 2>> blocks = {{32, 1}, {32, 2}, {32, 4},  {32, 8},  {64, 1},
+                                                    {64, 2}, {64, 4}, {128, 1}, {128, 2}, {256, 1}};
     for (int s : {7, 27})
         for (int r : {2, 4, 8})
             for (int pf : {0, 1})
