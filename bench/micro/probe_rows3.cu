@@ -233,6 +233,89 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+/*
+ * Walking y instead (S = 101: a copy, 107: 3d7): each thread owns R planes of one 16-byte x
+ * vector of a row and walks W rows; the rows y - 1, y, y + 1 of the planes zb - 1 .. zb + R roll
+ * through registers (R + 2 loads a row), as the 2D vector rows roll rows. Planes past the grid's
+ * end are spare planes of the allocation (outputs not stored).
+ */
+template <int S, int R>
+__global__ void __launch_bounds__(256)
+    ky(const float *__restrict__ in, float *__restrict__ out, G g, int W)
+{
+    const int nv = g.nx / 4, lane = (int)(threadIdx.x % 32);
+    int xv = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int zb = 1 + (int)(blockIdx.z * blockDim.y + threadIdx.y) * R;
+    if (zb > g.nz) return;
+    const int xact = xv < nv;
+    if (xv > nv - 1) xv = nv - 1;
+    const int eL = lane == 0, eR = lane == 31 || xv == nv - 1;
+    const int y0 = 1 + (int)blockIdx.y * W, y1 = min(y0 + W, g.ny + 1);
+    const long off = (long)zb * g.ps + X0 + 4 * xv;
+    const float *c = in + off + (long)(y0 - 1) * g.rs;
+    float *o = out + off + (long)y0 * g.rs;
+    if (S == 1) {
+        c += g.rs;
+        for (int y = y0; y < y1; y++, c += g.rs, o += g.rs) {
+            float4 v[R];
+#pragma unroll
+            for (int r = 0; r < R; r++) v[r] = __ldg((const float4 *)(c + r * g.ps));
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                if (xact && zb + r <= g.nz) *(float4 *)(o + r * g.ps) = v[r];
+        }
+        return;
+    }
+    float4 A[R + 2], B[R + 2], C[R + 2];
+    float bl[R + 2], br[R + 2], cl[R + 2], cr[R + 2];
+#pragma unroll
+    for (int k = 0; k < R + 2; k++) A[k] = __ldg((const float4 *)(c + (k - 1) * g.ps));
+    c += g.rs;
+#pragma unroll
+    for (int k = 0; k < R + 2; k++) {
+        B[k] = __ldg((const float4 *)(c + (k - 1) * g.ps));
+        bl[k] = eL ? __ldg(c + (k - 1) * g.ps - 1) : 0.f;
+        br[k] = eR ? __ldg(c + (k - 1) * g.ps + 4) : 0.f;
+    }
+    for (int y = y0; y < y1; y++, o += g.rs) {
+        c += g.rs;
+#pragma unroll
+        for (int k = 0; k < R + 2; k++) {
+            C[k] = __ldg((const float4 *)(c + (k - 1) * g.ps));
+            if (k >= 1 && k <= R) {
+                cl[k] = eL ? __ldg(c + (k - 1) * g.ps - 1) : 0.f;
+                cr[k] = eR ? __ldg(c + (k - 1) * g.ps + 4) : 0.f;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int k = r + 1;
+            float l = __shfl_up_sync(0xffffffffu, B[k].w, 1),
+                  rr = __shfl_down_sync(0xffffffffu, B[k].x, 1);
+            if (eL) l = bl[k];
+            if (eR) rr = br[k];
+            float4 sum;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                float t = comp(B[k - 1], j);
+                t = add(t, comp(A[k], j));
+                t = add(t, j == 0 ? l : comp(B[k], j - 1));
+                t = add(t, j == 3 ? rr : comp(B[k], j + 1));
+                t = add(t, comp(C[k], j));
+                t = add(t, comp(B[k + 1], j));
+                compr(sum, j) = t;
+            }
+            const float4 q = divide<7>(sum);
+            if (xact && zb + r <= g.nz) *(float4 *)(o + r * g.ps) = q;
+        }
+#pragma unroll
+        for (int k = 0; k < R + 2; k++) {
+            A[k] = B[k], B[k] = C[k];
+            if (k >= 1 && k <= R) bl[k] = cl[k], br[k] = cr[k];
+        }
+    }
+}
+
 __global__ void fill(float *a, long n)
 {
     for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
@@ -259,6 +342,8 @@ template <int S, int R> static kfn pick(int pf, int u)
 static kfn kernel(int s, int r, int pf, int u)
 {
     if (s == 1) return r == 2 ? kcopy<2> : r == 4 ? kcopy<4> : kcopy<8>;
+    if (s == 101) return r == 2 ? ky<1, 2> : r == 4 ? ky<1, 4> : ky<1, 8>;
+    if (s == 107) return r == 2 ? ky<7, 2> : r == 4 ? ky<7, 4> : ky<7, 8>;
     if (s == 7) return r == 2 ? pick<7, 2>(pf, u) : r == 4 ? pick<7, 4>(pf, u) : pick<7, 8>(pf, u);
     return r == 2 ? pick<27, 2>(pf, u) : r == 4 ? pick<27, 4>(pf, u) : pick<27, 8>(pf, u);
 }
@@ -272,6 +357,9 @@ static void launch(const Cfg &k, const float *a, float *b, const G &g)
     dim3 grid((unsigned)((g.nx / 4 + k.bx - 1) / k.bx),
               (unsigned)((g.ny + k.r * k.by - 1) / (k.r * k.by)),
               (unsigned)((g.nz + k.w - 1) / k.w));
+    if (k.s > 100)
+        grid = dim3((unsigned)((g.nx / 4 + k.bx - 1) / k.bx), (unsigned)((g.ny + k.w - 1) / k.w),
+                    (unsigned)((g.nz + k.r * k.by - 1) / (k.r * k.by)));
     kernel(k.s, k.r, k.pf, k.u)<<<grid, dim3(k.bx, k.by)>>>(a, b, g, k.w);
 }
 
@@ -282,7 +370,7 @@ static void ref(int s, const std::vector<float> &a, std::vector<float> &b, const
             for (int x = X0; x < X0 + g.nx; x++) {
                 long c = z * g.ps + y * g.rs + x;
                 volatile float t;
-                if (s == 7) {
+                if (s % 100 == 7) {
                     t = a[c - g.ps];
                     t = t + a[c - g.rs];
                     t = t + a[c - 1];
@@ -310,7 +398,7 @@ static void ref(int s, const std::vector<float> &a, std::vector<float> &b, const
 static int check(const Cfg &k, int nx, int ny, int nz)
 {
     G g = mk(nx, ny, nz);
-    long n = g.ps * (nz + 2);
+    long n = g.ps * (nz + 2 + 16);
     std::vector<float> h(n), r(n, 0.f), d(n);
     srand(11);
     for (long i = 0; i < n; i++) h[i] = (float)rand() / RAND_MAX - 0.3f;
@@ -359,7 +447,7 @@ int main(int argc, char **argv)
     if (argc > 2 && (!strcmp(argv[1], "one") || !strcmp(argv[1], "copy"))) {
         const int one = !strcmp(argv[1], "one"), N = atoi(argv[one ? 9 : 2]);
         G g = mk(N, N, N);
-        long n = g.ps * (N + 2);
+        long n = g.ps * (N + 2 + 16);
         float *a, *b;
         CK(cudaMalloc(&a, n * 4));
         CK(cudaMalloc(&b, n * 4));
@@ -370,17 +458,34 @@ int main(int argc, char **argv)
         if (one)
             ks.push_back({atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
                           atoi(argv[7]), atoi(argv[8])});
-        else
-            for (int r : {2, 4, 8})
-                for (auto bl : {std::array<int, 2>{128, 2}, std::array<int, 2>{256, 1},
-                                std::array<int, 2>{64, 4}, std::array<int, 2>{128, 1}})
-                    for (int w : {1, 2, 4, 8, 16, 64}) ks.push_back({1, r, 0, 1, bl[0], bl[1], w});
+        else {
+            int bad = 0;
+            for (int s : {107})
+                for (int r : {2, 4, 8})
+                    for (int w : {1, 3, 8}) {
+                        bad += check({s, r, 0, 1, 32, 2, w}, 1020, 37, 45);
+                        bad += check({s, r, 0, 1, 64, 1, w}, 44, 29, 23);
+                    }
+            printf("{\"probe\": \"rows3-checks\", \"ywalk_differing\": %d}\n", bad);
+            const std::vector<std::array<int, 2>> bls = {
+                {128, 2}, {256, 1}, {64, 4}, {128, 1}, {32, 8}};
+            for (int s : {101, 107})
+                for (int r : {2, 4, 8})
+                    for (auto bl : bls)
+                        for (int w : {4, 8, 16, 32, 64})
+                            ks.push_back({s, r, 0, 1, bl[0], bl[1], w});
+            for (int r : {2, 4})
+                for (auto bl : bls)
+                    for (int w : {1, 2, 3, 4, 6}) ks.push_back({7, r, 0, 1, bl[0], bl[1], w});
+        }
         for (auto &k : ks)
             printf("{\"probe\": \"rows3\", \"stencil\": \"%s\", \"n\": %d, \"R\": %d, \"pf\": %d, "
                    "\"u\": %d, \"block\": [%d, %d], \"W\": %d, \"gcells\": %.1f}\n",
-                   k.s == 1   ? "copy"
-                   : k.s == 7 ? "3d7"
-                              : "3d27",
+                   k.s == 1     ? "copy"
+                   : k.s == 101 ? "copy-y"
+                   : k.s == 107 ? "3d7-y"
+                   : k.s == 7   ? "3d7"
+                                : "3d27",
                    N, k.r, k.pf, k.u, k.bx, k.by, k.w, time_cfg(k, a, b, g, one ? 3 : 10));
         return 0;
     }
@@ -408,7 +513,7 @@ int main(int argc, char **argv)
     for (int s : {7, 27}) {
         const int N = s == 7 ? n7 : n27;
         G g = mk(N, N, N);
-        long n = g.ps * (N + 2);
+        long n = g.ps * (N + 2 + 16);
         double cells = (double)N * N * N;
         float *a, *b;
         CK(cudaMalloc(&a, n * 4));
