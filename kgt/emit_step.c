@@ -100,10 +100,13 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
     }
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     kgt_extents(s, lo, hi);
+    /* 3D float: vector rows with running sums, nc rows a thread (emit_rows3.c); stencils of
+       at most seven points walk short chunks of planes in small blocks, larger ones (3d27) more
+       rows and longer walks (bench/micro/probe_rows3.cu: 3d7 455, 3d27 402 Gcells/s). */
     if (s->ndims == 3 && !dbl && nonzero_points(s) <= 7) {
-        sh->bx = 64, sh->by = 4, sh->nc = 1, sh->zc = 4, sh->pipe = 0, sh->vec = 1, sh->walk = 1;
-    } else if (s->ndims == 3 && !dbl && pipe && lo[2] <= vlen(dbl) && hi[2] <= vlen(dbl)) {
-        sh->bx = 64, sh->by = 8, sh->nc = 1, sh->zc = 128, sh->pipe = 3, sh->vec = 1;
+        sh->bx = 64, sh->by = 4, sh->nc = 2, sh->zc = 4, sh->pipe = 0, sh->vec = 1, sh->walk = 1;
+    } else if (s->ndims == 3 && !dbl) {
+        sh->bx = 128, sh->by = 1, sh->nc = 4, sh->zc = 32, sh->pipe = 0, sh->vec = 1, sh->walk = 2;
     } else if (s->ndims == 3) {
         sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
         sh->pipe = pipe ? 3 : 0;
@@ -176,7 +179,8 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     if (h->vec && h->walk && (s->ndims < 2 || h->bx % 64)) return -1;
     if (h->vec && s->ndims < 3 && !h->walk) return -1;
     if (h->walk < 0 || h->walk > KGT_WALK_MAX ||
-        (h->walk && ((s->ndims != 2 && !h->vec) || h->pipe || h->nc != 1)))
+        (h->walk && ((s->ndims != 2 && !h->vec) || h->pipe ||
+                     (h->nc != 1 && !(h->vec && s->ndims == 3 && h->nc <= 8)))))
         return -1;
     info->tx = h->bx * (h->vec ? v : s->ndims == 3 ? 1 : h->nc);
     info->ty = s->ndims == 3 ? h->by * h->nc : 1;
@@ -801,6 +805,14 @@ static void emit_walk_kernel(kgt_buf *b, const kgt_stencil *s, int dbl, const kg
 
 void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in)
 {
+    if (in->sh.walk && in->sh.vec && in->sh.nc > 1) { /* 3D: rows with running sums */
+        for (int al = 1; al >= 0; al--) {
+            emit_signature(b, in, dbl, al ? "" : "_u");
+            kgt_emit_rows3_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.nc, in->sh.walk, al,
+                                in->split, in->rd);
+        }
+        return;
+    }
     if (in->sh.walk && in->sh.vec) { /* vector rows: NAME, then NAME_u element by element */
         emit_signature(b, in, dbl, "");
         kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.walk, 1, in->split, in->rd);

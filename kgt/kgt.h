@@ -188,6 +188,12 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
    `unroll` times; al: 16-byte accesses, else element by element (emit_vec.c). */
 void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int unroll,
                             int al, int split, float rd);
+/* The body of the 3D step kernel of shape vec with walk and nc > 1 consecutive rows a thread
+   (bx threads a block along x, a multiple of the warp, by rows of threads): each plane loaded
+   once, its terms added to running sums, the plane loop unrolled `unroll` times; al: 16-byte
+   accesses, else element by element (emit_rows3.c). */
+void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int nc,
+                         int unroll, int al, int split, float rd);
 /* Whether the CUDA/HIP output of s under g has fused (two-step) launchers (emit_fused.c). */
 int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
 /* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */

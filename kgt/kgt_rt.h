@@ -48,7 +48,8 @@ char *kgt_rt_opencl(const kgt_stencil *s, int idx_long);
  */
 typedef struct kgt_step_shape {
     int bx, by; /* threads per block along x and y (by = 1 unless 3D) */
-    int nc;     /* cells per thread: along x (1D/2D, bx apart) or y (3D, by apart) */
+    int nc;     /* cells per thread: along x (1D/2D, bx apart) or y (3D, by apart; 3D vec with
+                   walk: consecutive rows, emit_rows3.c, at most 8) */
     int zc;     /* planes a block walks */
     int pipe;   /* planes in flight: 0 = the next one through registers; 2..4 = that many
                    shared-memory slots filled by asynchronous copies (CUDA sm_80+) */

@@ -3726,62 +3726,133 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
-    if (y >= y1) return;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
+    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
+    (void)yn; (void)ym;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + y * s1 + x;
-    float *op = out + zs * s0 + y * s1 + x;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
-    float v0_8_8;
-    float v0_8_9;
-    float v0_8_10;
-    float v0_8_11;
-    float v1_8_8;
-    float v1_8_9;
-    float v1_8_10;
-    float v1_8_11;
-    float v1_8_12;
-        {
-            const float *rp = ip + -1 * s0;
-            const float4 V = *(const float4 *)(rp + vo);
-            v0_8_8 = V.x;
-            v0_8_9 = V.y;
-            v0_8_10 = V.z;
-            v0_8_11 = V.w;
-        }
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    {
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        a0_0_0 = -c0_8;
+        a0_0_1 = -c0_9;
+        a0_0_2 = -c0_10;
+        a0_0_3 = -c0_11;
+        a0_1_0 = -c1_8;
+        a0_1_1 = -c1_9;
+        a0_1_2 = -c1_10;
+        a0_1_3 = -c1_11;
+    }
     KGT_UNROLL(1)
     for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        float c0_12 = KGT_SHFL(V0.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        a1_0_0 = -c0_8;
+        a1_0_1 = -c0_9;
+        a1_0_2 = -c0_10;
+        a1_0_3 = -c0_11;
+        a1_1_0 = -c1_8;
+        a1_1_1 = -c1_9;
+        a1_1_2 = -c1_10;
+        a1_1_3 = -c1_11;
+        a0_0_0 = kgt_add(a0_0_0, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, c0_12);
+        a0_1_0 = kgt_add(a0_1_0, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, c1_12);
         {
-            const float *rp = ip + 0 * s0;
-            const float4 V = *(const float4 *)(rp + vo);
-            v1_8_8 = V.x;
-            v1_8_9 = V.y;
-            v1_8_10 = V.z;
-            v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
-            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
-        }
-        {
-            float4 r;
-            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
-            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
-            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
-            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            float4 q;
+            q.x = kgt_mul(a0_0_0, -0x1p-2f);
+            q.y = kgt_mul(a0_0_1, -0x1p-2f);
+            q.z = kgt_mul(a0_0_2, -0x1p-2f);
+            q.w = kgt_mul(a0_0_3, -0x1p-2f);
+            float *const sp = op + yo0;
             if (ok)
-                *(float4 *)op = r;
+                *(float4 *)sp = q;
             else {
-                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
-                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
-                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
-                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
             }
         }
-        v0_8_8 = v1_8_8;
-        v0_8_9 = v1_8_9;
-        v0_8_10 = v1_8_10;
-        v0_8_11 = v1_8_11;
+        {
+            float4 q;
+            q.x = kgt_mul(a0_1_0, -0x1p-2f);
+            q.y = kgt_mul(a0_1_1, -0x1p-2f);
+            q.z = kgt_mul(a0_1_2, -0x1p-2f);
+            q.w = kgt_mul(a0_1_3, -0x1p-2f);
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -3791,65 +3862,136 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
-    if (y >= y1) return;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
+    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
+    (void)yn; (void)ym;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + y * s1 + x;
-    float *op = out + zs * s0 + y * s1 + x;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
-    float v0_8_8;
-    float v0_8_9;
-    float v0_8_10;
-    float v0_8_11;
-    float v1_8_8;
-    float v1_8_9;
-    float v1_8_10;
-    float v1_8_11;
-    float v1_8_12;
-        {
-            const float *rp = ip + -1 * s0;
-            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v0_8_8 = V.x;
-            v0_8_9 = V.y;
-            v0_8_10 = V.z;
-            v0_8_11 = V.w;
-        }
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    {
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        a0_0_0 = -c0_8;
+        a0_0_1 = -c0_9;
+        a0_0_2 = -c0_10;
+        a0_0_3 = -c0_11;
+        a0_1_0 = -c1_8;
+        a0_1_1 = -c1_9;
+        a0_1_2 = -c1_10;
+        a0_1_3 = -c1_11;
+    }
     KGT_UNROLL(1)
     for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        float c0_12 = KGT_SHFL(V0.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        a1_0_0 = -c0_8;
+        a1_0_1 = -c0_9;
+        a1_0_2 = -c0_10;
+        a1_0_3 = -c0_11;
+        a1_1_0 = -c1_8;
+        a1_1_1 = -c1_9;
+        a1_1_2 = -c1_10;
+        a1_1_3 = -c1_11;
+        a0_0_0 = kgt_add(a0_0_0, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, c0_12);
+        a0_1_0 = kgt_add(a0_1_0, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, c1_12);
         {
-            const float *rp = ip + 0 * s0;
-            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_8_8 = V.x;
-            v1_8_9 = V.y;
-            v1_8_10 = V.z;
-            v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
-            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
-        }
-        {
-            float4 r;
-            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
-            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
-            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
-            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            float4 q;
+            q.x = kgt_mul(a0_0_0, -0x1p-2f);
+            q.y = kgt_mul(a0_0_1, -0x1p-2f);
+            q.z = kgt_mul(a0_0_2, -0x1p-2f);
+            q.w = kgt_mul(a0_0_3, -0x1p-2f);
+            float *const sp = op + yo0;
             if (ok)
-                KGT_VST4F(op, r);
+                KGT_VST4F(sp, q);
             else {
-                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
-                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
-                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
-                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
             }
         }
-        v0_8_8 = v1_8_8;
-        v0_8_9 = v1_8_9;
-        v0_8_10 = v1_8_10;
-        v0_8_11 = v1_8_11;
+        {
+            float4 q;
+            q.x = kgt_mul(a0_1_0, -0x1p-2f);
+            q.y = kgt_mul(a0_1_1, -0x1p-2f);
+            q.z = kgt_mul(a0_1_2, -0x1p-2f);
+            q.w = kgt_mul(a0_1_3, -0x1p-2f);
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
@@ -3861,12 +4003,12 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
+    if (s1 * 9 + 265 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
     if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 256);
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
@@ -3887,62 +4029,133 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
-    if (y >= y1) return;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
+    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
+    (void)yn; (void)ym;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + y * s1 + x;
-    float *op = out + zs * s0 + y * s1 + x;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
-    float v0_8_8;
-    float v0_8_9;
-    float v0_8_10;
-    float v0_8_11;
-    float v1_8_8;
-    float v1_8_9;
-    float v1_8_10;
-    float v1_8_11;
-    float v1_8_12;
-        {
-            const float *rp = ip + -1 * s0;
-            const float4 V = *(const float4 *)(rp + vo);
-            v0_8_8 = V.x;
-            v0_8_9 = V.y;
-            v0_8_10 = V.z;
-            v0_8_11 = V.w;
-        }
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    {
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        a0_0_0 = -c0_8;
+        a0_0_1 = -c0_9;
+        a0_0_2 = -c0_10;
+        a0_0_3 = -c0_11;
+        a0_1_0 = -c1_8;
+        a0_1_1 = -c1_9;
+        a0_1_2 = -c1_10;
+        a0_1_3 = -c1_11;
+    }
     KGT_UNROLL(1)
     for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        float c0_12 = KGT_SHFL(V0.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        a1_0_0 = -c0_8;
+        a1_0_1 = -c0_9;
+        a1_0_2 = -c0_10;
+        a1_0_3 = -c0_11;
+        a1_1_0 = -c1_8;
+        a1_1_1 = -c1_9;
+        a1_1_2 = -c1_10;
+        a1_1_3 = -c1_11;
+        a0_0_0 = kgt_add(a0_0_0, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, c0_12);
+        a0_1_0 = kgt_add(a0_1_0, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, c1_12);
         {
-            const float *rp = ip + 0 * s0;
-            const float4 V = *(const float4 *)(rp + vo);
-            v1_8_8 = V.x;
-            v1_8_9 = V.y;
-            v1_8_10 = V.z;
-            v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
-            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
-        }
-        {
-            float4 r;
-            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
-            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
-            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
-            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            float4 q;
+            q.x = kgt_mul(a0_0_0, -0x1p-2f);
+            q.y = kgt_mul(a0_0_1, -0x1p-2f);
+            q.z = kgt_mul(a0_0_2, -0x1p-2f);
+            q.w = kgt_mul(a0_0_3, -0x1p-2f);
+            float *const sp = op + yo0;
             if (ok)
-                *(float4 *)op = r;
+                *(float4 *)sp = q;
             else {
-                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
-                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
-                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
-                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
             }
         }
-        v0_8_8 = v1_8_8;
-        v0_8_9 = v1_8_9;
-        v0_8_10 = v1_8_10;
-        v0_8_11 = v1_8_11;
+        {
+            float4 q;
+            q.x = kgt_mul(a0_1_0, -0x1p-2f);
+            q.y = kgt_mul(a0_1_1, -0x1p-2f);
+            q.z = kgt_mul(a0_1_2, -0x1p-2f);
+            q.w = kgt_mul(a0_1_3, -0x1p-2f);
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -3952,65 +4165,136 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    const int y = y0 + (int)blockIdx.y * 4 + (int)threadIdx.y;
-    if (y >= y1) return;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
+    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
+    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
+    (void)yn; (void)ym;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + y * s1 + x;
-    float *op = out + zs * s0 + y * s1 + x;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
-    float v0_8_8;
-    float v0_8_9;
-    float v0_8_10;
-    float v0_8_11;
-    float v1_8_8;
-    float v1_8_9;
-    float v1_8_10;
-    float v1_8_11;
-    float v1_8_12;
-        {
-            const float *rp = ip + -1 * s0;
-            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v0_8_8 = V.x;
-            v0_8_9 = V.y;
-            v0_8_10 = V.z;
-            v0_8_11 = V.w;
-        }
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    {
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        a0_0_0 = -c0_8;
+        a0_0_1 = -c0_9;
+        a0_0_2 = -c0_10;
+        a0_0_3 = -c0_11;
+        a0_1_0 = -c1_8;
+        a0_1_1 = -c1_9;
+        a0_1_2 = -c1_10;
+        a0_1_3 = -c1_11;
+    }
     KGT_UNROLL(1)
     for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        float c0_12 = KGT_SHFL(V0.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        a1_0_0 = -c0_8;
+        a1_0_1 = -c0_9;
+        a1_0_2 = -c0_10;
+        a1_0_3 = -c0_11;
+        a1_1_0 = -c1_8;
+        a1_1_1 = -c1_9;
+        a1_1_2 = -c1_10;
+        a1_1_3 = -c1_11;
+        a0_0_0 = kgt_add(a0_0_0, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, c0_12);
+        a0_1_0 = kgt_add(a0_1_0, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, c1_12);
         {
-            const float *rp = ip + 0 * s0;
-            const float4 V = make_float4(rp[o8], rp[o9], rp[o10], rp[o11]);
-            v1_8_8 = V.x;
-            v1_8_9 = V.y;
-            v1_8_10 = V.z;
-            v1_8_11 = V.w;
-            v1_8_12 = KGT_SHFL(V.x, lane + 1);
-            if (lane >= KGT_WARP - 1) v1_8_12 = rp[o12];
-        }
-        {
-            float4 r;
-            r.x = kgt_mul(kgt_add(-v0_8_8, v1_8_9), -0x1p-2f);
-            r.y = kgt_mul(kgt_add(-v0_8_9, v1_8_10), -0x1p-2f);
-            r.z = kgt_mul(kgt_add(-v0_8_10, v1_8_11), -0x1p-2f);
-            r.w = kgt_mul(kgt_add(-v0_8_11, v1_8_12), -0x1p-2f);
+            float4 q;
+            q.x = kgt_mul(a0_0_0, -0x1p-2f);
+            q.y = kgt_mul(a0_0_1, -0x1p-2f);
+            q.z = kgt_mul(a0_0_2, -0x1p-2f);
+            q.w = kgt_mul(a0_0_3, -0x1p-2f);
+            float *const sp = op + yo0;
             if (ok)
-                KGT_VST4F(op, r);
+                KGT_VST4F(sp, q);
             else {
-                if (x + 0 >= x0 && x + 0 < x1) op[0] = r.x;
-                if (x + 1 >= x0 && x + 1 < x1) op[1] = r.y;
-                if (x + 2 >= x0 && x + 2 < x1) op[2] = r.z;
-                if (x + 3 >= x0 && x + 3 < x1) op[3] = r.w;
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
             }
         }
-        v0_8_8 = v1_8_8;
-        v0_8_9 = v1_8_9;
-        v0_8_10 = v1_8_10;
-        v0_8_11 = v1_8_11;
+        {
+            float4 q;
+            q.x = kgt_mul(a0_1_0, -0x1p-2f);
+            q.y = kgt_mul(a0_1_1, -0x1p-2f);
+            q.z = kgt_mul(a0_1_2, -0x1p-2f);
+            q.w = kgt_mul(a0_1_3, -0x1p-2f);
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
@@ -4022,12 +4306,12 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
+    if (s1 * 9 + 265 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
     if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 256);
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
@@ -5333,239 +5617,943 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 }
 #endif
 
-KGT_EXTERN_C __global__ void __launch_bounds__(256)
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ float sm[2244];
-    const int tid = threadIdx.y * 32 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 32, ty0 = y0 + (int)blockIdx.y * 32;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 1) * s1 +
-                         KGT_CLAMP(tx0 - 1, x0 - 1, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
+    const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
+    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
+    (void)yn; (void)ym;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
+    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
+    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
+    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a0_2_0;
+    float a0_2_1;
+    float a0_2_2;
+    float a0_2_3;
+    float a0_3_0;
+    float a0_3_1;
+    float a0_3_2;
+    float a0_3_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    float a1_2_0;
+    float a1_2_1;
+    float a1_2_2;
+    float a1_2_3;
+    float a1_3_0;
+    float a1_3_1;
+    float a1_3_2;
+    float a1_3_3;
     {
-        const int i = tid + 0;
-        const int r = i / 34, c = i - r * 34;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + -1 * s0 + yo2;
+        const float4 V2 = *(const float4 *)(rp2 + vo);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + -1 * s0 + yo3;
+        const float4 V3 = *(const float4 *)(rp3 + vo);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + -1 * s0 + yo4;
+        const float4 V4 = *(const float4 *)(rp4 + vo);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a0_0_0 = c0_8;
+        a0_0_0 = kgt_add(a0_0_0, c1_7);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, c1_9);
+        a0_0_1 = c0_9;
+        a0_0_1 = kgt_add(a0_0_1, c1_8);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, c1_10);
+        a0_0_2 = c0_10;
+        a0_0_2 = kgt_add(a0_0_2, c1_9);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, c1_11);
+        a0_0_3 = c0_11;
+        a0_0_3 = kgt_add(a0_0_3, c1_10);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, c1_12);
+        a0_1_0 = c1_8;
+        a0_1_0 = kgt_add(a0_1_0, c2_7);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, c2_9);
+        a0_1_1 = c1_9;
+        a0_1_1 = kgt_add(a0_1_1, c2_8);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, c2_10);
+        a0_1_2 = c1_10;
+        a0_1_2 = kgt_add(a0_1_2, c2_9);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, c2_11);
+        a0_1_3 = c1_11;
+        a0_1_3 = kgt_add(a0_1_3, c2_10);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, c2_12);
+        a0_2_0 = c2_8;
+        a0_2_0 = kgt_add(a0_2_0, c3_7);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, c3_9);
+        a0_2_1 = c2_9;
+        a0_2_1 = kgt_add(a0_2_1, c3_8);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, c3_10);
+        a0_2_2 = c2_10;
+        a0_2_2 = kgt_add(a0_2_2, c3_9);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, c3_11);
+        a0_2_3 = c2_11;
+        a0_2_3 = kgt_add(a0_2_3, c3_10);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, c3_12);
+        a0_3_0 = c3_8;
+        a0_3_0 = kgt_add(a0_3_0, c4_7);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, c4_9);
+        a0_3_1 = c3_9;
+        a0_3_1 = kgt_add(a0_3_1, c4_8);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, c4_10);
+        a0_3_2 = c3_10;
+        a0_3_2 = kgt_add(a0_3_2, c4_9);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, c4_11);
+        a0_3_3 = c3_11;
+        a0_3_3 = kgt_add(a0_3_3, c4_10);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, c4_12);
     }
-    int g1;
-    {
-        const int i = tid + 256;
-        const int r = i / 34, c = i - r * 34;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 512;
-        const int r = i / 34, c = i - r * 34;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 768;
-        const int r = i / 34, c = i - r * 34;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 1024 < 1122 ? tid + 1024 : 1121;
-        const int r = i / 34, c = i - r * 34;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 1, x0 - 1, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
-    const int q0 = (threadIdx.y + 0) * 34 + threadIdx.x + 1;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const int cy1 = ty0 + threadIdx.y + 8, cx1 = tx0 + threadIdx.x;
-    const int q1 = (threadIdx.y + 8) * 34 + threadIdx.x + 1;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const int cy2 = ty0 + threadIdx.y + 16, cx2 = tx0 + threadIdx.x;
-    const int q2 = (threadIdx.y + 16) * 34 + threadIdx.x + 1;
-    const bool ok2 = cx2 >= x0 && cx2 < x1 && cy2 < y1;
-    const int cy3 = ty0 + threadIdx.y + 24, cx3 = tx0 + threadIdx.x;
-    const int q3 = (threadIdx.y + 24) * 34 + threadIdx.x + 1;
-    const bool ok3 = cx3 >= x0 && cx3 < x1 && cy3 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int ys = 8 * (int)s1;
-    const float *ip = ib + (long long)(zs - 1) * s0;
-    float p0 = ip[g0];
-    float p1 = ip[g1];
-    float p2 = ip[g2];
-    float p3 = ip[g3];
-    float p4 = ip[g4];
-    sm[tid + 0] = p0;
-    sm[tid + 256] = p1;
-    sm[tid + 512] = p2;
-    sm[tid + 768] = p3;
-    if (tid + 1024 < 1122) sm[tid + 1024] = p4;
-    __syncthreads();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    KGT_UNROLL(2)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + 0 * s0 + yo2;
+        const float4 V2 = *(const float4 *)(rp2 + vo);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + 0 * s0 + yo3;
+        const float4 V3 = *(const float4 *)(rp3 + vo);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + 0 * s0 + yo4;
+        const float4 V4 = *(const float4 *)(rp4 + vo);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a1_0_0 = c0_8;
+        a1_0_0 = kgt_add(a1_0_0, c1_7);
+        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+        a1_0_0 = kgt_add(a1_0_0, c1_9);
+        a1_0_1 = c0_9;
+        a1_0_1 = kgt_add(a1_0_1, c1_8);
+        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+        a1_0_1 = kgt_add(a1_0_1, c1_10);
+        a1_0_2 = c0_10;
+        a1_0_2 = kgt_add(a1_0_2, c1_9);
+        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+        a1_0_2 = kgt_add(a1_0_2, c1_11);
+        a1_0_3 = c0_11;
+        a1_0_3 = kgt_add(a1_0_3, c1_10);
+        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+        a1_0_3 = kgt_add(a1_0_3, c1_12);
+        a1_1_0 = c1_8;
+        a1_1_0 = kgt_add(a1_1_0, c2_7);
+        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+        a1_1_0 = kgt_add(a1_1_0, c2_9);
+        a1_1_1 = c1_9;
+        a1_1_1 = kgt_add(a1_1_1, c2_8);
+        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+        a1_1_1 = kgt_add(a1_1_1, c2_10);
+        a1_1_2 = c1_10;
+        a1_1_2 = kgt_add(a1_1_2, c2_9);
+        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+        a1_1_2 = kgt_add(a1_1_2, c2_11);
+        a1_1_3 = c1_11;
+        a1_1_3 = kgt_add(a1_1_3, c2_10);
+        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+        a1_1_3 = kgt_add(a1_1_3, c2_12);
+        a1_2_0 = c2_8;
+        a1_2_0 = kgt_add(a1_2_0, c3_7);
+        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+        a1_2_0 = kgt_add(a1_2_0, c3_9);
+        a1_2_1 = c2_9;
+        a1_2_1 = kgt_add(a1_2_1, c3_8);
+        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+        a1_2_1 = kgt_add(a1_2_1, c3_10);
+        a1_2_2 = c2_10;
+        a1_2_2 = kgt_add(a1_2_2, c3_9);
+        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+        a1_2_2 = kgt_add(a1_2_2, c3_11);
+        a1_2_3 = c2_11;
+        a1_2_3 = kgt_add(a1_2_3, c3_10);
+        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+        a1_2_3 = kgt_add(a1_2_3, c3_12);
+        a1_3_0 = c3_8;
+        a1_3_0 = kgt_add(a1_3_0, c4_7);
+        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+        a1_3_0 = kgt_add(a1_3_0, c4_9);
+        a1_3_1 = c3_9;
+        a1_3_1 = kgt_add(a1_3_1, c4_8);
+        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+        a1_3_1 = kgt_add(a1_3_1, c4_10);
+        a1_3_2 = c3_10;
+        a1_3_2 = kgt_add(a1_3_2, c4_9);
+        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+        a1_3_2 = kgt_add(a1_3_2, c4_11);
+        a1_3_3 = c3_11;
+        a1_3_3 = kgt_add(a1_3_3, c4_10);
+        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+        a1_3_3 = kgt_add(a1_3_3, c4_12);
+        a0_0_0 = kgt_sub(a0_0_0, c0_8);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_1 = kgt_sub(a0_0_1, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_2 = kgt_sub(a0_0_2, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+        a0_0_3 = kgt_sub(a0_0_3, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+        a0_1_0 = kgt_sub(a0_1_0, c1_8);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_1 = kgt_sub(a0_1_1, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_2 = kgt_sub(a0_1_2, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+        a0_1_3 = kgt_sub(a0_1_3, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+        a0_2_0 = kgt_sub(a0_2_0, c2_8);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_1 = kgt_sub(a0_2_1, c2_9);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_2 = kgt_sub(a0_2_2, c2_10);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+        a0_2_3 = kgt_sub(a0_2_3, c2_11);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+        a0_3_0 = kgt_sub(a0_3_0, c3_8);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_1 = kgt_sub(a0_3_1, c3_9);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_2 = kgt_sub(a0_3_2, c3_10);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+        a0_3_3 = kgt_sub(a0_3_3, c3_11);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1122;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-            }
-            a1_0 = cur[q0 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + 33]);
-            a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1f, cur[q0 + 34]));
-            a1_0 = kgt_add(a1_0, cur[q0 + 35]);
-            a1_1 = cur[q1 + 0];
-            a1_1 = kgt_add(a1_1, cur[q1 + 33]);
-            a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1f, cur[q1 + 34]));
-            a1_1 = kgt_add(a1_1, cur[q1 + 35]);
-            a1_2 = cur[q2 + 0];
-            a1_2 = kgt_add(a1_2, cur[q2 + 33]);
-            a1_2 = kgt_add(a1_2, kgt_mul(0x1p+1f, cur[q2 + 34]));
-            a1_2 = kgt_add(a1_2, cur[q2 + 35]);
-            a1_3 = cur[q3 + 0];
-            a1_3 = kgt_add(a1_3, cur[q3 + 33]);
-            a1_3 = kgt_add(a1_3, kgt_mul(0x1p+1f, cur[q3 + 34]));
-            a1_3 = kgt_add(a1_3, cur[q3 + 35]);
-            a0_0 = kgt_sub(a0_0, cur[q0 + 0]);
-            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, cur[q0 + 33]));
-            a0_0 = kgt_add(a0_0, kgt_mul(0x1p-1f, cur[q0 + 34]));
-            a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, cur[q0 + 35]));
-            a0_1 = kgt_sub(a0_1, cur[q1 + 0]);
-            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, cur[q1 + 33]));
-            a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1f, cur[q1 + 34]));
-            a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, cur[q1 + 35]));
-            a0_2 = kgt_sub(a0_2, cur[q2 + 0]);
-            a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, cur[q2 + 33]));
-            a0_2 = kgt_add(a0_2, kgt_mul(0x1p-1f, cur[q2 + 34]));
-            a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, cur[q2 + 35]));
-            a0_3 = kgt_sub(a0_3, cur[q3 + 0]);
-            a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 33]));
-            a0_3 = kgt_add(a0_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
-            a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
-            if (r >= 1) {
-                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                float q0, q1, q2, q3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a0_0 / 0x1.cp+2f;
-                    q1 = a0_1 / 0x1.cp+2f;
-                    q2 = a0_2 / 0x1.cp+2f;
-                    q3 = a0_3 / 0x1.cp+2f;
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
                 }
-                if (ok0) ob[0 * ys] = q0;
-                if (ok1) ob[1 * ys] = q1;
-                if (ok2) ob[2 * ys] = q2;
-                if (ok3) ob[3 * ys] = q3;
             }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1122;
-                nx[tid + 0] = p0;
-                nx[tid + 256] = p1;
-                nx[tid + 512] = p2;
-                nx[tid + 768] = p3;
-                if (tid + 1024 < 1122) nx[tid + 1024] = p4;
+            float *const sp = op + yo0;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
             }
-            __syncthreads();
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const float *cur = sm + (r & 1) * 1122;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-                p3 = ip[g3];
-                p4 = ip[g4];
-            }
-            a0_0 = cur[q0 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + 33]);
-            a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1f, cur[q0 + 34]));
-            a0_0 = kgt_add(a0_0, cur[q0 + 35]);
-            a0_1 = cur[q1 + 0];
-            a0_1 = kgt_add(a0_1, cur[q1 + 33]);
-            a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1f, cur[q1 + 34]));
-            a0_1 = kgt_add(a0_1, cur[q1 + 35]);
-            a0_2 = cur[q2 + 0];
-            a0_2 = kgt_add(a0_2, cur[q2 + 33]);
-            a0_2 = kgt_add(a0_2, kgt_mul(0x1p+1f, cur[q2 + 34]));
-            a0_2 = kgt_add(a0_2, cur[q2 + 35]);
-            a0_3 = cur[q3 + 0];
-            a0_3 = kgt_add(a0_3, cur[q3 + 33]);
-            a0_3 = kgt_add(a0_3, kgt_mul(0x1p+1f, cur[q3 + 34]));
-            a0_3 = kgt_add(a0_3, cur[q3 + 35]);
-            a1_0 = kgt_sub(a1_0, cur[q0 + 0]);
-            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, cur[q0 + 33]));
-            a1_0 = kgt_add(a1_0, kgt_mul(0x1p-1f, cur[q0 + 34]));
-            a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, cur[q0 + 35]));
-            a1_1 = kgt_sub(a1_1, cur[q1 + 0]);
-            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, cur[q1 + 33]));
-            a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1f, cur[q1 + 34]));
-            a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, cur[q1 + 35]));
-            a1_2 = kgt_sub(a1_2, cur[q2 + 0]);
-            a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, cur[q2 + 33]));
-            a1_2 = kgt_add(a1_2, kgt_mul(0x1p-1f, cur[q2 + 34]));
-            a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, cur[q2 + 35]));
-            a1_3 = kgt_sub(a1_3, cur[q3 + 0]);
-            a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 33]));
-            a1_3 = kgt_add(a1_3, kgt_mul(0x1p-1f, cur[q3 + 34]));
-            a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, cur[q3 + 35]));
-            if (r >= 1) {
-                float *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                float q0, q1, q2, q3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                q0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                q3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    q0 = a1_0 / 0x1.cp+2f;
-                    q1 = a1_1 / 0x1.cp+2f;
-                    q2 = a1_2 / 0x1.cp+2f;
-                    q3 = a1_3 / 0x1.cp+2f;
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_1_0 / 0x1.cp+2f;
+                    q.y = a0_1_1 / 0x1.cp+2f;
+                    q.z = a0_1_2 / 0x1.cp+2f;
+                    q.w = a0_1_3 / 0x1.cp+2f;
                 }
-                if (ok0) ob[0 * ys] = q0;
-                if (ok1) ob[1 * ys] = q1;
-                if (ok2) ob[2 * ys] = q2;
-                if (ok3) ob[3 * ys] = q3;
             }
-            if (r + 1 < n) {
-                float *nx = sm + ((r + 1) & 1) * 1122;
-                nx[tid + 0] = p0;
-                nx[tid + 256] = p1;
-                nx[tid + 512] = p2;
-                nx[tid + 768] = p3;
-                if (tid + 1024 < 1122) nx[tid + 1024] = p4;
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
             }
-            __syncthreads();
+            }
         }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_2_0 / 0x1.cp+2f;
+                    q.y = a0_2_1 / 0x1.cp+2f;
+                    q.z = a0_2_2 / 0x1.cp+2f;
+                    q.w = a0_2_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 2) {
+            float *const sp = op + yo2;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_3_0 / 0x1.cp+2f;
+                    q.y = a0_3_1 / 0x1.cp+2f;
+                    q.z = a0_3_2 / 0x1.cp+2f;
+                    q.w = a0_3_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 3) {
+            float *const sp = op + yo3;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
+        a0_2_0 = a1_2_0;
+        a0_2_1 = a1_2_1;
+        a0_2_2 = a1_2_2;
+        a0_2_3 = a1_2_3;
+        a0_3_0 = a1_3_0;
+        a0_3_1 = a1_3_1;
+        a0_3_2 = a1_3_2;
+        a0_3_3 = a1_3_3;
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
+    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
+    (void)yn; (void)ym;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
+    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
+    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
+    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a0_2_0;
+    float a0_2_1;
+    float a0_2_2;
+    float a0_2_3;
+    float a0_3_0;
+    float a0_3_1;
+    float a0_3_2;
+    float a0_3_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    float a1_2_0;
+    float a1_2_1;
+    float a1_2_2;
+    float a1_2_3;
+    float a1_3_0;
+    float a1_3_1;
+    float a1_3_2;
+    float a1_3_3;
+    {
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + -1 * s0 + yo2;
+        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + -1 * s0 + yo3;
+        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + -1 * s0 + yo4;
+        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a0_0_0 = c0_8;
+        a0_0_0 = kgt_add(a0_0_0, c1_7);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, c1_9);
+        a0_0_1 = c0_9;
+        a0_0_1 = kgt_add(a0_0_1, c1_8);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, c1_10);
+        a0_0_2 = c0_10;
+        a0_0_2 = kgt_add(a0_0_2, c1_9);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, c1_11);
+        a0_0_3 = c0_11;
+        a0_0_3 = kgt_add(a0_0_3, c1_10);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, c1_12);
+        a0_1_0 = c1_8;
+        a0_1_0 = kgt_add(a0_1_0, c2_7);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, c2_9);
+        a0_1_1 = c1_9;
+        a0_1_1 = kgt_add(a0_1_1, c2_8);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, c2_10);
+        a0_1_2 = c1_10;
+        a0_1_2 = kgt_add(a0_1_2, c2_9);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, c2_11);
+        a0_1_3 = c1_11;
+        a0_1_3 = kgt_add(a0_1_3, c2_10);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, c2_12);
+        a0_2_0 = c2_8;
+        a0_2_0 = kgt_add(a0_2_0, c3_7);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, c3_9);
+        a0_2_1 = c2_9;
+        a0_2_1 = kgt_add(a0_2_1, c3_8);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, c3_10);
+        a0_2_2 = c2_10;
+        a0_2_2 = kgt_add(a0_2_2, c3_9);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, c3_11);
+        a0_2_3 = c2_11;
+        a0_2_3 = kgt_add(a0_2_3, c3_10);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, c3_12);
+        a0_3_0 = c3_8;
+        a0_3_0 = kgt_add(a0_3_0, c4_7);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, c4_9);
+        a0_3_1 = c3_9;
+        a0_3_1 = kgt_add(a0_3_1, c4_8);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, c4_10);
+        a0_3_2 = c3_10;
+        a0_3_2 = kgt_add(a0_3_2, c4_9);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, c4_11);
+        a0_3_3 = c3_11;
+        a0_3_3 = kgt_add(a0_3_3, c4_10);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, c4_12);
+    }
+    KGT_UNROLL(2)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + 0 * s0 + yo2;
+        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + 0 * s0 + yo3;
+        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + 0 * s0 + yo4;
+        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a1_0_0 = c0_8;
+        a1_0_0 = kgt_add(a1_0_0, c1_7);
+        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+        a1_0_0 = kgt_add(a1_0_0, c1_9);
+        a1_0_1 = c0_9;
+        a1_0_1 = kgt_add(a1_0_1, c1_8);
+        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+        a1_0_1 = kgt_add(a1_0_1, c1_10);
+        a1_0_2 = c0_10;
+        a1_0_2 = kgt_add(a1_0_2, c1_9);
+        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+        a1_0_2 = kgt_add(a1_0_2, c1_11);
+        a1_0_3 = c0_11;
+        a1_0_3 = kgt_add(a1_0_3, c1_10);
+        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+        a1_0_3 = kgt_add(a1_0_3, c1_12);
+        a1_1_0 = c1_8;
+        a1_1_0 = kgt_add(a1_1_0, c2_7);
+        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+        a1_1_0 = kgt_add(a1_1_0, c2_9);
+        a1_1_1 = c1_9;
+        a1_1_1 = kgt_add(a1_1_1, c2_8);
+        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+        a1_1_1 = kgt_add(a1_1_1, c2_10);
+        a1_1_2 = c1_10;
+        a1_1_2 = kgt_add(a1_1_2, c2_9);
+        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+        a1_1_2 = kgt_add(a1_1_2, c2_11);
+        a1_1_3 = c1_11;
+        a1_1_3 = kgt_add(a1_1_3, c2_10);
+        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+        a1_1_3 = kgt_add(a1_1_3, c2_12);
+        a1_2_0 = c2_8;
+        a1_2_0 = kgt_add(a1_2_0, c3_7);
+        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+        a1_2_0 = kgt_add(a1_2_0, c3_9);
+        a1_2_1 = c2_9;
+        a1_2_1 = kgt_add(a1_2_1, c3_8);
+        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+        a1_2_1 = kgt_add(a1_2_1, c3_10);
+        a1_2_2 = c2_10;
+        a1_2_2 = kgt_add(a1_2_2, c3_9);
+        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+        a1_2_2 = kgt_add(a1_2_2, c3_11);
+        a1_2_3 = c2_11;
+        a1_2_3 = kgt_add(a1_2_3, c3_10);
+        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+        a1_2_3 = kgt_add(a1_2_3, c3_12);
+        a1_3_0 = c3_8;
+        a1_3_0 = kgt_add(a1_3_0, c4_7);
+        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+        a1_3_0 = kgt_add(a1_3_0, c4_9);
+        a1_3_1 = c3_9;
+        a1_3_1 = kgt_add(a1_3_1, c4_8);
+        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+        a1_3_1 = kgt_add(a1_3_1, c4_10);
+        a1_3_2 = c3_10;
+        a1_3_2 = kgt_add(a1_3_2, c4_9);
+        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+        a1_3_2 = kgt_add(a1_3_2, c4_11);
+        a1_3_3 = c3_11;
+        a1_3_3 = kgt_add(a1_3_3, c4_10);
+        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+        a1_3_3 = kgt_add(a1_3_3, c4_12);
+        a0_0_0 = kgt_sub(a0_0_0, c0_8);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_1 = kgt_sub(a0_0_1, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_2 = kgt_sub(a0_0_2, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+        a0_0_3 = kgt_sub(a0_0_3, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+        a0_1_0 = kgt_sub(a0_1_0, c1_8);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_1 = kgt_sub(a0_1_1, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_2 = kgt_sub(a0_1_2, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+        a0_1_3 = kgt_sub(a0_1_3, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+        a0_2_0 = kgt_sub(a0_2_0, c2_8);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_1 = kgt_sub(a0_2_1, c2_9);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_2 = kgt_sub(a0_2_2, c2_10);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+        a0_2_3 = kgt_sub(a0_2_3, c2_11);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+        a0_3_0 = kgt_sub(a0_3_0, c3_8);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_1 = kgt_sub(a0_3_1, c3_9);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_2 = kgt_sub(a0_3_2, c3_10);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+        a0_3_3 = kgt_sub(a0_3_3, c3_11);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
+                }
+            }
+            float *const sp = op + yo0;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+        }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_1_0 / 0x1.cp+2f;
+                    q.y = a0_1_1 / 0x1.cp+2f;
+                    q.z = a0_1_2 / 0x1.cp+2f;
+                    q.w = a0_1_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_2_0 / 0x1.cp+2f;
+                    q.y = a0_2_1 / 0x1.cp+2f;
+                    q.z = a0_2_2 / 0x1.cp+2f;
+                    q.w = a0_2_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 2) {
+            float *const sp = op + yo2;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_3_0 / 0x1.cp+2f;
+                    q.y = a0_3_1 / 0x1.cp+2f;
+                    q.z = a0_3_2 / 0x1.cp+2f;
+                    q.w = a0_3_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 3) {
+            float *const sp = op + yo3;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
+        a0_2_0 = a1_2_0;
+        a0_2_1 = a1_2_1;
+        a0_2_2 = a1_2_2;
+        a0_2_3 = a1_2_3;
+        a0_3_0 = a1_3_0;
+        a0_3_1 = a1_3_1;
+        a0_3_2 = a1_3_2;
+        a0_3_3 = a1_3_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
@@ -5573,19 +6561,24 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
 {
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
-    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 32;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 34 + 34 > 2147483647LL || (y1 - y0 + 31) / 32 > 65535)
+    if (s1 * 6 + 522 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_box3d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 256);
-    dim3 grd((unsigned)((x1 - xa + 31) / 32), (unsigned)((y1 - y0 + 31) / 32));
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_box3d_f<<<grd, dim3(32, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
+    if (u)
+        kgt_step_golden_box3d_f_u<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_box3d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
@@ -5622,513 +6615,943 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 }
 #endif
 
-KGT_EXTERN_C __global__ void __launch_bounds__(512)
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ __align__(16) float sm[7128];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 256, ty0 = y0 + (int)blockIdx.y * 8;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const int vx0 = xa + (x0 - 1 - xa + 4) / 4 * 4 - 4;
-    const int vx1 = xa + (x1 - 1 + 1 - xa) / 4 * 4;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 1) * s1 +
-                         KGT_CLAMP(tx0 - 4, vx0, vx1);
-    const float *ib = in + tb;
-    int g0;
+    const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
+    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
+    (void)yn; (void)ym;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
+    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
+    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
+    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a0_2_0;
+    float a0_2_1;
+    float a0_2_2;
+    float a0_2_3;
+    float a0_3_0;
+    float a0_3_1;
+    float a0_3_2;
+    float a0_3_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    float a1_2_0;
+    float a1_2_1;
+    float a1_2_2;
+    float a1_2_3;
+    float a1_3_0;
+    float a1_3_1;
+    float a1_3_2;
+    float a1_3_3;
     {
-        const int i = tid + 0;
-        const int r = i / 66, c = i - r * 66;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 - 4 + c * 4, vx0, vx1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + -1 * s0 + yo2;
+        const float4 V2 = *(const float4 *)(rp2 + vo);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + -1 * s0 + yo3;
+        const float4 V3 = *(const float4 *)(rp3 + vo);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + -1 * s0 + yo4;
+        const float4 V4 = *(const float4 *)(rp4 + vo);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a0_0_0 = c0_8;
+        a0_0_0 = kgt_add(a0_0_0, c1_7);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, c1_9);
+        a0_0_1 = c0_9;
+        a0_0_1 = kgt_add(a0_0_1, c1_8);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, c1_10);
+        a0_0_2 = c0_10;
+        a0_0_2 = kgt_add(a0_0_2, c1_9);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, c1_11);
+        a0_0_3 = c0_11;
+        a0_0_3 = kgt_add(a0_0_3, c1_10);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, c1_12);
+        a0_1_0 = c1_8;
+        a0_1_0 = kgt_add(a0_1_0, c2_7);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, c2_9);
+        a0_1_1 = c1_9;
+        a0_1_1 = kgt_add(a0_1_1, c2_8);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, c2_10);
+        a0_1_2 = c1_10;
+        a0_1_2 = kgt_add(a0_1_2, c2_9);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, c2_11);
+        a0_1_3 = c1_11;
+        a0_1_3 = kgt_add(a0_1_3, c2_10);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, c2_12);
+        a0_2_0 = c2_8;
+        a0_2_0 = kgt_add(a0_2_0, c3_7);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, c3_9);
+        a0_2_1 = c2_9;
+        a0_2_1 = kgt_add(a0_2_1, c3_8);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, c3_10);
+        a0_2_2 = c2_10;
+        a0_2_2 = kgt_add(a0_2_2, c3_9);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, c3_11);
+        a0_2_3 = c2_11;
+        a0_2_3 = kgt_add(a0_2_3, c3_10);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, c3_12);
+        a0_3_0 = c3_8;
+        a0_3_0 = kgt_add(a0_3_0, c4_7);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, c4_9);
+        a0_3_1 = c3_9;
+        a0_3_1 = kgt_add(a0_3_1, c4_8);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, c4_10);
+        a0_3_2 = c3_10;
+        a0_3_2 = kgt_add(a0_3_2, c4_9);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, c4_11);
+        a0_3_3 = c3_11;
+        a0_3_3 = kgt_add(a0_3_3, c4_10);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, c4_12);
     }
-    int g1;
-    {
-        const int i = tid + 512 < 594 ? tid + 512 : 593;
-        const int r = i / 66, c = i - r * 66;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 - 4 + c * 4, vx0, vx1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy = ty0 + threadIdx.y, cx = tx0 + threadIdx.x * 4;
-    const int q = (threadIdx.y + 0) * 264 + 4 + threadIdx.x * 4;
-    const bool okv = cx >= x0 && cx + 3 < x1;
-    const bool okx0 = cx + 0 >= x0 && cx + 0 < x1;
-    const bool okx1 = cx + 1 >= x0 && cx + 1 < x1;
-    const bool okx2 = cx + 2 >= x0 && cx + 2 < x1;
-    const bool okx3 = cx + 3 >= x0 && cx + 3 < x1;
-    const bool oky0 = cy + 0 < y1;
-    const bool ok0 = okx0 && oky0;
-    const bool ok1 = okx1 && oky0;
-    const bool ok2 = okx2 && oky0;
-    const bool ok3 = okx3 && oky0;
-    const int ys = 8 * (int)s1;
-    long long ko = (long long)(zs - 1) * s0 + (long long)cy * s1 + cx;
-    const float *nx = ib + (long long)(zs - 1 + 2) * s0;
-    int sr = 0, sw = 2;
-    if (0 < n) {
-        KGT_CP_ASYNC16(sm + 0 + (tid + 0) * 4, ib + (long long)(zs - 1 + 0) * s0 + g0);
-        if (tid + 512 < 594) KGT_CP_ASYNC16(sm + 0 + (tid + 512) * 4, ib + (long long)(zs - 1 + 0) * s0 + g1);
-    }
-    KGT_CP_COMMIT();
-    if (1 < n) {
-        KGT_CP_ASYNC16(sm + 2376 + (tid + 0) * 4, ib + (long long)(zs - 1 + 1) * s0 + g0);
-        if (tid + 512 < 594) KGT_CP_ASYNC16(sm + 2376 + (tid + 512) * 4, ib + (long long)(zs - 1 + 1) * s0 + g1);
-    }
-    KGT_CP_COMMIT();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    KGT_UNROLL(2)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = *(const float4 *)(rp0 + vo);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = *(const float4 *)(rp1 + vo);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + 0 * s0 + yo2;
+        const float4 V2 = *(const float4 *)(rp2 + vo);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + 0 * s0 + yo3;
+        const float4 V3 = *(const float4 *)(rp3 + vo);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + 0 * s0 + yo4;
+        const float4 V4 = *(const float4 *)(rp4 + vo);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a1_0_0 = c0_8;
+        a1_0_0 = kgt_add(a1_0_0, c1_7);
+        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+        a1_0_0 = kgt_add(a1_0_0, c1_9);
+        a1_0_1 = c0_9;
+        a1_0_1 = kgt_add(a1_0_1, c1_8);
+        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+        a1_0_1 = kgt_add(a1_0_1, c1_10);
+        a1_0_2 = c0_10;
+        a1_0_2 = kgt_add(a1_0_2, c1_9);
+        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+        a1_0_2 = kgt_add(a1_0_2, c1_11);
+        a1_0_3 = c0_11;
+        a1_0_3 = kgt_add(a1_0_3, c1_10);
+        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+        a1_0_3 = kgt_add(a1_0_3, c1_12);
+        a1_1_0 = c1_8;
+        a1_1_0 = kgt_add(a1_1_0, c2_7);
+        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+        a1_1_0 = kgt_add(a1_1_0, c2_9);
+        a1_1_1 = c1_9;
+        a1_1_1 = kgt_add(a1_1_1, c2_8);
+        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+        a1_1_1 = kgt_add(a1_1_1, c2_10);
+        a1_1_2 = c1_10;
+        a1_1_2 = kgt_add(a1_1_2, c2_9);
+        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+        a1_1_2 = kgt_add(a1_1_2, c2_11);
+        a1_1_3 = c1_11;
+        a1_1_3 = kgt_add(a1_1_3, c2_10);
+        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+        a1_1_3 = kgt_add(a1_1_3, c2_12);
+        a1_2_0 = c2_8;
+        a1_2_0 = kgt_add(a1_2_0, c3_7);
+        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+        a1_2_0 = kgt_add(a1_2_0, c3_9);
+        a1_2_1 = c2_9;
+        a1_2_1 = kgt_add(a1_2_1, c3_8);
+        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+        a1_2_1 = kgt_add(a1_2_1, c3_10);
+        a1_2_2 = c2_10;
+        a1_2_2 = kgt_add(a1_2_2, c3_9);
+        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+        a1_2_2 = kgt_add(a1_2_2, c3_11);
+        a1_2_3 = c2_11;
+        a1_2_3 = kgt_add(a1_2_3, c3_10);
+        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+        a1_2_3 = kgt_add(a1_2_3, c3_12);
+        a1_3_0 = c3_8;
+        a1_3_0 = kgt_add(a1_3_0, c4_7);
+        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+        a1_3_0 = kgt_add(a1_3_0, c4_9);
+        a1_3_1 = c3_9;
+        a1_3_1 = kgt_add(a1_3_1, c4_8);
+        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+        a1_3_1 = kgt_add(a1_3_1, c4_10);
+        a1_3_2 = c3_10;
+        a1_3_2 = kgt_add(a1_3_2, c4_9);
+        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+        a1_3_2 = kgt_add(a1_3_2, c4_11);
+        a1_3_3 = c3_11;
+        a1_3_3 = kgt_add(a1_3_3, c4_10);
+        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+        a1_3_3 = kgt_add(a1_3_3, c4_12);
+        a0_0_0 = kgt_sub(a0_0_0, c0_8);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_1 = kgt_sub(a0_0_1, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_2 = kgt_sub(a0_0_2, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+        a0_0_3 = kgt_sub(a0_0_3, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+        a0_1_0 = kgt_sub(a0_1_0, c1_8);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_1 = kgt_sub(a0_1_1, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_2 = kgt_sub(a0_1_2, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+        a0_1_3 = kgt_sub(a0_1_3, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+        a0_2_0 = kgt_sub(a0_2_0, c2_8);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_1 = kgt_sub(a0_2_1, c2_9);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_2 = kgt_sub(a0_2_2, c2_10);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+        a0_2_3 = kgt_sub(a0_2_3, c2_11);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+        a0_3_0 = kgt_sub(a0_3_0, c3_8);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_1 = kgt_sub(a0_3_1, c3_9);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_2 = kgt_sub(a0_3_2, c3_10);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+        a0_3_3 = kgt_sub(a0_3_3, c3_11);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2376;
-                KGT_CP_ASYNC16(sa + (tid + 0) * 4, nx + g0);
-                if (tid + 512 < 594) KGT_CP_ASYNC16(sa + (tid + 512) * 4, nx + g1);
-            }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2376;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
+            float4 q;
             {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a1_0 = vm.x;
-                a1_1 = vm.y;
-                a1_2 = vm.z;
-                a1_3 = vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a1_0 = kgt_add(a1_0, vl1);
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1f, vm.x));
-                a1_0 = kgt_add(a1_0, vm.y);
-                a1_1 = kgt_add(a1_1, vm.x);
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1f, vm.y));
-                a1_1 = kgt_add(a1_1, vm.z);
-                a1_2 = kgt_add(a1_2, vm.y);
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1p+1f, vm.z));
-                a1_2 = kgt_add(a1_2, vm.w);
-                a1_3 = kgt_add(a1_3, vm.z);
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1p+1f, vm.w));
-                a1_3 = kgt_add(a1_3, vr0);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a0_0 = kgt_sub(a0_0, vm.x);
-                a0_1 = kgt_sub(a0_1, vm.y);
-                a0_2 = kgt_sub(a0_2, vm.z);
-                a0_3 = kgt_sub(a0_3, vm.w);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, vl1));
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1p-1f, vm.x));
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, vm.y));
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, vm.x));
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1f, vm.y));
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, vm.z));
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, vm.y));
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1p-1f, vm.z));
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, vm.w));
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, vm.z));
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1p-1f, vm.w));
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, vr0));
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    d0 = a0_0 / 0x1.cp+2f;
-                    d1 = a0_1 / 0x1.cp+2f;
-                    d2 = a0_2 / 0x1.cp+2f;
-                    d3 = a0_3 / 0x1.cp+2f;
-                }
-                if (okv && oky0) KGT_ST4F(ob + 0 * ys, d0, d1, d2, d3);
-                else {
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
                 }
             }
-            ko += s0;
+            float *const sp = op + yo0;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2376;
-                KGT_CP_ASYNC16(sa + (tid + 0) * 4, nx + g0);
-                if (tid + 512 < 594) KGT_CP_ASYNC16(sa + (tid + 512) * 4, nx + g1);
-            }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2376;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
+            float4 q;
             {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a0_0 = vm.x;
-                a0_1 = vm.y;
-                a0_2 = vm.z;
-                a0_3 = vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a0_0 = kgt_add(a0_0, vl1);
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1f, vm.x));
-                a0_0 = kgt_add(a0_0, vm.y);
-                a0_1 = kgt_add(a0_1, vm.x);
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1f, vm.y));
-                a0_1 = kgt_add(a0_1, vm.z);
-                a0_2 = kgt_add(a0_2, vm.y);
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1p+1f, vm.z));
-                a0_2 = kgt_add(a0_2, vm.w);
-                a0_3 = kgt_add(a0_3, vm.z);
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1p+1f, vm.w));
-                a0_3 = kgt_add(a0_3, vr0);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a1_0 = kgt_sub(a1_0, vm.x);
-                a1_1 = kgt_sub(a1_1, vm.y);
-                a1_2 = kgt_sub(a1_2, vm.z);
-                a1_3 = kgt_sub(a1_3, vm.w);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, vl1));
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1p-1f, vm.x));
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, vm.y));
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, vm.x));
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1f, vm.y));
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, vm.z));
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, vm.y));
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1p-1f, vm.z));
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, vm.w));
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, vm.z));
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1p-1f, vm.w));
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, vr0));
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    d0 = a1_0 / 0x1.cp+2f;
-                    d1 = a1_1 / 0x1.cp+2f;
-                    d2 = a1_2 / 0x1.cp+2f;
-                    d3 = a1_3 / 0x1.cp+2f;
-                }
-                if (okv && oky0) KGT_ST4F(ob + 0 * ys, d0, d1, d2, d3);
-                else {
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_1_0 / 0x1.cp+2f;
+                    q.y = a0_1_1 / 0x1.cp+2f;
+                    q.z = a0_1_2 / 0x1.cp+2f;
+                    q.w = a0_1_3 / 0x1.cp+2f;
                 }
             }
-            ko += s0;
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
         }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_2_0 / 0x1.cp+2f;
+                    q.y = a0_2_1 / 0x1.cp+2f;
+                    q.z = a0_2_2 / 0x1.cp+2f;
+                    q.w = a0_2_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 2) {
+            float *const sp = op + yo2;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_3_0 / 0x1.cp+2f;
+                    q.y = a0_3_1 / 0x1.cp+2f;
+                    q.z = a0_3_2 / 0x1.cp+2f;
+                    q.w = a0_3_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 3) {
+            float *const sp = op + yo3;
+            if (ok)
+                *(float4 *)sp = q;
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
+        a0_2_0 = a1_2_0;
+        a0_2_1 = a1_2_1;
+        a0_2_2 = a1_2_2;
+        a0_2_3 = a1_2_3;
+        a0_3_0 = a1_3_0;
+        a0_3_1 = a1_3_1;
+        a0_3_2 = a1_3_2;
+        a0_3_3 = a1_3_3;
     }
 }
-KGT_EXTERN_C __global__ void __launch_bounds__(512)
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ __align__(16) float sm[7128];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 256, ty0 = y0 + (int)blockIdx.y * 8;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 1) * s1 +
-                         KGT_CLAMP(tx0 - 4, x0 - 1, x1 - 1 + 1);
-    const float *ib = in + tb;
-    int g0;
+    const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
+    int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
+    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
+    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
+    (void)yn; (void)ym;
+    const int ok = x >= x0 && x + 4 <= x1;
+    const float *ip = in + zs * s0 + ys * s1 + x;
+    float *op = out + zs * s0 + ys * s1 + x;
+    const long long yo0 = 0 * s1;
+    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
+    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
+    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
+    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
+    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
+    const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
+    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    float a0_0_0;
+    float a0_0_1;
+    float a0_0_2;
+    float a0_0_3;
+    float a0_1_0;
+    float a0_1_1;
+    float a0_1_2;
+    float a0_1_3;
+    float a0_2_0;
+    float a0_2_1;
+    float a0_2_2;
+    float a0_2_3;
+    float a0_3_0;
+    float a0_3_1;
+    float a0_3_2;
+    float a0_3_3;
+    float a1_0_0;
+    float a1_0_1;
+    float a1_0_2;
+    float a1_0_3;
+    float a1_1_0;
+    float a1_1_1;
+    float a1_1_2;
+    float a1_1_3;
+    float a1_2_0;
+    float a1_2_1;
+    float a1_2_2;
+    float a1_2_3;
+    float a1_3_0;
+    float a1_3_1;
+    float a1_3_2;
+    float a1_3_3;
     {
-        const int i = tid + 0;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 1, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
+        const float *const rp0 = ip + -1 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + -1 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + -1 * s0 + yo2;
+        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + -1 * s0 + yo3;
+        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + -1 * s0 + yo4;
+        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a0_0_0 = c0_8;
+        a0_0_0 = kgt_add(a0_0_0, c1_7);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, c1_9);
+        a0_0_1 = c0_9;
+        a0_0_1 = kgt_add(a0_0_1, c1_8);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, c1_10);
+        a0_0_2 = c0_10;
+        a0_0_2 = kgt_add(a0_0_2, c1_9);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, c1_11);
+        a0_0_3 = c0_11;
+        a0_0_3 = kgt_add(a0_0_3, c1_10);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, c1_12);
+        a0_1_0 = c1_8;
+        a0_1_0 = kgt_add(a0_1_0, c2_7);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, c2_9);
+        a0_1_1 = c1_9;
+        a0_1_1 = kgt_add(a0_1_1, c2_8);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, c2_10);
+        a0_1_2 = c1_10;
+        a0_1_2 = kgt_add(a0_1_2, c2_9);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, c2_11);
+        a0_1_3 = c1_11;
+        a0_1_3 = kgt_add(a0_1_3, c2_10);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, c2_12);
+        a0_2_0 = c2_8;
+        a0_2_0 = kgt_add(a0_2_0, c3_7);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, c3_9);
+        a0_2_1 = c2_9;
+        a0_2_1 = kgt_add(a0_2_1, c3_8);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, c3_10);
+        a0_2_2 = c2_10;
+        a0_2_2 = kgt_add(a0_2_2, c3_9);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, c3_11);
+        a0_2_3 = c2_11;
+        a0_2_3 = kgt_add(a0_2_3, c3_10);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, c3_12);
+        a0_3_0 = c3_8;
+        a0_3_0 = kgt_add(a0_3_0, c4_7);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, c4_9);
+        a0_3_1 = c3_9;
+        a0_3_1 = kgt_add(a0_3_1, c4_8);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, c4_10);
+        a0_3_2 = c3_10;
+        a0_3_2 = kgt_add(a0_3_2, c4_9);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, c4_11);
+        a0_3_3 = c3_11;
+        a0_3_3 = kgt_add(a0_3_3, c4_10);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, c4_12);
     }
-    int g1;
-    {
-        const int i = tid + 512;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 1, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 1024;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 1, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g3;
-    {
-        const int i = tid + 1536;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 1, x1 - 1 + 1);
-        g3 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g4;
-    {
-        const int i = tid + 2048 < 2376 ? tid + 2048 : 2375;
-        const int r = i / 264, c = i - r * 264;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 1);
-        const int gx = KGT_CLAMP(tx0 + c - 4, x0 - 1, x1 - 1 + 1);
-        g4 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy = ty0 + threadIdx.y, cx = tx0 + threadIdx.x * 4;
-    const int q = (threadIdx.y + 0) * 264 + 4 + threadIdx.x * 4;
-    const bool okx0 = cx + 0 >= x0 && cx + 0 < x1;
-    const bool okx1 = cx + 1 >= x0 && cx + 1 < x1;
-    const bool okx2 = cx + 2 >= x0 && cx + 2 < x1;
-    const bool okx3 = cx + 3 >= x0 && cx + 3 < x1;
-    const bool oky0 = cy + 0 < y1;
-    const bool ok0 = okx0 && oky0;
-    const bool ok1 = okx1 && oky0;
-    const bool ok2 = okx2 && oky0;
-    const bool ok3 = okx3 && oky0;
-    const int ys = 8 * (int)s1;
-    long long ko = (long long)(zs - 1) * s0 + (long long)cy * s1 + cx;
-    const float *nx = ib + (long long)(zs - 1 + 2) * s0;
-    int sr = 0, sw = 2;
-    if (0 < n) {
-        KGT_CP_ASYNC(sm + 0 + tid + 0, ib + (long long)(zs - 1 + 0) * s0 + g0);
-        KGT_CP_ASYNC(sm + 0 + tid + 512, ib + (long long)(zs - 1 + 0) * s0 + g1);
-        KGT_CP_ASYNC(sm + 0 + tid + 1024, ib + (long long)(zs - 1 + 0) * s0 + g2);
-        KGT_CP_ASYNC(sm + 0 + tid + 1536, ib + (long long)(zs - 1 + 0) * s0 + g3);
-        if (tid + 2048 < 2376) KGT_CP_ASYNC(sm + 0 + tid + 2048, ib + (long long)(zs - 1 + 0) * s0 + g4);
-    }
-    KGT_CP_COMMIT();
-    if (1 < n) {
-        KGT_CP_ASYNC(sm + 2376 + tid + 0, ib + (long long)(zs - 1 + 1) * s0 + g0);
-        KGT_CP_ASYNC(sm + 2376 + tid + 512, ib + (long long)(zs - 1 + 1) * s0 + g1);
-        KGT_CP_ASYNC(sm + 2376 + tid + 1024, ib + (long long)(zs - 1 + 1) * s0 + g2);
-        KGT_CP_ASYNC(sm + 2376 + tid + 1536, ib + (long long)(zs - 1 + 1) * s0 + g3);
-        if (tid + 2048 < 2376) KGT_CP_ASYNC(sm + 2376 + tid + 2048, ib + (long long)(zs - 1 + 1) * s0 + g4);
-    }
-    KGT_CP_COMMIT();
-    float a0_0 = 0;
-    float a0_1 = 0;
-    float a0_2 = 0;
-    float a0_3 = 0;
-    float a1_0 = 0;
-    float a1_1 = 0;
-    float a1_2 = 0;
-    float a1_3 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    KGT_UNROLL(2)
+    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
+        const float *const rp0 = ip + 0 * s0 + yo0;
+        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+        const float c0_8 = V0.x;
+        const float c0_9 = V0.y;
+        const float c0_10 = V0.z;
+        const float c0_11 = V0.w;
+        const float *const rp1 = ip + 0 * s0 + yo1;
+        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+        float c1_7 = KGT_SHFL(V1.w, lane - 1);
+        if (lane < 1) c1_7 = rp1[o7];
+        const float c1_8 = V1.x;
+        const float c1_9 = V1.y;
+        const float c1_10 = V1.z;
+        const float c1_11 = V1.w;
+        float c1_12 = KGT_SHFL(V1.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+        const float *const rp2 = ip + 0 * s0 + yo2;
+        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+        float c2_7 = KGT_SHFL(V2.w, lane - 1);
+        if (lane < 1) c2_7 = rp2[o7];
+        const float c2_8 = V2.x;
+        const float c2_9 = V2.y;
+        const float c2_10 = V2.z;
+        const float c2_11 = V2.w;
+        float c2_12 = KGT_SHFL(V2.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+        const float *const rp3 = ip + 0 * s0 + yo3;
+        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+        float c3_7 = KGT_SHFL(V3.w, lane - 1);
+        if (lane < 1) c3_7 = rp3[o7];
+        const float c3_8 = V3.x;
+        const float c3_9 = V3.y;
+        const float c3_10 = V3.z;
+        const float c3_11 = V3.w;
+        float c3_12 = KGT_SHFL(V3.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+        const float *const rp4 = ip + 0 * s0 + yo4;
+        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+        float c4_7 = KGT_SHFL(V4.w, lane - 1);
+        if (lane < 1) c4_7 = rp4[o7];
+        const float c4_8 = V4.x;
+        const float c4_9 = V4.y;
+        const float c4_10 = V4.z;
+        const float c4_11 = V4.w;
+        float c4_12 = KGT_SHFL(V4.x, lane + 1);
+        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+        a1_0_0 = c0_8;
+        a1_0_0 = kgt_add(a1_0_0, c1_7);
+        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+        a1_0_0 = kgt_add(a1_0_0, c1_9);
+        a1_0_1 = c0_9;
+        a1_0_1 = kgt_add(a1_0_1, c1_8);
+        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+        a1_0_1 = kgt_add(a1_0_1, c1_10);
+        a1_0_2 = c0_10;
+        a1_0_2 = kgt_add(a1_0_2, c1_9);
+        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+        a1_0_2 = kgt_add(a1_0_2, c1_11);
+        a1_0_3 = c0_11;
+        a1_0_3 = kgt_add(a1_0_3, c1_10);
+        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+        a1_0_3 = kgt_add(a1_0_3, c1_12);
+        a1_1_0 = c1_8;
+        a1_1_0 = kgt_add(a1_1_0, c2_7);
+        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+        a1_1_0 = kgt_add(a1_1_0, c2_9);
+        a1_1_1 = c1_9;
+        a1_1_1 = kgt_add(a1_1_1, c2_8);
+        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+        a1_1_1 = kgt_add(a1_1_1, c2_10);
+        a1_1_2 = c1_10;
+        a1_1_2 = kgt_add(a1_1_2, c2_9);
+        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+        a1_1_2 = kgt_add(a1_1_2, c2_11);
+        a1_1_3 = c1_11;
+        a1_1_3 = kgt_add(a1_1_3, c2_10);
+        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+        a1_1_3 = kgt_add(a1_1_3, c2_12);
+        a1_2_0 = c2_8;
+        a1_2_0 = kgt_add(a1_2_0, c3_7);
+        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+        a1_2_0 = kgt_add(a1_2_0, c3_9);
+        a1_2_1 = c2_9;
+        a1_2_1 = kgt_add(a1_2_1, c3_8);
+        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+        a1_2_1 = kgt_add(a1_2_1, c3_10);
+        a1_2_2 = c2_10;
+        a1_2_2 = kgt_add(a1_2_2, c3_9);
+        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+        a1_2_2 = kgt_add(a1_2_2, c3_11);
+        a1_2_3 = c2_11;
+        a1_2_3 = kgt_add(a1_2_3, c3_10);
+        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+        a1_2_3 = kgt_add(a1_2_3, c3_12);
+        a1_3_0 = c3_8;
+        a1_3_0 = kgt_add(a1_3_0, c4_7);
+        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+        a1_3_0 = kgt_add(a1_3_0, c4_9);
+        a1_3_1 = c3_9;
+        a1_3_1 = kgt_add(a1_3_1, c4_8);
+        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+        a1_3_1 = kgt_add(a1_3_1, c4_10);
+        a1_3_2 = c3_10;
+        a1_3_2 = kgt_add(a1_3_2, c4_9);
+        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+        a1_3_2 = kgt_add(a1_3_2, c4_11);
+        a1_3_3 = c3_11;
+        a1_3_3 = kgt_add(a1_3_3, c4_10);
+        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+        a1_3_3 = kgt_add(a1_3_3, c4_12);
+        a0_0_0 = kgt_sub(a0_0_0, c0_8);
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_1 = kgt_sub(a0_0_1, c0_9);
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_2 = kgt_sub(a0_0_2, c0_10);
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+        a0_0_3 = kgt_sub(a0_0_3, c0_11);
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+        a0_1_0 = kgt_sub(a0_1_0, c1_8);
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_1 = kgt_sub(a0_1_1, c1_9);
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_2 = kgt_sub(a0_1_2, c1_10);
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+        a0_1_3 = kgt_sub(a0_1_3, c1_11);
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+        a0_2_0 = kgt_sub(a0_2_0, c2_8);
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_1 = kgt_sub(a0_2_1, c2_9);
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_2 = kgt_sub(a0_2_2, c2_10);
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+        a0_2_3 = kgt_sub(a0_2_3, c2_11);
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+        a0_3_0 = kgt_sub(a0_3_0, c3_8);
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_1 = kgt_sub(a0_3_1, c3_9);
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_2 = kgt_sub(a0_3_2, c3_10);
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+        a0_3_3 = kgt_sub(a0_3_3, c3_11);
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2376;
-                KGT_CP_ASYNC(sa + tid + 0, nx + g0);
-                KGT_CP_ASYNC(sa + tid + 512, nx + g1);
-                KGT_CP_ASYNC(sa + tid + 1024, nx + g2);
-                KGT_CP_ASYNC(sa + tid + 1536, nx + g3);
-                if (tid + 2048 < 2376) KGT_CP_ASYNC(sa + tid + 2048, nx + g4);
-            }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2376;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
+            float4 q;
             {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a1_0 = vm.x;
-                a1_1 = vm.y;
-                a1_2 = vm.z;
-                a1_3 = vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a1_0 = kgt_add(a1_0, vl1);
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1p+1f, vm.x));
-                a1_0 = kgt_add(a1_0, vm.y);
-                a1_1 = kgt_add(a1_1, vm.x);
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1p+1f, vm.y));
-                a1_1 = kgt_add(a1_1, vm.z);
-                a1_2 = kgt_add(a1_2, vm.y);
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1p+1f, vm.z));
-                a1_2 = kgt_add(a1_2, vm.w);
-                a1_3 = kgt_add(a1_3, vm.z);
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1p+1f, vm.w));
-                a1_3 = kgt_add(a1_3, vr0);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a0_0 = kgt_sub(a0_0, vm.x);
-                a0_1 = kgt_sub(a0_1, vm.y);
-                a0_2 = kgt_sub(a0_2, vm.z);
-                a0_3 = kgt_sub(a0_3, vm.w);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, vl1));
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1p-1f, vm.x));
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1.8p+1f, vm.y));
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, vm.x));
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1p-1f, vm.y));
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1.8p+1f, vm.z));
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, vm.y));
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1p-1f, vm.z));
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1.8p+1f, vm.w));
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, vm.z));
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1p-1f, vm.w));
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1.8p+1f, vr0));
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a0_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a0_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a0_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a0_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    d0 = a0_0 / 0x1.cp+2f;
-                    d1 = a0_1 / 0x1.cp+2f;
-                    d2 = a0_2 / 0x1.cp+2f;
-                    d3 = a0_3 / 0x1.cp+2f;
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
                 }
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
             }
-            ko += s0;
+            float *const sp = op + yo0;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
         }
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n) {
-                float *sa = sm + sw * 2376;
-                KGT_CP_ASYNC(sa + tid + 0, nx + g0);
-                KGT_CP_ASYNC(sa + tid + 512, nx + g1);
-                KGT_CP_ASYNC(sa + tid + 1024, nx + g2);
-                KGT_CP_ASYNC(sa + tid + 1536, nx + g3);
-                if (tid + 2048 < 2376) KGT_CP_ASYNC(sa + tid + 2048, nx + g4);
-            }
-            KGT_CP_COMMIT();
-            nx += s0;
-            const float *cur = sm + sr * 2376;
-            sr = sr + 1 == 3 ? 0 : sr + 1;
-            sw = sw + 1 == 3 ? 0 : sw + 1;
+            float4 q;
             {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a0_0 = vm.x;
-                a0_1 = vm.y;
-                a0_2 = vm.z;
-                a0_3 = vm.w;
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a0_0 = kgt_add(a0_0, vl1);
-                a0_0 = kgt_add(a0_0, kgt_mul(0x1p+1f, vm.x));
-                a0_0 = kgt_add(a0_0, vm.y);
-                a0_1 = kgt_add(a0_1, vm.x);
-                a0_1 = kgt_add(a0_1, kgt_mul(0x1p+1f, vm.y));
-                a0_1 = kgt_add(a0_1, vm.z);
-                a0_2 = kgt_add(a0_2, vm.y);
-                a0_2 = kgt_add(a0_2, kgt_mul(0x1p+1f, vm.z));
-                a0_2 = kgt_add(a0_2, vm.w);
-                a0_3 = kgt_add(a0_3, vm.z);
-                a0_3 = kgt_add(a0_3, kgt_mul(0x1p+1f, vm.w));
-                a0_3 = kgt_add(a0_3, vr0);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 0);
-                a1_0 = kgt_sub(a1_0, vm.x);
-                a1_1 = kgt_sub(a1_1, vm.y);
-                a1_2 = kgt_sub(a1_2, vm.z);
-                a1_3 = kgt_sub(a1_3, vm.w);
-            }
-            {
-                const float4 vm = KGT_LD4F(cur + q + 264);
-                const float vl1 = cur[q + 263];
-                const float vr0 = cur[q + 268];
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, vl1));
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1p-1f, vm.x));
-                a1_0 = kgt_add(a1_0, kgt_mul(0x1.8p+1f, vm.y));
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, vm.x));
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1p-1f, vm.y));
-                a1_1 = kgt_add(a1_1, kgt_mul(0x1.8p+1f, vm.z));
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, vm.y));
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1p-1f, vm.z));
-                a1_2 = kgt_add(a1_2, kgt_mul(0x1.8p+1f, vm.w));
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, vm.z));
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1p-1f, vm.w));
-                a1_3 = kgt_add(a1_3, kgt_mul(0x1.8p+1f, vr0));
-            }
-            if (r >= 1) {
-                float *const ob = out + ko;
-                float d0, d1, d2, d3;
-                unsigned lo = 0xffffffffu, hi = 0;
-                d0 = kgt_div_split(ok0 ? a1_0 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d1 = kgt_div_split(ok1 ? a1_1 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d2 = kgt_div_split(ok2 ? a1_2 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                d3 = kgt_div_split(ok3 ? a1_3 : 1.0f, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
-                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI) {
-                    d0 = a1_0 / 0x1.cp+2f;
-                    d1 = a1_1 / 0x1.cp+2f;
-                    d2 = a1_2 / 0x1.cp+2f;
-                    d3 = a1_3 / 0x1.cp+2f;
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_1_0 / 0x1.cp+2f;
+                    q.y = a0_1_1 / 0x1.cp+2f;
+                    q.z = a0_1_2 / 0x1.cp+2f;
+                    q.w = a0_1_3 / 0x1.cp+2f;
                 }
-                    if (ok0) ob[0 * ys + 0] = d0;
-                    if (ok1) ob[0 * ys + 1] = d1;
-                    if (ok2) ob[0 * ys + 2] = d2;
-                    if (ok3) ob[0 * ys + 3] = d3;
             }
-            ko += s0;
+            if (yn > 1) {
+            float *const sp = op + yo1;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
         }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_2_0 / 0x1.cp+2f;
+                    q.y = a0_2_1 / 0x1.cp+2f;
+                    q.z = a0_2_2 / 0x1.cp+2f;
+                    q.w = a0_2_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 2) {
+            float *const sp = op + yo2;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        {
+            float4 q;
+            {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_3_0 / 0x1.cp+2f;
+                    q.y = a0_3_1 / 0x1.cp+2f;
+                    q.z = a0_3_2 / 0x1.cp+2f;
+                    q.w = a0_3_3 / 0x1.cp+2f;
+                }
+            }
+            if (yn > 3) {
+            float *const sp = op + yo3;
+            if (ok)
+                KGT_VST4F(sp, q);
+            else {
+                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            }
+            }
+        }
+        a0_0_0 = a1_0_0;
+        a0_0_1 = a1_0_1;
+        a0_0_2 = a1_0_2;
+        a0_0_3 = a1_0_3;
+        a0_1_0 = a1_1_0;
+        a0_1_1 = a1_1_1;
+        a0_1_2 = a1_1_2;
+        a0_1_3 = a1_1_3;
+        a0_2_0 = a1_2_0;
+        a0_2_1 = a1_2_1;
+        a0_2_2 = a1_2_2;
+        a0_2_3 = a1_2_3;
+        a0_3_0 = a1_3_0;
+        a0_3_1 = a1_3_1;
+        a0_3_2 = a1_3_2;
+        a0_3_3 = a1_3_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
@@ -6136,24 +7559,24 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
 {
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
-    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 32;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 10 + 266 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+    if (s1 * 6 + 522 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_box3d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 512);
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
-        kgt_step_golden_box3d_f_u<<<grd, dim3(64, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_box3d_f_u<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
-        kgt_step_golden_box3d_f<<<grd, dim3(64, 8), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_box3d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }

@@ -1,0 +1,320 @@
+/*
+ * The body of the 3D step kernel of shape vec with walk and nc > 1 rows a thread (kgt_rt.h,
+ * emit_step.c, after its signature): vector rows with running sums.
+ *
+ * A block is bx vectors by `by` threads; each thread owns one vector (16 bytes of x cells) of
+ * nc consecutive rows and walks the block's zc planes. Each iteration loads one plane once: the
+ * thread's rows and the rows above and below them that the stencil reads, a 16-byte load each;
+ * the cells of the neighbouring vectors come from the neighbouring lanes by shuffles (the lanes
+ * at the warp's edges load them). The arithmetic contract orders a cell's terms by point in
+ * row-major order, plane offset first, so a loaded plane adds its terms to the sums of every
+ * output plane it is a plane of: the sums roll down one slot a plane, the bottom one complete
+ * (divided and stored), instead of planes of inputs rolling through registers. The y neighbours
+ * of the thread's own rows are registers, not loads through L1 (emit_vec.c's single rows).
+ *
+ * The thread's rows start at ys; a thread whose rows would pass the box's last row takes the last
+ * nc rows of the box instead (the rows it shares with the thread before it get the same values
+ * twice), so that no row clamps. Boxes thinner than nc rows (thin border strips) clamp the rows
+ * it loads to the readable ones and store only the rows in the box; whether a box is thin is the
+ * same for the whole launch. Lanes whose vector is not inside the box read clamped cells as in
+ * emit_vec.c and store only their cells in the box.
+ *
+ * One H200, one step a launch (bench/micro/probe_rows3.cu, the same design by hand): 3d7 1024^3
+ * at 455 Gcells/s with 2 rows a thread walking 3-4 planes, 3d27 512^3 at 402 with 4 rows walking
+ * 32, against 414 and 390 for the library's kernels before (bench/RESULTS.md).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kgt.h"
+
+enum {
+    RX = 2 * KGT_MAX_RADIUS + 4,           /* x of a cell relative to the vector: -8 .. 3 + 8 */
+    RT = 2 * KGT_MAX_RADIUS + KGT_WALK_MAX /* rows t - ylo of a plane: -8 .. nc - 1 + 8 */
+};
+
+static const char *const tname[2] = {"float", "double"};
+static const char *const vname[2] = {"float4", "double2"};
+static const char comp[4] = {'x', 'y', 'z', 'w'};
+
+static int floordiv(int a, int b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+typedef struct rows3 {
+    const kgt_stencil *s;
+    int dbl, vw, nc, al;
+    int elo, ehi, ylo, yhi, rlo, rhi; /* reach: planes, rows, x */
+    int nrow;                         /* loaded rows: t = -ylo .. nc - 1 + yhi */
+    unsigned char need[RT][RX];       /* [t + ylo][x + 8]: the plane's cell (t, x) is read */
+} rows3;
+
+/* The (walk, y, x) offsets of point p. */
+static void pt(const rows3 *k, int p, int *o)
+{
+    kgt_wyx(k->s, k->s->pts[p].off, o);
+}
+
+/* need[t + ylo][x + 8]: the cells (t, x) of a loaded plane that the terms of its plane offsets
+   dz in [dlo, dhi] read. */
+static void cells_read(const rows3 *k, int dlo, int dhi, unsigned char need[RT][RX])
+{
+    memset(need, 0, sizeof(unsigned char[RT][RX]));
+    for (int p = 0; p < k->s->npts; p++) {
+        int o[3];
+        pt(k, p, o);
+        if (k->s->pts[p].w == 0.0 || o[0] < dlo || o[0] > dhi) continue;
+        for (int r = 0; r < k->nc; r++)
+            for (int j = 0; j < k->vw; j++) need[r + o[1] + k->ylo][j + o[2] + KGT_MAX_RADIUS] = 1;
+    }
+}
+
+static void plan(rows3 *k)
+{
+    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
+    kgt_extents(k->s, lo, hi);
+    k->elo = lo[0], k->ehi = hi[0], k->ylo = lo[1], k->yhi = hi[1], k->rlo = lo[2], k->rhi = hi[2];
+    k->nrow = k->ylo + k->nc + k->yhi;
+    cells_read(k, -k->elo, k->ehi, k->need);
+}
+
+/* The register of cell (t, x) of the loaded plane (x relative to the vector). */
+static void cell(kgt_buf *b, const rows3 *k, int t, int x)
+{
+    kgt_printf(b, "c%d_%d", t + k->ylo, x + KGT_MAX_RADIUS);
+}
+
+/* Running sum of slot m (the output m planes above the current one), row r, cell j. */
+static void acc(kgt_buf *b, int m, int r, int j)
+{
+    kgt_printf(b, "a%d_%d_%d", m, r, j);
+}
+
+/* At indent ind, loads the rows of the plane `plane` planes above ip into cell registers: the
+   cells that the terms of its plane offsets dlo .. dhi read. */
+static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, const char *ind)
+{
+    const char *t = tname[k->dbl];
+    unsigned char need[RT][RX];
+    cells_read(k, dlo, dhi, need);
+    for (int r = 0; r < k->nrow; r++) {
+        int any = 0, row = r - k->ylo;
+        for (int x = 0; x < RX; x++) any |= need[r][x];
+        if (!any) continue;
+        kgt_printf(b, "%sconst %s *const rp%d = ip + %d * s0 + yo%d;\n", ind, t, r, plane, r);
+        if (k->al) {
+            kgt_printf(b, "%sconst %s V%d = *(const %s *)(rp%d + vo);\n", ind, vname[k->dbl], r,
+                       vname[k->dbl], r);
+        } else {
+            kgt_printf(b, "%sconst %s V%d = make_%s(", ind, vname[k->dbl], r, vname[k->dbl]);
+            for (int j = 0; j < k->vw; j++)
+                kgt_printf(b, "%srp%d[o%d]", j ? ", " : "", r, j + KGT_MAX_RADIUS);
+            kgt_printf(b, ");\n");
+        }
+        for (int x = 0; x < RX; x++) {
+            int xpos = x - KGT_MAX_RADIUS, kk = floordiv(xpos, k->vw), c = xpos - kk * k->vw;
+            if (!need[r][x]) continue;
+            kgt_printf(b, "%s%s%s ", ind, kk ? "" : "const ", t);
+            cell(b, k, row, xpos);
+            if (!kk) {
+                kgt_printf(b, " = V%d.%c;\n", r, comp[c]);
+                continue;
+            }
+            kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n%s", r, comp[c], kk < 0 ? '-' : '+',
+                       abs(kk), ind);
+            if (kk < 0)
+                kgt_printf(b, "if (lane < %d) ", -kk);
+            else
+                kgt_printf(b, "if (lane >= KGT_WARP - %d) ", kk);
+            cell(b, k, row, xpos);
+            kgt_printf(b, " = rp%d[o%d];\n", r, x);
+        }
+    }
+}
+
+/* The weighted term of point p for row r, cell j (sign left to the operator unless first). */
+static void emit_term(kgt_buf *b, const rows3 *k, int p, int r, int j, int first)
+{
+    int o[3];
+    double w = k->dbl ? k->s->pts[p].w : (double)(float)k->s->pts[p].w;
+    pt(k, p, o);
+    if (first && w == -1.0) kgt_printf(b, "-");
+    if (fabs(w) != 1.0) {
+        kgt_printf(b, "kgt_mul(");
+        kgt_emit_literal(b, first ? w : fabs(w), k->dbl);
+        kgt_printf(b, ", ");
+    }
+    cell(b, k, r + o[1], j + o[2]);
+    if (fabs(w) != 1.0) kgt_printf(b, ")");
+}
+
+/* Adds the terms of plane offset dz to slot m's sums (dz == -elo: the first terms). */
+static void emit_terms(kgt_buf *b, const rows3 *k, int dz, int m, const char *ind)
+{
+    for (int r = 0; r < k->nc; r++)
+        for (int j = 0; j < k->vw; j++) {
+            int first = dz == -k->elo;
+            for (int p = 0; p < k->s->npts; p++) {
+                int o[3];
+                double w = k->dbl ? k->s->pts[p].w : (double)(float)k->s->pts[p].w;
+                pt(k, p, o);
+                if (k->s->pts[p].w == 0.0 || o[0] != dz) continue;
+                kgt_printf(b, "%s", ind);
+                acc(b, m, r, j);
+                if (first) {
+                    kgt_printf(b, " = ");
+                } else {
+                    kgt_printf(b, " = kgt_%s(", w < 0.0 ? "sub" : "add");
+                    acc(b, m, r, j);
+                    kgt_printf(b, ", ");
+                }
+                emit_term(b, k, p, r, j, first);
+                kgt_printf(b, first ? ";\n" : ");\n");
+                first = 0;
+            }
+        }
+}
+
+static int has_plane(const rows3 *k, int dz)
+{
+    for (int p = 0; p < k->s->npts; p++) {
+        int o[3];
+        pt(k, p, o);
+        if (k->s->pts[p].w != 0.0 && o[0] == dz) return 1;
+    }
+    return 0;
+}
+
+/* The quotients of slot 0 (row r) into q, then its store. */
+static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd)
+{
+    const double d = k->dbl ? k->s->divisor : (double)(float)k->s->divisor;
+    double rc;
+    kgt_printf(b, "        {\n            %s q;\n", vname[k->dbl]);
+    if (split) {
+        kgt_split_cell c[4];
+        for (int j = 0; j < k->vw; j++) {
+            snprintf(c[j].dst, sizeof c[j].dst, "q.%c", comp[j]);
+            c[j].in[0] = 0;
+            snprintf(c[j].num, sizeof c[j].num, "a0_%d_%d", r, j);
+        }
+        kgt_printf(b, "            {\n");
+        kgt_emit_split_quotients(b, k->vw, c, k->s->divisor, rd, 1);
+        kgt_printf(b, "            }\n");
+    } else
+        for (int j = 0; j < k->vw; j++) {
+            kgt_printf(b, "            q.%c = ", comp[j]);
+            if (d == 1.0) {
+                acc(b, 0, r, j);
+            } else if (d == -1.0) {
+                kgt_printf(b, "-");
+                acc(b, 0, r, j);
+            } else if (kgt_exact_reciprocal(d, k->dbl, &rc)) {
+                kgt_printf(b, "kgt_mul(");
+                acc(b, 0, r, j);
+                kgt_printf(b, ", ");
+                kgt_emit_literal(b, rc, k->dbl);
+                kgt_printf(b, ")");
+            } else {
+                acc(b, 0, r, j);
+                kgt_printf(b, " / ");
+                kgt_emit_literal(b, d, k->dbl);
+            }
+            kgt_printf(b, ";\n");
+        }
+    if (r) /* thin boxes: only the rows in the box */
+        kgt_printf(b, "            if (yn > %d) {\n", r);
+    kgt_printf(b, "            %s *const sp = op + yo%d;\n", tname[k->dbl], r + k->ylo);
+    kgt_printf(b, "            if (ok)\n");
+    if (k->al)
+        kgt_printf(b, "                *(%s *)sp = q;\n", vname[k->dbl]);
+    else
+        kgt_printf(b, "                %s(sp, q);\n", k->dbl ? "KGT_VST2D" : "KGT_VST4F");
+    kgt_printf(b, "            else {\n");
+    for (int j = 0; j < k->vw; j++)
+        kgt_printf(b, "                if (x + %d >= x0 && x + %d < x1) sp[%d] = q.%c;\n", j, j, j,
+                   comp[j]);
+    kgt_printf(b, "            }\n%s        }\n", r ? "            }\n" : "");
+}
+
+void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int nc,
+                         int unroll, int al, int split, float rd)
+{
+    rows3 *k = calloc(1, sizeof *k);
+    if (!k) return;
+    k->s = s, k->dbl = dbl, k->vw = dbl ? 2 : 4, k->nc = nc, k->al = al;
+    plan(k);
+    const int vw = k->vw, E = k->elo + k->ehi;
+    kgt_printf(b,
+               "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
+               "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
+               "    const int lane = (int)(threadIdx.x %% KGT_WARP), xw = x - lane * %d;\n"
+               "    int ys = y0 + ((int)blockIdx.y * %d + (int)threadIdx.y) * %d;\n"
+               "    if (ys >= y1) return;\n"
+               "    if (zs >= h0 || xw >= x1 + %d || xw + KGT_WARP * %d <= x0 - %d) return;\n"
+               "    if (y1 - y0 >= %d && ys > y1 - %d) ys = y1 - %d;\n"
+               "    const int yn = y1 - ys, ym = y1 - 1 + %d - ys;\n"
+               "    (void)yn; (void)ym;\n"
+               "    const int ok = x >= x0 && x + %d <= x1;\n"
+               "    const %s *ip = in + zs * s0 + ys * s1 + x;\n"
+               "    %s *op = out + zs * s0 + ys * s1 + x;\n",
+               bx, vw, vw, by, nc, k->rhi, vw, k->rlo, nc, nc, nc, k->yhi, vw, tname[dbl],
+               tname[dbl]);
+    /* row offsets: t <= 0 always readable; above, clamped (thin boxes only) */
+    for (int r = 0; r < k->nrow; r++) {
+        int t = r - k->ylo, used = t >= 0 && t < nc; /* stores */
+        for (int x = 0; x < RX; x++) used |= k->need[r][x];
+        if (!used) continue;
+        if (t <= 0)
+            kgt_printf(b, "    const long long yo%d = %d * s1;\n", r, t);
+        else
+            kgt_printf(b, "    const long long yo%d = (long long)(%d <= ym ? %d : ym) * s1;\n", r,
+                       t, t);
+    }
+    for (int x = 0; x < RX; x++) {
+        int in_v = x >= KGT_MAX_RADIUS && x < KGT_MAX_RADIUS + vw, used = !al && in_v;
+        for (int r = 0; r < k->nrow; r++) used |= k->need[r][x] && !in_v;
+        if (!used) continue;
+        kgt_printf(b, "    const int o%d = KGT_CLAMP(x + %d, x0 - %d, x1 - 1 + %d) - x;\n", x,
+                   x - KGT_MAX_RADIUS, k->rlo, k->rhi);
+    }
+    if (al)
+        kgt_printf(
+            b,
+            "    const int vo = KGT_CLAMP(x, (x0 - %d) / %d * %d, (x1 - 1 + %d) / %d * %d) - x;\n",
+            k->rlo, vw, vw, k->rhi, vw, vw);
+    for (int m = 0; m <= E; m++)
+        for (int r = 0; r < nc; r++)
+            for (int j = 0; j < vw; j++) {
+                kgt_printf(b, "    %s ", tname[dbl]);
+                acc(b, m, r, j);
+                kgt_printf(b, ";\n");
+            }
+    /* the planes below the first output's top one: their terms of the outputs from zs on */
+    for (int pl = -k->elo; pl < k->ehi; pl++) {
+        kgt_printf(b, "    {\n");
+        emit_plane(b, k, pl, pl - (k->elo + k->ehi - 1), pl, "        ");
+        for (int dz = -k->elo; dz <= k->ehi; dz++)
+            if (pl - dz >= 0 && has_plane(k, dz)) emit_terms(b, k, dz, pl - dz, "        ");
+        kgt_printf(b, "    }\n");
+    }
+    kgt_printf(b, "    KGT_UNROLL(%d)\n    for (int i = zs; i < h0; i++, ip += s0, op += s0) {\n",
+               unroll);
+    emit_plane(b, k, k->ehi, -k->elo, k->ehi, "        ");
+    for (int dz = -k->elo; dz <= k->ehi; dz++)
+        if (has_plane(k, dz)) emit_terms(b, k, dz, k->ehi - dz, "        ");
+    for (int r = 0; r < nc; r++) emit_store(b, k, r, split, rd);
+    for (int m = 0; m < E; m++) /* roll the sums down one plane */
+        for (int r = 0; r < nc; r++)
+            for (int j = 0; j < vw; j++) {
+                kgt_printf(b, "        ");
+                acc(b, m, r, j);
+                kgt_printf(b, " = ");
+                acc(b, m + 1, r, j);
+                kgt_printf(b, ";\n");
+            }
+    kgt_printf(b, "    }\n}\n");
+    free(k);
+}
