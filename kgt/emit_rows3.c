@@ -92,8 +92,12 @@ static void acc(kgt_buf *b, int m, int r, int j)
     kgt_printf(b, "a%d_%d_%d", m, r, j);
 }
 
-/* At indent ind, loads the rows of the plane `plane` planes above ip into cell registers: the
-   cells that the terms of its plane offsets dlo .. dhi read. */
+/* At indent ind, loads the rows of the plane `plane` planes above lp into cell registers: the
+   cells that the terms of its plane offsets dlo .. dhi read. al: a 16-byte load a row (lp is
+   the lane's vector, clamped to a readable one), and the cells of the neighbouring vectors that
+   no neighbouring lane holds by the lane's own loads at immediate offsets where they are
+   readable (e<x>: a cell outside that part is read by no output in the box); else every cell
+   at a clamped offset o<x>. */
 static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, const char *ind)
 {
     const char *t = tname[k->dbl];
@@ -103,9 +107,9 @@ static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, 
         int any = 0, row = r - k->ylo;
         for (int x = 0; x < RX; x++) any |= need[r][x];
         if (!any) continue;
-        kgt_printf(b, "%sconst %s *const rp%d = ip + %d * s0 + yo%d;\n", ind, t, r, plane, r);
+        kgt_printf(b, "%sconst %s *const rp%d = lp + %d * s0 + %d * s1;\n", ind, t, r, plane, row);
         if (k->al) {
-            kgt_printf(b, "%sconst %s V%d = *(const %s *)(rp%d + vo);\n", ind, vname[k->dbl], r,
+            kgt_printf(b, "%sconst %s V%d = *(const %s *)rp%d;\n", ind, vname[k->dbl], r,
                        vname[k->dbl], r);
         } else {
             kgt_printf(b, "%sconst %s V%d = make_%s(", ind, vname[k->dbl], r, vname[k->dbl]);
@@ -124,12 +128,17 @@ static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, 
             }
             kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n%s", r, comp[c], kk < 0 ? '-' : '+',
                        abs(kk), ind);
-            if (kk < 0)
+            if (k->al)
+                kgt_printf(b, "if (e%d) ", x);
+            else if (kk < 0)
                 kgt_printf(b, "if (lane < %d) ", -kk);
             else
                 kgt_printf(b, "if (lane >= KGT_WARP - %d) ", kk);
             cell(b, k, row, xpos);
-            kgt_printf(b, " = rp%d[o%d];\n", r, x);
+            if (k->al)
+                kgt_printf(b, " = rp%d[%d];\n", r, xpos);
+            else
+                kgt_printf(b, " = rp%d[o%d];\n", r, x);
         }
     }
 }
@@ -187,12 +196,12 @@ static int has_plane(const rows3 *k, int dz)
     return 0;
 }
 
-/* The quotients of slot 0 (row r) into q, then its store. */
-static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd)
+/* At indent ind, the quotients of slot 0 (row r) into q, then its store. */
+static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, const char *ind)
 {
     const double d = k->dbl ? k->s->divisor : (double)(float)k->s->divisor;
     double rc;
-    kgt_printf(b, "        {\n            %s q;\n", vname[k->dbl]);
+    kgt_printf(b, "%s{\n%s    %s q;\n", ind, ind, vname[k->dbl]);
     if (split) {
         kgt_split_cell c[4];
         for (int j = 0; j < k->vw; j++) {
@@ -200,12 +209,12 @@ static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd)
             c[j].in[0] = 0;
             snprintf(c[j].num, sizeof c[j].num, "a0_%d_%d", r, j);
         }
-        kgt_printf(b, "            {\n");
+        kgt_printf(b, "%s    {\n", ind);
         kgt_emit_split_quotients(b, k->vw, c, k->s->divisor, rd, 1);
-        kgt_printf(b, "            }\n");
+        kgt_printf(b, "%s    }\n", ind);
     } else
         for (int j = 0; j < k->vw; j++) {
-            kgt_printf(b, "            q.%c = ", comp[j]);
+            kgt_printf(b, "%s    q.%c = ", ind, comp[j]);
             if (d == 1.0) {
                 acc(b, 0, r, j);
             } else if (d == -1.0) {
@@ -224,29 +233,70 @@ static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd)
             }
             kgt_printf(b, ";\n");
         }
-    if (r) /* thin boxes: only the rows in the box */
-        kgt_printf(b, "            if (yn > %d) {\n", r);
-    kgt_printf(b, "            %s *const sp = op + yo%d;\n", tname[k->dbl], r + k->ylo);
-    kgt_printf(b, "            if (ok)\n");
+    kgt_printf(b, "%s    %s *const sp = op + %d * s1;\n%s    if (ok)\n", ind, tname[k->dbl], r,
+               ind);
     if (k->al)
-        kgt_printf(b, "                *(%s *)sp = q;\n", vname[k->dbl]);
+        kgt_printf(b, "%s        *(%s *)sp = q;\n", ind, vname[k->dbl]);
     else
-        kgt_printf(b, "                %s(sp, q);\n", k->dbl ? "KGT_VST2D" : "KGT_VST4F");
-    kgt_printf(b, "            else {\n");
+        kgt_printf(b, "%s        %s(sp, q);\n", ind, k->dbl ? "KGT_VST2D" : "KGT_VST4F");
+    kgt_printf(b, "%s    else {\n", ind);
     for (int j = 0; j < k->vw; j++)
-        kgt_printf(b, "                if (x + %d >= x0 && x + %d < x1) sp[%d] = q.%c;\n", j, j, j,
+        kgt_printf(b, "%s        if (x + %d >= x0 && x + %d < x1) sp[%d] = q.%c;\n", ind, j, j, j,
                    comp[j]);
-    kgt_printf(b, "            }\n%s        }\n", r ? "            }\n" : "");
+    kgt_printf(b, "%s    }\n%s}\n", ind, ind);
+}
+
+/* At indent ind, the walk of the thread's nc rows from lp (loads) and op (stores) through the
+   planes zs .. h0 - 1: the sums' slots, the planes below the first output's top one, the loop. */
+static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float rd, const char *ind)
+{
+    const int E = k->elo + k->ehi;
+    char in2[64];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    for (int m = 0; m <= E; m++)
+        for (int r = 0; r < k->nc; r++)
+            for (int j = 0; j < k->vw; j++) {
+                kgt_printf(b, "%s%s ", ind, tname[k->dbl]);
+                acc(b, m, r, j);
+                kgt_printf(b, ";\n");
+            }
+    /* the planes below the first output's top one: their terms of the outputs from zs on */
+    for (int pl = -k->elo; pl < k->ehi; pl++) {
+        kgt_printf(b, "%s{\n", ind);
+        emit_plane(b, k, pl, pl - (E - 1), pl, in2);
+        for (int dz = -k->elo; dz <= k->ehi; dz++)
+            if (pl - dz >= 0 && has_plane(k, dz)) emit_terms(b, k, dz, pl - dz, in2);
+        kgt_printf(b, "%s}\n", ind);
+    }
+    kgt_printf(b, "%sKGT_UNROLL(%d)\n%sfor (int i = zs; i < h0; i++, lp += s0, op += s0) {\n", ind,
+               unroll, ind);
+    emit_plane(b, k, k->ehi, -k->elo, k->ehi, in2);
+    for (int dz = -k->elo; dz <= k->ehi; dz++)
+        if (has_plane(k, dz)) emit_terms(b, k, dz, k->ehi - dz, in2);
+    for (int r = 0; r < k->nc; r++) emit_store(b, k, r, split, rd, in2);
+    for (int m = 0; m < E; m++) /* roll the sums down one plane */
+        for (int r = 0; r < k->nc; r++)
+            for (int j = 0; j < k->vw; j++) {
+                kgt_printf(b, "%s", in2);
+                acc(b, m, r, j);
+                kgt_printf(b, " = ");
+                acc(b, m + 1, r, j);
+                kgt_printf(b, ";\n");
+            }
+    kgt_printf(b, "%s}\n", ind);
 }
 
 void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int nc,
                          int unroll, int al, int split, float rd)
 {
-    rows3 *k = calloc(1, sizeof *k);
+    rows3 *k = calloc(2, sizeof *k); /* nc rows, and the thin boxes' one */
     if (!k) return;
-    k->s = s, k->dbl = dbl, k->vw = dbl ? 2 : 4, k->nc = nc, k->al = al;
-    plan(k);
-    const int vw = k->vw, E = k->elo + k->ehi;
+    for (int i = 0; i < 2; i++) {
+        k[i].s = s, k[i].dbl = dbl, k[i].vw = dbl ? 2 : 4, k[i].nc = i ? 1 : nc, k[i].al = al;
+        plan(&k[i]);
+    }
+    const int vw = k->vw;
+    const char *t = tname[dbl];
     kgt_printf(b,
                "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
                "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
@@ -254,67 +304,44 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
                "    int ys = y0 + ((int)blockIdx.y * %d + (int)threadIdx.y) * %d;\n"
                "    if (ys >= y1) return;\n"
                "    if (zs >= h0 || xw >= x1 + %d || xw + KGT_WARP * %d <= x0 - %d) return;\n"
-               "    if (y1 - y0 >= %d && ys > y1 - %d) ys = y1 - %d;\n"
-               "    const int yn = y1 - ys, ym = y1 - 1 + %d - ys;\n"
-               "    (void)yn; (void)ym;\n"
-               "    const int ok = x >= x0 && x + %d <= x1;\n"
-               "    const %s *ip = in + zs * s0 + ys * s1 + x;\n"
-               "    %s *op = out + zs * s0 + ys * s1 + x;\n",
-               bx, vw, vw, by, nc, k->rhi, vw, k->rlo, nc, nc, nc, k->yhi, vw, tname[dbl],
-               tname[dbl]);
-    /* row offsets: t <= 0 always readable; above, clamped (thin boxes only) */
-    for (int r = 0; r < k->nrow; r++) {
-        int t = r - k->ylo, used = t >= 0 && t < nc; /* stores */
-        for (int x = 0; x < RX; x++) used |= k->need[r][x];
-        if (!used) continue;
-        if (t <= 0)
-            kgt_printf(b, "    const long long yo%d = %d * s1;\n", r, t);
-        else
-            kgt_printf(b, "    const long long yo%d = (long long)(%d <= ym ? %d : ym) * s1;\n", r,
-                       t, t);
-    }
-    for (int x = 0; x < RX; x++) {
-        int in_v = x >= KGT_MAX_RADIUS && x < KGT_MAX_RADIUS + vw, used = !al && in_v;
-        for (int r = 0; r < k->nrow; r++) used |= k->need[r][x] && !in_v;
-        if (!used) continue;
-        kgt_printf(b, "    const int o%d = KGT_CLAMP(x + %d, x0 - %d, x1 - 1 + %d) - x;\n", x,
-                   x - KGT_MAX_RADIUS, k->rlo, k->rhi);
-    }
-    if (al)
+               "    const int full = y1 - y0 >= %d;\n"
+               "    if (full && ys > y1 - %d) ys = y1 - %d;\n"
+               "    const int ok = x >= x0 && x + %d <= x1;\n",
+               bx, vw, vw, by, nc, k->rhi, vw, k->rlo, nc, nc, nc, vw);
+    if (al) /* a vector past the rows' readable part reads the nearest readable one */
         kgt_printf(
             b,
             "    const int vo = KGT_CLAMP(x, (x0 - %d) / %d * %d, (x1 - 1 + %d) / %d * %d) - x;\n",
             k->rlo, vw, vw, k->rhi, vw, vw);
-    for (int m = 0; m <= E; m++)
-        for (int r = 0; r < nc; r++)
-            for (int j = 0; j < vw; j++) {
-                kgt_printf(b, "    %s ", tname[dbl]);
-                acc(b, m, r, j);
-                kgt_printf(b, ";\n");
-            }
-    /* the planes below the first output's top one: their terms of the outputs from zs on */
-    for (int pl = -k->elo; pl < k->ehi; pl++) {
-        kgt_printf(b, "    {\n");
-        emit_plane(b, k, pl, pl - (k->elo + k->ehi - 1), pl, "        ");
-        for (int dz = -k->elo; dz <= k->ehi; dz++)
-            if (pl - dz >= 0 && has_plane(k, dz)) emit_terms(b, k, dz, pl - dz, "        ");
-        kgt_printf(b, "    }\n");
+    for (int x = 0; x < RX; x++) {
+        int in_v = x >= KGT_MAX_RADIUS && x < KGT_MAX_RADIUS + vw, used = !al && in_v;
+        int xpos = x - KGT_MAX_RADIUS, kk = floordiv(xpos, vw);
+        for (int r = 0; r < k->nrow; r++) used |= k->need[r][x] && !in_v;
+        if (!used) continue;
+        if (!al)
+            kgt_printf(b, "    const int o%d = KGT_CLAMP(x + %d, x0 - %d, x1 - 1 + %d) - x;\n", x,
+                       xpos, k->rlo, k->rhi);
+        else if (kk < 0)
+            kgt_printf(b, "    const int e%d = lane < %d && !vo && x - %d >= x0 - %d;\n", x, -kk,
+                       -xpos, k->rlo);
+        else
+            kgt_printf(
+                b, "    const int e%d = lane >= KGT_WARP - %d && !vo && x + %d <= x1 - 1 + %d;\n",
+                x, kk, xpos, k->rhi);
     }
-    kgt_printf(b, "    KGT_UNROLL(%d)\n    for (int i = zs; i < h0; i++, ip += s0, op += s0) {\n",
-               unroll);
-    emit_plane(b, k, k->ehi, -k->elo, k->ehi, "        ");
-    for (int dz = -k->elo; dz <= k->ehi; dz++)
-        if (has_plane(k, dz)) emit_terms(b, k, dz, k->ehi - dz, "        ");
-    for (int r = 0; r < nc; r++) emit_store(b, k, r, split, rd);
-    for (int m = 0; m < E; m++) /* roll the sums down one plane */
-        for (int r = 0; r < nc; r++)
-            for (int j = 0; j < vw; j++) {
-                kgt_printf(b, "        ");
-                acc(b, m, r, j);
-                kgt_printf(b, " = ");
-                acc(b, m + 1, r, j);
-                kgt_printf(b, ";\n");
-            }
-    kgt_printf(b, "    }\n}\n");
+    kgt_printf(b, "    const %s *const lb = in + zs * s0 + ys * s1 + x%s", t, al ? " + vo" : "");
+    kgt_printf(b,
+               ";\n    %s *const ob = out + zs * s0 + ys * s1 + x;\n"
+               "    if (full) {\n        const %s *lp = lb;\n        %s *op = ob;\n",
+               t, t, t);
+    emit_walk(b, &k[0], unroll, split, rd, "        ");
+    /* thin boxes (fewer rows than nc, one thread a column): one row at a time */
+    kgt_printf(b,
+               "    } else {\n"
+               "        for (int r = 0; r < y1 - ys; r++) {\n"
+               "            const %s *lp = lb + r * s1;\n            %s *op = ob + r * s1;\n",
+               t, t);
+    emit_walk(b, &k[1], 1, split, rd, "            ");
+    kgt_printf(b, "        }\n    }\n}\n");
     free(k);
 }

@@ -3729,130 +3729,193 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
-    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
-    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
-    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        a0_0_0 = -c0_8;
-        a0_0_1 = -c0_9;
-        a0_0_2 = -c0_10;
-        a0_0_3 = -c0_11;
-        a0_1_0 = -c1_8;
-        a0_1_1 = -c1_9;
-        a0_1_2 = -c1_10;
-        a0_1_3 = -c1_11;
-    }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        float c0_12 = KGT_SHFL(V0.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        a1_0_0 = -c0_8;
-        a1_0_1 = -c0_9;
-        a1_0_2 = -c0_10;
-        a1_0_3 = -c0_11;
-        a1_1_0 = -c1_8;
-        a1_1_1 = -c1_9;
-        a1_1_2 = -c1_10;
-        a1_1_3 = -c1_11;
-        a0_0_0 = kgt_add(a0_0_0, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, c0_12);
-        a0_1_0 = kgt_add(a0_1_0, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, c1_12);
+    const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    const float *const lb = in + zs * s0 + ys * s1 + x + vo;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
         {
-            float4 q;
-            q.x = kgt_mul(a0_0_0, -0x1p-2f);
-            q.y = kgt_mul(a0_0_1, -0x1p-2f);
-            q.z = kgt_mul(a0_0_2, -0x1p-2f);
-            q.w = kgt_mul(a0_0_3, -0x1p-2f);
-            float *const sp = op + yo0;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_0_2 = -c0_10;
+            a0_0_3 = -c0_11;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
+            a0_1_2 = -c1_10;
+            a0_1_3 = -c1_11;
+        }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            float c0_12 = KGT_SHFL(V0.x, lane + 1);
+            if (e12) c0_12 = rp0[4];
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (e12) c1_12 = rp1[4];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_0_2 = -c0_10;
+            a1_0_3 = -c0_11;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a1_1_2 = -c1_10;
+            a1_1_3 = -c1_11;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, c0_12);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, c1_12);
+            {
+                float4 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            {
+                float4 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2f);
+                q.y = kgt_mul(a0_1_1, -0x1p-2f);
+                q.z = kgt_mul(a0_1_2, -0x1p-2f);
+                q.w = kgt_mul(a0_1_3, -0x1p-2f);
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
+                a0_0_2 = -c0_10;
+                a0_0_3 = -c0_11;
+            }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                float c0_12 = KGT_SHFL(V0.x, lane + 1);
+                if (e12) c0_12 = rp0[4];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a1_0_2 = -c0_10;
+                a1_0_3 = -c0_11;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, c0_12);
+                {
+                    float4 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        *(float4 *)sp = q;
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        {
-            float4 q;
-            q.x = kgt_mul(a0_1_0, -0x1p-2f);
-            q.y = kgt_mul(a0_1_1, -0x1p-2f);
-            q.z = kgt_mul(a0_1_2, -0x1p-2f);
-            q.w = kgt_mul(a0_1_3, -0x1p-2f);
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -3865,133 +3928,196 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
-    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
-    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        a0_0_0 = -c0_8;
-        a0_0_1 = -c0_9;
-        a0_0_2 = -c0_10;
-        a0_0_3 = -c0_11;
-        a0_1_0 = -c1_8;
-        a0_1_1 = -c1_9;
-        a0_1_2 = -c1_10;
-        a0_1_3 = -c1_11;
-    }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        float c0_12 = KGT_SHFL(V0.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        a1_0_0 = -c0_8;
-        a1_0_1 = -c0_9;
-        a1_0_2 = -c0_10;
-        a1_0_3 = -c0_11;
-        a1_1_0 = -c1_8;
-        a1_1_1 = -c1_9;
-        a1_1_2 = -c1_10;
-        a1_1_3 = -c1_11;
-        a0_0_0 = kgt_add(a0_0_0, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, c0_12);
-        a0_1_0 = kgt_add(a0_1_0, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, c1_12);
+    const float *const lb = in + zs * s0 + ys * s1 + x;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
         {
-            float4 q;
-            q.x = kgt_mul(a0_0_0, -0x1p-2f);
-            q.y = kgt_mul(a0_0_1, -0x1p-2f);
-            q.z = kgt_mul(a0_0_2, -0x1p-2f);
-            q.w = kgt_mul(a0_0_3, -0x1p-2f);
-            float *const sp = op + yo0;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_0_2 = -c0_10;
+            a0_0_3 = -c0_11;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
+            a0_1_2 = -c1_10;
+            a0_1_3 = -c1_11;
+        }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            float c0_12 = KGT_SHFL(V0.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_0_2 = -c0_10;
+            a1_0_3 = -c0_11;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a1_1_2 = -c1_10;
+            a1_1_3 = -c1_11;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, c0_12);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, c1_12);
+            {
+                float4 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            {
+                float4 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2f);
+                q.y = kgt_mul(a0_1_1, -0x1p-2f);
+                q.z = kgt_mul(a0_1_2, -0x1p-2f);
+                q.w = kgt_mul(a0_1_3, -0x1p-2f);
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
+                a0_0_2 = -c0_10;
+                a0_0_3 = -c0_11;
+            }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                float c0_12 = KGT_SHFL(V0.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a1_0_2 = -c0_10;
+                a1_0_3 = -c0_11;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, c0_12);
+                {
+                    float4 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        KGT_VST4F(sp, q);
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        {
-            float4 q;
-            q.x = kgt_mul(a0_1_0, -0x1p-2f);
-            q.y = kgt_mul(a0_1_1, -0x1p-2f);
-            q.z = kgt_mul(a0_1_2, -0x1p-2f);
-            q.w = kgt_mul(a0_1_3, -0x1p-2f);
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
@@ -4032,130 +4158,193 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
-    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
-    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
-    const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        a0_0_0 = -c0_8;
-        a0_0_1 = -c0_9;
-        a0_0_2 = -c0_10;
-        a0_0_3 = -c0_11;
-        a0_1_0 = -c1_8;
-        a0_1_1 = -c1_9;
-        a0_1_2 = -c1_10;
-        a0_1_3 = -c1_11;
-    }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        float c0_12 = KGT_SHFL(V0.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        a1_0_0 = -c0_8;
-        a1_0_1 = -c0_9;
-        a1_0_2 = -c0_10;
-        a1_0_3 = -c0_11;
-        a1_1_0 = -c1_8;
-        a1_1_1 = -c1_9;
-        a1_1_2 = -c1_10;
-        a1_1_3 = -c1_11;
-        a0_0_0 = kgt_add(a0_0_0, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, c0_12);
-        a0_1_0 = kgt_add(a0_1_0, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, c1_12);
+    const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    const float *const lb = in + zs * s0 + ys * s1 + x + vo;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
         {
-            float4 q;
-            q.x = kgt_mul(a0_0_0, -0x1p-2f);
-            q.y = kgt_mul(a0_0_1, -0x1p-2f);
-            q.z = kgt_mul(a0_0_2, -0x1p-2f);
-            q.w = kgt_mul(a0_0_3, -0x1p-2f);
-            float *const sp = op + yo0;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_0_2 = -c0_10;
+            a0_0_3 = -c0_11;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
+            a0_1_2 = -c1_10;
+            a0_1_3 = -c1_11;
+        }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            float c0_12 = KGT_SHFL(V0.x, lane + 1);
+            if (e12) c0_12 = rp0[4];
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (e12) c1_12 = rp1[4];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_0_2 = -c0_10;
+            a1_0_3 = -c0_11;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a1_1_2 = -c1_10;
+            a1_1_3 = -c1_11;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, c0_12);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, c1_12);
+            {
+                float4 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            {
+                float4 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2f);
+                q.y = kgt_mul(a0_1_1, -0x1p-2f);
+                q.z = kgt_mul(a0_1_2, -0x1p-2f);
+                q.w = kgt_mul(a0_1_3, -0x1p-2f);
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
+                a0_0_2 = -c0_10;
+                a0_0_3 = -c0_11;
+            }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                float c0_12 = KGT_SHFL(V0.x, lane + 1);
+                if (e12) c0_12 = rp0[4];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a1_0_2 = -c0_10;
+                a1_0_3 = -c0_11;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, c0_12);
+                {
+                    float4 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        *(float4 *)sp = q;
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        {
-            float4 q;
-            q.x = kgt_mul(a0_1_0, -0x1p-2f);
-            q.y = kgt_mul(a0_1_1, -0x1p-2f);
-            q.z = kgt_mul(a0_1_2, -0x1p-2f);
-            q.w = kgt_mul(a0_1_3, -0x1p-2f);
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
@@ -4168,133 +4357,196 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
-    if (y1 - y0 >= 2 && ys > y1 - 2) ys = y1 - 2;
-    const int yn = y1 - ys, ym = y1 - 1 + 0 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        a0_0_0 = -c0_8;
-        a0_0_1 = -c0_9;
-        a0_0_2 = -c0_10;
-        a0_0_3 = -c0_11;
-        a0_1_0 = -c1_8;
-        a0_1_1 = -c1_9;
-        a0_1_2 = -c1_10;
-        a0_1_3 = -c1_11;
-    }
-    KGT_UNROLL(1)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        float c0_12 = KGT_SHFL(V0.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        a1_0_0 = -c0_8;
-        a1_0_1 = -c0_9;
-        a1_0_2 = -c0_10;
-        a1_0_3 = -c0_11;
-        a1_1_0 = -c1_8;
-        a1_1_1 = -c1_9;
-        a1_1_2 = -c1_10;
-        a1_1_3 = -c1_11;
-        a0_0_0 = kgt_add(a0_0_0, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, c0_12);
-        a0_1_0 = kgt_add(a0_1_0, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, c1_12);
+    const float *const lb = in + zs * s0 + ys * s1 + x;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
         {
-            float4 q;
-            q.x = kgt_mul(a0_0_0, -0x1p-2f);
-            q.y = kgt_mul(a0_0_1, -0x1p-2f);
-            q.z = kgt_mul(a0_0_2, -0x1p-2f);
-            q.w = kgt_mul(a0_0_3, -0x1p-2f);
-            float *const sp = op + yo0;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_0_2 = -c0_10;
+            a0_0_3 = -c0_11;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
+            a0_1_2 = -c1_10;
+            a0_1_3 = -c1_11;
+        }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            float c0_12 = KGT_SHFL(V0.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_0_2 = -c0_10;
+            a1_0_3 = -c0_11;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a1_1_2 = -c1_10;
+            a1_1_3 = -c1_11;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, c0_12);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, c1_12);
+            {
+                float4 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            {
+                float4 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2f);
+                q.y = kgt_mul(a0_1_1, -0x1p-2f);
+                q.z = kgt_mul(a0_1_2, -0x1p-2f);
+                q.w = kgt_mul(a0_1_3, -0x1p-2f);
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
+            }
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
+                a0_0_2 = -c0_10;
+                a0_0_3 = -c0_11;
+            }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                float c0_12 = KGT_SHFL(V0.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a1_0_2 = -c0_10;
+                a1_0_3 = -c0_11;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, c0_12);
+                {
+                    float4 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
+                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
+                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        KGT_VST4F(sp, q);
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        {
-            float4 q;
-            q.x = kgt_mul(a0_1_0, -0x1p-2f);
-            q.y = kgt_mul(a0_1_1, -0x1p-2f);
-            q.z = kgt_mul(a0_1_2, -0x1p-2f);
-            q.w = kgt_mul(a0_1_3, -0x1p-2f);
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
@@ -5627,343 +5879,340 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
-    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
-    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 4;
+    if (full && ys > y1 - 4) ys = y1 - 4;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
-    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
-    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
-    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
-    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
-    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
     const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a0_2_0;
-    float a0_2_1;
-    float a0_2_2;
-    float a0_2_3;
-    float a0_3_0;
-    float a0_3_1;
-    float a0_3_2;
-    float a0_3_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    float a1_2_0;
-    float a1_2_1;
-    float a1_2_2;
-    float a1_2_3;
-    float a1_3_0;
-    float a1_3_1;
-    float a1_3_2;
-    float a1_3_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + -1 * s0 + yo2;
-        const float4 V2 = *(const float4 *)(rp2 + vo);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + -1 * s0 + yo3;
-        const float4 V3 = *(const float4 *)(rp3 + vo);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + -1 * s0 + yo4;
-        const float4 V4 = *(const float4 *)(rp4 + vo);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a0_0_0 = c0_8;
-        a0_0_0 = kgt_add(a0_0_0, c1_7);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, c1_9);
-        a0_0_1 = c0_9;
-        a0_0_1 = kgt_add(a0_0_1, c1_8);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, c1_10);
-        a0_0_2 = c0_10;
-        a0_0_2 = kgt_add(a0_0_2, c1_9);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, c1_11);
-        a0_0_3 = c0_11;
-        a0_0_3 = kgt_add(a0_0_3, c1_10);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, c1_12);
-        a0_1_0 = c1_8;
-        a0_1_0 = kgt_add(a0_1_0, c2_7);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, c2_9);
-        a0_1_1 = c1_9;
-        a0_1_1 = kgt_add(a0_1_1, c2_8);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, c2_10);
-        a0_1_2 = c1_10;
-        a0_1_2 = kgt_add(a0_1_2, c2_9);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, c2_11);
-        a0_1_3 = c1_11;
-        a0_1_3 = kgt_add(a0_1_3, c2_10);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, c2_12);
-        a0_2_0 = c2_8;
-        a0_2_0 = kgt_add(a0_2_0, c3_7);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, c3_9);
-        a0_2_1 = c2_9;
-        a0_2_1 = kgt_add(a0_2_1, c3_8);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, c3_10);
-        a0_2_2 = c2_10;
-        a0_2_2 = kgt_add(a0_2_2, c3_9);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, c3_11);
-        a0_2_3 = c2_11;
-        a0_2_3 = kgt_add(a0_2_3, c3_10);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, c3_12);
-        a0_3_0 = c3_8;
-        a0_3_0 = kgt_add(a0_3_0, c4_7);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, c4_9);
-        a0_3_1 = c3_9;
-        a0_3_1 = kgt_add(a0_3_1, c4_8);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, c4_10);
-        a0_3_2 = c3_10;
-        a0_3_2 = kgt_add(a0_3_2, c4_9);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, c4_11);
-        a0_3_3 = c3_11;
-        a0_3_3 = kgt_add(a0_3_3, c4_10);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, c4_12);
-    }
-    KGT_UNROLL(2)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + 0 * s0 + yo2;
-        const float4 V2 = *(const float4 *)(rp2 + vo);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + 0 * s0 + yo3;
-        const float4 V3 = *(const float4 *)(rp3 + vo);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + 0 * s0 + yo4;
-        const float4 V4 = *(const float4 *)(rp4 + vo);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a1_0_0 = c0_8;
-        a1_0_0 = kgt_add(a1_0_0, c1_7);
-        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
-        a1_0_0 = kgt_add(a1_0_0, c1_9);
-        a1_0_1 = c0_9;
-        a1_0_1 = kgt_add(a1_0_1, c1_8);
-        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
-        a1_0_1 = kgt_add(a1_0_1, c1_10);
-        a1_0_2 = c0_10;
-        a1_0_2 = kgt_add(a1_0_2, c1_9);
-        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
-        a1_0_2 = kgt_add(a1_0_2, c1_11);
-        a1_0_3 = c0_11;
-        a1_0_3 = kgt_add(a1_0_3, c1_10);
-        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
-        a1_0_3 = kgt_add(a1_0_3, c1_12);
-        a1_1_0 = c1_8;
-        a1_1_0 = kgt_add(a1_1_0, c2_7);
-        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
-        a1_1_0 = kgt_add(a1_1_0, c2_9);
-        a1_1_1 = c1_9;
-        a1_1_1 = kgt_add(a1_1_1, c2_8);
-        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
-        a1_1_1 = kgt_add(a1_1_1, c2_10);
-        a1_1_2 = c1_10;
-        a1_1_2 = kgt_add(a1_1_2, c2_9);
-        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
-        a1_1_2 = kgt_add(a1_1_2, c2_11);
-        a1_1_3 = c1_11;
-        a1_1_3 = kgt_add(a1_1_3, c2_10);
-        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
-        a1_1_3 = kgt_add(a1_1_3, c2_12);
-        a1_2_0 = c2_8;
-        a1_2_0 = kgt_add(a1_2_0, c3_7);
-        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
-        a1_2_0 = kgt_add(a1_2_0, c3_9);
-        a1_2_1 = c2_9;
-        a1_2_1 = kgt_add(a1_2_1, c3_8);
-        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
-        a1_2_1 = kgt_add(a1_2_1, c3_10);
-        a1_2_2 = c2_10;
-        a1_2_2 = kgt_add(a1_2_2, c3_9);
-        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
-        a1_2_2 = kgt_add(a1_2_2, c3_11);
-        a1_2_3 = c2_11;
-        a1_2_3 = kgt_add(a1_2_3, c3_10);
-        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
-        a1_2_3 = kgt_add(a1_2_3, c3_12);
-        a1_3_0 = c3_8;
-        a1_3_0 = kgt_add(a1_3_0, c4_7);
-        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
-        a1_3_0 = kgt_add(a1_3_0, c4_9);
-        a1_3_1 = c3_9;
-        a1_3_1 = kgt_add(a1_3_1, c4_8);
-        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
-        a1_3_1 = kgt_add(a1_3_1, c4_10);
-        a1_3_2 = c3_10;
-        a1_3_2 = kgt_add(a1_3_2, c4_9);
-        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
-        a1_3_2 = kgt_add(a1_3_2, c4_11);
-        a1_3_3 = c3_11;
-        a1_3_3 = kgt_add(a1_3_3, c4_10);
-        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
-        a1_3_3 = kgt_add(a1_3_3, c4_12);
-        a0_0_0 = kgt_sub(a0_0_0, c0_8);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_1 = kgt_sub(a0_0_1, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_2 = kgt_sub(a0_0_2, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-        a0_0_3 = kgt_sub(a0_0_3, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-        a0_1_0 = kgt_sub(a0_1_0, c1_8);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_1 = kgt_sub(a0_1_1, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_2 = kgt_sub(a0_1_2, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-        a0_1_3 = kgt_sub(a0_1_3, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-        a0_2_0 = kgt_sub(a0_2_0, c2_8);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_1 = kgt_sub(a0_2_1, c2_9);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_2 = kgt_sub(a0_2_2, c2_10);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-        a0_2_3 = kgt_sub(a0_2_3, c2_11);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-        a0_3_0 = kgt_sub(a0_3_0, c3_8);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_1 = kgt_sub(a0_3_1, c3_9);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_2 = kgt_sub(a0_3_2, c3_10);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-        a0_3_3 = kgt_sub(a0_3_3, c3_11);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
+    const int e7 = lane < 1 && !vo && x - 1 >= x0 - 1;
+    const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    const float *const lb = in + zs * s0 + ys * s1 + x + vo;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a0_2_0;
+        float a0_2_1;
+        float a0_2_2;
+        float a0_2_3;
+        float a0_3_0;
+        float a0_3_1;
+        float a0_3_2;
+        float a0_3_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
+        float a1_2_0;
+        float a1_2_1;
+        float a1_2_2;
+        float a1_2_3;
+        float a1_3_0;
+        float a1_3_1;
+        float a1_3_2;
+        float a1_3_3;
         {
-            float4 q;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (e7) c1_7 = rp1[-1];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (e12) c1_12 = rp1[4];
+            const float *const rp2 = lp + -1 * s0 + 2 * s1;
+            const float4 V2 = *(const float4 *)rp2;
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (e7) c2_7 = rp2[-1];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (e12) c2_12 = rp2[4];
+            const float *const rp3 = lp + -1 * s0 + 3 * s1;
+            const float4 V3 = *(const float4 *)rp3;
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (e7) c3_7 = rp3[-1];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (e12) c3_12 = rp3[4];
+            const float *const rp4 = lp + -1 * s0 + 4 * s1;
+            const float4 V4 = *(const float4 *)rp4;
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (e7) c4_7 = rp4[-1];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (e12) c4_12 = rp4[4];
+            a0_0_0 = c0_8;
+            a0_0_0 = kgt_add(a0_0_0, c1_7);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, c1_9);
+            a0_0_1 = c0_9;
+            a0_0_1 = kgt_add(a0_0_1, c1_8);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, c1_10);
+            a0_0_2 = c0_10;
+            a0_0_2 = kgt_add(a0_0_2, c1_9);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, c1_11);
+            a0_0_3 = c0_11;
+            a0_0_3 = kgt_add(a0_0_3, c1_10);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, c1_12);
+            a0_1_0 = c1_8;
+            a0_1_0 = kgt_add(a0_1_0, c2_7);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, c2_9);
+            a0_1_1 = c1_9;
+            a0_1_1 = kgt_add(a0_1_1, c2_8);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, c2_10);
+            a0_1_2 = c1_10;
+            a0_1_2 = kgt_add(a0_1_2, c2_9);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, c2_11);
+            a0_1_3 = c1_11;
+            a0_1_3 = kgt_add(a0_1_3, c2_10);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, c2_12);
+            a0_2_0 = c2_8;
+            a0_2_0 = kgt_add(a0_2_0, c3_7);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, c3_9);
+            a0_2_1 = c2_9;
+            a0_2_1 = kgt_add(a0_2_1, c3_8);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, c3_10);
+            a0_2_2 = c2_10;
+            a0_2_2 = kgt_add(a0_2_2, c3_9);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, c3_11);
+            a0_2_3 = c2_11;
+            a0_2_3 = kgt_add(a0_2_3, c3_10);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, c3_12);
+            a0_3_0 = c3_8;
+            a0_3_0 = kgt_add(a0_3_0, c4_7);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, c4_9);
+            a0_3_1 = c3_9;
+            a0_3_1 = kgt_add(a0_3_1, c4_8);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, c4_10);
+            a0_3_2 = c3_10;
+            a0_3_2 = kgt_add(a0_3_2, c4_9);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, c4_11);
+            a0_3_3 = c3_11;
+            a0_3_3 = kgt_add(a0_3_3, c4_10);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, c4_12);
+        }
+        KGT_UNROLL(2)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (e7) c1_7 = rp1[-1];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (e12) c1_12 = rp1[4];
+            const float *const rp2 = lp + 0 * s0 + 2 * s1;
+            const float4 V2 = *(const float4 *)rp2;
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (e7) c2_7 = rp2[-1];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (e12) c2_12 = rp2[4];
+            const float *const rp3 = lp + 0 * s0 + 3 * s1;
+            const float4 V3 = *(const float4 *)rp3;
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (e7) c3_7 = rp3[-1];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (e12) c3_12 = rp3[4];
+            const float *const rp4 = lp + 0 * s0 + 4 * s1;
+            const float4 V4 = *(const float4 *)rp4;
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (e7) c4_7 = rp4[-1];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (e12) c4_12 = rp4[4];
+            a1_0_0 = c0_8;
+            a1_0_0 = kgt_add(a1_0_0, c1_7);
+            a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+            a1_0_0 = kgt_add(a1_0_0, c1_9);
+            a1_0_1 = c0_9;
+            a1_0_1 = kgt_add(a1_0_1, c1_8);
+            a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+            a1_0_1 = kgt_add(a1_0_1, c1_10);
+            a1_0_2 = c0_10;
+            a1_0_2 = kgt_add(a1_0_2, c1_9);
+            a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+            a1_0_2 = kgt_add(a1_0_2, c1_11);
+            a1_0_3 = c0_11;
+            a1_0_3 = kgt_add(a1_0_3, c1_10);
+            a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+            a1_0_3 = kgt_add(a1_0_3, c1_12);
+            a1_1_0 = c1_8;
+            a1_1_0 = kgt_add(a1_1_0, c2_7);
+            a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+            a1_1_0 = kgt_add(a1_1_0, c2_9);
+            a1_1_1 = c1_9;
+            a1_1_1 = kgt_add(a1_1_1, c2_8);
+            a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+            a1_1_1 = kgt_add(a1_1_1, c2_10);
+            a1_1_2 = c1_10;
+            a1_1_2 = kgt_add(a1_1_2, c2_9);
+            a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+            a1_1_2 = kgt_add(a1_1_2, c2_11);
+            a1_1_3 = c1_11;
+            a1_1_3 = kgt_add(a1_1_3, c2_10);
+            a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+            a1_1_3 = kgt_add(a1_1_3, c2_12);
+            a1_2_0 = c2_8;
+            a1_2_0 = kgt_add(a1_2_0, c3_7);
+            a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+            a1_2_0 = kgt_add(a1_2_0, c3_9);
+            a1_2_1 = c2_9;
+            a1_2_1 = kgt_add(a1_2_1, c3_8);
+            a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+            a1_2_1 = kgt_add(a1_2_1, c3_10);
+            a1_2_2 = c2_10;
+            a1_2_2 = kgt_add(a1_2_2, c3_9);
+            a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+            a1_2_2 = kgt_add(a1_2_2, c3_11);
+            a1_2_3 = c2_11;
+            a1_2_3 = kgt_add(a1_2_3, c3_10);
+            a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+            a1_2_3 = kgt_add(a1_2_3, c3_12);
+            a1_3_0 = c3_8;
+            a1_3_0 = kgt_add(a1_3_0, c4_7);
+            a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+            a1_3_0 = kgt_add(a1_3_0, c4_9);
+            a1_3_1 = c3_9;
+            a1_3_1 = kgt_add(a1_3_1, c4_8);
+            a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+            a1_3_1 = kgt_add(a1_3_1, c4_10);
+            a1_3_2 = c3_10;
+            a1_3_2 = kgt_add(a1_3_2, c4_9);
+            a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+            a1_3_2 = kgt_add(a1_3_2, c4_11);
+            a1_3_3 = c3_11;
+            a1_3_3 = kgt_add(a1_3_3, c4_10);
+            a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+            a1_3_3 = kgt_add(a1_3_3, c4_12);
+            a0_0_0 = kgt_sub(a0_0_0, c0_8);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_1 = kgt_sub(a0_0_1, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_2 = kgt_sub(a0_0_2, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+            a0_0_3 = kgt_sub(a0_0_3, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+            a0_1_0 = kgt_sub(a0_1_0, c1_8);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_1 = kgt_sub(a0_1_1, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_2 = kgt_sub(a0_1_2, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+            a0_1_3 = kgt_sub(a0_1_3, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+            a0_2_0 = kgt_sub(a0_2_0, c2_8);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_1 = kgt_sub(a0_2_1, c2_9);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_2 = kgt_sub(a0_2_2, c2_10);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+            a0_2_3 = kgt_sub(a0_2_3, c2_11);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+            a0_3_0 = kgt_sub(a0_3_0, c3_8);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_1 = kgt_sub(a0_3_1, c3_9);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_2 = kgt_sub(a0_3_2, c3_10);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+            a0_3_3 = kgt_sub(a0_3_3, c3_11);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -5975,20 +6224,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_0_2 / 0x1.cp+2f;
                     q.w = a0_0_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            float *const sp = op + yo0;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6000,22 +6249,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_1_2 / 0x1.cp+2f;
                     q.w = a0_1_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6027,22 +6274,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_2_2 / 0x1.cp+2f;
                     q.w = a0_2_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 2 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 2) {
-            float *const sp = op + yo2;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6054,35 +6299,161 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_3_2 / 0x1.cp+2f;
                     q.w = a0_3_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 3 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 3) {
-            float *const sp = op + yo3;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+            a0_2_0 = a1_2_0;
+            a0_2_1 = a1_2_1;
+            a0_2_2 = a1_2_2;
+            a0_2_3 = a1_2_3;
+            a0_3_0 = a1_3_0;
+            a0_3_1 = a1_3_1;
+            a0_3_2 = a1_3_2;
+            a0_3_3 = a1_3_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + -1 * s0 + 1 * s1;
+                const float4 V1 = *(const float4 *)rp1;
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (e7) c1_7 = rp1[-1];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (e12) c1_12 = rp1[4];
+                a0_0_0 = c0_8;
+                a0_0_0 = kgt_add(a0_0_0, c1_7);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, c1_9);
+                a0_0_1 = c0_9;
+                a0_0_1 = kgt_add(a0_0_1, c1_8);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, c1_10);
+                a0_0_2 = c0_10;
+                a0_0_2 = kgt_add(a0_0_2, c1_9);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, c1_11);
+                a0_0_3 = c0_11;
+                a0_0_3 = kgt_add(a0_0_3, c1_10);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + 0 * s0 + 1 * s1;
+                const float4 V1 = *(const float4 *)rp1;
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (e7) c1_7 = rp1[-1];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (e12) c1_12 = rp1[4];
+                a1_0_0 = c0_8;
+                a1_0_0 = kgt_add(a1_0_0, c1_7);
+                a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+                a1_0_0 = kgt_add(a1_0_0, c1_9);
+                a1_0_1 = c0_9;
+                a1_0_1 = kgt_add(a1_0_1, c1_8);
+                a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+                a1_0_1 = kgt_add(a1_0_1, c1_10);
+                a1_0_2 = c0_10;
+                a1_0_2 = kgt_add(a1_0_2, c1_9);
+                a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+                a1_0_2 = kgt_add(a1_0_2, c1_11);
+                a1_0_3 = c0_11;
+                a1_0_3 = kgt_add(a1_0_3, c1_10);
+                a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+                a1_0_3 = kgt_add(a1_0_3, c1_12);
+                a0_0_0 = kgt_sub(a0_0_0, c0_8);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_1 = kgt_sub(a0_0_1, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_2 = kgt_sub(a0_0_2, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+                a0_0_3 = kgt_sub(a0_0_3, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+                {
+                    float4 q;
+                    {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
+                }
+                    }
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        *(float4 *)sp = q;
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
-        a0_2_0 = a1_2_0;
-        a0_2_1 = a1_2_1;
-        a0_2_2 = a1_2_2;
-        a0_2_3 = a1_2_3;
-        a0_3_0 = a1_3_0;
-        a0_3_1 = a1_3_1;
-        a0_3_2 = a1_3_2;
-        a0_3_3 = a1_3_3;
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
@@ -6095,346 +6466,343 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
-    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
-    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 4;
+    if (full && ys > y1 - 4) ys = y1 - 4;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
-    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
-    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
-    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
     const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
     const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a0_2_0;
-    float a0_2_1;
-    float a0_2_2;
-    float a0_2_3;
-    float a0_3_0;
-    float a0_3_1;
-    float a0_3_2;
-    float a0_3_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    float a1_2_0;
-    float a1_2_1;
-    float a1_2_2;
-    float a1_2_3;
-    float a1_3_0;
-    float a1_3_1;
-    float a1_3_2;
-    float a1_3_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + -1 * s0 + yo2;
-        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + -1 * s0 + yo3;
-        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + -1 * s0 + yo4;
-        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a0_0_0 = c0_8;
-        a0_0_0 = kgt_add(a0_0_0, c1_7);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, c1_9);
-        a0_0_1 = c0_9;
-        a0_0_1 = kgt_add(a0_0_1, c1_8);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, c1_10);
-        a0_0_2 = c0_10;
-        a0_0_2 = kgt_add(a0_0_2, c1_9);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, c1_11);
-        a0_0_3 = c0_11;
-        a0_0_3 = kgt_add(a0_0_3, c1_10);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, c1_12);
-        a0_1_0 = c1_8;
-        a0_1_0 = kgt_add(a0_1_0, c2_7);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, c2_9);
-        a0_1_1 = c1_9;
-        a0_1_1 = kgt_add(a0_1_1, c2_8);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, c2_10);
-        a0_1_2 = c1_10;
-        a0_1_2 = kgt_add(a0_1_2, c2_9);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, c2_11);
-        a0_1_3 = c1_11;
-        a0_1_3 = kgt_add(a0_1_3, c2_10);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, c2_12);
-        a0_2_0 = c2_8;
-        a0_2_0 = kgt_add(a0_2_0, c3_7);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, c3_9);
-        a0_2_1 = c2_9;
-        a0_2_1 = kgt_add(a0_2_1, c3_8);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, c3_10);
-        a0_2_2 = c2_10;
-        a0_2_2 = kgt_add(a0_2_2, c3_9);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, c3_11);
-        a0_2_3 = c2_11;
-        a0_2_3 = kgt_add(a0_2_3, c3_10);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, c3_12);
-        a0_3_0 = c3_8;
-        a0_3_0 = kgt_add(a0_3_0, c4_7);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, c4_9);
-        a0_3_1 = c3_9;
-        a0_3_1 = kgt_add(a0_3_1, c4_8);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, c4_10);
-        a0_3_2 = c3_10;
-        a0_3_2 = kgt_add(a0_3_2, c4_9);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, c4_11);
-        a0_3_3 = c3_11;
-        a0_3_3 = kgt_add(a0_3_3, c4_10);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, c4_12);
-    }
-    KGT_UNROLL(2)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + 0 * s0 + yo2;
-        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + 0 * s0 + yo3;
-        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + 0 * s0 + yo4;
-        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a1_0_0 = c0_8;
-        a1_0_0 = kgt_add(a1_0_0, c1_7);
-        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
-        a1_0_0 = kgt_add(a1_0_0, c1_9);
-        a1_0_1 = c0_9;
-        a1_0_1 = kgt_add(a1_0_1, c1_8);
-        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
-        a1_0_1 = kgt_add(a1_0_1, c1_10);
-        a1_0_2 = c0_10;
-        a1_0_2 = kgt_add(a1_0_2, c1_9);
-        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
-        a1_0_2 = kgt_add(a1_0_2, c1_11);
-        a1_0_3 = c0_11;
-        a1_0_3 = kgt_add(a1_0_3, c1_10);
-        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
-        a1_0_3 = kgt_add(a1_0_3, c1_12);
-        a1_1_0 = c1_8;
-        a1_1_0 = kgt_add(a1_1_0, c2_7);
-        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
-        a1_1_0 = kgt_add(a1_1_0, c2_9);
-        a1_1_1 = c1_9;
-        a1_1_1 = kgt_add(a1_1_1, c2_8);
-        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
-        a1_1_1 = kgt_add(a1_1_1, c2_10);
-        a1_1_2 = c1_10;
-        a1_1_2 = kgt_add(a1_1_2, c2_9);
-        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
-        a1_1_2 = kgt_add(a1_1_2, c2_11);
-        a1_1_3 = c1_11;
-        a1_1_3 = kgt_add(a1_1_3, c2_10);
-        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
-        a1_1_3 = kgt_add(a1_1_3, c2_12);
-        a1_2_0 = c2_8;
-        a1_2_0 = kgt_add(a1_2_0, c3_7);
-        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
-        a1_2_0 = kgt_add(a1_2_0, c3_9);
-        a1_2_1 = c2_9;
-        a1_2_1 = kgt_add(a1_2_1, c3_8);
-        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
-        a1_2_1 = kgt_add(a1_2_1, c3_10);
-        a1_2_2 = c2_10;
-        a1_2_2 = kgt_add(a1_2_2, c3_9);
-        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
-        a1_2_2 = kgt_add(a1_2_2, c3_11);
-        a1_2_3 = c2_11;
-        a1_2_3 = kgt_add(a1_2_3, c3_10);
-        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
-        a1_2_3 = kgt_add(a1_2_3, c3_12);
-        a1_3_0 = c3_8;
-        a1_3_0 = kgt_add(a1_3_0, c4_7);
-        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
-        a1_3_0 = kgt_add(a1_3_0, c4_9);
-        a1_3_1 = c3_9;
-        a1_3_1 = kgt_add(a1_3_1, c4_8);
-        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
-        a1_3_1 = kgt_add(a1_3_1, c4_10);
-        a1_3_2 = c3_10;
-        a1_3_2 = kgt_add(a1_3_2, c4_9);
-        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
-        a1_3_2 = kgt_add(a1_3_2, c4_11);
-        a1_3_3 = c3_11;
-        a1_3_3 = kgt_add(a1_3_3, c4_10);
-        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
-        a1_3_3 = kgt_add(a1_3_3, c4_12);
-        a0_0_0 = kgt_sub(a0_0_0, c0_8);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_1 = kgt_sub(a0_0_1, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_2 = kgt_sub(a0_0_2, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-        a0_0_3 = kgt_sub(a0_0_3, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-        a0_1_0 = kgt_sub(a0_1_0, c1_8);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_1 = kgt_sub(a0_1_1, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_2 = kgt_sub(a0_1_2, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-        a0_1_3 = kgt_sub(a0_1_3, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-        a0_2_0 = kgt_sub(a0_2_0, c2_8);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_1 = kgt_sub(a0_2_1, c2_9);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_2 = kgt_sub(a0_2_2, c2_10);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-        a0_2_3 = kgt_sub(a0_2_3, c2_11);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-        a0_3_0 = kgt_sub(a0_3_0, c3_8);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_1 = kgt_sub(a0_3_1, c3_9);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_2 = kgt_sub(a0_3_2, c3_10);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-        a0_3_3 = kgt_sub(a0_3_3, c3_11);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
+    const float *const lb = in + zs * s0 + ys * s1 + x;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a0_2_0;
+        float a0_2_1;
+        float a0_2_2;
+        float a0_2_3;
+        float a0_3_0;
+        float a0_3_1;
+        float a0_3_2;
+        float a0_3_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
+        float a1_2_0;
+        float a1_2_1;
+        float a1_2_2;
+        float a1_2_3;
+        float a1_3_0;
+        float a1_3_1;
+        float a1_3_2;
+        float a1_3_3;
         {
-            float4 q;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (lane < 1) c1_7 = rp1[o7];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+            const float *const rp2 = lp + -1 * s0 + 2 * s1;
+            const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (lane < 1) c2_7 = rp2[o7];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+            const float *const rp3 = lp + -1 * s0 + 3 * s1;
+            const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (lane < 1) c3_7 = rp3[o7];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+            const float *const rp4 = lp + -1 * s0 + 4 * s1;
+            const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (lane < 1) c4_7 = rp4[o7];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+            a0_0_0 = c0_8;
+            a0_0_0 = kgt_add(a0_0_0, c1_7);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, c1_9);
+            a0_0_1 = c0_9;
+            a0_0_1 = kgt_add(a0_0_1, c1_8);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, c1_10);
+            a0_0_2 = c0_10;
+            a0_0_2 = kgt_add(a0_0_2, c1_9);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, c1_11);
+            a0_0_3 = c0_11;
+            a0_0_3 = kgt_add(a0_0_3, c1_10);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, c1_12);
+            a0_1_0 = c1_8;
+            a0_1_0 = kgt_add(a0_1_0, c2_7);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, c2_9);
+            a0_1_1 = c1_9;
+            a0_1_1 = kgt_add(a0_1_1, c2_8);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, c2_10);
+            a0_1_2 = c1_10;
+            a0_1_2 = kgt_add(a0_1_2, c2_9);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, c2_11);
+            a0_1_3 = c1_11;
+            a0_1_3 = kgt_add(a0_1_3, c2_10);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, c2_12);
+            a0_2_0 = c2_8;
+            a0_2_0 = kgt_add(a0_2_0, c3_7);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, c3_9);
+            a0_2_1 = c2_9;
+            a0_2_1 = kgt_add(a0_2_1, c3_8);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, c3_10);
+            a0_2_2 = c2_10;
+            a0_2_2 = kgt_add(a0_2_2, c3_9);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, c3_11);
+            a0_2_3 = c2_11;
+            a0_2_3 = kgt_add(a0_2_3, c3_10);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, c3_12);
+            a0_3_0 = c3_8;
+            a0_3_0 = kgt_add(a0_3_0, c4_7);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, c4_9);
+            a0_3_1 = c3_9;
+            a0_3_1 = kgt_add(a0_3_1, c4_8);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, c4_10);
+            a0_3_2 = c3_10;
+            a0_3_2 = kgt_add(a0_3_2, c4_9);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, c4_11);
+            a0_3_3 = c3_11;
+            a0_3_3 = kgt_add(a0_3_3, c4_10);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, c4_12);
+        }
+        KGT_UNROLL(2)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (lane < 1) c1_7 = rp1[o7];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+            const float *const rp2 = lp + 0 * s0 + 2 * s1;
+            const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (lane < 1) c2_7 = rp2[o7];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+            const float *const rp3 = lp + 0 * s0 + 3 * s1;
+            const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (lane < 1) c3_7 = rp3[o7];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+            const float *const rp4 = lp + 0 * s0 + 4 * s1;
+            const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (lane < 1) c4_7 = rp4[o7];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+            a1_0_0 = c0_8;
+            a1_0_0 = kgt_add(a1_0_0, c1_7);
+            a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+            a1_0_0 = kgt_add(a1_0_0, c1_9);
+            a1_0_1 = c0_9;
+            a1_0_1 = kgt_add(a1_0_1, c1_8);
+            a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+            a1_0_1 = kgt_add(a1_0_1, c1_10);
+            a1_0_2 = c0_10;
+            a1_0_2 = kgt_add(a1_0_2, c1_9);
+            a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+            a1_0_2 = kgt_add(a1_0_2, c1_11);
+            a1_0_3 = c0_11;
+            a1_0_3 = kgt_add(a1_0_3, c1_10);
+            a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+            a1_0_3 = kgt_add(a1_0_3, c1_12);
+            a1_1_0 = c1_8;
+            a1_1_0 = kgt_add(a1_1_0, c2_7);
+            a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+            a1_1_0 = kgt_add(a1_1_0, c2_9);
+            a1_1_1 = c1_9;
+            a1_1_1 = kgt_add(a1_1_1, c2_8);
+            a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+            a1_1_1 = kgt_add(a1_1_1, c2_10);
+            a1_1_2 = c1_10;
+            a1_1_2 = kgt_add(a1_1_2, c2_9);
+            a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+            a1_1_2 = kgt_add(a1_1_2, c2_11);
+            a1_1_3 = c1_11;
+            a1_1_3 = kgt_add(a1_1_3, c2_10);
+            a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+            a1_1_3 = kgt_add(a1_1_3, c2_12);
+            a1_2_0 = c2_8;
+            a1_2_0 = kgt_add(a1_2_0, c3_7);
+            a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+            a1_2_0 = kgt_add(a1_2_0, c3_9);
+            a1_2_1 = c2_9;
+            a1_2_1 = kgt_add(a1_2_1, c3_8);
+            a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+            a1_2_1 = kgt_add(a1_2_1, c3_10);
+            a1_2_2 = c2_10;
+            a1_2_2 = kgt_add(a1_2_2, c3_9);
+            a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+            a1_2_2 = kgt_add(a1_2_2, c3_11);
+            a1_2_3 = c2_11;
+            a1_2_3 = kgt_add(a1_2_3, c3_10);
+            a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+            a1_2_3 = kgt_add(a1_2_3, c3_12);
+            a1_3_0 = c3_8;
+            a1_3_0 = kgt_add(a1_3_0, c4_7);
+            a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+            a1_3_0 = kgt_add(a1_3_0, c4_9);
+            a1_3_1 = c3_9;
+            a1_3_1 = kgt_add(a1_3_1, c4_8);
+            a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+            a1_3_1 = kgt_add(a1_3_1, c4_10);
+            a1_3_2 = c3_10;
+            a1_3_2 = kgt_add(a1_3_2, c4_9);
+            a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+            a1_3_2 = kgt_add(a1_3_2, c4_11);
+            a1_3_3 = c3_11;
+            a1_3_3 = kgt_add(a1_3_3, c4_10);
+            a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+            a1_3_3 = kgt_add(a1_3_3, c4_12);
+            a0_0_0 = kgt_sub(a0_0_0, c0_8);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_1 = kgt_sub(a0_0_1, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_2 = kgt_sub(a0_0_2, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+            a0_0_3 = kgt_sub(a0_0_3, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+            a0_1_0 = kgt_sub(a0_1_0, c1_8);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_1 = kgt_sub(a0_1_1, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_2 = kgt_sub(a0_1_2, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+            a0_1_3 = kgt_sub(a0_1_3, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+            a0_2_0 = kgt_sub(a0_2_0, c2_8);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_1 = kgt_sub(a0_2_1, c2_9);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_2 = kgt_sub(a0_2_2, c2_10);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+            a0_2_3 = kgt_sub(a0_2_3, c2_11);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+            a0_3_0 = kgt_sub(a0_3_0, c3_8);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_1 = kgt_sub(a0_3_1, c3_9);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_2 = kgt_sub(a0_3_2, c3_10);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+            a0_3_3 = kgt_sub(a0_3_3, c3_11);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6446,20 +6814,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_0_2 / 0x1.cp+2f;
                     q.w = a0_0_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            float *const sp = op + yo0;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6471,22 +6839,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_1_2 / 0x1.cp+2f;
                     q.w = a0_1_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6498,22 +6864,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_2_2 / 0x1.cp+2f;
                     q.w = a0_2_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 2 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 2) {
-            float *const sp = op + yo2;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6525,35 +6889,161 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_3_2 / 0x1.cp+2f;
                     q.w = a0_3_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 3 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 3) {
-            float *const sp = op + yo3;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+            a0_2_0 = a1_2_0;
+            a0_2_1 = a1_2_1;
+            a0_2_2 = a1_2_2;
+            a0_2_3 = a1_2_3;
+            a0_3_0 = a1_3_0;
+            a0_3_1 = a1_3_1;
+            a0_3_2 = a1_3_2;
+            a0_3_3 = a1_3_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + -1 * s0 + 1 * s1;
+                const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (lane < 1) c1_7 = rp1[o7];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+                a0_0_0 = c0_8;
+                a0_0_0 = kgt_add(a0_0_0, c1_7);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, c1_9);
+                a0_0_1 = c0_9;
+                a0_0_1 = kgt_add(a0_0_1, c1_8);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, c1_10);
+                a0_0_2 = c0_10;
+                a0_0_2 = kgt_add(a0_0_2, c1_9);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, c1_11);
+                a0_0_3 = c0_11;
+                a0_0_3 = kgt_add(a0_0_3, c1_10);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + 0 * s0 + 1 * s1;
+                const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (lane < 1) c1_7 = rp1[o7];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+                a1_0_0 = c0_8;
+                a1_0_0 = kgt_add(a1_0_0, c1_7);
+                a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+                a1_0_0 = kgt_add(a1_0_0, c1_9);
+                a1_0_1 = c0_9;
+                a1_0_1 = kgt_add(a1_0_1, c1_8);
+                a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+                a1_0_1 = kgt_add(a1_0_1, c1_10);
+                a1_0_2 = c0_10;
+                a1_0_2 = kgt_add(a1_0_2, c1_9);
+                a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+                a1_0_2 = kgt_add(a1_0_2, c1_11);
+                a1_0_3 = c0_11;
+                a1_0_3 = kgt_add(a1_0_3, c1_10);
+                a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+                a1_0_3 = kgt_add(a1_0_3, c1_12);
+                a0_0_0 = kgt_sub(a0_0_0, c0_8);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_1 = kgt_sub(a0_0_1, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_2 = kgt_sub(a0_0_2, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+                a0_0_3 = kgt_sub(a0_0_3, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+                {
+                    float4 q;
+                    {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
+                }
+                    }
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        KGT_VST4F(sp, q);
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
-        a0_2_0 = a1_2_0;
-        a0_2_1 = a1_2_1;
-        a0_2_2 = a1_2_2;
-        a0_2_3 = a1_2_3;
-        a0_3_0 = a1_3_0;
-        a0_3_1 = a1_3_1;
-        a0_3_2 = a1_3_2;
-        a0_3_3 = a1_3_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
@@ -6625,343 +7115,340 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
-    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
-    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 4;
+    if (full && ys > y1 - 4) ys = y1 - 4;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
-    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
-    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
-    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
-    const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
-    const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
     const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a0_2_0;
-    float a0_2_1;
-    float a0_2_2;
-    float a0_2_3;
-    float a0_3_0;
-    float a0_3_1;
-    float a0_3_2;
-    float a0_3_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    float a1_2_0;
-    float a1_2_1;
-    float a1_2_2;
-    float a1_2_3;
-    float a1_3_0;
-    float a1_3_1;
-    float a1_3_2;
-    float a1_3_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + -1 * s0 + yo2;
-        const float4 V2 = *(const float4 *)(rp2 + vo);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + -1 * s0 + yo3;
-        const float4 V3 = *(const float4 *)(rp3 + vo);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + -1 * s0 + yo4;
-        const float4 V4 = *(const float4 *)(rp4 + vo);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a0_0_0 = c0_8;
-        a0_0_0 = kgt_add(a0_0_0, c1_7);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, c1_9);
-        a0_0_1 = c0_9;
-        a0_0_1 = kgt_add(a0_0_1, c1_8);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, c1_10);
-        a0_0_2 = c0_10;
-        a0_0_2 = kgt_add(a0_0_2, c1_9);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, c1_11);
-        a0_0_3 = c0_11;
-        a0_0_3 = kgt_add(a0_0_3, c1_10);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, c1_12);
-        a0_1_0 = c1_8;
-        a0_1_0 = kgt_add(a0_1_0, c2_7);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, c2_9);
-        a0_1_1 = c1_9;
-        a0_1_1 = kgt_add(a0_1_1, c2_8);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, c2_10);
-        a0_1_2 = c1_10;
-        a0_1_2 = kgt_add(a0_1_2, c2_9);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, c2_11);
-        a0_1_3 = c1_11;
-        a0_1_3 = kgt_add(a0_1_3, c2_10);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, c2_12);
-        a0_2_0 = c2_8;
-        a0_2_0 = kgt_add(a0_2_0, c3_7);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, c3_9);
-        a0_2_1 = c2_9;
-        a0_2_1 = kgt_add(a0_2_1, c3_8);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, c3_10);
-        a0_2_2 = c2_10;
-        a0_2_2 = kgt_add(a0_2_2, c3_9);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, c3_11);
-        a0_2_3 = c2_11;
-        a0_2_3 = kgt_add(a0_2_3, c3_10);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, c3_12);
-        a0_3_0 = c3_8;
-        a0_3_0 = kgt_add(a0_3_0, c4_7);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, c4_9);
-        a0_3_1 = c3_9;
-        a0_3_1 = kgt_add(a0_3_1, c4_8);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, c4_10);
-        a0_3_2 = c3_10;
-        a0_3_2 = kgt_add(a0_3_2, c4_9);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, c4_11);
-        a0_3_3 = c3_11;
-        a0_3_3 = kgt_add(a0_3_3, c4_10);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, c4_12);
-    }
-    KGT_UNROLL(2)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = *(const float4 *)(rp0 + vo);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = *(const float4 *)(rp1 + vo);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + 0 * s0 + yo2;
-        const float4 V2 = *(const float4 *)(rp2 + vo);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + 0 * s0 + yo3;
-        const float4 V3 = *(const float4 *)(rp3 + vo);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + 0 * s0 + yo4;
-        const float4 V4 = *(const float4 *)(rp4 + vo);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a1_0_0 = c0_8;
-        a1_0_0 = kgt_add(a1_0_0, c1_7);
-        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
-        a1_0_0 = kgt_add(a1_0_0, c1_9);
-        a1_0_1 = c0_9;
-        a1_0_1 = kgt_add(a1_0_1, c1_8);
-        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
-        a1_0_1 = kgt_add(a1_0_1, c1_10);
-        a1_0_2 = c0_10;
-        a1_0_2 = kgt_add(a1_0_2, c1_9);
-        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
-        a1_0_2 = kgt_add(a1_0_2, c1_11);
-        a1_0_3 = c0_11;
-        a1_0_3 = kgt_add(a1_0_3, c1_10);
-        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
-        a1_0_3 = kgt_add(a1_0_3, c1_12);
-        a1_1_0 = c1_8;
-        a1_1_0 = kgt_add(a1_1_0, c2_7);
-        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
-        a1_1_0 = kgt_add(a1_1_0, c2_9);
-        a1_1_1 = c1_9;
-        a1_1_1 = kgt_add(a1_1_1, c2_8);
-        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
-        a1_1_1 = kgt_add(a1_1_1, c2_10);
-        a1_1_2 = c1_10;
-        a1_1_2 = kgt_add(a1_1_2, c2_9);
-        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
-        a1_1_2 = kgt_add(a1_1_2, c2_11);
-        a1_1_3 = c1_11;
-        a1_1_3 = kgt_add(a1_1_3, c2_10);
-        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
-        a1_1_3 = kgt_add(a1_1_3, c2_12);
-        a1_2_0 = c2_8;
-        a1_2_0 = kgt_add(a1_2_0, c3_7);
-        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
-        a1_2_0 = kgt_add(a1_2_0, c3_9);
-        a1_2_1 = c2_9;
-        a1_2_1 = kgt_add(a1_2_1, c3_8);
-        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
-        a1_2_1 = kgt_add(a1_2_1, c3_10);
-        a1_2_2 = c2_10;
-        a1_2_2 = kgt_add(a1_2_2, c3_9);
-        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
-        a1_2_2 = kgt_add(a1_2_2, c3_11);
-        a1_2_3 = c2_11;
-        a1_2_3 = kgt_add(a1_2_3, c3_10);
-        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
-        a1_2_3 = kgt_add(a1_2_3, c3_12);
-        a1_3_0 = c3_8;
-        a1_3_0 = kgt_add(a1_3_0, c4_7);
-        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
-        a1_3_0 = kgt_add(a1_3_0, c4_9);
-        a1_3_1 = c3_9;
-        a1_3_1 = kgt_add(a1_3_1, c4_8);
-        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
-        a1_3_1 = kgt_add(a1_3_1, c4_10);
-        a1_3_2 = c3_10;
-        a1_3_2 = kgt_add(a1_3_2, c4_9);
-        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
-        a1_3_2 = kgt_add(a1_3_2, c4_11);
-        a1_3_3 = c3_11;
-        a1_3_3 = kgt_add(a1_3_3, c4_10);
-        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
-        a1_3_3 = kgt_add(a1_3_3, c4_12);
-        a0_0_0 = kgt_sub(a0_0_0, c0_8);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_1 = kgt_sub(a0_0_1, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_2 = kgt_sub(a0_0_2, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-        a0_0_3 = kgt_sub(a0_0_3, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-        a0_1_0 = kgt_sub(a0_1_0, c1_8);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_1 = kgt_sub(a0_1_1, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_2 = kgt_sub(a0_1_2, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-        a0_1_3 = kgt_sub(a0_1_3, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-        a0_2_0 = kgt_sub(a0_2_0, c2_8);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_1 = kgt_sub(a0_2_1, c2_9);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_2 = kgt_sub(a0_2_2, c2_10);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-        a0_2_3 = kgt_sub(a0_2_3, c2_11);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-        a0_3_0 = kgt_sub(a0_3_0, c3_8);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_1 = kgt_sub(a0_3_1, c3_9);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_2 = kgt_sub(a0_3_2, c3_10);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-        a0_3_3 = kgt_sub(a0_3_3, c3_11);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
+    const int e7 = lane < 1 && !vo && x - 1 >= x0 - 1;
+    const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    const float *const lb = in + zs * s0 + ys * s1 + x + vo;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a0_2_0;
+        float a0_2_1;
+        float a0_2_2;
+        float a0_2_3;
+        float a0_3_0;
+        float a0_3_1;
+        float a0_3_2;
+        float a0_3_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
+        float a1_2_0;
+        float a1_2_1;
+        float a1_2_2;
+        float a1_2_3;
+        float a1_3_0;
+        float a1_3_1;
+        float a1_3_2;
+        float a1_3_3;
         {
-            float4 q;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (e7) c1_7 = rp1[-1];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (e12) c1_12 = rp1[4];
+            const float *const rp2 = lp + -1 * s0 + 2 * s1;
+            const float4 V2 = *(const float4 *)rp2;
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (e7) c2_7 = rp2[-1];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (e12) c2_12 = rp2[4];
+            const float *const rp3 = lp + -1 * s0 + 3 * s1;
+            const float4 V3 = *(const float4 *)rp3;
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (e7) c3_7 = rp3[-1];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (e12) c3_12 = rp3[4];
+            const float *const rp4 = lp + -1 * s0 + 4 * s1;
+            const float4 V4 = *(const float4 *)rp4;
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (e7) c4_7 = rp4[-1];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (e12) c4_12 = rp4[4];
+            a0_0_0 = c0_8;
+            a0_0_0 = kgt_add(a0_0_0, c1_7);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, c1_9);
+            a0_0_1 = c0_9;
+            a0_0_1 = kgt_add(a0_0_1, c1_8);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, c1_10);
+            a0_0_2 = c0_10;
+            a0_0_2 = kgt_add(a0_0_2, c1_9);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, c1_11);
+            a0_0_3 = c0_11;
+            a0_0_3 = kgt_add(a0_0_3, c1_10);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, c1_12);
+            a0_1_0 = c1_8;
+            a0_1_0 = kgt_add(a0_1_0, c2_7);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, c2_9);
+            a0_1_1 = c1_9;
+            a0_1_1 = kgt_add(a0_1_1, c2_8);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, c2_10);
+            a0_1_2 = c1_10;
+            a0_1_2 = kgt_add(a0_1_2, c2_9);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, c2_11);
+            a0_1_3 = c1_11;
+            a0_1_3 = kgt_add(a0_1_3, c2_10);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, c2_12);
+            a0_2_0 = c2_8;
+            a0_2_0 = kgt_add(a0_2_0, c3_7);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, c3_9);
+            a0_2_1 = c2_9;
+            a0_2_1 = kgt_add(a0_2_1, c3_8);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, c3_10);
+            a0_2_2 = c2_10;
+            a0_2_2 = kgt_add(a0_2_2, c3_9);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, c3_11);
+            a0_2_3 = c2_11;
+            a0_2_3 = kgt_add(a0_2_3, c3_10);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, c3_12);
+            a0_3_0 = c3_8;
+            a0_3_0 = kgt_add(a0_3_0, c4_7);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, c4_9);
+            a0_3_1 = c3_9;
+            a0_3_1 = kgt_add(a0_3_1, c4_8);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, c4_10);
+            a0_3_2 = c3_10;
+            a0_3_2 = kgt_add(a0_3_2, c4_9);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, c4_11);
+            a0_3_3 = c3_11;
+            a0_3_3 = kgt_add(a0_3_3, c4_10);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, c4_12);
+        }
+        KGT_UNROLL(2)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = *(const float4 *)rp0;
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = *(const float4 *)rp1;
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (e7) c1_7 = rp1[-1];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (e12) c1_12 = rp1[4];
+            const float *const rp2 = lp + 0 * s0 + 2 * s1;
+            const float4 V2 = *(const float4 *)rp2;
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (e7) c2_7 = rp2[-1];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (e12) c2_12 = rp2[4];
+            const float *const rp3 = lp + 0 * s0 + 3 * s1;
+            const float4 V3 = *(const float4 *)rp3;
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (e7) c3_7 = rp3[-1];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (e12) c3_12 = rp3[4];
+            const float *const rp4 = lp + 0 * s0 + 4 * s1;
+            const float4 V4 = *(const float4 *)rp4;
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (e7) c4_7 = rp4[-1];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (e12) c4_12 = rp4[4];
+            a1_0_0 = c0_8;
+            a1_0_0 = kgt_add(a1_0_0, c1_7);
+            a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+            a1_0_0 = kgt_add(a1_0_0, c1_9);
+            a1_0_1 = c0_9;
+            a1_0_1 = kgt_add(a1_0_1, c1_8);
+            a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+            a1_0_1 = kgt_add(a1_0_1, c1_10);
+            a1_0_2 = c0_10;
+            a1_0_2 = kgt_add(a1_0_2, c1_9);
+            a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+            a1_0_2 = kgt_add(a1_0_2, c1_11);
+            a1_0_3 = c0_11;
+            a1_0_3 = kgt_add(a1_0_3, c1_10);
+            a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+            a1_0_3 = kgt_add(a1_0_3, c1_12);
+            a1_1_0 = c1_8;
+            a1_1_0 = kgt_add(a1_1_0, c2_7);
+            a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+            a1_1_0 = kgt_add(a1_1_0, c2_9);
+            a1_1_1 = c1_9;
+            a1_1_1 = kgt_add(a1_1_1, c2_8);
+            a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+            a1_1_1 = kgt_add(a1_1_1, c2_10);
+            a1_1_2 = c1_10;
+            a1_1_2 = kgt_add(a1_1_2, c2_9);
+            a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+            a1_1_2 = kgt_add(a1_1_2, c2_11);
+            a1_1_3 = c1_11;
+            a1_1_3 = kgt_add(a1_1_3, c2_10);
+            a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+            a1_1_3 = kgt_add(a1_1_3, c2_12);
+            a1_2_0 = c2_8;
+            a1_2_0 = kgt_add(a1_2_0, c3_7);
+            a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+            a1_2_0 = kgt_add(a1_2_0, c3_9);
+            a1_2_1 = c2_9;
+            a1_2_1 = kgt_add(a1_2_1, c3_8);
+            a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+            a1_2_1 = kgt_add(a1_2_1, c3_10);
+            a1_2_2 = c2_10;
+            a1_2_2 = kgt_add(a1_2_2, c3_9);
+            a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+            a1_2_2 = kgt_add(a1_2_2, c3_11);
+            a1_2_3 = c2_11;
+            a1_2_3 = kgt_add(a1_2_3, c3_10);
+            a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+            a1_2_3 = kgt_add(a1_2_3, c3_12);
+            a1_3_0 = c3_8;
+            a1_3_0 = kgt_add(a1_3_0, c4_7);
+            a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+            a1_3_0 = kgt_add(a1_3_0, c4_9);
+            a1_3_1 = c3_9;
+            a1_3_1 = kgt_add(a1_3_1, c4_8);
+            a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+            a1_3_1 = kgt_add(a1_3_1, c4_10);
+            a1_3_2 = c3_10;
+            a1_3_2 = kgt_add(a1_3_2, c4_9);
+            a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+            a1_3_2 = kgt_add(a1_3_2, c4_11);
+            a1_3_3 = c3_11;
+            a1_3_3 = kgt_add(a1_3_3, c4_10);
+            a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+            a1_3_3 = kgt_add(a1_3_3, c4_12);
+            a0_0_0 = kgt_sub(a0_0_0, c0_8);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_1 = kgt_sub(a0_0_1, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_2 = kgt_sub(a0_0_2, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+            a0_0_3 = kgt_sub(a0_0_3, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+            a0_1_0 = kgt_sub(a0_1_0, c1_8);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_1 = kgt_sub(a0_1_1, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_2 = kgt_sub(a0_1_2, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+            a0_1_3 = kgt_sub(a0_1_3, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+            a0_2_0 = kgt_sub(a0_2_0, c2_8);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_1 = kgt_sub(a0_2_1, c2_9);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_2 = kgt_sub(a0_2_2, c2_10);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+            a0_2_3 = kgt_sub(a0_2_3, c2_11);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+            a0_3_0 = kgt_sub(a0_3_0, c3_8);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_1 = kgt_sub(a0_3_1, c3_9);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_2 = kgt_sub(a0_3_2, c3_10);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+            a0_3_3 = kgt_sub(a0_3_3, c3_11);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6973,20 +7460,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_0_2 / 0x1.cp+2f;
                     q.w = a0_0_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            float *const sp = op + yo0;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -6998,22 +7485,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_1_2 / 0x1.cp+2f;
                     q.w = a0_1_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -7025,22 +7510,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_2_2 / 0x1.cp+2f;
                     q.w = a0_2_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 2 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 2) {
-            float *const sp = op + yo2;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -7052,35 +7535,161 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_3_2 / 0x1.cp+2f;
                     q.w = a0_3_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 3 * s1;
+                if (ok)
+                    *(float4 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 3) {
-            float *const sp = op + yo3;
-            if (ok)
-                *(float4 *)sp = q;
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+            a0_2_0 = a1_2_0;
+            a0_2_1 = a1_2_1;
+            a0_2_2 = a1_2_2;
+            a0_2_3 = a1_2_3;
+            a0_3_0 = a1_3_0;
+            a0_3_1 = a1_3_1;
+            a0_3_2 = a1_3_2;
+            a0_3_3 = a1_3_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + -1 * s0 + 1 * s1;
+                const float4 V1 = *(const float4 *)rp1;
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (e7) c1_7 = rp1[-1];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (e12) c1_12 = rp1[4];
+                a0_0_0 = c0_8;
+                a0_0_0 = kgt_add(a0_0_0, c1_7);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, c1_9);
+                a0_0_1 = c0_9;
+                a0_0_1 = kgt_add(a0_0_1, c1_8);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, c1_10);
+                a0_0_2 = c0_10;
+                a0_0_2 = kgt_add(a0_0_2, c1_9);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, c1_11);
+                a0_0_3 = c0_11;
+                a0_0_3 = kgt_add(a0_0_3, c1_10);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = *(const float4 *)rp0;
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + 0 * s0 + 1 * s1;
+                const float4 V1 = *(const float4 *)rp1;
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (e7) c1_7 = rp1[-1];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (e12) c1_12 = rp1[4];
+                a1_0_0 = c0_8;
+                a1_0_0 = kgt_add(a1_0_0, c1_7);
+                a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+                a1_0_0 = kgt_add(a1_0_0, c1_9);
+                a1_0_1 = c0_9;
+                a1_0_1 = kgt_add(a1_0_1, c1_8);
+                a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+                a1_0_1 = kgt_add(a1_0_1, c1_10);
+                a1_0_2 = c0_10;
+                a1_0_2 = kgt_add(a1_0_2, c1_9);
+                a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+                a1_0_2 = kgt_add(a1_0_2, c1_11);
+                a1_0_3 = c0_11;
+                a1_0_3 = kgt_add(a1_0_3, c1_10);
+                a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+                a1_0_3 = kgt_add(a1_0_3, c1_12);
+                a0_0_0 = kgt_sub(a0_0_0, c0_8);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_1 = kgt_sub(a0_0_1, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_2 = kgt_sub(a0_0_2, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+                a0_0_3 = kgt_sub(a0_0_3, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+                {
+                    float4 q;
+                    {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
+                }
+                    }
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        *(float4 *)sp = q;
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
-        a0_2_0 = a1_2_0;
-        a0_2_1 = a1_2_1;
-        a0_2_2 = a1_2_2;
-        a0_2_3 = a1_2_3;
-        a0_3_0 = a1_3_0;
-        a0_3_1 = a1_3_1;
-        a0_3_2 = a1_3_2;
-        a0_3_3 = a1_3_3;
     }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
@@ -7093,346 +7702,343 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     int ys = y0 + ((int)blockIdx.y * 1 + (int)threadIdx.y) * 4;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 1) return;
-    if (y1 - y0 >= 4 && ys > y1 - 4) ys = y1 - 4;
-    const int yn = y1 - ys, ym = y1 - 1 + 1 - ys;
-    (void)yn; (void)ym;
+    const int full = y1 - y0 >= 4;
+    if (full && ys > y1 - 4) ys = y1 - 4;
     const int ok = x >= x0 && x + 4 <= x1;
-    const float *ip = in + zs * s0 + ys * s1 + x;
-    float *op = out + zs * s0 + ys * s1 + x;
-    const long long yo0 = 0 * s1;
-    const long long yo1 = (long long)(1 <= ym ? 1 : ym) * s1;
-    const long long yo2 = (long long)(2 <= ym ? 2 : ym) * s1;
-    const long long yo3 = (long long)(3 <= ym ? 3 : ym) * s1;
-    const long long yo4 = (long long)(4 <= ym ? 4 : ym) * s1;
     const int o7 = KGT_CLAMP(x + -1, x0 - 1, x1 - 1 + 1) - x;
     const int o8 = KGT_CLAMP(x + 0, x0 - 1, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 1, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
-    float a0_0_0;
-    float a0_0_1;
-    float a0_0_2;
-    float a0_0_3;
-    float a0_1_0;
-    float a0_1_1;
-    float a0_1_2;
-    float a0_1_3;
-    float a0_2_0;
-    float a0_2_1;
-    float a0_2_2;
-    float a0_2_3;
-    float a0_3_0;
-    float a0_3_1;
-    float a0_3_2;
-    float a0_3_3;
-    float a1_0_0;
-    float a1_0_1;
-    float a1_0_2;
-    float a1_0_3;
-    float a1_1_0;
-    float a1_1_1;
-    float a1_1_2;
-    float a1_1_3;
-    float a1_2_0;
-    float a1_2_1;
-    float a1_2_2;
-    float a1_2_3;
-    float a1_3_0;
-    float a1_3_1;
-    float a1_3_2;
-    float a1_3_3;
-    {
-        const float *const rp0 = ip + -1 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + -1 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + -1 * s0 + yo2;
-        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + -1 * s0 + yo3;
-        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + -1 * s0 + yo4;
-        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a0_0_0 = c0_8;
-        a0_0_0 = kgt_add(a0_0_0, c1_7);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, c1_9);
-        a0_0_1 = c0_9;
-        a0_0_1 = kgt_add(a0_0_1, c1_8);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, c1_10);
-        a0_0_2 = c0_10;
-        a0_0_2 = kgt_add(a0_0_2, c1_9);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, c1_11);
-        a0_0_3 = c0_11;
-        a0_0_3 = kgt_add(a0_0_3, c1_10);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, c1_12);
-        a0_1_0 = c1_8;
-        a0_1_0 = kgt_add(a0_1_0, c2_7);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, c2_9);
-        a0_1_1 = c1_9;
-        a0_1_1 = kgt_add(a0_1_1, c2_8);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, c2_10);
-        a0_1_2 = c1_10;
-        a0_1_2 = kgt_add(a0_1_2, c2_9);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, c2_11);
-        a0_1_3 = c1_11;
-        a0_1_3 = kgt_add(a0_1_3, c2_10);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, c2_12);
-        a0_2_0 = c2_8;
-        a0_2_0 = kgt_add(a0_2_0, c3_7);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, c3_9);
-        a0_2_1 = c2_9;
-        a0_2_1 = kgt_add(a0_2_1, c3_8);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, c3_10);
-        a0_2_2 = c2_10;
-        a0_2_2 = kgt_add(a0_2_2, c3_9);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, c3_11);
-        a0_2_3 = c2_11;
-        a0_2_3 = kgt_add(a0_2_3, c3_10);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, c3_12);
-        a0_3_0 = c3_8;
-        a0_3_0 = kgt_add(a0_3_0, c4_7);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, c4_9);
-        a0_3_1 = c3_9;
-        a0_3_1 = kgt_add(a0_3_1, c4_8);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, c4_10);
-        a0_3_2 = c3_10;
-        a0_3_2 = kgt_add(a0_3_2, c4_9);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, c4_11);
-        a0_3_3 = c3_11;
-        a0_3_3 = kgt_add(a0_3_3, c4_10);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, c4_12);
-    }
-    KGT_UNROLL(2)
-    for (int i = zs; i < h0; i++, ip += s0, op += s0) {
-        const float *const rp0 = ip + 0 * s0 + yo0;
-        const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-        const float c0_8 = V0.x;
-        const float c0_9 = V0.y;
-        const float c0_10 = V0.z;
-        const float c0_11 = V0.w;
-        const float *const rp1 = ip + 0 * s0 + yo1;
-        const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-        float c1_7 = KGT_SHFL(V1.w, lane - 1);
-        if (lane < 1) c1_7 = rp1[o7];
-        const float c1_8 = V1.x;
-        const float c1_9 = V1.y;
-        const float c1_10 = V1.z;
-        const float c1_11 = V1.w;
-        float c1_12 = KGT_SHFL(V1.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-        const float *const rp2 = ip + 0 * s0 + yo2;
-        const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
-        float c2_7 = KGT_SHFL(V2.w, lane - 1);
-        if (lane < 1) c2_7 = rp2[o7];
-        const float c2_8 = V2.x;
-        const float c2_9 = V2.y;
-        const float c2_10 = V2.z;
-        const float c2_11 = V2.w;
-        float c2_12 = KGT_SHFL(V2.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-        const float *const rp3 = ip + 0 * s0 + yo3;
-        const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
-        float c3_7 = KGT_SHFL(V3.w, lane - 1);
-        if (lane < 1) c3_7 = rp3[o7];
-        const float c3_8 = V3.x;
-        const float c3_9 = V3.y;
-        const float c3_10 = V3.z;
-        const float c3_11 = V3.w;
-        float c3_12 = KGT_SHFL(V3.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-        const float *const rp4 = ip + 0 * s0 + yo4;
-        const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
-        float c4_7 = KGT_SHFL(V4.w, lane - 1);
-        if (lane < 1) c4_7 = rp4[o7];
-        const float c4_8 = V4.x;
-        const float c4_9 = V4.y;
-        const float c4_10 = V4.z;
-        const float c4_11 = V4.w;
-        float c4_12 = KGT_SHFL(V4.x, lane + 1);
-        if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-        a1_0_0 = c0_8;
-        a1_0_0 = kgt_add(a1_0_0, c1_7);
-        a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
-        a1_0_0 = kgt_add(a1_0_0, c1_9);
-        a1_0_1 = c0_9;
-        a1_0_1 = kgt_add(a1_0_1, c1_8);
-        a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
-        a1_0_1 = kgt_add(a1_0_1, c1_10);
-        a1_0_2 = c0_10;
-        a1_0_2 = kgt_add(a1_0_2, c1_9);
-        a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
-        a1_0_2 = kgt_add(a1_0_2, c1_11);
-        a1_0_3 = c0_11;
-        a1_0_3 = kgt_add(a1_0_3, c1_10);
-        a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
-        a1_0_3 = kgt_add(a1_0_3, c1_12);
-        a1_1_0 = c1_8;
-        a1_1_0 = kgt_add(a1_1_0, c2_7);
-        a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
-        a1_1_0 = kgt_add(a1_1_0, c2_9);
-        a1_1_1 = c1_9;
-        a1_1_1 = kgt_add(a1_1_1, c2_8);
-        a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
-        a1_1_1 = kgt_add(a1_1_1, c2_10);
-        a1_1_2 = c1_10;
-        a1_1_2 = kgt_add(a1_1_2, c2_9);
-        a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
-        a1_1_2 = kgt_add(a1_1_2, c2_11);
-        a1_1_3 = c1_11;
-        a1_1_3 = kgt_add(a1_1_3, c2_10);
-        a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
-        a1_1_3 = kgt_add(a1_1_3, c2_12);
-        a1_2_0 = c2_8;
-        a1_2_0 = kgt_add(a1_2_0, c3_7);
-        a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
-        a1_2_0 = kgt_add(a1_2_0, c3_9);
-        a1_2_1 = c2_9;
-        a1_2_1 = kgt_add(a1_2_1, c3_8);
-        a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
-        a1_2_1 = kgt_add(a1_2_1, c3_10);
-        a1_2_2 = c2_10;
-        a1_2_2 = kgt_add(a1_2_2, c3_9);
-        a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
-        a1_2_2 = kgt_add(a1_2_2, c3_11);
-        a1_2_3 = c2_11;
-        a1_2_3 = kgt_add(a1_2_3, c3_10);
-        a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
-        a1_2_3 = kgt_add(a1_2_3, c3_12);
-        a1_3_0 = c3_8;
-        a1_3_0 = kgt_add(a1_3_0, c4_7);
-        a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
-        a1_3_0 = kgt_add(a1_3_0, c4_9);
-        a1_3_1 = c3_9;
-        a1_3_1 = kgt_add(a1_3_1, c4_8);
-        a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
-        a1_3_1 = kgt_add(a1_3_1, c4_10);
-        a1_3_2 = c3_10;
-        a1_3_2 = kgt_add(a1_3_2, c4_9);
-        a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
-        a1_3_2 = kgt_add(a1_3_2, c4_11);
-        a1_3_3 = c3_11;
-        a1_3_3 = kgt_add(a1_3_3, c4_10);
-        a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
-        a1_3_3 = kgt_add(a1_3_3, c4_12);
-        a0_0_0 = kgt_sub(a0_0_0, c0_8);
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-        a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_1 = kgt_sub(a0_0_1, c0_9);
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-        a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_2 = kgt_sub(a0_0_2, c0_10);
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-        a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-        a0_0_3 = kgt_sub(a0_0_3, c0_11);
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-        a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-        a0_1_0 = kgt_sub(a0_1_0, c1_8);
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-        a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_1 = kgt_sub(a0_1_1, c1_9);
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-        a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_2 = kgt_sub(a0_1_2, c1_10);
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-        a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-        a0_1_3 = kgt_sub(a0_1_3, c1_11);
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-        a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-        a0_2_0 = kgt_sub(a0_2_0, c2_8);
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-        a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_1 = kgt_sub(a0_2_1, c2_9);
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-        a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_2 = kgt_sub(a0_2_2, c2_10);
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-        a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-        a0_2_3 = kgt_sub(a0_2_3, c2_11);
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-        a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-        a0_3_0 = kgt_sub(a0_3_0, c3_8);
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-        a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_1 = kgt_sub(a0_3_1, c3_9);
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-        a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_2 = kgt_sub(a0_3_2, c3_10);
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-        a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-        a0_3_3 = kgt_sub(a0_3_3, c3_11);
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-        a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
+    const float *const lb = in + zs * s0 + ys * s1 + x;
+    float *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const float *lp = lb;
+        float *op = ob;
+        float a0_0_0;
+        float a0_0_1;
+        float a0_0_2;
+        float a0_0_3;
+        float a0_1_0;
+        float a0_1_1;
+        float a0_1_2;
+        float a0_1_3;
+        float a0_2_0;
+        float a0_2_1;
+        float a0_2_2;
+        float a0_2_3;
+        float a0_3_0;
+        float a0_3_1;
+        float a0_3_2;
+        float a0_3_3;
+        float a1_0_0;
+        float a1_0_1;
+        float a1_0_2;
+        float a1_0_3;
+        float a1_1_0;
+        float a1_1_1;
+        float a1_1_2;
+        float a1_1_3;
+        float a1_2_0;
+        float a1_2_1;
+        float a1_2_2;
+        float a1_2_3;
+        float a1_3_0;
+        float a1_3_1;
+        float a1_3_2;
+        float a1_3_3;
         {
-            float4 q;
+            const float *const rp0 = lp + -1 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + -1 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (lane < 1) c1_7 = rp1[o7];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+            const float *const rp2 = lp + -1 * s0 + 2 * s1;
+            const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (lane < 1) c2_7 = rp2[o7];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+            const float *const rp3 = lp + -1 * s0 + 3 * s1;
+            const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (lane < 1) c3_7 = rp3[o7];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+            const float *const rp4 = lp + -1 * s0 + 4 * s1;
+            const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (lane < 1) c4_7 = rp4[o7];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+            a0_0_0 = c0_8;
+            a0_0_0 = kgt_add(a0_0_0, c1_7);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, c1_9);
+            a0_0_1 = c0_9;
+            a0_0_1 = kgt_add(a0_0_1, c1_8);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, c1_10);
+            a0_0_2 = c0_10;
+            a0_0_2 = kgt_add(a0_0_2, c1_9);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, c1_11);
+            a0_0_3 = c0_11;
+            a0_0_3 = kgt_add(a0_0_3, c1_10);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, c1_12);
+            a0_1_0 = c1_8;
+            a0_1_0 = kgt_add(a0_1_0, c2_7);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p+1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, c2_9);
+            a0_1_1 = c1_9;
+            a0_1_1 = kgt_add(a0_1_1, c2_8);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p+1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, c2_10);
+            a0_1_2 = c1_10;
+            a0_1_2 = kgt_add(a0_1_2, c2_9);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p+1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, c2_11);
+            a0_1_3 = c1_11;
+            a0_1_3 = kgt_add(a0_1_3, c2_10);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p+1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, c2_12);
+            a0_2_0 = c2_8;
+            a0_2_0 = kgt_add(a0_2_0, c3_7);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p+1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, c3_9);
+            a0_2_1 = c2_9;
+            a0_2_1 = kgt_add(a0_2_1, c3_8);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p+1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, c3_10);
+            a0_2_2 = c2_10;
+            a0_2_2 = kgt_add(a0_2_2, c3_9);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p+1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, c3_11);
+            a0_2_3 = c2_11;
+            a0_2_3 = kgt_add(a0_2_3, c3_10);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p+1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, c3_12);
+            a0_3_0 = c3_8;
+            a0_3_0 = kgt_add(a0_3_0, c4_7);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p+1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, c4_9);
+            a0_3_1 = c3_9;
+            a0_3_1 = kgt_add(a0_3_1, c4_8);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p+1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, c4_10);
+            a0_3_2 = c3_10;
+            a0_3_2 = kgt_add(a0_3_2, c4_9);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p+1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, c4_11);
+            a0_3_3 = c3_11;
+            a0_3_3 = kgt_add(a0_3_3, c4_10);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p+1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, c4_12);
+        }
+        KGT_UNROLL(2)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const float *const rp0 = lp + 0 * s0 + 0 * s1;
+            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+            const float c0_8 = V0.x;
+            const float c0_9 = V0.y;
+            const float c0_10 = V0.z;
+            const float c0_11 = V0.w;
+            const float *const rp1 = lp + 0 * s0 + 1 * s1;
+            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+            float c1_7 = KGT_SHFL(V1.w, lane - 1);
+            if (lane < 1) c1_7 = rp1[o7];
+            const float c1_8 = V1.x;
+            const float c1_9 = V1.y;
+            const float c1_10 = V1.z;
+            const float c1_11 = V1.w;
+            float c1_12 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+            const float *const rp2 = lp + 0 * s0 + 2 * s1;
+            const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
+            float c2_7 = KGT_SHFL(V2.w, lane - 1);
+            if (lane < 1) c2_7 = rp2[o7];
+            const float c2_8 = V2.x;
+            const float c2_9 = V2.y;
+            const float c2_10 = V2.z;
+            const float c2_11 = V2.w;
+            float c2_12 = KGT_SHFL(V2.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
+            const float *const rp3 = lp + 0 * s0 + 3 * s1;
+            const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
+            float c3_7 = KGT_SHFL(V3.w, lane - 1);
+            if (lane < 1) c3_7 = rp3[o7];
+            const float c3_8 = V3.x;
+            const float c3_9 = V3.y;
+            const float c3_10 = V3.z;
+            const float c3_11 = V3.w;
+            float c3_12 = KGT_SHFL(V3.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
+            const float *const rp4 = lp + 0 * s0 + 4 * s1;
+            const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
+            float c4_7 = KGT_SHFL(V4.w, lane - 1);
+            if (lane < 1) c4_7 = rp4[o7];
+            const float c4_8 = V4.x;
+            const float c4_9 = V4.y;
+            const float c4_10 = V4.z;
+            const float c4_11 = V4.w;
+            float c4_12 = KGT_SHFL(V4.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
+            a1_0_0 = c0_8;
+            a1_0_0 = kgt_add(a1_0_0, c1_7);
+            a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+            a1_0_0 = kgt_add(a1_0_0, c1_9);
+            a1_0_1 = c0_9;
+            a1_0_1 = kgt_add(a1_0_1, c1_8);
+            a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+            a1_0_1 = kgt_add(a1_0_1, c1_10);
+            a1_0_2 = c0_10;
+            a1_0_2 = kgt_add(a1_0_2, c1_9);
+            a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+            a1_0_2 = kgt_add(a1_0_2, c1_11);
+            a1_0_3 = c0_11;
+            a1_0_3 = kgt_add(a1_0_3, c1_10);
+            a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+            a1_0_3 = kgt_add(a1_0_3, c1_12);
+            a1_1_0 = c1_8;
+            a1_1_0 = kgt_add(a1_1_0, c2_7);
+            a1_1_0 = kgt_add(a1_1_0, kgt_mul(0x1p+1f, c2_8));
+            a1_1_0 = kgt_add(a1_1_0, c2_9);
+            a1_1_1 = c1_9;
+            a1_1_1 = kgt_add(a1_1_1, c2_8);
+            a1_1_1 = kgt_add(a1_1_1, kgt_mul(0x1p+1f, c2_9));
+            a1_1_1 = kgt_add(a1_1_1, c2_10);
+            a1_1_2 = c1_10;
+            a1_1_2 = kgt_add(a1_1_2, c2_9);
+            a1_1_2 = kgt_add(a1_1_2, kgt_mul(0x1p+1f, c2_10));
+            a1_1_2 = kgt_add(a1_1_2, c2_11);
+            a1_1_3 = c1_11;
+            a1_1_3 = kgt_add(a1_1_3, c2_10);
+            a1_1_3 = kgt_add(a1_1_3, kgt_mul(0x1p+1f, c2_11));
+            a1_1_3 = kgt_add(a1_1_3, c2_12);
+            a1_2_0 = c2_8;
+            a1_2_0 = kgt_add(a1_2_0, c3_7);
+            a1_2_0 = kgt_add(a1_2_0, kgt_mul(0x1p+1f, c3_8));
+            a1_2_0 = kgt_add(a1_2_0, c3_9);
+            a1_2_1 = c2_9;
+            a1_2_1 = kgt_add(a1_2_1, c3_8);
+            a1_2_1 = kgt_add(a1_2_1, kgt_mul(0x1p+1f, c3_9));
+            a1_2_1 = kgt_add(a1_2_1, c3_10);
+            a1_2_2 = c2_10;
+            a1_2_2 = kgt_add(a1_2_2, c3_9);
+            a1_2_2 = kgt_add(a1_2_2, kgt_mul(0x1p+1f, c3_10));
+            a1_2_2 = kgt_add(a1_2_2, c3_11);
+            a1_2_3 = c2_11;
+            a1_2_3 = kgt_add(a1_2_3, c3_10);
+            a1_2_3 = kgt_add(a1_2_3, kgt_mul(0x1p+1f, c3_11));
+            a1_2_3 = kgt_add(a1_2_3, c3_12);
+            a1_3_0 = c3_8;
+            a1_3_0 = kgt_add(a1_3_0, c4_7);
+            a1_3_0 = kgt_add(a1_3_0, kgt_mul(0x1p+1f, c4_8));
+            a1_3_0 = kgt_add(a1_3_0, c4_9);
+            a1_3_1 = c3_9;
+            a1_3_1 = kgt_add(a1_3_1, c4_8);
+            a1_3_1 = kgt_add(a1_3_1, kgt_mul(0x1p+1f, c4_9));
+            a1_3_1 = kgt_add(a1_3_1, c4_10);
+            a1_3_2 = c3_10;
+            a1_3_2 = kgt_add(a1_3_2, c4_9);
+            a1_3_2 = kgt_add(a1_3_2, kgt_mul(0x1p+1f, c4_10));
+            a1_3_2 = kgt_add(a1_3_2, c4_11);
+            a1_3_3 = c3_11;
+            a1_3_3 = kgt_add(a1_3_3, c4_10);
+            a1_3_3 = kgt_add(a1_3_3, kgt_mul(0x1p+1f, c4_11));
+            a1_3_3 = kgt_add(a1_3_3, c4_12);
+            a0_0_0 = kgt_sub(a0_0_0, c0_8);
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_1 = kgt_sub(a0_0_1, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_2 = kgt_sub(a0_0_2, c0_10);
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+            a0_0_3 = kgt_sub(a0_0_3, c0_11);
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+            a0_1_0 = kgt_sub(a0_1_0, c1_8);
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
+            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_1 = kgt_sub(a0_1_1, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
+            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_2 = kgt_sub(a0_1_2, c1_10);
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
+            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
+            a0_1_3 = kgt_sub(a0_1_3, c1_11);
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
+            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
+            a0_2_0 = kgt_sub(a0_2_0, c2_8);
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
+            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_1 = kgt_sub(a0_2_1, c2_9);
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
+            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_2 = kgt_sub(a0_2_2, c2_10);
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
+            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
+            a0_2_3 = kgt_sub(a0_2_3, c2_11);
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
+            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
+            a0_3_0 = kgt_sub(a0_3_0, c3_8);
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
+            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_1 = kgt_sub(a0_3_1, c3_9);
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
+            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_2 = kgt_sub(a0_3_2, c3_10);
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
+            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
+            a0_3_3 = kgt_sub(a0_3_3, c3_11);
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
+            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -7444,20 +8050,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_0_2 / 0x1.cp+2f;
                     q.w = a0_0_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 0 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            float *const sp = op + yo0;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -7469,22 +8075,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_1_2 / 0x1.cp+2f;
                     q.w = a0_1_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 1 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 1) {
-            float *const sp = op + yo1;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -7496,22 +8100,20 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_2_2 / 0x1.cp+2f;
                     q.w = a0_2_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 2 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 2) {
-            float *const sp = op + yo2;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-            }
-            }
-        }
-        {
-            float4 q;
             {
+                float4 q;
+                {
                 unsigned m = 0;
                 q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
                 q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
@@ -7523,35 +8125,161 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                     q.z = a0_3_2 / 0x1.cp+2f;
                     q.w = a0_3_3 / 0x1.cp+2f;
                 }
+                }
+                float *const sp = op + 3 * s1;
+                if (ok)
+                    KGT_VST4F(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                }
             }
-            if (yn > 3) {
-            float *const sp = op + yo3;
-            if (ok)
-                KGT_VST4F(sp, q);
-            else {
-                if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_0_2 = a1_0_2;
+            a0_0_3 = a1_0_3;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+            a0_1_2 = a1_1_2;
+            a0_1_3 = a1_1_3;
+            a0_2_0 = a1_2_0;
+            a0_2_1 = a1_2_1;
+            a0_2_2 = a1_2_2;
+            a0_2_3 = a1_2_3;
+            a0_3_0 = a1_3_0;
+            a0_3_1 = a1_3_1;
+            a0_3_2 = a1_3_2;
+            a0_3_3 = a1_3_3;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const float *lp = lb + r * s1;
+            float *op = ob + r * s1;
+            float a0_0_0;
+            float a0_0_1;
+            float a0_0_2;
+            float a0_0_3;
+            float a1_0_0;
+            float a1_0_1;
+            float a1_0_2;
+            float a1_0_3;
+            {
+                const float *const rp0 = lp + -1 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + -1 * s0 + 1 * s1;
+                const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (lane < 1) c1_7 = rp1[o7];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+                a0_0_0 = c0_8;
+                a0_0_0 = kgt_add(a0_0_0, c1_7);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p+1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, c1_9);
+                a0_0_1 = c0_9;
+                a0_0_1 = kgt_add(a0_0_1, c1_8);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p+1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, c1_10);
+                a0_0_2 = c0_10;
+                a0_0_2 = kgt_add(a0_0_2, c1_9);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p+1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, c1_11);
+                a0_0_3 = c0_11;
+                a0_0_3 = kgt_add(a0_0_3, c1_10);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p+1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const float *const rp0 = lp + 0 * s0 + 0 * s1;
+                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
+                const float c0_8 = V0.x;
+                const float c0_9 = V0.y;
+                const float c0_10 = V0.z;
+                const float c0_11 = V0.w;
+                const float *const rp1 = lp + 0 * s0 + 1 * s1;
+                const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
+                float c1_7 = KGT_SHFL(V1.w, lane - 1);
+                if (lane < 1) c1_7 = rp1[o7];
+                const float c1_8 = V1.x;
+                const float c1_9 = V1.y;
+                const float c1_10 = V1.z;
+                const float c1_11 = V1.w;
+                float c1_12 = KGT_SHFL(V1.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
+                a1_0_0 = c0_8;
+                a1_0_0 = kgt_add(a1_0_0, c1_7);
+                a1_0_0 = kgt_add(a1_0_0, kgt_mul(0x1p+1f, c1_8));
+                a1_0_0 = kgt_add(a1_0_0, c1_9);
+                a1_0_1 = c0_9;
+                a1_0_1 = kgt_add(a1_0_1, c1_8);
+                a1_0_1 = kgt_add(a1_0_1, kgt_mul(0x1p+1f, c1_9));
+                a1_0_1 = kgt_add(a1_0_1, c1_10);
+                a1_0_2 = c0_10;
+                a1_0_2 = kgt_add(a1_0_2, c1_9);
+                a1_0_2 = kgt_add(a1_0_2, kgt_mul(0x1p+1f, c1_10));
+                a1_0_2 = kgt_add(a1_0_2, c1_11);
+                a1_0_3 = c0_11;
+                a1_0_3 = kgt_add(a1_0_3, c1_10);
+                a1_0_3 = kgt_add(a1_0_3, kgt_mul(0x1p+1f, c1_11));
+                a1_0_3 = kgt_add(a1_0_3, c1_12);
+                a0_0_0 = kgt_sub(a0_0_0, c0_8);
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
+                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_1 = kgt_sub(a0_0_1, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
+                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_2 = kgt_sub(a0_0_2, c0_10);
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
+                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
+                a0_0_3 = kgt_sub(a0_0_3, c0_11);
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
+                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
+                {
+                    float4 q;
+                    {
+                unsigned m = 0;
+                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
+                if (m > KGT_SPLIT_SPAN) {
+                    q.x = a0_0_0 / 0x1.cp+2f;
+                    q.y = a0_0_1 / 0x1.cp+2f;
+                    q.z = a0_0_2 / 0x1.cp+2f;
+                    q.w = a0_0_3 / 0x1.cp+2f;
+                }
+                    }
+                    float *const sp = op + 0 * s1;
+                    if (ok)
+                        KGT_VST4F(sp, q);
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
+                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+                a0_0_2 = a1_0_2;
+                a0_0_3 = a1_0_3;
             }
         }
-        a0_0_0 = a1_0_0;
-        a0_0_1 = a1_0_1;
-        a0_0_2 = a1_0_2;
-        a0_0_3 = a1_0_3;
-        a0_1_0 = a1_1_0;
-        a0_1_1 = a1_1_1;
-        a0_1_2 = a1_1_2;
-        a0_1_3 = a1_1_3;
-        a0_2_0 = a1_2_0;
-        a0_2_1 = a1_2_1;
-        a0_2_2 = a1_2_2;
-        a0_2_3 = a1_2_3;
-        a0_3_0 = a1_3_0;
-        a0_3_1 = a1_3_1;
-        a0_3_2 = a1_3_2;
-        a0_3_3 = a1_3_3;
     }
 }
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
