@@ -98,13 +98,15 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
         sh->vec = 1, sh->walk = 1;
         return;
     }
-    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    kgt_extents(s, lo, hi);
-    /* 3D float: vector rows with running sums, nc rows a thread (emit_rows3.c); stencils of
-       at most seven points walk short chunks of planes in small blocks, larger ones (3d27) more
-       rows and longer walks (bench/micro/probe_rows3.cu: 3d7 455, 3d27 402 Gcells/s). */
-    if (s->ndims == 3 && !dbl && nonzero_points(s) <= 7) {
-        sh->bx = 64, sh->by = 4, sh->nc = 2, sh->zc = 4, sh->pipe = 0, sh->vec = 1, sh->walk = 1;
+    /* 3D: vector rows with running sums, nc rows a thread (emit_rows3.c). Float stencils of at
+       most seven points: 64 x 2 threads of 2 rows walking 4 planes (3d7 1024^3 477.7 Gcells/s,
+       473.2 with 64 x 4, 414.8 for the single rows of emit_vec.c); larger ones (3d27 512^3):
+       128 threads of 4 rows walking 32, unrolled twice (438.6 against 389.7 for the copy-tile
+       vector rows); double, at most seven points: 64 x 4 threads of 2 rows (3d7 768^3 233.5
+       against 214.7 for the scalar tile; bench/sweep-rows3.txt, bench/RESULTS.md). */
+    if (s->ndims == 3 && nonzero_points(s) <= 7) {
+        sh->bx = 64, sh->by = dbl ? 4 : 2, sh->nc = 2, sh->zc = 4, sh->pipe = 0, sh->vec = 1;
+        sh->walk = 1;
     } else if (s->ndims == 3 && !dbl) {
         sh->bx = 128, sh->by = 1, sh->nc = 4, sh->zc = 32, sh->pipe = 0, sh->vec = 1, sh->walk = 2;
     } else if (s->ndims == 3) {

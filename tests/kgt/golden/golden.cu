@@ -3719,14 +3719,14 @@ static int golden_negated_walk_d(const void *in, void *out, const long *lo,
 }
 
 #if defined(__HIPCC__)
-KGT_EXTERN_C __global__ void __launch_bounds__(256)
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    int ys = y0 + ((int)blockIdx.y * 2 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
     const int full = y1 - y0 >= 2;
@@ -3918,14 +3918,14 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         }
     }
 }
-KGT_EXTERN_C __global__ void __launch_bounds__(256)
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    int ys = y0 + ((int)blockIdx.y * 2 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
     const int full = y1 - y0 >= 2;
@@ -4129,33 +4129,33 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 9 + 265 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+    if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 256);
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
-        kgt_step_golden_negated_f_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_negated_f_u<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
-        kgt_step_golden_negated_f<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_negated_f<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
-KGT_EXTERN_C __global__ void __launch_bounds__(256)
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    int ys = y0 + ((int)blockIdx.y * 2 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
     const int full = y1 - y0 >= 2;
@@ -4347,14 +4347,14 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
         }
     }
 }
-KGT_EXTERN_C __global__ void __launch_bounds__(256)
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
-    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    int ys = y0 + ((int)blockIdx.y * 2 + (int)threadIdx.y) * 2;
     if (ys >= y1) return;
     if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 4 <= x0 - 0) return;
     const int full = y1 - y0 >= 2;
@@ -4558,20 +4558,20 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 9 + 265 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+    if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 256);
-    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 7) / 8));
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 128);
+    dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
-        kgt_step_golden_negated_f_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_negated_f_u<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
-        kgt_step_golden_negated_f<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
+        kgt_step_golden_negated_f<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
@@ -4583,112 +4583,278 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ double sm[1040];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
-    const double *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 65, c = i - r * 65;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 256;
-        const int r = i / 65, c = i - r * 65;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 512 < 520 ? tid + 512 : 519;
-        const int r = i / 65, c = i - r * 65;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
-    const int q0 = (threadIdx.y + 0) * 65 + threadIdx.x + 0;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
-    const int q1 = (threadIdx.y + 4) * 65 + threadIdx.x + 0;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int ys = 4 * (int)s1;
-    const double *ip = ib + (long long)(zs - 1) * s0;
-    double p0 = ip[g0];
-    double p1 = ip[g1];
-    double p2 = ip[g2];
-    sm[tid + 0] = p0;
-    sm[tid + 256] = p1;
-    if (tid + 512 < 520) sm[tid + 512] = p2;
-    __syncthreads();
-    double a0_0 = 0;
-    double a0_1 = 0;
-    double a1_0 = 0;
-    double a1_1 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 2 <= x0 - 0) return;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
+    const int ok = x >= x0 && x + 2 <= x1;
+    const int vo = KGT_CLAMP(x, (x0 - 0) / 2 * 2, (x1 - 1 + 1) / 2 * 2) - x;
+    const int e10 = lane >= KGT_WARP - 1 && !vo && x + 2 <= x1 - 1 + 1;
+    const double *const lb = in + zs * s0 + ys * s1 + x + vo;
+    double *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const double *lp = lb;
+        double *op = ob;
+        double a0_0_0;
+        double a0_0_1;
+        double a0_1_0;
+        double a0_1_1;
+        double a1_0_0;
+        double a1_0_1;
+        double a1_1_0;
+        double a1_1_1;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            const double *cur = sm + (r & 1) * 520;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
-            }
-            a1_0 = -cur[q0 + 0];
-            a1_1 = -cur[q1 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            if (r >= 1) {
-                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                if (ok0) ob[0 * ys] = kgt_mul(a0_0, -0x1p-2);
-                if (ok1) ob[1 * ys] = kgt_mul(a0_1, -0x1p-2);
-            }
-            if (r + 1 < n) {
-                double *nx = sm + ((r + 1) & 1) * 520;
-                nx[tid + 0] = p0;
-                nx[tid + 256] = p1;
-                if (tid + 512 < 520) nx[tid + 512] = p2;
-            }
-            __syncthreads();
+            const double *const rp0 = lp + -1 * s0 + 0 * s1;
+            const double2 V0 = *(const double2 *)rp0;
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            const double *const rp1 = lp + -1 * s0 + 1 * s1;
+            const double2 V1 = *(const double2 *)rp1;
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
         }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const double *const rp0 = lp + 0 * s0 + 0 * s1;
+            const double2 V0 = *(const double2 *)rp0;
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            double c0_10 = KGT_SHFL(V0.x, lane + 1);
+            if (e10) c0_10 = rp0[2];
+            const double *const rp1 = lp + 0 * s0 + 1 * s1;
+            const double2 V1 = *(const double2 *)rp1;
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            double c1_10 = KGT_SHFL(V1.x, lane + 1);
+            if (e10) c1_10 = rp1[2];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
+            {
+                double2 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2);
+                q.y = kgt_mul(a0_0_1, -0x1p-2);
+                double *const sp = op + 0 * s1;
+                if (ok)
+                    *(double2 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
+            }
+            {
+                double2 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2);
+                q.y = kgt_mul(a0_1_1, -0x1p-2);
+                double *const sp = op + 1 * s1;
+                if (ok)
+                    *(double2 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
+            }
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const double *lp = lb + r * s1;
+            double *op = ob + r * s1;
+            double a0_0_0;
+            double a0_0_1;
+            double a1_0_0;
+            double a1_0_1;
+            {
+                const double *const rp0 = lp + -1 * s0 + 0 * s1;
+                const double2 V0 = *(const double2 *)rp0;
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
+            }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const double *const rp0 = lp + 0 * s0 + 0 * s1;
+                const double2 V0 = *(const double2 *)rp0;
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                double c0_10 = KGT_SHFL(V0.x, lane + 1);
+                if (e10) c0_10 = rp0[2];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                {
+                    double2 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2);
+                    double *const sp = op + 0 * s1;
+                    if (ok)
+                        *(double2 *)sp = q;
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+            }
+        }
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 2 <= x0 - 0) return;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
+    const int ok = x >= x0 && x + 2 <= x1;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    const double *const lb = in + zs * s0 + ys * s1 + x;
+    double *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const double *lp = lb;
+        double *op = ob;
+        double a0_0_0;
+        double a0_0_1;
+        double a0_1_0;
+        double a0_1_1;
+        double a1_0_0;
+        double a1_0_1;
+        double a1_1_0;
+        double a1_1_1;
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            const double *cur = sm + (r & 1) * 520;
-            if (r + 1 < n) {
-                ip += s0;
-                p0 = ip[g0];
-                p1 = ip[g1];
-                p2 = ip[g2];
+            const double *const rp0 = lp + -1 * s0 + 0 * s1;
+            const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            const double *const rp1 = lp + -1 * s0 + 1 * s1;
+            const double2 V1 = make_double2(rp1[o8], rp1[o9]);
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
+        }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const double *const rp0 = lp + 0 * s0 + 0 * s1;
+            const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            double c0_10 = KGT_SHFL(V0.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
+            const double *const rp1 = lp + 0 * s0 + 1 * s1;
+            const double2 V1 = make_double2(rp1[o8], rp1[o9]);
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            double c1_10 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_10 = rp1[o10];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
+            {
+                double2 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2);
+                q.y = kgt_mul(a0_0_1, -0x1p-2);
+                double *const sp = op + 0 * s1;
+                if (ok)
+                    KGT_VST2D(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
             }
-            a0_0 = -cur[q0 + 0];
-            a0_1 = -cur[q1 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            if (r >= 1) {
-                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                if (ok0) ob[0 * ys] = kgt_mul(a1_0, -0x1p-2);
-                if (ok1) ob[1 * ys] = kgt_mul(a1_1, -0x1p-2);
+            {
+                double2 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2);
+                q.y = kgt_mul(a0_1_1, -0x1p-2);
+                double *const sp = op + 1 * s1;
+                if (ok)
+                    KGT_VST2D(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
             }
-            if (r + 1 < n) {
-                double *nx = sm + ((r + 1) & 1) * 520;
-                nx[tid + 0] = p0;
-                nx[tid + 256] = p1;
-                if (tid + 512 < 520) nx[tid + 512] = p2;
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const double *lp = lb + r * s1;
+            double *op = ob + r * s1;
+            double a0_0_0;
+            double a0_0_1;
+            double a1_0_0;
+            double a1_0_1;
+            {
+                const double *const rp0 = lp + -1 * s0 + 0 * s1;
+                const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
             }
-            __syncthreads();
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const double *const rp0 = lp + 0 * s0 + 0 * s1;
+                const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                double c0_10 = KGT_SHFL(V0.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                {
+                    double2 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2);
+                    double *const sp = op + 0 * s1;
+                    if (ok)
+                        KGT_VST2D(sp, q);
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
+            }
         }
     }
 }
@@ -4697,19 +4863,24 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
 {
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
-    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 9 + 65 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+    if (s1 * 9 + 133 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
     if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
-    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
+    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 2 || s1 % 2;
+    if (u)
+        kgt_step_golden_negated_d_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
@@ -4719,117 +4890,277 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    __shared__ double sm[1560];
-    const int tid = threadIdx.y * 64 + threadIdx.x;
-    const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
-    const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
-    const int n = ze - zs + 1;
-    const long long tb = (long long)KGT_CLAMP(ty0 - 0, y0 - 0, y1 - 1 + 0) * s1 +
-                         KGT_CLAMP(tx0 - 0, x0 - 0, x1 - 1 + 1);
-    const double *ib = in + tb;
-    int g0;
-    {
-        const int i = tid + 0;
-        const int r = i / 65, c = i - r * 65;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g0 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g1;
-    {
-        const int i = tid + 256;
-        const int r = i / 65, c = i - r * 65;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g1 = (int)((long long)gy * s1 + gx - tb);
-    }
-    int g2;
-    {
-        const int i = tid + 512 < 520 ? tid + 512 : 519;
-        const int r = i / 65, c = i - r * 65;
-        const int gy = KGT_CLAMP(ty0 + r - 0, y0 - 0, y1 - 1 + 0);
-        const int gx = KGT_CLAMP(tx0 + c - 0, x0 - 0, x1 - 1 + 1);
-        g2 = (int)((long long)gy * s1 + gx - tb);
-    }
-    const int cy0 = ty0 + threadIdx.y + 0, cx0 = tx0 + threadIdx.x;
-    const int q0 = (threadIdx.y + 0) * 65 + threadIdx.x + 0;
-    const bool ok0 = cx0 >= x0 && cx0 < x1 && cy0 < y1;
-    const int cy1 = ty0 + threadIdx.y + 4, cx1 = tx0 + threadIdx.x;
-    const int q1 = (threadIdx.y + 4) * 65 + threadIdx.x + 0;
-    const bool ok1 = cx1 >= x0 && cx1 < x1 && cy1 < y1;
-    const long long o0 = (long long)cy0 * s1 + cx0;
-    const int ys = 4 * (int)s1;
-    if (0 < n)
-    {
-        const double *ia = ib + (long long)(zs - 1 + 0) * s0;
-        double *sa = sm + ((0) % 3) * 520;
-        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
-        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
-        if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
-    }
-    KGT_CP_COMMIT();
-    if (1 < n)
-    {
-        const double *ia = ib + (long long)(zs - 1 + 1) * s0;
-        double *sa = sm + ((1) % 3) * 520;
-        KGT_CP_ASYNC(sa + tid + 0, ia + g0);
-        KGT_CP_ASYNC(sa + tid + 256, ia + g1);
-        if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
-    }
-    KGT_CP_COMMIT();
-    double a0_0 = 0;
-    double a0_1 = 0;
-    double a1_0 = 0;
-    double a1_1 = 0;
-    for (int r0 = 0; r0 < n; r0 += 2) {
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 2 <= x0 - 0) return;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
+    const int ok = x >= x0 && x + 2 <= x1;
+    const int vo = KGT_CLAMP(x, (x0 - 0) / 2 * 2, (x1 - 1 + 1) / 2 * 2) - x;
+    const int e10 = lane >= KGT_WARP - 1 && !vo && x + 2 <= x1 - 1 + 1;
+    const double *const lb = in + zs * s0 + ys * s1 + x + vo;
+    double *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const double *lp = lb;
+        double *op = ob;
+        double a0_0_0;
+        double a0_0_1;
+        double a0_1_0;
+        double a0_1_1;
+        double a1_0_0;
+        double a1_0_1;
+        double a1_1_0;
+        double a1_1_1;
         {
-            const int r = r0 + 0;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n)
+            const double *const rp0 = lp + -1 * s0 + 0 * s1;
+            const double2 V0 = *(const double2 *)rp0;
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            const double *const rp1 = lp + -1 * s0 + 1 * s1;
+            const double2 V1 = *(const double2 *)rp1;
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
+        }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const double *const rp0 = lp + 0 * s0 + 0 * s1;
+            const double2 V0 = *(const double2 *)rp0;
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            double c0_10 = KGT_SHFL(V0.x, lane + 1);
+            if (e10) c0_10 = rp0[2];
+            const double *const rp1 = lp + 0 * s0 + 1 * s1;
+            const double2 V1 = *(const double2 *)rp1;
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            double c1_10 = KGT_SHFL(V1.x, lane + 1);
+            if (e10) c1_10 = rp1[2];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
             {
-                const double *ia = ib + (long long)(zs - 1 + r + 2) * s0;
-                double *sa = sm + ((r + 2) % 3) * 520;
-                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
-                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
-                if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+                double2 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2);
+                q.y = kgt_mul(a0_0_1, -0x1p-2);
+                double *const sp = op + 0 * s1;
+                if (ok)
+                    *(double2 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
             }
-            KGT_CP_COMMIT();
-            const double *cur = sm + (r % 3) * 520;
-            a1_0 = -cur[q0 + 0];
-            a1_1 = -cur[q1 + 0];
-            a0_0 = kgt_add(a0_0, cur[q0 + 1]);
-            a0_1 = kgt_add(a0_1, cur[q1 + 1]);
-            if (r >= 1) {
-                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                if (ok0) ob[0 * ys] = kgt_mul(a0_0, -0x1p-2);
-                if (ok1) ob[1 * ys] = kgt_mul(a0_1, -0x1p-2);
+            {
+                double2 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2);
+                q.y = kgt_mul(a0_1_1, -0x1p-2);
+                double *const sp = op + 1 * s1;
+                if (ok)
+                    *(double2 *)sp = q;
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
+            }
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const double *lp = lb + r * s1;
+            double *op = ob + r * s1;
+            double a0_0_0;
+            double a0_0_1;
+            double a1_0_0;
+            double a1_0_1;
+            {
+                const double *const rp0 = lp + -1 * s0 + 0 * s1;
+                const double2 V0 = *(const double2 *)rp0;
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
+            }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const double *const rp0 = lp + 0 * s0 + 0 * s1;
+                const double2 V0 = *(const double2 *)rp0;
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                double c0_10 = KGT_SHFL(V0.x, lane + 1);
+                if (e10) c0_10 = rp0[2];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                {
+                    double2 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2);
+                    double *const sp = op + 0 * s1;
+                    if (ok)
+                        *(double2 *)sp = q;
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
             }
         }
+    }
+}
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+{
+    const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
+    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
+    const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
+    int ys = y0 + ((int)blockIdx.y * 4 + (int)threadIdx.y) * 2;
+    if (ys >= y1) return;
+    if (zs >= h0 || xw >= x1 + 1 || xw + KGT_WARP * 2 <= x0 - 0) return;
+    const int full = y1 - y0 >= 2;
+    if (full && ys > y1 - 2) ys = y1 - 2;
+    const int ok = x >= x0 && x + 2 <= x1;
+    const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
+    const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
+    const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    const double *const lb = in + zs * s0 + ys * s1 + x;
+    double *const ob = out + zs * s0 + ys * s1 + x;
+    if (full) {
+        const double *lp = lb;
+        double *op = ob;
+        double a0_0_0;
+        double a0_0_1;
+        double a0_1_0;
+        double a0_1_1;
+        double a1_0_0;
+        double a1_0_1;
+        double a1_1_0;
+        double a1_1_1;
         {
-            const int r = r0 + 1;
-            if (r >= n) break;
-            KGT_CP_WAIT(1);
-            __syncthreads();
-            if (r + 2 < n)
+            const double *const rp0 = lp + -1 * s0 + 0 * s1;
+            const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            const double *const rp1 = lp + -1 * s0 + 1 * s1;
+            const double2 V1 = make_double2(rp1[o8], rp1[o9]);
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            a0_0_0 = -c0_8;
+            a0_0_1 = -c0_9;
+            a0_1_0 = -c1_8;
+            a0_1_1 = -c1_9;
+        }
+        KGT_UNROLL(1)
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+            const double *const rp0 = lp + 0 * s0 + 0 * s1;
+            const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+            const double c0_8 = V0.x;
+            const double c0_9 = V0.y;
+            double c0_10 = KGT_SHFL(V0.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
+            const double *const rp1 = lp + 0 * s0 + 1 * s1;
+            const double2 V1 = make_double2(rp1[o8], rp1[o9]);
+            const double c1_8 = V1.x;
+            const double c1_9 = V1.y;
+            double c1_10 = KGT_SHFL(V1.x, lane + 1);
+            if (lane >= KGT_WARP - 1) c1_10 = rp1[o10];
+            a1_0_0 = -c0_8;
+            a1_0_1 = -c0_9;
+            a1_1_0 = -c1_8;
+            a1_1_1 = -c1_9;
+            a0_0_0 = kgt_add(a0_0_0, c0_9);
+            a0_0_1 = kgt_add(a0_0_1, c0_10);
+            a0_1_0 = kgt_add(a0_1_0, c1_9);
+            a0_1_1 = kgt_add(a0_1_1, c1_10);
             {
-                const double *ia = ib + (long long)(zs - 1 + r + 2) * s0;
-                double *sa = sm + ((r + 2) % 3) * 520;
-                KGT_CP_ASYNC(sa + tid + 0, ia + g0);
-                KGT_CP_ASYNC(sa + tid + 256, ia + g1);
-                if (tid + 512 < 520) KGT_CP_ASYNC(sa + tid + 512, ia + g2);
+                double2 q;
+                q.x = kgt_mul(a0_0_0, -0x1p-2);
+                q.y = kgt_mul(a0_0_1, -0x1p-2);
+                double *const sp = op + 0 * s1;
+                if (ok)
+                    KGT_VST2D(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
             }
-            KGT_CP_COMMIT();
-            const double *cur = sm + (r % 3) * 520;
-            a0_0 = -cur[q0 + 0];
-            a0_1 = -cur[q1 + 0];
-            a1_0 = kgt_add(a1_0, cur[q0 + 1]);
-            a1_1 = kgt_add(a1_1, cur[q1 + 1]);
-            if (r >= 1) {
-                double *const ob = out + ((long long)(zs + r - 1) * s0 + o0);
-                if (ok0) ob[0 * ys] = kgt_mul(a1_0, -0x1p-2);
-                if (ok1) ob[1 * ys] = kgt_mul(a1_1, -0x1p-2);
+            {
+                double2 q;
+                q.x = kgt_mul(a0_1_0, -0x1p-2);
+                q.y = kgt_mul(a0_1_1, -0x1p-2);
+                double *const sp = op + 1 * s1;
+                if (ok)
+                    KGT_VST2D(sp, q);
+                else {
+                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                }
+            }
+            a0_0_0 = a1_0_0;
+            a0_0_1 = a1_0_1;
+            a0_1_0 = a1_1_0;
+            a0_1_1 = a1_1_1;
+        }
+    } else {
+        for (int r = 0; r < y1 - ys; r++) {
+            const double *lp = lb + r * s1;
+            double *op = ob + r * s1;
+            double a0_0_0;
+            double a0_0_1;
+            double a1_0_0;
+            double a1_0_1;
+            {
+                const double *const rp0 = lp + -1 * s0 + 0 * s1;
+                const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                a0_0_0 = -c0_8;
+                a0_0_1 = -c0_9;
+            }
+            KGT_UNROLL(1)
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
+                const double *const rp0 = lp + 0 * s0 + 0 * s1;
+                const double2 V0 = make_double2(rp0[o8], rp0[o9]);
+                const double c0_8 = V0.x;
+                const double c0_9 = V0.y;
+                double c0_10 = KGT_SHFL(V0.x, lane + 1);
+                if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
+                a1_0_0 = -c0_8;
+                a1_0_1 = -c0_9;
+                a0_0_0 = kgt_add(a0_0_0, c0_9);
+                a0_0_1 = kgt_add(a0_0_1, c0_10);
+                {
+                    double2 q;
+                    q.x = kgt_mul(a0_0_0, -0x1p-2);
+                    q.y = kgt_mul(a0_0_1, -0x1p-2);
+                    double *const sp = op + 0 * s1;
+                    if (ok)
+                        KGT_VST2D(sp, q);
+                    else {
+                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
+                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
+                    }
+                }
+                a0_0_0 = a1_0_0;
+                a0_0_1 = a1_0_1;
             }
         }
     }
@@ -4839,19 +5170,24 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
 {
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
-    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
-    if (s1 * 9 + 65 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
+    if (s1 * 9 + 133 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
     static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
     if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
-    dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
+    dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
-    kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+    const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 2 || s1 % 2;
+    if (u)
+        kgt_step_golden_negated_d_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+    else
+        kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
         z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
