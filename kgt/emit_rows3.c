@@ -19,9 +19,12 @@
  * same for the whole launch. Lanes whose vector is not inside the box read clamped cells as in
  * emit_vec.c and store only their cells in the box.
  *
- * One H200, one step a launch (bench/micro/probe_rows3.cu, the same design by hand): 3d7 1024^3
- * at 455 Gcells/s with 2 rows a thread walking 3-4 planes, 3d27 512^3 at 402 with 4 rows walking
- * 32, against 414 and 390 for the library's kernels before (bench/RESULTS.md).
+ * One H200, one step a launch: 3d7 1024^3 474.7 Gcells/s (64 x 2 threads of 2 rows walking 4
+ * planes), 3d27 512^3 436.1 (128 threads of 4 rows walking 32), against 413.7 and 389.5 for the
+ * kernels before (bench/RESULTS.md). Registers decide it: every offset a load adds at run time
+ * (clamped rows, clamped edge cells) nvcc hoists as a 64-bit invariant per row (3d27 took 168
+ * registers and ran at 241.9), so rows go linearly from one pointer and edge cells load at
+ * immediate offsets (96 registers).
  */
 #include <math.h>
 #include <stdlib.h>
