@@ -14,10 +14,11 @@
  *
  * The thread's rows start at ys; a thread whose rows would pass the box's last row takes the last
  * nc rows of the box instead (the rows it shares with the thread before it get the same values
- * twice), so that no row clamps. Boxes thinner than nc rows (thin border strips) clamp the rows
- * it loads to the readable ones and store only the rows in the box; whether a box is thin is the
- * same for the whole launch. Lanes whose vector is not inside the box read clamped cells as in
- * emit_vec.c and store only their cells in the box.
+ * twice), so that no row clamps. Boxes thinner than nc rows (thin border strips) take a second
+ * walk of one row at a time, row after row; whether a box is thin is the same for the whole
+ * launch. Lanes whose vector lies past the rows' readable part load the nearest readable vector,
+ * the warp's edge lanes load a neighbouring cell only where it is readable (a cell outside that
+ * part feeds no output in the box), and lanes store only their cells in the box.
  *
  * One H200, one step a launch: 3d7 1024^3 474.7 Gcells/s (64 x 2 threads of 2 rows walking 4
  * planes), 3d27 512^3 436.1 (128 threads of 4 rows walking 32), against 413.7 and 389.5 for the
