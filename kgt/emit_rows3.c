@@ -27,7 +27,6 @@
  * registers and ran at 241.9), so rows go linearly from one pointer and edge cells load at
  * immediate offsets (96 registers).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,11 +40,6 @@ enum {
 static const char *const tname[2] = {"float", "double"};
 static const char *const vname[2] = {"float4", "double2"};
 static const char comp[4] = {'x', 'y', 'z', 'w'};
-
-static int floordiv(int a, int b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
 
 typedef struct rows3 {
     const kgt_stencil *s;
@@ -84,16 +78,21 @@ static void plan(rows3 *k)
     cells_read(k, -k->elo, k->ehi, k->need);
 }
 
+typedef char name[24]; /* the indices below fit in 3 digits each */
+
 /* The register of cell (t, x) of the loaded plane (x relative to the vector). */
-static void cell(kgt_buf *b, const rows3 *k, int t, int x)
+static const char *cell(name n, const rows3 *k, int t, int x)
 {
-    kgt_printf(b, "c%d_%d", t + k->ylo, x + KGT_MAX_RADIUS);
+    snprintf(n, sizeof(name), "c%u_%u", (unsigned char)(t + k->ylo),
+             (unsigned char)(x + KGT_MAX_RADIUS));
+    return n;
 }
 
 /* Running sum of slot m (the output m planes above the current one), row r, cell j. */
-static void acc(kgt_buf *b, int m, int r, int j)
+static const char *acc(name n, int m, int r, int j)
 {
-    kgt_printf(b, "a%d_%d_%d", m, r, j);
+    snprintf(n, sizeof(name), "a%u_%u_%u", (unsigned char)m, (unsigned char)r, (unsigned char)j);
+    return n;
 }
 
 /* At indent ind, loads the rows of the plane `plane` planes above lp into cell registers: the
@@ -106,6 +105,7 @@ static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, 
 {
     const char *t = tname[k->dbl];
     unsigned char need[RT][RX];
+    name n;
     cells_read(k, dlo, dhi, need);
     for (int r = 0; r < k->nrow; r++) {
         int any = 0, row = r - k->ylo;
@@ -122,10 +122,9 @@ static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, 
             kgt_printf(b, ");\n");
         }
         for (int x = 0; x < RX; x++) {
-            int xpos = x - KGT_MAX_RADIUS, kk = floordiv(xpos, k->vw), c = xpos - kk * k->vw;
+            int xpos = x - KGT_MAX_RADIUS, kk = kgt_floordiv(xpos, k->vw), c = xpos - kk * k->vw;
             if (!need[r][x]) continue;
-            kgt_printf(b, "%s%s%s ", ind, kk ? "" : "const ", t);
-            cell(b, k, row, xpos);
+            kgt_printf(b, "%s%s%s %s", ind, kk ? "" : "const ", t, cell(n, k, row, xpos));
             if (!kk) {
                 kgt_printf(b, " = V%d.%c;\n", r, comp[c]);
                 continue;
@@ -138,29 +137,13 @@ static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, 
                 kgt_printf(b, "if (lane < %d) ", -kk);
             else
                 kgt_printf(b, "if (lane >= KGT_WARP - %d) ", kk);
-            cell(b, k, row, xpos);
+            kgt_printf(b, "%s", n);
             if (k->al)
                 kgt_printf(b, " = rp%d[%d];\n", r, xpos);
             else
                 kgt_printf(b, " = rp%d[o%d];\n", r, x);
         }
     }
-}
-
-/* The weighted term of point p for row r, cell j (sign left to the operator unless first). */
-static void emit_term(kgt_buf *b, const rows3 *k, int p, int r, int j, int first)
-{
-    int o[3];
-    double w = k->dbl ? k->s->pts[p].w : (double)(float)k->s->pts[p].w;
-    pt(k, p, o);
-    if (first && w == -1.0) kgt_printf(b, "-");
-    if (fabs(w) != 1.0) {
-        kgt_printf(b, "kgt_mul(");
-        kgt_emit_literal(b, first ? w : fabs(w), k->dbl);
-        kgt_printf(b, ", ");
-    }
-    cell(b, k, r + o[1], j + o[2]);
-    if (fabs(w) != 1.0) kgt_printf(b, ")");
 }
 
 /* Adds the terms of plane offset dz to slot m's sums (dz == -elo: the first terms). */
@@ -171,47 +154,28 @@ static void emit_terms(kgt_buf *b, const rows3 *k, int dz, int m, const char *in
             int first = dz == -k->elo;
             for (int p = 0; p < k->s->npts; p++) {
                 int o[3];
-                double w = k->dbl ? k->s->pts[p].w : (double)(float)k->s->pts[p].w;
+                name a, v;
                 pt(k, p, o);
                 if (k->s->pts[p].w == 0.0 || o[0] != dz) continue;
                 kgt_printf(b, "%s", ind);
-                acc(b, m, r, j);
-                if (first) {
-                    kgt_printf(b, " = ");
-                } else {
-                    kgt_printf(b, " = kgt_%s(", w < 0.0 ? "sub" : "add");
-                    acc(b, m, r, j);
-                    kgt_printf(b, ", ");
-                }
-                emit_term(b, k, p, r, j, first);
-                kgt_printf(b, first ? ";\n" : ");\n");
+                kgt_emit_acc_term(b, k->dbl, first, acc(a, m, r, j), k->s->pts[p].w,
+                                  cell(v, k, r + o[1], j + o[2]));
                 first = 0;
             }
         }
 }
 
-static int has_plane(const rows3 *k, int dz)
-{
-    for (int p = 0; p < k->s->npts; p++) {
-        int o[3];
-        pt(k, p, o);
-        if (k->s->pts[p].w != 0.0 && o[0] == dz) return 1;
-    }
-    return 0;
-}
-
 /* At indent ind, the quotients of slot 0 (row r) into q, then its store. */
 static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, const char *ind)
 {
-    const double d = k->dbl ? k->s->divisor : (double)(float)k->s->divisor;
-    double rc;
+    name n;
     kgt_printf(b, "%s{\n%s    %s q;\n", ind, ind, vname[k->dbl]);
     if (split) {
         kgt_split_cell c[4];
         for (int j = 0; j < k->vw; j++) {
             snprintf(c[j].dst, sizeof c[j].dst, "q.%c", comp[j]);
             c[j].in[0] = 0;
-            snprintf(c[j].num, sizeof c[j].num, "a0_%d_%d", r, j);
+            snprintf(c[j].num, sizeof c[j].num, "%s", acc(n, 0, r, j));
         }
         kgt_printf(b, "%s    {\n", ind);
         kgt_emit_split_quotients(b, k->vw, c, k->s->divisor, rd, 1);
@@ -219,22 +183,7 @@ static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, c
     } else
         for (int j = 0; j < k->vw; j++) {
             kgt_printf(b, "%s    q.%c = ", ind, comp[j]);
-            if (d == 1.0) {
-                acc(b, 0, r, j);
-            } else if (d == -1.0) {
-                kgt_printf(b, "-");
-                acc(b, 0, r, j);
-            } else if (kgt_exact_reciprocal(d, k->dbl, &rc)) {
-                kgt_printf(b, "kgt_mul(");
-                acc(b, 0, r, j);
-                kgt_printf(b, ", ");
-                kgt_emit_literal(b, rc, k->dbl);
-                kgt_printf(b, ")");
-            } else {
-                acc(b, 0, r, j);
-                kgt_printf(b, " / ");
-                kgt_emit_literal(b, d, k->dbl);
-            }
+            kgt_emit_quotient(b, k->s, k->dbl, acc(n, 0, r, j));
             kgt_printf(b, ";\n");
         }
     kgt_printf(b, "%s    %s *const sp = op + %d * s1;\n%s    if (ok)\n", ind, tname[k->dbl], r,
@@ -256,36 +205,31 @@ static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float r
 {
     const int E = k->elo + k->ehi;
     char in2[64];
+    name n, n1;
     snprintf(in2, sizeof in2, "%s    ", ind);
     for (int m = 0; m <= E; m++)
         for (int r = 0; r < k->nc; r++)
             for (int j = 0; j < k->vw; j++) {
-                kgt_printf(b, "%s%s ", ind, tname[k->dbl]);
-                acc(b, m, r, j);
-                kgt_printf(b, ";\n");
+                kgt_printf(b, "%s%s %s;\n", ind, tname[k->dbl], acc(n, m, r, j));
             }
     /* the planes below the first output's top one: their terms of the outputs from zs on */
     for (int pl = -k->elo; pl < k->ehi; pl++) {
         kgt_printf(b, "%s{\n", ind);
         emit_plane(b, k, pl, pl - (E - 1), pl, in2);
         for (int dz = -k->elo; dz <= k->ehi; dz++)
-            if (pl - dz >= 0 && has_plane(k, dz)) emit_terms(b, k, dz, pl - dz, in2);
+            if (pl - dz >= 0 && kgt_has_plane(k->s, dz)) emit_terms(b, k, dz, pl - dz, in2);
         kgt_printf(b, "%s}\n", ind);
     }
     kgt_printf(b, "%sKGT_UNROLL(%d)\n%sfor (int i = zs; i < h0; i++, lp += s0, op += s0) {\n", ind,
                unroll, ind);
     emit_plane(b, k, k->ehi, -k->elo, k->ehi, in2);
     for (int dz = -k->elo; dz <= k->ehi; dz++)
-        if (has_plane(k, dz)) emit_terms(b, k, dz, k->ehi - dz, in2);
+        if (kgt_has_plane(k->s, dz)) emit_terms(b, k, dz, k->ehi - dz, in2);
     for (int r = 0; r < k->nc; r++) emit_store(b, k, r, split, rd, in2);
     for (int m = 0; m < E; m++) /* roll the sums down one plane */
         for (int r = 0; r < k->nc; r++)
             for (int j = 0; j < k->vw; j++) {
-                kgt_printf(b, "%s", in2);
-                acc(b, m, r, j);
-                kgt_printf(b, " = ");
-                acc(b, m + 1, r, j);
-                kgt_printf(b, ";\n");
+                kgt_printf(b, "%s%s = %s;\n", in2, acc(n, m, r, j), acc(n1, m + 1, r, j));
             }
     kgt_printf(b, "%s}\n", ind);
 }
@@ -319,7 +263,7 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
             k->rlo, vw, vw, k->rhi, vw, vw);
     for (int x = 0; x < RX; x++) {
         int in_v = x >= KGT_MAX_RADIUS && x < KGT_MAX_RADIUS + vw, used = !al && in_v;
-        int xpos = x - KGT_MAX_RADIUS, kk = floordiv(xpos, vw);
+        int xpos = x - KGT_MAX_RADIUS, kk = kgt_floordiv(xpos, vw);
         for (int r = 0; r < k->nrow; r++) used |= k->need[r][x] && !in_v;
         if (!used) continue;
         if (!al)

@@ -332,8 +332,7 @@ static void emit_load_plane(kgt_buf *b, const step *st, int ind)
     for (int k = 0; k < st->k; k++) kgt_printf(b, "%*sp%d = ip[g%d];\n", ind, "", k, k);
 }
 
-/* acc = first term, or acc = acc + w * v, through the contraction-proof helpers. */
-static void emit_term(kgt_buf *b, int dbl, int first, const char *acc, double w, const char *v)
+void kgt_emit_acc_term(kgt_buf *b, int dbl, int first, const char *acc, double w, const char *v)
 {
     double x = in_type(w, dbl);
     kgt_printf(b, "%s = ", acc);
@@ -378,32 +377,31 @@ static void emit_plane_terms(kgt_buf *b, const step *st, int u, int o0, int firs
             snprintf(acc, sizeof acc, "a%d_%d", slot, c);
             snprintf(v, sizeof v, "cur[q%d + %d]", c, o[1] * st->w + o[2]);
             kgt_printf(b, "            ");
-            emit_term(b, st->dbl, first, acc, s->pts[i].w, v);
+            kgt_emit_acc_term(b, st->dbl, first, acc, s->pts[i].w, v);
             first = 0;
         }
         first = o0 == first_o0;
     }
 }
 
-/* out = acc / divisor, as the contract allows it to be written. */
-static void emit_result(kgt_buf *b, const step *st, const char *acc)
+void kgt_emit_quotient(kgt_buf *b, const kgt_stencil *s, int dbl, const char *acc)
 {
-    double d = in_type(st->s->divisor, st->dbl), r;
+    double d = in_type(s->divisor, dbl), r;
     if (d == 1.0)
         kgt_printf(b, "%s", acc);
     else if (d == -1.0)
         kgt_printf(b, "-%s", acc);
-    else if (kgt_exact_reciprocal(d, st->dbl, &r)) {
+    else if (kgt_exact_reciprocal(d, dbl, &r)) {
         kgt_printf(b, "kgt_mul(%s, ", acc);
-        emit_value(b, r, st->dbl);
+        emit_value(b, r, dbl);
         kgt_printf(b, ")");
     } else {
         kgt_printf(b, "%s / ", acc);
-        emit_value(b, d, st->dbl);
+        emit_value(b, d, dbl);
     }
 }
 
-static int has_plane(const kgt_stencil *s, int o0)
+int kgt_has_plane(const kgt_stencil *s, int o0)
 {
     for (int i = 0; i < s->npts; i++) {
         int o[3];
@@ -447,7 +445,7 @@ static void emit_terms_store(kgt_buf *b, const step *st, int u)
     const kgt_step_info *in = st->in;
     int lo = in->elo[0], hi = in->ehi[0];
     for (int o0 = -lo; o0 <= hi; o0++)
-        if (has_plane(st->s, o0)) emit_plane_terms(b, st, u, o0, -lo);
+        if (kgt_has_plane(st->s, o0)) emit_plane_terms(b, st, u, o0, -lo);
     kgt_printf(b, "            if (r >= %d) {\n", lo + hi);
     if (st->s->ndims == 3)
         kgt_printf(b,
@@ -464,7 +462,7 @@ static void emit_terms_store(kgt_buf *b, const step *st, int u)
         char acc[24];
         snprintf(acc, sizeof acc, "a%d_%d", mod(u - hi, st->p), c);
         emit_cell_store(b, st, c);
-        emit_result(b, st, acc);
+        kgt_emit_quotient(b, st->s, st->dbl, acc);
         kgt_printf(b, ";\n");
     }
     kgt_printf(b, "            }\n");
@@ -685,7 +683,7 @@ static void emit_vec_plane_terms(kgt_buf *b, const step *st, int u, int o0, int 
                     snprintf(acc, sizeof acc, "a%d_%d", slot, j * v + k);
                     vec_value(val, sizeof val, st, k + o[2]);
                     kgt_printf(b, "                ");
-                    emit_term(b, st->dbl, f, acc, s->pts[i].w, val);
+                    kgt_emit_acc_term(b, st->dbl, f, acc, s->pts[i].w, val);
                     f = 0;
                 }
             }
@@ -708,7 +706,7 @@ static void emit_vec_store(kgt_buf *b, const step *st, int a)
             char acc[24];
             snprintf(acc, sizeof acc, "a%d_%d", a, c);
             kgt_printf(b, "                const %s d%d = ", t, c);
-            emit_result(b, st, acc);
+            kgt_emit_quotient(b, st->s, st->dbl, acc);
             kgt_printf(b, ";\n");
         }
     for (int j = 0; j < in->sh.nc; j++) {
@@ -743,7 +741,7 @@ static void emit_vec_plane(kgt_buf *b, const step *st, int u)
                "            sw = sw + 1 == %d ? 0 : sw + 1;\n",
                tname[st->dbl], st->tot, d, d);
     for (int o0 = -lo; o0 <= hi; o0++)
-        if (has_plane(st->s, o0)) emit_vec_plane_terms(b, st, u, o0, -lo);
+        if (kgt_has_plane(st->s, o0)) emit_vec_plane_terms(b, st, u, o0, -lo);
     kgt_printf(b, "            if (r >= %d) {\n                %s *const ob = out + ko;\n", lo + hi,
                tname[st->dbl]);
     emit_vec_store(b, st, mod(u - hi, st->p));

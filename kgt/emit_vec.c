@@ -23,7 +23,7 @@ static const char *const tname[2] = {"float", "double"};
 static const char *const vname[2] = {"float4", "double2"};
 static const char tsuf[2] = {'f', 'd'};
 
-static int floordiv(int a, int b)
+int kgt_floordiv(int a, int b)
 {
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
@@ -82,7 +82,7 @@ static void emit_edge(kgt_buf *b, int dbl, int row, int k, unsigned char *seen)
  */
 static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned char *seen)
 {
-    int vw = vw_of(dbl), k = floordiv(xpos, vw), c = xpos - k * vw;
+    int vw = vw_of(dbl), k = kgt_floordiv(xpos, vw), c = xpos - k * vw;
     int row = u + o0 + KGT_MAX_RADIUS, o[3] = {o0, xpos, 0};
     size_t ckey = (size_t)V_ROWS * V_K + (size_t)row * V_X + (size_t)(xpos + KGT_MAX_RADIUS);
     if (seen[ckey]) return;
@@ -159,7 +159,7 @@ static int reads_vector(const kgt_stencil *s, int vw, int k)
 {
     for (int p = 0; p < s->npts; p++)
         for (int j = 0; j < vw && s->pts[p].w != 0.0; j++)
-            if (floordiv(j + s->pts[p].off[1], vw) == k) return 1;
+            if (kgt_floordiv(j + s->pts[p].off[1], vw) == k) return 1;
     return 0;
 }
 
@@ -198,7 +198,7 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
 {
     int walk = kgt_walk(g), vw = vw_of(dbl), rlo, rhi;
     x_reach(s, &rlo, &rhi);
-    int kmin = floordiv(-rlo, vw), kmax = floordiv(vw - 1 + rhi, vw);
+    int kmin = kgt_floordiv(-rlo, vw), kmax = kgt_floordiv(vw - 1 + rhi, vw);
     kgt_printf(b,
                "static __global__ void __launch_bounds__(256)\n"
                "    %s_%s_v%c(const %s *__restrict__ in, %s *__restrict__ out, long l0, long l1,\n"
@@ -333,7 +333,7 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
             kgt_printf(b, "    %s p%d = make_%s(0%s);\n", vname[dbl], y, vname[dbl],
                        dbl ? ", 0" : ", 0, 0, 0");
             for (int x = 0; x < V_X; x++)
-                if (have[r][y][x] && floordiv(x - KGT_MAX_RADIUS, vw))
+                if (have[r][y][x] && kgt_floordiv(x - KGT_MAX_RADIUS, vw))
                     kgt_printf(b, "    %s e%d_%d = 0;\n", tname[dbl], y, x);
             continue;
         }
@@ -345,7 +345,7 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
         }
         for (int x = 0; x < V_X; x++) {
             if (!have[r][y][x]) continue;
-            int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
+            int xpos = x - KGT_MAX_RADIUS, k = kgt_floordiv(xpos, vw), c = xpos - k * vw;
             if (stage == 1) {
                 if (!k) continue;
                 emit_edge_guard(b, "                ", k);
@@ -385,7 +385,7 @@ static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, w
         emit_row_vector(b, dbl, al, row, y, "            ", v);
         for (int x = 0; x < V_X; x++) {
             if (!have[r][y][x]) continue;
-            int xpos = x - KGT_MAX_RADIUS, k = floordiv(xpos, vw), c = xpos - k * vw;
+            int xpos = x - KGT_MAX_RADIUS, k = kgt_floordiv(xpos, vw), c = xpos - k * vw;
             kgt_printf(b, "            ");
             emit_reg(b, nd, r, y, x);
             if (!k) {

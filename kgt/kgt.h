@@ -188,6 +188,15 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
    `unroll` times; al: 16-byte accesses, else element by element (emit_vec.c). */
 void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int unroll,
                             int al, int split, float rd);
+/* a / b rounded towards minus infinity (b > 0) (emit_vec.c). */
+int kgt_floordiv(int a, int b);
+/* Whether s has a non-zero weight at offset o0 along its walk dimension (emit_step.c). */
+int kgt_has_plane(const kgt_stencil *s, int o0);
+/* `acc = ` the first term (first), or `acc = acc + w * v`, of a running sum through the
+   contraction-proof helpers kgt_add/kgt_sub/kgt_mul, and ";\n" (emit_step.c). */
+void kgt_emit_acc_term(kgt_buf *b, int dbl, int first, const char *acc, double w, const char *v);
+/* acc / divisor of s, as the arithmetic contract allows it to be written (emit_step.c). */
+void kgt_emit_quotient(kgt_buf *b, const kgt_stencil *s, int dbl, const char *acc);
 /* The body of the 3D step kernel of shape vec with walk and nc > 1 consecutive rows a thread
    (bx threads a block along x, a multiple of the warp, by rows of threads): each plane loaded
    once, its terms added to running sums, the plane loop unrolled `unroll` times; al: 16-byte

@@ -316,13 +316,6 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-__global__ void fill(float *a, long n)
-{
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
-         i += (long)gridDim.x * blockDim.x)
-        a[i] = 1.0f + (float)(i % 1021) * 0x1p-12f;
-}
-
 static G mk(int nx, int ny, int nz)
 {
     G g = {nx, ny, nz, 0, 0};
@@ -451,8 +444,8 @@ int main(int argc, char **argv)
         float *a, *b;
         CK(cudaMalloc(&a, n * 4));
         CK(cudaMalloc(&b, n * 4));
-        fill<<<4096, 256>>>(a, n);
-        fill<<<4096, 256>>>(b, n);
+        probe_fill<<<4096, 256>>>(a, n);
+        probe_fill<<<4096, 256>>>(b, n);
         CK(cudaDeviceSynchronize());
         std::vector<Cfg> ks;
         if (one)
@@ -518,8 +511,8 @@ int main(int argc, char **argv)
         float *a, *b;
         CK(cudaMalloc(&a, n * 4));
         CK(cudaMalloc(&b, n * 4));
-        fill<<<4096, 256>>>(a, n);
-        fill<<<4096, 256>>>(b, n);
+        probe_fill<<<4096, 256>>>(a, n);
+        probe_fill<<<4096, 256>>>(b, n);
         CK(cudaDeviceSynchronize());
         for (int r : {2, 4, 8})
             for (int pf : {0, 1})

@@ -219,7 +219,8 @@ static void *emu_alloc(size_t bytes) /* aligned as device allocations are, to mo
     return posix_memalign(&p, 64, bytes) ? NULL : p;
 }
 
-/* thin: a 3D box of 3 rows, fewer than some shapes' rows a thread (emit_rows3.c clamps) */
+/* thin: a 3D box of 3 rows, fewer than some shapes' rows a thread (emit_rows3.c walks them one
+   at a time) */
 static long run_case(const step_entry *e, unsigned long seed, int thin)
 {
     stencil_desc st;
