@@ -64,13 +64,11 @@ static int nonzero_points(const kgt_stencil *s)
  * against 460.3 and 474.6 with copies; 2d9, three points a row, 457.3 against 459.4; 2d9nc,
  * reaching two, 400.1 against 443.5); float 2D stencils of at most five points take the vector
  * rows of emit_vec.c (below), and so do those of up to nine points (with split division where
- * the divisor allows it). 3D float stencils of at most seven points take emit_vec.c's vector
- * rows too, blocks of 64x4 threads walking 4 planes, the y neighbours through L1 (3d7 398.4,
- * 3d-oct 444.1 against 384.1 and 410.1 for the copy tile below; 3d27, 27 points, ran at 171.6
- * to 205.5 that way against 390.5); other 3D float stencils take vector rows on copied tiles,
- * 64x8 threads of one row each (3d7 390.6, 3d27 393.9, 3d-oct 419.0 against 373.8, 363.1, 396.8
- * for scalar rows); 3D double keeps scalar rows (3d7 fp64 195.8 with vector rows on tiles
- * against 212.8, 183.5 with the walk).
+ * the divisor allows it). 3D float stencils, and 3D double ones of at most seven points, take
+ * emit_rows3.c's vector rows with running sums (below); other 3D double stencils keep scalar
+ * rows on copied tiles (3d7 fp64 195.8 with vector rows on tiles against 212.8, 183.5 with
+ * emit_vec.c's single rows). emit_vec.c's single 3D rows (y neighbours through L1) and the vector
+ * rows on copied tiles stay as shapes (STENCIL_RTC_SHAPE), no longer defaults.
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
