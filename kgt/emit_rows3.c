@@ -44,8 +44,6 @@ static const char comp[4] = {'x', 'y', 'z', 'w'};
 typedef struct rows3 {
     const kgt_stencil *s;
     int dbl, vw, nc, al;
-    int seg;   /* bx when a warp holds several thread rows (bx < 32), else 0 */
-    int share; /* seg and the nc-row walk: halo rows from the thread rows above and below */
     int elo, ehi, ylo, yhi, rlo, rhi; /* reach: planes, rows, x */
     int nrow;                         /* loaded rows: t = -ylo .. nc - 1 + yhi */
     unsigned char need[RT][RX];       /* [t + ylo][x + 8]: the plane's cell (t, x) is read */
@@ -103,90 +101,49 @@ static const char *acc(name n, int m, int r, int j)
    no neighbouring lane holds by the lane's own loads at immediate offsets where they are
    readable (e<x>: a cell outside that part is read by no output in the box); else every cell
    at a clamped offset o<x>. */
-/* The source row (t + ylo index) of loaded row r that the thread row above (r < ylo) or below
-   holds as one of its own rows, or -1 when r is loaded (or not a halo row, or not shared). */
-static int shared_from(const rows3 *k, int r, const int any[RT])
-{
-    int row = r - k->ylo, src = row < 0 ? row + k->nc : row >= k->nc ? row - k->nc : -1;
-    if (!k->share || src < 0 || src >= k->nc || !any[src + k->ylo]) return -1;
-    return src + k->ylo;
-}
-
-/* At indent ind, row r (row r - ylo of the thread) of the plane `plane` planes above lp: the
-   vector V<r>, by a 16-byte load (al) or element loads at clamped offsets o<x>; a halo row that
-   the neighbouring thread row of the warp holds (src >= 0) comes by shuffles from its vector
-   V<src>, loaded only where that row is not the neighbour's (shu, shd). */
-static void emit_row(kgt_buf *b, const rows3 *k, int plane, int r, int src, const char *ind)
-{
-    const char *t = tname[k->dbl], *vn = vname[k->dbl];
-    int row = r - k->ylo;
-    kgt_printf(b, "%sconst %s *const rp%d = lp + %d * s0 + %d * s1;\n", ind, t, r, plane, row);
-    if (src >= 0) {
-        kgt_printf(b, "%s%s V%d;\n", ind, vn, r);
-        for (int j = 0; j < k->vw; j++)
-            kgt_printf(b, "%sV%d.%c = KGT_SHFL(V%d.%c, lane %c %d);\n", ind, r, comp[j], src,
-                       comp[j], row < 0 ? '-' : '+', k->seg);
-        kgt_printf(b, "%sif (!%s) V%d = ", ind, row < 0 ? "shu" : "shd", r);
-    } else
-        kgt_printf(b, "%sconst %s V%d = ", ind, vn, r);
-    if (k->al) {
-        kgt_printf(b, "*(const %s *)rp%d;\n", vn, r);
-    } else {
-        kgt_printf(b, "make_%s(", vn);
-        for (int j = 0; j < k->vw; j++)
-            kgt_printf(b, "%srp%d[o%d]", j ? ", " : "", r, j + KGT_MAX_RADIUS);
-        kgt_printf(b, ");\n");
-    }
-}
-
-/* At indent ind, loads the rows of the plane `plane` planes above lp into cell registers: the
-   cells that the terms of its plane offsets dlo .. dhi read. al: a 16-byte load a row (lp is
-   the lane's vector, clamped to a readable one), and the cells of the neighbouring vectors that
-   no neighbouring lane holds by the lane's own loads at immediate offsets where they are
-   readable (e<x>: a cell outside that part is read by no output in the box); else every cell
-   at a clamped offset o<x>. Under share the thread's own rows come first, then the halo rows. */
 static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, const char *ind)
 {
-    const char *t = tname[k->dbl], *xl = k->seg ? "xl" : "lane";
+    const char *t = tname[k->dbl];
     unsigned char need[RT][RX];
-    int any[RT];
     name n;
-    char wid[16];
-    snprintf(wid, sizeof wid, k->seg ? "%d" : "KGT_WARP", k->seg);
     cells_read(k, dlo, dhi, need);
     for (int r = 0; r < k->nrow; r++) {
-        any[r] = 0;
-        for (int x = 0; x < RX; x++) any[r] |= need[r][x];
-    }
-    for (int pass = 0; pass < 2; pass++)
-        for (int r = 0; r < k->nrow; r++) {
-            int row = r - k->ylo, own = row >= 0 && row < k->nc;
-            if (!any[r] || (k->share && own != !pass) || (!k->share && pass)) continue;
-            emit_row(b, k, plane, r, shared_from(k, r, any), ind);
-            for (int x = 0; x < RX; x++) {
-                int xpos = x - KGT_MAX_RADIUS, kk = kgt_floordiv(xpos, k->vw),
-                    c = xpos - kk * k->vw;
-                if (!need[r][x]) continue;
-                kgt_printf(b, "%s%s%s %s", ind, kk ? "" : "const ", t, cell(n, k, row, xpos));
-                if (!kk) {
-                    kgt_printf(b, " = V%d.%c;\n", r, comp[c]);
-                    continue;
-                }
-                kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n%s", r, comp[c],
-                           kk < 0 ? '-' : '+', abs(kk), ind);
-                if (k->al)
-                    kgt_printf(b, "if (e%d) ", x);
-                else if (kk < 0)
-                    kgt_printf(b, "if (%s < %d) ", xl, -kk);
-                else
-                    kgt_printf(b, "if (%s >= %s - %d) ", xl, wid, kk);
-                kgt_printf(b, "%s", n);
-                if (k->al)
-                    kgt_printf(b, " = rp%d[%d];\n", r, xpos);
-                else
-                    kgt_printf(b, " = rp%d[o%d];\n", r, x);
-            }
+        int any = 0, row = r - k->ylo;
+        for (int x = 0; x < RX; x++) any |= need[r][x];
+        if (!any) continue;
+        kgt_printf(b, "%sconst %s *const rp%d = lp + %d * s0 + %d * s1;\n", ind, t, r, plane, row);
+        if (k->al) {
+            kgt_printf(b, "%sconst %s V%d = *(const %s *)rp%d;\n", ind, vname[k->dbl], r,
+                       vname[k->dbl], r);
+        } else {
+            kgt_printf(b, "%sconst %s V%d = make_%s(", ind, vname[k->dbl], r, vname[k->dbl]);
+            for (int j = 0; j < k->vw; j++)
+                kgt_printf(b, "%srp%d[o%d]", j ? ", " : "", r, j + KGT_MAX_RADIUS);
+            kgt_printf(b, ");\n");
         }
+        for (int x = 0; x < RX; x++) {
+            int xpos = x - KGT_MAX_RADIUS, kk = kgt_floordiv(xpos, k->vw), c = xpos - kk * k->vw;
+            if (!need[r][x]) continue;
+            kgt_printf(b, "%s%s%s %s", ind, kk ? "" : "const ", t, cell(n, k, row, xpos));
+            if (!kk) {
+                kgt_printf(b, " = V%d.%c;\n", r, comp[c]);
+                continue;
+            }
+            kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n%s", r, comp[c], kk < 0 ? '-' : '+',
+                       abs(kk), ind);
+            if (k->al)
+                kgt_printf(b, "if (e%d) ", x);
+            else if (kk < 0)
+                kgt_printf(b, "if (lane < %d) ", -kk);
+            else
+                kgt_printf(b, "if (lane >= KGT_WARP - %d) ", kk);
+            kgt_printf(b, "%s", n);
+            if (k->al)
+                kgt_printf(b, " = rp%d[%d];\n", r, xpos);
+            else
+                kgt_printf(b, " = rp%d[o%d];\n", r, x);
+        }
+    }
 }
 
 /* Adds the terms of plane offset dz to slot m's sums (dz == -elo: the first terms). */
@@ -237,8 +194,8 @@ static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, c
         kgt_printf(b, "%s        %s(sp, q);\n", ind, k->dbl ? "KGT_VST2D" : "KGT_VST4F");
     kgt_printf(b, "%s    else {\n", ind);
     for (int j = 0; j < k->vw; j++)
-        kgt_printf(b, "%s        if (%sx + %d >= x0 && x + %d < x1) sp[%d] = q.%c;\n", ind,
-                   k->seg ? "live && " : "", j, j, j, comp[j]);
+        kgt_printf(b, "%s        if (x + %d >= x0 && x + %d < x1) sp[%d] = q.%c;\n", ind, j, j, j,
+                   comp[j]);
     kgt_printf(b, "%s    }\n%s}\n", ind, ind);
 }
 
@@ -281,72 +238,24 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
                          int unroll, int al, int split, float rd)
 {
     rows3 *k = calloc(2, sizeof *k); /* nc rows, and the thin boxes' one */
-    kgt_buf w = {0};                 /* the walks, after the declarations they use */
     if (!k) return;
     for (int i = 0; i < 2; i++) {
         k[i].s = s, k[i].dbl = dbl, k[i].vw = dbl ? 2 : 4, k[i].nc = i ? 1 : nc, k[i].al = al;
-        k[i].seg = bx < 32 ? bx : 0, k[i].share = !i && k[i].seg;
         plan(&k[i]);
     }
-    const int vw = k->vw, seg = k->seg;
-    const char *t = tname[dbl], *xl = seg ? "xl" : "lane";
-    char wid[16];
-    snprintf(wid, sizeof wid, seg ? "%d" : "KGT_WARP", seg);
-    kgt_printf(&w, "    const %s *const lb = in + zs * s0 + ys * s1 + x%s", t, al ? " + vo" : "");
-    kgt_printf(&w,
-               ";\n    %s *const ob = out + zs * s0 + ys * s1 + x;\n"
-               "    if (full) {\n        const %s *lp = lb;\n        %s *op = ob;\n",
-               t, t, t);
-    emit_walk(&w, &k[0], unroll, split, rd, "        ");
-    /* thin boxes (fewer rows than nc, one thread a column): one row at a time */
-    kgt_printf(&w,
-               "    } else {\n"
-               "        for (int r = 0; r < y1 - ys; r++) {\n"
-               "            const %s *lp = lb + r * s1;\n            %s *op = ob + r * s1;\n",
-               t, t);
-    emit_walk(&w, &k[1], 1, split, rd, "            ");
-    kgt_printf(&w, "        }\n    }\n}\n");
-    if (w.oom) b->oom = 1;
-    if (seg) { /* thread rows share warps: no lane leaves before the shuffles */
-        kgt_printf(
-            b,
-            "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
-            "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
-            "    const int xl = (int)threadIdx.x, xw = x - xl * %d;\n"
-            "    int ys = y0 + ((int)blockIdx.y * %d + (int)threadIdx.y) * %d;\n"
-            "    if (zs >= h0 || xw >= x1 + %d || xw + %d * %d <= x0 - %d) return;\n"
-            "    const int full = y1 - y0 >= %d, live = ys < y1;\n",
-            bx, vw, vw, by, nc, k->rhi, bx, vw, k->rlo, nc);
-        if (w.s && strstr(w.s, "lane"))
-            kgt_printf(
-                b, "    const int lane = (int)((threadIdx.y * %d + threadIdx.x) %% KGT_WARP);\n",
-                bx);
-        /* the thread rows above and below (yi) hold this one's halo rows where not clamped */
-        if (w.s && (strstr(w.s, "(!shu)") || strstr(w.s, "(!shd)")))
-            kgt_printf(b, "    const int yi = (int)threadIdx.y %% (KGT_WARP / %d);\n", bx);
-        if (w.s && strstr(w.s, "(!shu)"))
-            kgt_printf(b, "    const int shu = yi > 0 && ys <= y1 - %d;\n", nc);
-        if (w.s && strstr(w.s, "(!shd)"))
-            kgt_printf(b, "    const int shd = yi < KGT_WARP / %d - 1 && ys + %d <= y1;\n", bx,
-                       2 * nc);
-        kgt_printf(b,
-                   "    if (full && ys > y1 - %d) ys = y1 - %d;\n"
-                   "    if (!full && !live) ys = y0;\n"
-                   "    const int ok = live && x >= x0 && x + %d <= x1;\n",
-                   nc, nc, vw);
-    } else
-        kgt_printf(
-            b,
-            "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
-            "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
-            "    const int lane = (int)(threadIdx.x %% KGT_WARP), xw = x - lane * %d;\n"
-            "    int ys = y0 + ((int)blockIdx.y * %d + (int)threadIdx.y) * %d;\n"
-            "    if (ys >= y1) return;\n"
-            "    if (zs >= h0 || xw >= x1 + %d || xw + KGT_WARP * %d <= x0 - %d) return;\n"
-            "    const int full = y1 - y0 >= %d;\n"
-            "    if (full && ys > y1 - %d) ys = y1 - %d;\n"
-            "    const int ok = x >= x0 && x + %d <= x1;\n",
-            bx, vw, vw, by, nc, k->rhi, vw, k->rlo, nc, nc, nc, vw);
+    const int vw = k->vw;
+    const char *t = tname[dbl];
+    kgt_printf(b,
+               "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
+               "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"
+               "    const int lane = (int)(threadIdx.x %% KGT_WARP), xw = x - lane * %d;\n"
+               "    int ys = y0 + ((int)blockIdx.y * %d + (int)threadIdx.y) * %d;\n"
+               "    if (ys >= y1) return;\n"
+               "    if (zs >= h0 || xw >= x1 + %d || xw + KGT_WARP * %d <= x0 - %d) return;\n"
+               "    const int full = y1 - y0 >= %d;\n"
+               "    if (full && ys > y1 - %d) ys = y1 - %d;\n"
+               "    const int ok = x >= x0 && x + %d <= x1;\n",
+               bx, vw, vw, by, nc, k->rhi, vw, k->rlo, nc, nc, nc, vw);
     if (al) /* a vector past the rows' readable part reads the nearest readable one */
         kgt_printf(
             b,
@@ -361,13 +270,26 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
             kgt_printf(b, "    const int o%d = KGT_CLAMP(x + %d, x0 - %d, x1 - 1 + %d) - x;\n", x,
                        xpos, k->rlo, k->rhi);
         else if (kk < 0)
-            kgt_printf(b, "    const int e%d = %s < %d && !vo && x - %d >= x0 - %d;\n", x, xl, -kk,
+            kgt_printf(b, "    const int e%d = lane < %d && !vo && x - %d >= x0 - %d;\n", x, -kk,
                        -xpos, k->rlo);
         else
-            kgt_printf(b, "    const int e%d = %s >= %s - %d && !vo && x + %d <= x1 - 1 + %d;\n", x,
-                       xl, wid, kk, xpos, k->rhi);
+            kgt_printf(
+                b, "    const int e%d = lane >= KGT_WARP - %d && !vo && x + %d <= x1 - 1 + %d;\n",
+                x, kk, xpos, k->rhi);
     }
-    if (w.s) kgt_printf(b, "%s", w.s);
-    free(w.s);
+    kgt_printf(b, "    const %s *const lb = in + zs * s0 + ys * s1 + x%s", t, al ? " + vo" : "");
+    kgt_printf(b,
+               ";\n    %s *const ob = out + zs * s0 + ys * s1 + x;\n"
+               "    if (full) {\n        const %s *lp = lb;\n        %s *op = ob;\n",
+               t, t, t);
+    emit_walk(b, &k[0], unroll, split, rd, "        ");
+    /* thin boxes (fewer rows than nc, one thread a column): one row at a time */
+    kgt_printf(b,
+               "    } else {\n"
+               "        for (int r = 0; r < y1 - ys; r++) {\n"
+               "            const %s *lp = lb + r * s1;\n            %s *op = ob + r * s1;\n",
+               t, t);
+    emit_walk(b, &k[1], 1, split, rd, "            ");
+    kgt_printf(b, "        }\n    }\n}\n");
     free(k);
 }

@@ -176,11 +176,7 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
        blocks of whole warps along x (64 threads: AMD's too) */
     if (h->vec && s->ndims == 3 && !h->walk && (!h->pipe || info->elo[2] > v || info->ehi[2] > v))
         return -1;
-    /* ... or, 3D rows with running sums, warps of thread rows of 8 or 16 vectors (emit_rows3.c:
-       halo rows by shuffles) in blocks of whole 64-lane warps */
-    const int rows_seg =
-        s->ndims == 3 && h->nc > 1 && (h->bx == 8 || h->bx == 16) && h->bx * h->by % 64 == 0;
-    if (h->vec && h->walk && (s->ndims < 2 || (h->bx % 64 && !rows_seg))) return -1;
+    if (h->vec && h->walk && (s->ndims < 2 || h->bx % 64)) return -1;
     if (h->vec && s->ndims < 3 && !h->walk) return -1;
     if (h->walk < 0 || h->walk > KGT_WALK_MAX ||
         (h->walk && ((s->ndims != 2 && !h->vec) || h->pipe ||
