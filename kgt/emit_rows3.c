@@ -10,9 +10,7 @@
  * row-major order, plane offset first, so a loaded plane adds its terms to the sums of every
  * output plane it is a plane of: the sums roll down one slot a plane, the bottom one complete
  * (divided and stored), instead of planes of inputs rolling through registers. The y neighbours
- * of the thread's own rows are registers, not loads through L1 (emit_vec.c's single rows). The
- * last plane of a walk adds only the terms of the walk's last output plane: it loads only the
- * rows and cells those read (3d7: the thread's own rows, no halo rows, no edge cells).
+ * of the thread's own rows are registers, not loads through L1 (emit_vec.c's single rows).
  *
  * The thread's rows start at ys; a thread whose rows would pass the box's last row takes the last
  * nc rows of the box instead (the rows it shares with the thread before it get the same values
@@ -222,10 +220,8 @@ static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float r
             if (pl - dz >= 0 && kgt_has_plane(k->s, dz)) emit_terms(b, k, dz, pl - dz, in2);
         kgt_printf(b, "%s}\n", ind);
     }
-    /* the loop stops one plane short when sums above the last output are open: the last plane
-       loaded adds only the terms of the last output (its rows and cells, not the whole plane) */
-    kgt_printf(b, "%sKGT_UNROLL(%d)\n%sfor (int i = zs; i < h0%s; i++, lp += s0, op += s0) {\n",
-               ind, unroll, ind, E ? " - 1" : "");
+    kgt_printf(b, "%sKGT_UNROLL(%d)\n%sfor (int i = zs; i < h0; i++, lp += s0, op += s0) {\n", ind,
+               unroll, ind);
     emit_plane(b, k, k->ehi, -k->elo, k->ehi, in2);
     for (int dz = -k->elo; dz <= k->ehi; dz++)
         if (kgt_has_plane(k->s, dz)) emit_terms(b, k, dz, k->ehi - dz, in2);
@@ -235,12 +231,6 @@ static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float r
             for (int j = 0; j < k->vw; j++) {
                 kgt_printf(b, "%s%s = %s;\n", in2, acc(n, m, r, j), acc(n1, m + 1, r, j));
             }
-    kgt_printf(b, "%s}\n", ind);
-    if (!E) return;
-    kgt_printf(b, "%s{\n", ind);
-    emit_plane(b, k, k->ehi, k->ehi, k->ehi, in2);
-    if (kgt_has_plane(k->s, k->ehi)) emit_terms(b, k, k->ehi, 0, in2);
-    for (int r = 0; r < k->nc; r++) emit_store(b, k, r, split, rd, in2);
     kgt_printf(b, "%s}\n", ind);
 }
 

@@ -3778,7 +3778,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_3 = -c1_11;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = *(const float4 *)rp0;
             const float c0_8 = V0.x;
@@ -3852,62 +3852,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_2 = a1_1_2;
             a0_1_3 = a1_1_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = *(const float4 *)rp0;
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            float c0_12 = KGT_SHFL(V0.x, lane + 1);
-            if (e12) c0_12 = rp0[4];
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = *(const float4 *)rp1;
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (e12) c1_12 = rp1[4];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, c0_12);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, c1_12);
-            {
-                float4 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2f);
-                q.y = kgt_mul(a0_1_1, -0x1p-2f);
-                q.z = kgt_mul(a0_1_2, -0x1p-2f);
-                q.w = kgt_mul(a0_1_3, -0x1p-2f);
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -3933,7 +3877,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = -c0_11;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = *(const float4 *)rp0;
                 const float c0_8 = V0.x;
@@ -3970,35 +3914,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = *(const float4 *)rp0;
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                float c0_12 = KGT_SHFL(V0.x, lane + 1);
-                if (e12) c0_12 = rp0[4];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, c0_12);
-                {
-                    float4 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        *(float4 *)sp = q;
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
@@ -4065,7 +3980,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_3 = -c1_11;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
             const float c0_8 = V0.x;
@@ -4139,62 +4054,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_2 = a1_1_2;
             a0_1_3 = a1_1_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            float c0_12 = KGT_SHFL(V0.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, c0_12);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, c1_12);
-            {
-                float4 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2f);
-                q.y = kgt_mul(a0_1_1, -0x1p-2f);
-                q.z = kgt_mul(a0_1_2, -0x1p-2f);
-                q.w = kgt_mul(a0_1_3, -0x1p-2f);
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -4220,7 +4079,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = -c0_11;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
                 const float c0_8 = V0.x;
@@ -4257,35 +4116,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                float c0_12 = KGT_SHFL(V0.x, lane + 1);
-                if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, c0_12);
-                {
-                    float4 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        KGT_VST4F(sp, q);
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
@@ -4377,7 +4207,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_3 = -c1_11;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = *(const float4 *)rp0;
             const float c0_8 = V0.x;
@@ -4451,62 +4281,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_2 = a1_1_2;
             a0_1_3 = a1_1_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = *(const float4 *)rp0;
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            float c0_12 = KGT_SHFL(V0.x, lane + 1);
-            if (e12) c0_12 = rp0[4];
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = *(const float4 *)rp1;
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (e12) c1_12 = rp1[4];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, c0_12);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, c1_12);
-            {
-                float4 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2f);
-                q.y = kgt_mul(a0_1_1, -0x1p-2f);
-                q.z = kgt_mul(a0_1_2, -0x1p-2f);
-                q.w = kgt_mul(a0_1_3, -0x1p-2f);
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -4532,7 +4306,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = -c0_11;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = *(const float4 *)rp0;
                 const float c0_8 = V0.x;
@@ -4569,35 +4343,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = *(const float4 *)rp0;
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                float c0_12 = KGT_SHFL(V0.x, lane + 1);
-                if (e12) c0_12 = rp0[4];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, c0_12);
-                {
-                    float4 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        *(float4 *)sp = q;
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
@@ -4664,7 +4409,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_3 = -c1_11;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
             const float c0_8 = V0.x;
@@ -4738,62 +4483,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_1_2 = a1_1_2;
             a0_1_3 = a1_1_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            float c0_12 = KGT_SHFL(V0.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, c0_12);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, c1_12);
-            {
-                float4 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2f);
-                q.y = kgt_mul(a0_1_1, -0x1p-2f);
-                q.z = kgt_mul(a0_1_2, -0x1p-2f);
-                q.w = kgt_mul(a0_1_3, -0x1p-2f);
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -4819,7 +4508,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = -c0_11;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
                 const float c0_8 = V0.x;
@@ -4856,35 +4545,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                float c0_12 = KGT_SHFL(V0.x, lane + 1);
-                if (lane >= KGT_WARP - 1) c0_12 = rp0[o12];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, c0_12);
-                {
-                    float4 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2f);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2f);
-                    q.z = kgt_mul(a0_0_2, -0x1p-2f);
-                    q.w = kgt_mul(a0_0_3, -0x1p-2f);
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        KGT_VST4F(sp, q);
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
@@ -4962,7 +4622,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_1 = -c1_9;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const double *const rp0 = lp + 0 * s0 + 0 * s1;
             const double2 V0 = *(const double2 *)rp0;
             const double c0_8 = V0.x;
@@ -5012,46 +4672,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_0 = a1_1_0;
             a0_1_1 = a1_1_1;
         }
-        {
-            const double *const rp0 = lp + 0 * s0 + 0 * s1;
-            const double2 V0 = *(const double2 *)rp0;
-            const double c0_9 = V0.y;
-            double c0_10 = KGT_SHFL(V0.x, lane + 1);
-            if (e10) c0_10 = rp0[2];
-            const double *const rp1 = lp + 0 * s0 + 1 * s1;
-            const double2 V1 = *(const double2 *)rp1;
-            const double c1_9 = V1.y;
-            double c1_10 = KGT_SHFL(V1.x, lane + 1);
-            if (e10) c1_10 = rp1[2];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            {
-                double2 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2);
-                q.y = kgt_mul(a0_0_1, -0x1p-2);
-                double *const sp = op + 0 * s1;
-                if (ok)
-                    *(double2 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-            {
-                double2 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2);
-                q.y = kgt_mul(a0_1_1, -0x1p-2);
-                double *const sp = op + 1 * s1;
-                if (ok)
-                    *(double2 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const double *lp = lb + r * s1;
@@ -5069,7 +4689,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 a0_0_1 = -c0_9;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const double *const rp0 = lp + 0 * s0 + 0 * s1;
                 const double2 V0 = *(const double2 *)rp0;
                 const double c0_8 = V0.x;
@@ -5094,27 +4714,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 }
                 a0_0_0 = a1_0_0;
                 a0_0_1 = a1_0_1;
-            }
-            {
-                const double *const rp0 = lp + 0 * s0 + 0 * s1;
-                const double2 V0 = *(const double2 *)rp0;
-                const double c0_9 = V0.y;
-                double c0_10 = KGT_SHFL(V0.x, lane + 1);
-                if (e10) c0_10 = rp0[2];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                {
-                    double2 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2);
-                    double *const sp = op + 0 * s1;
-                    if (ok)
-                        *(double2 *)sp = q;
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    }
-                }
             }
         }
     }
@@ -5163,7 +4762,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_1 = -c1_9;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const double *const rp0 = lp + 0 * s0 + 0 * s1;
             const double2 V0 = make_double2(rp0[o8], rp0[o9]);
             const double c0_8 = V0.x;
@@ -5213,46 +4812,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_0 = a1_1_0;
             a0_1_1 = a1_1_1;
         }
-        {
-            const double *const rp0 = lp + 0 * s0 + 0 * s1;
-            const double2 V0 = make_double2(rp0[o8], rp0[o9]);
-            const double c0_9 = V0.y;
-            double c0_10 = KGT_SHFL(V0.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
-            const double *const rp1 = lp + 0 * s0 + 1 * s1;
-            const double2 V1 = make_double2(rp1[o8], rp1[o9]);
-            const double c1_9 = V1.y;
-            double c1_10 = KGT_SHFL(V1.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c1_10 = rp1[o10];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            {
-                double2 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2);
-                q.y = kgt_mul(a0_0_1, -0x1p-2);
-                double *const sp = op + 0 * s1;
-                if (ok)
-                    KGT_VST2D(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-            {
-                double2 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2);
-                q.y = kgt_mul(a0_1_1, -0x1p-2);
-                double *const sp = op + 1 * s1;
-                if (ok)
-                    KGT_VST2D(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const double *lp = lb + r * s1;
@@ -5270,7 +4829,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 a0_0_1 = -c0_9;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const double *const rp0 = lp + 0 * s0 + 0 * s1;
                 const double2 V0 = make_double2(rp0[o8], rp0[o9]);
                 const double c0_8 = V0.x;
@@ -5295,27 +4854,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 }
                 a0_0_0 = a1_0_0;
                 a0_0_1 = a1_0_1;
-            }
-            {
-                const double *const rp0 = lp + 0 * s0 + 0 * s1;
-                const double2 V0 = make_double2(rp0[o8], rp0[o9]);
-                const double c0_9 = V0.y;
-                double c0_10 = KGT_SHFL(V0.x, lane + 1);
-                if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                {
-                    double2 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2);
-                    double *const sp = op + 0 * s1;
-                    if (ok)
-                        KGT_VST2D(sp, q);
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    }
-                }
             }
         }
     }
@@ -5391,7 +4929,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_1 = -c1_9;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const double *const rp0 = lp + 0 * s0 + 0 * s1;
             const double2 V0 = *(const double2 *)rp0;
             const double c0_8 = V0.x;
@@ -5441,46 +4979,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_0 = a1_1_0;
             a0_1_1 = a1_1_1;
         }
-        {
-            const double *const rp0 = lp + 0 * s0 + 0 * s1;
-            const double2 V0 = *(const double2 *)rp0;
-            const double c0_9 = V0.y;
-            double c0_10 = KGT_SHFL(V0.x, lane + 1);
-            if (e10) c0_10 = rp0[2];
-            const double *const rp1 = lp + 0 * s0 + 1 * s1;
-            const double2 V1 = *(const double2 *)rp1;
-            const double c1_9 = V1.y;
-            double c1_10 = KGT_SHFL(V1.x, lane + 1);
-            if (e10) c1_10 = rp1[2];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            {
-                double2 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2);
-                q.y = kgt_mul(a0_0_1, -0x1p-2);
-                double *const sp = op + 0 * s1;
-                if (ok)
-                    *(double2 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-            {
-                double2 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2);
-                q.y = kgt_mul(a0_1_1, -0x1p-2);
-                double *const sp = op + 1 * s1;
-                if (ok)
-                    *(double2 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const double *lp = lb + r * s1;
@@ -5498,7 +4996,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 a0_0_1 = -c0_9;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const double *const rp0 = lp + 0 * s0 + 0 * s1;
                 const double2 V0 = *(const double2 *)rp0;
                 const double c0_8 = V0.x;
@@ -5523,27 +5021,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 }
                 a0_0_0 = a1_0_0;
                 a0_0_1 = a1_0_1;
-            }
-            {
-                const double *const rp0 = lp + 0 * s0 + 0 * s1;
-                const double2 V0 = *(const double2 *)rp0;
-                const double c0_9 = V0.y;
-                double c0_10 = KGT_SHFL(V0.x, lane + 1);
-                if (e10) c0_10 = rp0[2];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                {
-                    double2 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2);
-                    double *const sp = op + 0 * s1;
-                    if (ok)
-                        *(double2 *)sp = q;
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    }
-                }
             }
         }
     }
@@ -5592,7 +5069,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_1 = -c1_9;
         }
         KGT_UNROLL(1)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const double *const rp0 = lp + 0 * s0 + 0 * s1;
             const double2 V0 = make_double2(rp0[o8], rp0[o9]);
             const double c0_8 = V0.x;
@@ -5642,46 +5119,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             a0_1_0 = a1_1_0;
             a0_1_1 = a1_1_1;
         }
-        {
-            const double *const rp0 = lp + 0 * s0 + 0 * s1;
-            const double2 V0 = make_double2(rp0[o8], rp0[o9]);
-            const double c0_9 = V0.y;
-            double c0_10 = KGT_SHFL(V0.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
-            const double *const rp1 = lp + 0 * s0 + 1 * s1;
-            const double2 V1 = make_double2(rp1[o8], rp1[o9]);
-            const double c1_9 = V1.y;
-            double c1_10 = KGT_SHFL(V1.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c1_10 = rp1[o10];
-            a0_0_0 = kgt_add(a0_0_0, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, c0_10);
-            a0_1_0 = kgt_add(a0_1_0, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, c1_10);
-            {
-                double2 q;
-                q.x = kgt_mul(a0_0_0, -0x1p-2);
-                q.y = kgt_mul(a0_0_1, -0x1p-2);
-                double *const sp = op + 0 * s1;
-                if (ok)
-                    KGT_VST2D(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-            {
-                double2 q;
-                q.x = kgt_mul(a0_1_0, -0x1p-2);
-                q.y = kgt_mul(a0_1_1, -0x1p-2);
-                double *const sp = op + 1 * s1;
-                if (ok)
-                    KGT_VST2D(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const double *lp = lb + r * s1;
@@ -5699,7 +5136,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 a0_0_1 = -c0_9;
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const double *const rp0 = lp + 0 * s0 + 0 * s1;
                 const double2 V0 = make_double2(rp0[o8], rp0[o9]);
                 const double c0_8 = V0.x;
@@ -5724,27 +5161,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 }
                 a0_0_0 = a1_0_0;
                 a0_0_1 = a1_0_1;
-            }
-            {
-                const double *const rp0 = lp + 0 * s0 + 0 * s1;
-                const double2 V0 = make_double2(rp0[o8], rp0[o9]);
-                const double c0_9 = V0.y;
-                double c0_10 = KGT_SHFL(V0.x, lane + 1);
-                if (lane >= KGT_WARP - 1) c0_10 = rp0[o10];
-                a0_0_0 = kgt_add(a0_0_0, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, c0_10);
-                {
-                    double2 q;
-                    q.x = kgt_mul(a0_0_0, -0x1p-2);
-                    q.y = kgt_mul(a0_0_1, -0x1p-2);
-                    double *const sp = op + 0 * s1;
-                    if (ok)
-                        KGT_VST2D(sp, q);
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    }
-                }
             }
         }
     }
@@ -6955,7 +6371,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_3 = kgt_add(a0_3_3, c4_12);
         }
         KGT_UNROLL(2)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = *(const float4 *)rp0;
             const float c0_8 = V0.x;
@@ -7247,218 +6663,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_2 = a1_3_2;
             a0_3_3 = a1_3_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = *(const float4 *)rp0;
-            const float c0_8 = V0.x;
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = *(const float4 *)rp1;
-            float c1_7 = KGT_SHFL(V1.w, lane - 1);
-            if (e7) c1_7 = rp1[-1];
-            const float c1_8 = V1.x;
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (e12) c1_12 = rp1[4];
-            const float *const rp2 = lp + 0 * s0 + 2 * s1;
-            const float4 V2 = *(const float4 *)rp2;
-            float c2_7 = KGT_SHFL(V2.w, lane - 1);
-            if (e7) c2_7 = rp2[-1];
-            const float c2_8 = V2.x;
-            const float c2_9 = V2.y;
-            const float c2_10 = V2.z;
-            const float c2_11 = V2.w;
-            float c2_12 = KGT_SHFL(V2.x, lane + 1);
-            if (e12) c2_12 = rp2[4];
-            const float *const rp3 = lp + 0 * s0 + 3 * s1;
-            const float4 V3 = *(const float4 *)rp3;
-            float c3_7 = KGT_SHFL(V3.w, lane - 1);
-            if (e7) c3_7 = rp3[-1];
-            const float c3_8 = V3.x;
-            const float c3_9 = V3.y;
-            const float c3_10 = V3.z;
-            const float c3_11 = V3.w;
-            float c3_12 = KGT_SHFL(V3.x, lane + 1);
-            if (e12) c3_12 = rp3[4];
-            const float *const rp4 = lp + 0 * s0 + 4 * s1;
-            const float4 V4 = *(const float4 *)rp4;
-            float c4_7 = KGT_SHFL(V4.w, lane - 1);
-            if (e7) c4_7 = rp4[-1];
-            const float c4_8 = V4.x;
-            const float c4_9 = V4.y;
-            const float c4_10 = V4.z;
-            const float c4_11 = V4.w;
-            float c4_12 = KGT_SHFL(V4.x, lane + 1);
-            if (e12) c4_12 = rp4[4];
-            a0_0_0 = kgt_sub(a0_0_0, c0_8);
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_1 = kgt_sub(a0_0_1, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_2 = kgt_sub(a0_0_2, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-            a0_0_3 = kgt_sub(a0_0_3, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-            a0_1_0 = kgt_sub(a0_1_0, c1_8);
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_1 = kgt_sub(a0_1_1, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_2 = kgt_sub(a0_1_2, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-            a0_1_3 = kgt_sub(a0_1_3, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-            a0_2_0 = kgt_sub(a0_2_0, c2_8);
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_1 = kgt_sub(a0_2_1, c2_9);
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_2 = kgt_sub(a0_2_2, c2_10);
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-            a0_2_3 = kgt_sub(a0_2_3, c2_11);
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-            a0_3_0 = kgt_sub(a0_3_0, c3_8);
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_1 = kgt_sub(a0_3_1, c3_9);
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_2 = kgt_sub(a0_3_2, c3_10);
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-            a0_3_3 = kgt_sub(a0_3_3, c3_11);
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_1_0 / 0x1.cp+2f;
-                    q.y = a0_1_1 / 0x1.cp+2f;
-                    q.z = a0_1_2 / 0x1.cp+2f;
-                    q.w = a0_1_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_2_0 / 0x1.cp+2f;
-                    q.y = a0_2_1 / 0x1.cp+2f;
-                    q.z = a0_2_2 / 0x1.cp+2f;
-                    q.w = a0_2_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 2 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_3_0 / 0x1.cp+2f;
-                    q.y = a0_3_1 / 0x1.cp+2f;
-                    q.z = a0_3_2 / 0x1.cp+2f;
-                    q.w = a0_3_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 3 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -7506,7 +6710,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = *(const float4 *)rp0;
                 const float c0_8 = V0.x;
@@ -7584,65 +6788,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = *(const float4 *)rp0;
-                const float c0_8 = V0.x;
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                const float *const rp1 = lp + 0 * s0 + 1 * s1;
-                const float4 V1 = *(const float4 *)rp1;
-                float c1_7 = KGT_SHFL(V1.w, lane - 1);
-                if (e7) c1_7 = rp1[-1];
-                const float c1_8 = V1.x;
-                const float c1_9 = V1.y;
-                const float c1_10 = V1.z;
-                const float c1_11 = V1.w;
-                float c1_12 = KGT_SHFL(V1.x, lane + 1);
-                if (e12) c1_12 = rp1[4];
-                a0_0_0 = kgt_sub(a0_0_0, c0_8);
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_1 = kgt_sub(a0_0_1, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_2 = kgt_sub(a0_0_2, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-                a0_0_3 = kgt_sub(a0_0_3, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-                {
-                    float4 q;
-                    {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                    }
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        *(float4 *)sp = q;
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
@@ -7816,7 +6961,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_3 = kgt_add(a0_3_3, c4_12);
         }
         KGT_UNROLL(2)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
             const float c0_8 = V0.x;
@@ -8108,218 +7253,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_2 = a1_3_2;
             a0_3_3 = a1_3_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-            const float c0_8 = V0.x;
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-            float c1_7 = KGT_SHFL(V1.w, lane - 1);
-            if (lane < 1) c1_7 = rp1[o7];
-            const float c1_8 = V1.x;
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-            const float *const rp2 = lp + 0 * s0 + 2 * s1;
-            const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
-            float c2_7 = KGT_SHFL(V2.w, lane - 1);
-            if (lane < 1) c2_7 = rp2[o7];
-            const float c2_8 = V2.x;
-            const float c2_9 = V2.y;
-            const float c2_10 = V2.z;
-            const float c2_11 = V2.w;
-            float c2_12 = KGT_SHFL(V2.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-            const float *const rp3 = lp + 0 * s0 + 3 * s1;
-            const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
-            float c3_7 = KGT_SHFL(V3.w, lane - 1);
-            if (lane < 1) c3_7 = rp3[o7];
-            const float c3_8 = V3.x;
-            const float c3_9 = V3.y;
-            const float c3_10 = V3.z;
-            const float c3_11 = V3.w;
-            float c3_12 = KGT_SHFL(V3.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-            const float *const rp4 = lp + 0 * s0 + 4 * s1;
-            const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
-            float c4_7 = KGT_SHFL(V4.w, lane - 1);
-            if (lane < 1) c4_7 = rp4[o7];
-            const float c4_8 = V4.x;
-            const float c4_9 = V4.y;
-            const float c4_10 = V4.z;
-            const float c4_11 = V4.w;
-            float c4_12 = KGT_SHFL(V4.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-            a0_0_0 = kgt_sub(a0_0_0, c0_8);
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_1 = kgt_sub(a0_0_1, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_2 = kgt_sub(a0_0_2, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-            a0_0_3 = kgt_sub(a0_0_3, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-            a0_1_0 = kgt_sub(a0_1_0, c1_8);
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_1 = kgt_sub(a0_1_1, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_2 = kgt_sub(a0_1_2, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-            a0_1_3 = kgt_sub(a0_1_3, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-            a0_2_0 = kgt_sub(a0_2_0, c2_8);
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_1 = kgt_sub(a0_2_1, c2_9);
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_2 = kgt_sub(a0_2_2, c2_10);
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-            a0_2_3 = kgt_sub(a0_2_3, c2_11);
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-            a0_3_0 = kgt_sub(a0_3_0, c3_8);
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_1 = kgt_sub(a0_3_1, c3_9);
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_2 = kgt_sub(a0_3_2, c3_10);
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-            a0_3_3 = kgt_sub(a0_3_3, c3_11);
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_1_0 / 0x1.cp+2f;
-                    q.y = a0_1_1 / 0x1.cp+2f;
-                    q.z = a0_1_2 / 0x1.cp+2f;
-                    q.w = a0_1_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_2_0 / 0x1.cp+2f;
-                    q.y = a0_2_1 / 0x1.cp+2f;
-                    q.z = a0_2_2 / 0x1.cp+2f;
-                    q.w = a0_2_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 2 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_3_0 / 0x1.cp+2f;
-                    q.y = a0_3_1 / 0x1.cp+2f;
-                    q.z = a0_3_2 / 0x1.cp+2f;
-                    q.w = a0_3_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 3 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -8367,7 +7300,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
                 const float c0_8 = V0.x;
@@ -8445,65 +7378,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-                const float c0_8 = V0.x;
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                const float *const rp1 = lp + 0 * s0 + 1 * s1;
-                const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-                float c1_7 = KGT_SHFL(V1.w, lane - 1);
-                if (lane < 1) c1_7 = rp1[o7];
-                const float c1_8 = V1.x;
-                const float c1_9 = V1.y;
-                const float c1_10 = V1.z;
-                const float c1_11 = V1.w;
-                float c1_12 = KGT_SHFL(V1.x, lane + 1);
-                if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-                a0_0_0 = kgt_sub(a0_0_0, c0_8);
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_1 = kgt_sub(a0_0_1, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_2 = kgt_sub(a0_0_2, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-                a0_0_3 = kgt_sub(a0_0_3, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-                {
-                    float4 q;
-                    {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                    }
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        KGT_VST4F(sp, q);
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
@@ -8733,7 +7607,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_3 = kgt_add(a0_3_3, c4_12);
         }
         KGT_UNROLL(2)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = *(const float4 *)rp0;
             const float c0_8 = V0.x;
@@ -9025,218 +7899,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_2 = a1_3_2;
             a0_3_3 = a1_3_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = *(const float4 *)rp0;
-            const float c0_8 = V0.x;
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = *(const float4 *)rp1;
-            float c1_7 = KGT_SHFL(V1.w, lane - 1);
-            if (e7) c1_7 = rp1[-1];
-            const float c1_8 = V1.x;
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (e12) c1_12 = rp1[4];
-            const float *const rp2 = lp + 0 * s0 + 2 * s1;
-            const float4 V2 = *(const float4 *)rp2;
-            float c2_7 = KGT_SHFL(V2.w, lane - 1);
-            if (e7) c2_7 = rp2[-1];
-            const float c2_8 = V2.x;
-            const float c2_9 = V2.y;
-            const float c2_10 = V2.z;
-            const float c2_11 = V2.w;
-            float c2_12 = KGT_SHFL(V2.x, lane + 1);
-            if (e12) c2_12 = rp2[4];
-            const float *const rp3 = lp + 0 * s0 + 3 * s1;
-            const float4 V3 = *(const float4 *)rp3;
-            float c3_7 = KGT_SHFL(V3.w, lane - 1);
-            if (e7) c3_7 = rp3[-1];
-            const float c3_8 = V3.x;
-            const float c3_9 = V3.y;
-            const float c3_10 = V3.z;
-            const float c3_11 = V3.w;
-            float c3_12 = KGT_SHFL(V3.x, lane + 1);
-            if (e12) c3_12 = rp3[4];
-            const float *const rp4 = lp + 0 * s0 + 4 * s1;
-            const float4 V4 = *(const float4 *)rp4;
-            float c4_7 = KGT_SHFL(V4.w, lane - 1);
-            if (e7) c4_7 = rp4[-1];
-            const float c4_8 = V4.x;
-            const float c4_9 = V4.y;
-            const float c4_10 = V4.z;
-            const float c4_11 = V4.w;
-            float c4_12 = KGT_SHFL(V4.x, lane + 1);
-            if (e12) c4_12 = rp4[4];
-            a0_0_0 = kgt_sub(a0_0_0, c0_8);
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_1 = kgt_sub(a0_0_1, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_2 = kgt_sub(a0_0_2, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-            a0_0_3 = kgt_sub(a0_0_3, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-            a0_1_0 = kgt_sub(a0_1_0, c1_8);
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_1 = kgt_sub(a0_1_1, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_2 = kgt_sub(a0_1_2, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-            a0_1_3 = kgt_sub(a0_1_3, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-            a0_2_0 = kgt_sub(a0_2_0, c2_8);
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_1 = kgt_sub(a0_2_1, c2_9);
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_2 = kgt_sub(a0_2_2, c2_10);
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-            a0_2_3 = kgt_sub(a0_2_3, c2_11);
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-            a0_3_0 = kgt_sub(a0_3_0, c3_8);
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_1 = kgt_sub(a0_3_1, c3_9);
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_2 = kgt_sub(a0_3_2, c3_10);
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-            a0_3_3 = kgt_sub(a0_3_3, c3_11);
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_1_0 / 0x1.cp+2f;
-                    q.y = a0_1_1 / 0x1.cp+2f;
-                    q.z = a0_1_2 / 0x1.cp+2f;
-                    q.w = a0_1_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_2_0 / 0x1.cp+2f;
-                    q.y = a0_2_1 / 0x1.cp+2f;
-                    q.z = a0_2_2 / 0x1.cp+2f;
-                    q.w = a0_2_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 2 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_3_0 / 0x1.cp+2f;
-                    q.y = a0_3_1 / 0x1.cp+2f;
-                    q.z = a0_3_2 / 0x1.cp+2f;
-                    q.w = a0_3_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 3 * s1;
-                if (ok)
-                    *(float4 *)sp = q;
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -9284,7 +7946,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = *(const float4 *)rp0;
                 const float c0_8 = V0.x;
@@ -9362,65 +8024,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = *(const float4 *)rp0;
-                const float c0_8 = V0.x;
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                const float *const rp1 = lp + 0 * s0 + 1 * s1;
-                const float4 V1 = *(const float4 *)rp1;
-                float c1_7 = KGT_SHFL(V1.w, lane - 1);
-                if (e7) c1_7 = rp1[-1];
-                const float c1_8 = V1.x;
-                const float c1_9 = V1.y;
-                const float c1_10 = V1.z;
-                const float c1_11 = V1.w;
-                float c1_12 = KGT_SHFL(V1.x, lane + 1);
-                if (e12) c1_12 = rp1[4];
-                a0_0_0 = kgt_sub(a0_0_0, c0_8);
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_1 = kgt_sub(a0_0_1, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_2 = kgt_sub(a0_0_2, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-                a0_0_3 = kgt_sub(a0_0_3, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-                {
-                    float4 q;
-                    {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                    }
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        *(float4 *)sp = q;
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
@@ -9594,7 +8197,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_3 = kgt_add(a0_3_3, c4_12);
         }
         KGT_UNROLL(2)
-        for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+        for (int i = zs; i < h0; i++, lp += s0, op += s0) {
             const float *const rp0 = lp + 0 * s0 + 0 * s1;
             const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
             const float c0_8 = V0.x;
@@ -9886,218 +8489,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             a0_3_2 = a1_3_2;
             a0_3_3 = a1_3_3;
         }
-        {
-            const float *const rp0 = lp + 0 * s0 + 0 * s1;
-            const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-            const float c0_8 = V0.x;
-            const float c0_9 = V0.y;
-            const float c0_10 = V0.z;
-            const float c0_11 = V0.w;
-            const float *const rp1 = lp + 0 * s0 + 1 * s1;
-            const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-            float c1_7 = KGT_SHFL(V1.w, lane - 1);
-            if (lane < 1) c1_7 = rp1[o7];
-            const float c1_8 = V1.x;
-            const float c1_9 = V1.y;
-            const float c1_10 = V1.z;
-            const float c1_11 = V1.w;
-            float c1_12 = KGT_SHFL(V1.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-            const float *const rp2 = lp + 0 * s0 + 2 * s1;
-            const float4 V2 = make_float4(rp2[o8], rp2[o9], rp2[o10], rp2[o11]);
-            float c2_7 = KGT_SHFL(V2.w, lane - 1);
-            if (lane < 1) c2_7 = rp2[o7];
-            const float c2_8 = V2.x;
-            const float c2_9 = V2.y;
-            const float c2_10 = V2.z;
-            const float c2_11 = V2.w;
-            float c2_12 = KGT_SHFL(V2.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c2_12 = rp2[o12];
-            const float *const rp3 = lp + 0 * s0 + 3 * s1;
-            const float4 V3 = make_float4(rp3[o8], rp3[o9], rp3[o10], rp3[o11]);
-            float c3_7 = KGT_SHFL(V3.w, lane - 1);
-            if (lane < 1) c3_7 = rp3[o7];
-            const float c3_8 = V3.x;
-            const float c3_9 = V3.y;
-            const float c3_10 = V3.z;
-            const float c3_11 = V3.w;
-            float c3_12 = KGT_SHFL(V3.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c3_12 = rp3[o12];
-            const float *const rp4 = lp + 0 * s0 + 4 * s1;
-            const float4 V4 = make_float4(rp4[o8], rp4[o9], rp4[o10], rp4[o11]);
-            float c4_7 = KGT_SHFL(V4.w, lane - 1);
-            if (lane < 1) c4_7 = rp4[o7];
-            const float c4_8 = V4.x;
-            const float c4_9 = V4.y;
-            const float c4_10 = V4.z;
-            const float c4_11 = V4.w;
-            float c4_12 = KGT_SHFL(V4.x, lane + 1);
-            if (lane >= KGT_WARP - 1) c4_12 = rp4[o12];
-            a0_0_0 = kgt_sub(a0_0_0, c0_8);
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-            a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_1 = kgt_sub(a0_0_1, c0_9);
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-            a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_2 = kgt_sub(a0_0_2, c0_10);
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-            a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-            a0_0_3 = kgt_sub(a0_0_3, c0_11);
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-            a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-            a0_1_0 = kgt_sub(a0_1_0, c1_8);
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_7));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1p-1f, c2_8));
-            a0_1_0 = kgt_add(a0_1_0, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_1 = kgt_sub(a0_1_1, c1_9);
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_8));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1p-1f, c2_9));
-            a0_1_1 = kgt_add(a0_1_1, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_2 = kgt_sub(a0_1_2, c1_10);
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_9));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1p-1f, c2_10));
-            a0_1_2 = kgt_add(a0_1_2, kgt_mul(0x1.8p+1f, c2_11));
-            a0_1_3 = kgt_sub(a0_1_3, c1_11);
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_10));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1p-1f, c2_11));
-            a0_1_3 = kgt_add(a0_1_3, kgt_mul(0x1.8p+1f, c2_12));
-            a0_2_0 = kgt_sub(a0_2_0, c2_8);
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_7));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1p-1f, c3_8));
-            a0_2_0 = kgt_add(a0_2_0, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_1 = kgt_sub(a0_2_1, c2_9);
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_8));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1p-1f, c3_9));
-            a0_2_1 = kgt_add(a0_2_1, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_2 = kgt_sub(a0_2_2, c2_10);
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_9));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1p-1f, c3_10));
-            a0_2_2 = kgt_add(a0_2_2, kgt_mul(0x1.8p+1f, c3_11));
-            a0_2_3 = kgt_sub(a0_2_3, c2_11);
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_10));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1p-1f, c3_11));
-            a0_2_3 = kgt_add(a0_2_3, kgt_mul(0x1.8p+1f, c3_12));
-            a0_3_0 = kgt_sub(a0_3_0, c3_8);
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_7));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1p-1f, c4_8));
-            a0_3_0 = kgt_add(a0_3_0, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_1 = kgt_sub(a0_3_1, c3_9);
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_8));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1p-1f, c4_9));
-            a0_3_1 = kgt_add(a0_3_1, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_2 = kgt_sub(a0_3_2, c3_10);
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_9));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1p-1f, c4_10));
-            a0_3_2 = kgt_add(a0_3_2, kgt_mul(0x1.8p+1f, c4_11));
-            a0_3_3 = kgt_sub(a0_3_3, c3_11);
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_10));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1p-1f, c4_11));
-            a0_3_3 = kgt_add(a0_3_3, kgt_mul(0x1.8p+1f, c4_12));
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 0 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_1_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_1_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_1_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_1_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_1_0 / 0x1.cp+2f;
-                    q.y = a0_1_1 / 0x1.cp+2f;
-                    q.z = a0_1_2 / 0x1.cp+2f;
-                    q.w = a0_1_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 1 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_2_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_2_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_2_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_2_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_2_0 / 0x1.cp+2f;
-                    q.y = a0_2_1 / 0x1.cp+2f;
-                    q.z = a0_2_2 / 0x1.cp+2f;
-                    q.w = a0_2_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 2 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-            {
-                float4 q;
-                {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_3_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_3_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_3_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_3_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_3_0 / 0x1.cp+2f;
-                    q.y = a0_3_1 / 0x1.cp+2f;
-                    q.z = a0_3_2 / 0x1.cp+2f;
-                    q.w = a0_3_3 / 0x1.cp+2f;
-                }
-                }
-                float *const sp = op + 3 * s1;
-                if (ok)
-                    KGT_VST4F(sp, q);
-                else {
-                    if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                    if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                    if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                    if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                }
-            }
-        }
     } else {
         for (int r = 0; r < y1 - ys; r++) {
             const float *lp = lb + r * s1;
@@ -10145,7 +8536,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_3 = kgt_add(a0_0_3, c1_12);
             }
             KGT_UNROLL(1)
-            for (int i = zs; i < h0 - 1; i++, lp += s0, op += s0) {
+            for (int i = zs; i < h0; i++, lp += s0, op += s0) {
                 const float *const rp0 = lp + 0 * s0 + 0 * s1;
                 const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
                 const float c0_8 = V0.x;
@@ -10223,65 +8614,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
-            }
-            {
-                const float *const rp0 = lp + 0 * s0 + 0 * s1;
-                const float4 V0 = make_float4(rp0[o8], rp0[o9], rp0[o10], rp0[o11]);
-                const float c0_8 = V0.x;
-                const float c0_9 = V0.y;
-                const float c0_10 = V0.z;
-                const float c0_11 = V0.w;
-                const float *const rp1 = lp + 0 * s0 + 1 * s1;
-                const float4 V1 = make_float4(rp1[o8], rp1[o9], rp1[o10], rp1[o11]);
-                float c1_7 = KGT_SHFL(V1.w, lane - 1);
-                if (lane < 1) c1_7 = rp1[o7];
-                const float c1_8 = V1.x;
-                const float c1_9 = V1.y;
-                const float c1_10 = V1.z;
-                const float c1_11 = V1.w;
-                float c1_12 = KGT_SHFL(V1.x, lane + 1);
-                if (lane >= KGT_WARP - 1) c1_12 = rp1[o12];
-                a0_0_0 = kgt_sub(a0_0_0, c0_8);
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_7));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1p-1f, c1_8));
-                a0_0_0 = kgt_add(a0_0_0, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_1 = kgt_sub(a0_0_1, c0_9);
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_8));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1p-1f, c1_9));
-                a0_0_1 = kgt_add(a0_0_1, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_2 = kgt_sub(a0_0_2, c0_10);
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_9));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1p-1f, c1_10));
-                a0_0_2 = kgt_add(a0_0_2, kgt_mul(0x1.8p+1f, c1_11));
-                a0_0_3 = kgt_sub(a0_0_3, c0_11);
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_10));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1p-1f, c1_11));
-                a0_0_3 = kgt_add(a0_0_3, kgt_mul(0x1.8p+1f, c1_12));
-                {
-                    float4 q;
-                    {
-                unsigned m = 0;
-                q.x = kgt_div_split_max(a0_0_0, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.y = kgt_div_split_max(a0_0_1, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.z = kgt_div_split_max(a0_0_2, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                q.w = kgt_div_split_max(a0_0_3, 0x1.cp+2f, 0x1.24924ap-3f, m);
-                if (m > KGT_SPLIT_SPAN) {
-                    q.x = a0_0_0 / 0x1.cp+2f;
-                    q.y = a0_0_1 / 0x1.cp+2f;
-                    q.z = a0_0_2 / 0x1.cp+2f;
-                    q.w = a0_0_3 / 0x1.cp+2f;
-                }
-                    }
-                    float *const sp = op + 0 * s1;
-                    if (ok)
-                        KGT_VST4F(sp, q);
-                    else {
-                        if (x + 0 >= x0 && x + 0 < x1) sp[0] = q.x;
-                        if (x + 1 >= x0 && x + 1 < x1) sp[1] = q.y;
-                        if (x + 2 >= x0 && x + 2 < x1) sp[2] = q.z;
-                        if (x + 3 >= x0 && x + 3 < x1) sp[3] = q.w;
-                    }
-                }
             }
         }
     }
