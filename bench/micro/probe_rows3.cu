@@ -233,39 +233,11 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-/*
- * Walking y instead (S = 101: a copy, 107: 3d7): each thread owns R planes of one 16-byte x
- * vector of a row and walks W rows; the rows y - 1, y, y + 1 of the planes zb - 1 .. zb + R roll
- * through registers (R + 2 loads a row), as the 2D vector rows roll rows. Planes past the grid's
- * end are spare planes of the allocation (outputs not stored).
- */
-template <int S, int R>
-__global__ void __launch_bounds__(256)
-    ky(const float *__restrict__ in, float *__restrict__ out, G g, int W)
+/* The 3D 7-point walk of ky (S 107): rows y - 1, y, y + 1 of the thread's planes rolling. */
+template <int R>
+__device__ __forceinline__ void walk_y(const float *c, float *o, const G &g, int xact, int zb,
+                                       int eL, int eR, int y0, int y1)
 {
-    const int nv = g.nx / 4, lane = (int)(threadIdx.x % 32);
-    int xv = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    const int zb = 1 + (int)(blockIdx.z * blockDim.y + threadIdx.y) * R;
-    if (zb > g.nz) return;
-    const int xact = xv < nv;
-    if (xv > nv - 1) xv = nv - 1;
-    const int eL = lane == 0, eR = lane == 31 || xv == nv - 1;
-    const int y0 = 1 + (int)blockIdx.y * W, y1 = min(y0 + W, g.ny + 1);
-    const long off = (long)zb * g.ps + X0 + 4 * xv;
-    const float *c = in + off + (long)(y0 - 1) * g.rs;
-    float *o = out + off + (long)y0 * g.rs;
-    if (S == 1) {
-        c += g.rs;
-        for (int y = y0; y < y1; y++, c += g.rs, o += g.rs) {
-            float4 v[R];
-#pragma unroll
-            for (int r = 0; r < R; r++) v[r] = __ldg((const float4 *)(c + r * g.ps));
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                if (xact && zb + r <= g.nz) *(float4 *)(o + r * g.ps) = v[r];
-        }
-        return;
-    }
     float4 A[R + 2], B[R + 2], C[R + 2];
     float bl[R + 2], br[R + 2], cl[R + 2], cr[R + 2];
 #pragma unroll
@@ -314,6 +286,41 @@ __global__ void __launch_bounds__(256)
             if (k >= 1 && k <= R) bl[k] = cl[k], br[k] = cr[k];
         }
     }
+}
+
+/*
+ * Walking y instead (S = 101: a copy, 107: 3d7): each thread owns R planes of one 16-byte x
+ * vector of a row and walks W rows; the rows y - 1, y, y + 1 of the planes zb - 1 .. zb + R roll
+ * through registers (R + 2 loads a row), as the 2D vector rows roll rows. Planes past the grid's
+ * end are spare planes of the allocation (outputs not stored).
+ */
+template <int S, int R>
+__global__ void __launch_bounds__(256)
+    ky(const float *__restrict__ in, float *__restrict__ out, G g, int W)
+{
+    const int nv = g.nx / 4, lane = (int)(threadIdx.x % 32);
+    int xv = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int zb = 1 + (int)(blockIdx.z * blockDim.y + threadIdx.y) * R;
+    if (zb > g.nz) return;
+    const int xact = xv < nv;
+    if (xv > nv - 1) xv = nv - 1;
+    const int eL = lane == 0, eR = lane == 31 || xv == nv - 1;
+    const int y0 = 1 + (int)blockIdx.y * W, y1 = min(y0 + W, g.ny + 1);
+    const long off = (long)zb * g.ps + X0 + 4 * xv;
+    const float *c = in + off + (long)(y0 - 1) * g.rs;
+    float *o = out + off + (long)y0 * g.rs;
+    if constexpr (S == 1) {
+        c += g.rs;
+        for (int y = y0; y < y1; y++, c += g.rs, o += g.rs) {
+            float4 v[R];
+#pragma unroll
+            for (int r = 0; r < R; r++) v[r] = __ldg((const float4 *)(c + r * g.ps));
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                if (xact && zb + r <= g.nz) *(float4 *)(o + r * g.ps) = v[r];
+        }
+    } else
+        walk_y<R>(c, o, g, xact, zb, eL, eR, y0, y1);
 }
 
 static G mk(int nx, int ny, int nz)
