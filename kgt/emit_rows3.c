@@ -192,15 +192,6 @@ static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, c
         kgt_printf(b, "%s        *(%s *)sp = q;\n", ind, vname[k->dbl]);
     else
         kgt_printf(b, "%s        %s(sp, q);\n", ind, k->dbl ? "KGT_VST2D" : "KGT_VST4F");
-    if (k->al && getenv("KGT_EDGECOPY")) { /* EXPERIMENT: whole edge vectors, frame cells copied */
-        kgt_printf(b, "%s    else if (!vo && x >= x0 - %d && x + %d <= x1 + %d) {\n", ind, k->rlo,
-                   k->vw, k->rhi);
-        kgt_printf(b, "%s        const %s *const ip = lp + %d * s1;\n", ind, tname[k->dbl], r);
-        for (int j = 0; j < k->vw; j++)
-            kgt_printf(b, "%s        if (x + %d < x0 || x + %d >= x1) q.%c = ip[%d];\n", ind, j, j,
-                       comp[j], j);
-        kgt_printf(b, "%s        *(%s *)sp = q;\n%s    }\n", ind, vname[k->dbl], ind);
-    }
     kgt_printf(b, "%s    else {\n", ind);
     for (int j = 0; j < k->vw; j++)
         kgt_printf(b, "%s        if (x + %d >= x0 && x + %d < x1) sp[%d] = q.%c;\n", ind, j, j, j,
