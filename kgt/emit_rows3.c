@@ -277,6 +277,25 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
                 b, "    const int e%d = lane >= KGT_WARP - %d && !vo && x + %d <= x1 - 1 + %d;\n",
                 x, kk, xpos, k->rhi);
     }
+    /* fr (the launch's frame bits): the fixed frame's cells beside the box along x, in the
+       thread's rows and planes, copied from in to out before the walk, so that out's 32-byte
+       sectors at the box's ends are written whole (a sector written in part costs a DRAM read
+       when it leaves L2). Outside the plane loop, it costs the loop no registers. */
+    kgt_printf(b,
+               "    if (fr) {\n"
+               "        const int c0 = fr & 1 ? x0 - %d : x0, c1 = fr & 2 ? x1 + %d : x1;\n"
+               "        if ((x < x0 && x + %d > c0) || (x + %d > x1 && x < c1)) {\n"
+               "            const int ny = full ? %d : y1 - ys;\n"
+               "            for (int i = zs; i < h0; i++)\n"
+               "                for (int r = 0; r < ny; r++) {\n"
+               "                    const long long o = i * s0 + (ys + r) * s1;\n"
+               "                    for (int c = x; c < x + %d; c++)\n"
+               "                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))\n"
+               "                            out[o + c] = in[o + c];\n"
+               "                }\n"
+               "        }\n"
+               "    }\n",
+               k->rlo, k->rhi, vw, vw, nc, vw);
     kgt_printf(b, "    const %s *const lb = in + zs * s0 + ys * s1 + x%s", t, al ? " + vo" : "");
     kgt_printf(b,
                ";\n    %s *const ob = out + zs * s0 + ys * s1 + x;\n"

@@ -285,8 +285,9 @@ static int golden_heat2d_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -400,8 +401,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -536,18 +538,19 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_heat2d_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_heat2d_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -661,8 +664,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -797,10 +801,10 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_heat2d_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_heat2d_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -809,8 +813,9 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_heat2d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -860,15 +865,16 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_heat2d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -918,7 +924,7 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -1557,8 +1563,9 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ float sm[2052];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -1805,7 +1812,7 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -1843,8 +1850,9 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ float sm[2052];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -2091,7 +2099,7 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -2100,8 +2108,9 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ double sm[1028];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -2244,15 +2253,16 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ double sm[1028];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -2395,7 +2405,7 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -2522,8 +2532,9 @@ static int golden_inexact_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2609,8 +2620,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2717,18 +2729,19 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_inexact_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_inexact_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2814,8 +2827,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2922,10 +2936,10 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_inexact_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_inexact_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -2934,8 +2948,9 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_inexact_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -2980,15 +2995,16 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_inexact_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -3033,7 +3049,7 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -3721,8 +3737,9 @@ static int golden_negated_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -3734,6 +3751,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int ok = x >= x0 && x + 4 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -3920,8 +3950,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -3936,6 +3967,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4140,18 +4184,19 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_negated_f_u<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_negated_f<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -4163,6 +4208,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int ok = x >= x0 && x + 4 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4349,8 +4407,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -4365,6 +4424,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4569,10 +4641,10 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_negated_f_u<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_negated_f<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -4581,8 +4653,9 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -4594,6 +4667,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int ok = x >= x0 && x + 2 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 2 * 2, (x1 - 1 + 1) / 2 * 2) - x;
     const int e10 = lane >= KGT_WARP - 1 && !vo && x + 2 <= x1 - 1 + 1;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 2; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const double *const lb = in + zs * s0 + ys * s1 + x + vo;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4720,8 +4806,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -4734,6 +4821,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 2; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const double *const lb = in + zs * s0 + ys * s1 + x;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4878,18 +4978,19 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 2 || s1 % 2;
     if (u)
         kgt_step_golden_negated_d_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -4901,6 +5002,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int ok = x >= x0 && x + 2 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 2 * 2, (x1 - 1 + 1) / 2 * 2) - x;
     const int e10 = lane >= KGT_WARP - 1 && !vo && x + 2 <= x1 - 1 + 1;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 2; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const double *const lb = in + zs * s0 + ys * s1 + x + vo;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -5027,8 +5141,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -5041,6 +5156,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
+            const int ny = full ? 2 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 2; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const double *const lb = in + zs * s0 + ys * s1 + x;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -5185,10 +5313,10 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 2 || s1 % 2;
     if (u)
         kgt_step_golden_negated_d_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -5247,8 +5375,9 @@ static int golden_tiny_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ float sm[2050];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -5467,15 +5596,16 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ float sm[2050];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -5694,7 +5824,7 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -5703,8 +5833,9 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ double sm[1026];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -5843,15 +5974,16 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ double sm[1026];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -5990,7 +6122,7 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -6207,8 +6339,9 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -6221,6 +6354,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e7 = lane < 1 && !vo && x - 1 >= x0 - 1;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 4 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -6794,8 +6940,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -6811,6 +6958,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 4 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -7402,10 +7562,10 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_box3d_f_u<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_box3d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -7443,8 +7603,9 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -7457,6 +7618,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e7 = lane < 1 && !vo && x - 1 >= x0 - 1;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 4 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -8030,8 +8204,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -8047,6 +8222,19 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
+    if (fr) {
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
+            const int ny = full ? 4 : y1 - ys;
+            for (int i = zs; i < h0; i++)
+                for (int r = 0; r < ny; r++) {
+                    const long long o = i * s0 + (ys + r) * s1;
+                    for (int c = x; c < x + 4; c++)
+                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
+                            out[o + c] = in[o + c];
+                }
+        }
+    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -8638,10 +8826,10 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_box3d_f_u<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_box3d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -8650,8 +8838,9 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_box3d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ double sm[1188];
     const int tid = threadIdx.y * 64 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
@@ -8803,15 +8992,16 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_box3d_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_box3d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     __shared__ double sm[1782];
     const int tid = threadIdx.y * 64 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
@@ -8969,7 +9159,7 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_box3d_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -9570,8 +9760,9 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -9712,8 +9903,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -9875,10 +10067,10 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_star6_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_star6_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -9916,8 +10108,9 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -10058,8 +10251,9 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
 {
+    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -10221,10 +10415,10 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_star6_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     else
         kgt_step_golden_star6_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
     return KGT_LAUNCH_FAILED();
 }
 
