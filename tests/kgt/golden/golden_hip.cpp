@@ -3751,19 +3751,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int ok = x >= x0 && x + 4 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -3947,6 +3934,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 2 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
+            }
+        }
+    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
@@ -3967,19 +3985,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4160,6 +4165,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
+            }
+        }
+    }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 2 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
             }
         }
     }
@@ -4208,19 +4244,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int ok = x >= x0 && x + 4 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4404,6 +4427,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 2 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
+            }
+        }
+    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
@@ -4424,19 +4478,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 0, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 0, x1 - 1 + 1) - x;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4617,6 +4658,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
+            }
+        }
+    }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 2 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
             }
         }
     }
@@ -4667,19 +4739,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int ok = x >= x0 && x + 2 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 2 * 2, (x1 - 1 + 1) / 2 * 2) - x;
     const int e10 = lane >= KGT_WARP - 1 && !vo && x + 2 <= x1 - 1 + 1;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 2; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const double *const lb = in + zs * s0 + ys * s1 + x + vo;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4803,6 +4862,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             }
         }
     }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
+        const int we = ws + KGT_WARP * 2;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 4 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
+            }
+        }
+    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
@@ -4821,19 +4911,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 2; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const double *const lb = in + zs * s0 + ys * s1 + x;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -4954,6 +5031,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 }
                 a0_0_0 = a1_0_0;
                 a0_0_1 = a1_0_1;
+            }
+        }
+    }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
+        const int we = ws + KGT_WARP * 2;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 4 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
             }
         }
     }
@@ -5002,19 +5110,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int ok = x >= x0 && x + 2 <= x1;
     const int vo = KGT_CLAMP(x, (x0 - 0) / 2 * 2, (x1 - 1 + 1) / 2 * 2) - x;
     const int e10 = lane >= KGT_WARP - 1 && !vo && x + 2 <= x1 - 1 + 1;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 2; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const double *const lb = in + zs * s0 + ys * s1 + x + vo;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -5138,6 +5233,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             }
         }
     }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
+        const int we = ws + KGT_WARP * 2;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 4 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
+            }
+        }
+    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
@@ -5156,19 +5282,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
     const int o8 = KGT_CLAMP(x + 0, x0 - 0, x1 - 1 + 1) - x;
     const int o9 = KGT_CLAMP(x + 1, x0 - 0, x1 - 1 + 1) - x;
     const int o10 = KGT_CLAMP(x + 2, x0 - 0, x1 - 1 + 1) - x;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 2 > c0) || (x + 2 > x1 && x < c1)) {
-            const int ny = full ? 2 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 2; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const double *const lb = in + zs * s0 + ys * s1 + x;
     double *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -5289,6 +5402,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
                 }
                 a0_0_0 = a1_0_0;
                 a0_0_1 = a1_0_1;
+            }
+        }
+    }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
+        const int we = ws + KGT_WARP * 2;
+        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 2;
+            int yb = y0 + (byi * 4 + tyi) * 2;
+            if (fu && yb > y1 - 2) yb = y1 - 2;
+            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
             }
         }
     }
@@ -6354,19 +6498,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e7 = lane < 1 && !vo && x - 1 >= x0 - 1;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 4 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -6937,6 +7068,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 4;
+            int yb = y0 + (byi * 1 + tyi) * 4;
+            if (fu && yb > y1 - 4) yb = y1 - 4;
+            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
+            }
+        }
+    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
@@ -6958,19 +7120,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 4 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -7538,6 +7687,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
+            }
+        }
+    }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 4;
+            int yb = y0 + (byi * 1 + tyi) * 4;
+            if (fu && yb > y1 - 4) yb = y1 - 4;
+            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
             }
         }
     }
@@ -7618,19 +7798,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int vo = KGT_CLAMP(x, (x0 - 1) / 4 * 4, (x1 - 1 + 1) / 4 * 4) - x;
     const int e7 = lane < 1 && !vo && x - 1 >= x0 - 1;
     const int e12 = lane >= KGT_WARP - 1 && !vo && x + 4 <= x1 - 1 + 1;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 4 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x + vo;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -8201,6 +8368,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 4;
+            int yb = y0 + (byi * 1 + tyi) * 4;
+            if (fu && yb > y1 - 4) yb = y1 - 4;
+            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
+            }
+        }
+    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
@@ -8222,19 +8420,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
     const int o10 = KGT_CLAMP(x + 2, x0 - 1, x1 - 1 + 1) - x;
     const int o11 = KGT_CLAMP(x + 3, x0 - 1, x1 - 1 + 1) - x;
     const int o12 = KGT_CLAMP(x + 4, x0 - 1, x1 - 1 + 1) - x;
-    if (fr) {
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        if ((x < x0 && x + 4 > c0) || (x + 4 > x1 && x < c1)) {
-            const int ny = full ? 4 : y1 - ys;
-            for (int i = zs; i < h0; i++)
-                for (int r = 0; r < ny; r++) {
-                    const long long o = i * s0 + (ys + r) * s1;
-                    for (int c = x; c < x + 4; c++)
-                        if ((c >= c0 && c < x0) || (c >= x1 && c < c1))
-                            out[o + c] = in[o + c];
-                }
-        }
-    }
     const float *const lb = in + zs * s0 + ys * s1 + x;
     float *const ob = out + zs * s0 + ys * s1 + x;
     if (full) {
@@ -8802,6 +8987,37 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
                 a0_0_1 = a1_0_1;
                 a0_0_2 = a1_0_2;
                 a0_0_3 = a1_0_3;
+            }
+        }
+    }
+    if (fr) {
+        int bxi, byi, bzi, txi, tyi;
+#if defined(__CUDA_ARCH__)
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
+        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
+        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
+        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
+#else
+        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
+        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
+#endif
+        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
+        const int we = ws + KGT_WARP * 4;
+        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
+        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
+        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
+        if (fa < fb || ga < gb) {
+            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
+            const int fu = y1 - y0 >= 4;
+            int yb = y0 + (byi * 1 + tyi) * 4;
+            if (fu && yb > y1 - 4) yb = y1 - 4;
+            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
+            for (int p = ln; p < np; p += KGT_WARP) {
+                const long long o = (long long)(zb + p / ny) * s0 +
+                                    (long long)(yb + p % ny) * s1;
+                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
+                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
             }
         }
     }
