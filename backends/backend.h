@@ -56,11 +56,6 @@ typedef struct sb_dev {
     char kernel[16];     /* stencil_stats.kernel: "generic", "rtc" or "named" (open sets it) */
     double t_compile;    /* seconds open spent compiling a run-time kernel (0: cached or none) */
     char note[200];      /* open's notice for the user (e.g. a run-time compile that fell back) */
-    /* Set by the skeleton once the arrays are planned: 1 while every array update() is given
-       holds the same fixed frame and nothing writes it (in core, one step per exchange, fixed
-       boundaries: the two arrays, both uploaded whole). update() may then also copy the frame
-       cells within the stencil's reach of b (outside live, sl_local) from in to out. */
-    int frame_same;
 } sb_dev;
 
 typedef struct sb_ops {
@@ -75,7 +70,7 @@ typedef struct sb_ops {
     /* Whole-array transfers; blocking. */
     int (*write)(sb_dev *dev, sb_mem m, const void *src, size_t bytes);
     int (*read)(sb_dev *dev, sb_mem m, void *dst, size_t bytes);
-    /* out = stencil(in) over box b (and, where frame_same allows, frame cells copied). */
+    /* out = stencil(in) over box b. */
     int (*update)(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b);
     /*
      * Two steps at once (options.fuse): out over box b = the stencil applied twice to in. The

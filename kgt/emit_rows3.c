@@ -199,41 +199,6 @@ static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, c
     kgt_printf(b, "%s    }\n%s}\n", ind, ind);
 }
 
-/* EXPERIMENT: where the frame cells are copied, KGT_FRAME=loop|end|none (default end). */
-static int frame_mode(void)
-{
-    const char *e = getenv("KGT_FRAME");
-    return !e ? 2 : !strcmp(e, "loop") ? 1 : !strcmp(e, "none") ? 0 : 2;
-}
-
-/* At indent ind, after the loads of plane `plane` (emit_plane, dlo .. dhi), the stores of its
-   frame cells (fm) in the thread's rows into out, from the loaded rows where they are (the
-   rows' frame cells are readable, so no clamp moved them), else from in; where cond holds (the
-   plane is in the block's walk). Written with the computed cells of their 32-byte sectors, the
-   sectors leave L2 whole: a sector written in part costs a DRAM read. */
-static void emit_frame(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, const char *cond,
-                       const char *ind)
-{
-    unsigned char need[RT][RX];
-    if (frame_mode() != 1) return;
-    cells_read(k, dlo, dhi, need);
-    kgt_printf(b, "%sif (fm && %s) {\n", ind, cond);
-    for (int r = 0; r < k->nc; r++) {
-        int t = r + k->ylo, any = 0;
-        for (int x = 0; x < RX; x++) any |= need[t][x];
-        kgt_printf(b, "%s    %s *const fp%d = op + %d * s0 + %d * s1;\n", ind, tname[k->dbl], r,
-                   plane, r);
-        for (int j = 0; j < k->vw; j++) {
-            kgt_printf(b, "%s    if (fm & %d) fp%d[%d] = ", ind, 1 << j, r, j);
-            if (any)
-                kgt_printf(b, "V%d.%c;\n", t, comp[j]);
-            else
-                kgt_printf(b, "lp[%d * s0 + %d * s1 + %d];\n", plane, r, j);
-        }
-    }
-    kgt_printf(b, "%s}\n", ind);
-}
-
 /* At indent ind, the walk of the thread's nc rows from lp (loads) and op (stores) through the
    planes zs .. h0 - 1: the sums' slots, the planes below the first output's top one, the loop. */
 static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float rd, const char *ind)
@@ -251,11 +216,6 @@ static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float r
     for (int pl = -k->elo; pl < k->ehi; pl++) {
         kgt_printf(b, "%s{\n", ind);
         emit_plane(b, k, pl, pl - (E - 1), pl, in2);
-        if (pl >= 0) {
-            char cond[32];
-            snprintf(cond, sizeof cond, "zs + %d < h0", pl);
-            emit_frame(b, k, pl, pl - (E - 1), pl, cond, in2);
-        }
         for (int dz = -k->elo; dz <= k->ehi; dz++)
             if (pl - dz >= 0 && kgt_has_plane(k->s, dz)) emit_terms(b, k, dz, pl - dz, in2);
         kgt_printf(b, "%s}\n", ind);
@@ -263,11 +223,6 @@ static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float r
     kgt_printf(b, "%sKGT_UNROLL(%d)\n%sfor (int i = zs; i < h0; i++, lp += s0, op += s0) {\n", ind,
                unroll, ind);
     emit_plane(b, k, k->ehi, -k->elo, k->ehi, in2);
-    {
-        char cond[32];
-        snprintf(cond, sizeof cond, "i + %d < h0", k->ehi);
-        emit_frame(b, k, k->ehi, -k->elo, k->ehi, cond, in2);
-    }
     for (int dz = -k->elo; dz <= k->ehi; dz++)
         if (kgt_has_plane(k->s, dz)) emit_terms(b, k, dz, k->ehi - dz, in2);
     for (int r = 0; r < k->nc; r++) emit_store(b, k, r, split, rd, in2);
@@ -322,17 +277,6 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
                 b, "    const int e%d = lane >= KGT_WARP - %d && !vo && x + %d <= x1 - 1 + %d;\n",
                 x, kk, xpos, k->rhi);
     }
-    /* fm: the lane's cells that are frame cells the launch's fr names (kgt_rt.h) */
-    if (frame_mode() == 1)
-        kgt_printf(b,
-                   "    int fm = 0;\n"
-                   "    if (fr%s) {\n"
-                   "        const int c0 = fr & 1 ? x0 - %d : x0, c1 = fr & 2 ? x1 + %d : x1;\n"
-                   "        for (int j = 0; j < %d; j++)\n"
-                   "            if ((x + j >= c0 && x + j < x0) || (x + j >= x1 && x + j < c1)) "
-                   "fm |= 1 << j;\n"
-                   "    }\n",
-                   al ? " && !vo" : "", k->rlo, k->rhi, vw);
     kgt_printf(b, "    const %s *const lb = in + zs * s0 + ys * s1 + x%s", t, al ? " + vo" : "");
     kgt_printf(b,
                ";\n    %s *const ob = out + zs * s0 + ys * s1 + x;\n"
@@ -346,43 +290,6 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
                "            const %s *lp = lb + r * s1;\n            %s *op = ob + r * s1;\n",
                t, t);
     emit_walk(b, &k[1], 1, split, rd, "            ");
-    kgt_printf(b, "        }\n    }\n");
-    if (frame_mode() == 2) /* the warp's frame cells, its lanes taking a row of a plane each;
-                              the block's coordinates read again (asm volatile on the device:
-                              nothing of the walk's set-up stays live across the walk) */
-        kgt_printf(b,
-                   "    if (fr) {\n"
-                   "        int bxi, byi, bzi, txi, tyi;\n"
-                   "#if defined(__CUDA_ARCH__)\n"
-                   "        asm volatile(\"mov.u32 %%0, %%%%ctaid.x;\" : \"=r\"(bxi));\n"
-                   "        asm volatile(\"mov.u32 %%0, %%%%ctaid.y;\" : \"=r\"(byi));\n"
-                   "        asm volatile(\"mov.u32 %%0, %%%%ctaid.z;\" : \"=r\"(bzi));\n"
-                   "        asm volatile(\"mov.u32 %%0, %%%%tid.x;\" : \"=r\"(txi));\n"
-                   "        asm volatile(\"mov.u32 %%0, %%%%tid.y;\" : \"=r\"(tyi));\n"
-                   "#else\n"
-                   "        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;\n"
-                   "        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;\n"
-                   "#endif\n"
-                   "        const int ln = txi %% KGT_WARP, ws = xa + (bxi * %d + txi - ln) * %d;\n"
-                   "        const int we = ws + KGT_WARP * %d;\n"
-                   "        const int c0 = fr & 1 ? x0 - %d : x0, c1 = fr & 2 ? x1 + %d : x1;\n"
-                   "        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;\n"
-                   "        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;\n"
-                   "        if (fa < fb || ga < gb) {\n"
-                   "            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;\n"
-                   "            const int fu = y1 - y0 >= %d;\n"
-                   "            int yb = y0 + (byi * %d + tyi) * %d;\n"
-                   "            if (fu && yb > y1 - %d) yb = y1 - %d;\n"
-                   "            const int ny = fu ? %d : y1 - yb, np = (ze - zb) * ny;\n"
-                   "            for (int p = ln; p < np; p += KGT_WARP) {\n"
-                   "                const long long o = (long long)(zb + p / ny) * s0 +\n"
-                   "                                    (long long)(yb + p %% ny) * s1;\n"
-                   "                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];\n"
-                   "                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];\n"
-                   "            }\n"
-                   "        }\n"
-                   "    }\n",
-                   bx, vw, vw, k->rlo, k->rhi, nc, by, nc, nc, nc, nc);
-    kgt_printf(b, "}\n");
+    kgt_printf(b, "        }\n    }\n}\n");
     free(k);
 }

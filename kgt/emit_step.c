@@ -223,8 +223,7 @@ static void emit_signature(kgt_buf *b, const kgt_step_info *in, int dbl, const c
     kgt_printf(b,
                ")\n"
                "    %s%s(const %s *__restrict__ in, %s *__restrict__ out, int z0, int z1, int y0,\n"
-               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)\n{\n"
-               "    (void)fr;\n",
+               "    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)\n{\n",
                in->name, sfx, t, t);
 }
 
@@ -921,7 +920,7 @@ static void emit_step_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *
         kgt_printf(
             b,
             "    %s%s<<<grd, dim3(%d, %d), 0, (kgt_stream)queue>>>((const %s *)in, (%s *)out,"
-            "\n        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);\n%s",
+            "\n        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);\n%s",
             in->name, u ? "_u" : "", in->sh.bx, in->sh.by, t, t, u ? "    else\n    " : "");
     kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
 }

@@ -41,14 +41,10 @@ char *kgt_rt_opencl(const kgt_stencil *s, int idx_long);
  * offset of the stencil in registers: the terms still arrive in the contract's row-major order.
  *
  * Kernel: extern "C" __global__ void NAME(const T *in, T *out, int z0, int z1, int y0, int y1,
- *   int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+ *   int xa, int x0, int x1, long long s0, long long s1, int zc)
  * updates [z0, z1) x [y0, y1) x [x0, x1) (local indices; a 2D box has y0 = 0, y1 = 1; a 1D box
  * also z0 = 0, z1 = 1), with tiles starting at xa <= x0 (a 128-byte line); grid
  * (ceil((x1 - xa) / tx), ceil((y1 - y0) / ty), ceil((z1 - z0) / zc)), block (bx, by).
- * fr: bit 0 says the x reach's cells before x0 (bit 1: from x1 on) are a fixed frame, equal in
- * in and out and written by nobody during the launch; a kernel may then copy them from in to
- * out in the box's rows and planes (the 3D rows with running sums do, so that no 32-byte sector
- * of out is written in part). 0 (kgt's launchers): out is written only inside the box.
  */
 typedef struct kgt_step_shape {
     int bx, by; /* threads per block along x and y (by = 1 unless 3D) */

@@ -311,11 +311,6 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
         return sk_prepare(r, sizes, named);
     }
     SK_PHASE(r, rc, r->ooc ? sk_ooc_host(r) : 0); /* the host copies, once T is known */
-    /* One step per exchange in core: update() sees only the two arrays, whose fixed frames
-       sk_upload fills alike and nothing writes (backend.h, sb_dev.frame_same). */
-    if (!rc)
-        r->dev.frame_same = !r->ooc && r->steps == 1 && r->nscr == 0 &&
-                            r->opt.boundary == STENCIL_BOUNDARY_FIXED;
     return rc;
 }
 

@@ -229,8 +229,6 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
         im->rhi[d] = d < st->ndims ? st->rhi[d] : 0;
     }
     im->nelems = a->local->nelems;
-    im->ext = sl_local_box(a->local, &a->local->ext);
-    im->live = sl_local_box(a->local, &a->local->live);
     if (!a->named) return bind_generic(dev, im, st, a->local->nelems, a->steps);
     im->named = a->named->SB_GPU_LAUNCHER[st->type];
     im->fused = a->named->SB_GPU_FUSED[st->type];

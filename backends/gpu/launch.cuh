@@ -179,14 +179,7 @@ static int launch_rtc(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
     if (tile > INT_MAX || grid.y > 65535) return launch_generic(dev, q, in, out, nb);
     /* Vector rows: 16-byte accesses need the arrays and their rows and planes aligned. */
     const int u = v && ((uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % v || s1 % v);
-    /* Frame cells beside the box along x, within the reach (sb_dev.frame_same): the kernel
-       may copy them from in to out (kgt_rt.h). */
-    int fr = 0;
-    if (dev->frame_same) {
-        fr |= b->lo[x] == im->live.lo[x] && im->live.lo[x] - im->ext.lo[x] >= im->rlo[x] ? 1 : 0;
-        fr |= b->hi[x] == im->live.hi[x] && im->ext.hi[x] - im->live.hi[x] >= im->rhi[x] ? 2 : 0;
-    }
-    void *args[] = {&in, &out, &z0, &z1, &y0, &y1, &xa, &x0, &x1, &s0, &s1, &zc, &fr};
+    void *args[] = {&in, &out, &z0, &z1, &y0, &y1, &xa, &x0, &x1, &s0, &s1, &zc};
     GPU_TRY(dev, rtc_launch(&im->rk, u, grid, im->q[q], args));
     return 0;
 }

@@ -90,7 +90,6 @@ struct impl {
     rtc_stream rs[KGT_STREAM_MAX + 1];
     int use_stream, use_stream1;
     int rlo[SL_D], rhi[SL_D];   /* the stencil's reach (updatek's steps one at a time) */
-    sl_box ext, live;           /* sl_local's, in local indices (the frame: ext minus live) */
     size_t nelems;              /* elements of a local array */
     sb_mem kscr[SB_NQUEUES][2]; /* updatek's steps one at a time: scratch per queue, or NULL */
 };

@@ -52,15 +52,11 @@ static int emit_one(kgt_buf *tab, kgt_stencil *s, int dbl, int sh_i)
     }
     s->stem = keep;
     if (rc) return rc;
-    /* the 3D rows with running sums copy the frame cells the launch's fr names (kgt_rt.h) */
-    int frame = info.sh.walk && info.sh.vec && info.sh.nc > 1;
-    kgt_printf(tab, "    {\"%s\", %d, %d, %d, %d, %d, %d, %d, %d, %d, (step_fn)%s},\n", s->name,
-               sh_i, dbl, info.sh.bx, info.sh.by, info.sh.zc, info.tx, info.ty, info.sh.vec, frame,
-               info.name);
+    kgt_printf(tab, "    {\"%s\", %d, %d, %d, %d, %d, %d, %d, %d, (step_fn)%s},\n", s->name, sh_i,
+               dbl, info.sh.bx, info.sh.by, info.sh.zc, info.tx, info.ty, info.sh.vec, info.name);
     if (info.sh.vec) /* the kernel for arrays not aligned to 16 bytes */
-        kgt_printf(tab, "    {\"%s\", %d, %d, %d, %d, %d, %d, %d, 0, %d, (step_fn)%s_u},\n",
-                   s->name, sh_i, dbl, info.sh.bx, info.sh.by, info.sh.zc, info.tx, info.ty, frame,
-                   info.name);
+        kgt_printf(tab, "    {\"%s\", %d, %d, %d, %d, %d, %d, %d, 0, (step_fn)%s_u},\n", s->name,
+                   sh_i, dbl, info.sh.bx, info.sh.by, info.sh.zc, info.tx, info.ty, info.name);
     return 0;
 }
 

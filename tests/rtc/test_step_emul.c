@@ -150,14 +150,13 @@ static void emu_exchange(void *v, size_t n, int src)
 
 typedef void (*step_fn)(void);
 typedef void (*step_f)(const float *, float *, int, int, int, int, int, int, int, long long,
-                       long long, int, int);
+                       long long, int);
 typedef void (*step_d)(const double *, double *, int, int, int, int, int, int, int, long long,
-                       long long, int, int);
+                       long long, int);
 typedef struct {
     const char *name;
     int shape, dbl, bx, by, zc, tx, ty;
-    int al;    /* a vector kernel for arrays and strides aligned to 16 bytes */
-    int frame; /* copies the frame cells its fr argument names (kgt_rt.h) */
+    int al; /* a vector kernel for arrays and strides aligned to 16 bytes */
     step_fn fn;
 } step_entry;
 
@@ -170,7 +169,6 @@ typedef struct {
     void *out;
     int a[7]; /* z0, z1, y0, y1, xa, x0, x1 */
     long long s0, s1;
-    int fr; /* the frame bits (kgt_rt.h) */
     unsigned tx, ty;
 } launch;
 
@@ -183,10 +181,10 @@ static void *emu_thread(void *p)
     const int *a = l->a;
     if (l->e->dbl)
         ((step_d)l->e->fn)(l->in, l->out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], l->s0, l->s1,
-                           l->e->zc, l->fr);
+                           l->e->zc);
     else
         ((step_f)l->e->fn)(l->in, l->out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], l->s0, l->s1,
-                           l->e->zc, l->fr);
+                           l->e->zc);
     return NULL;
 }
 
@@ -221,26 +219,9 @@ static void *emu_alloc(size_t bytes) /* aligned as device allocations are, to mo
     return posix_memalign(&p, 64, bytes) ? NULL : p;
 }
 
-/* The stencil's reach along x (its last dimension): the points of non-zero weight. */
-static void x_reach(const stencil_desc *st, int *rlo, int *rhi)
-{
-    int nd = st->ndims, n = 1, x = nd - 1;
-    for (int d = 0; d < nd; d++) n *= st->radius_lo[d] + st->radius_hi[d] + 1;
-    int w = st->radius_lo[x] + st->radius_hi[x] + 1;
-    *rlo = *rhi = 0;
-    for (int i = 0; i < n; i++) {
-        int o = i % w - st->radius_lo[x];
-        if (st->weights[i] == 0.0) continue;
-        if (-o > *rlo) *rlo = -o;
-        if (o > *rhi) *rhi = o;
-    }
-}
-
 /* thin: a 3D box of 3 rows, fewer than some shapes' rows a thread (emit_rows3.c walks them one
-   at a time). fr: the launch's frame bits; a kernel that copies frame cells must have copied
-   the reach's cells beside the box in its rows and planes that its lanes cover (from xa to the
-   last tile's end), every other cell outside the box untouched. */
-static long run_case(const step_entry *e, unsigned long seed, int thin, int fr)
+   at a time) */
+static long run_case(const step_entry *e, unsigned long seed, int thin)
 {
     stencil_desc st;
     ck_assert_int_eq(
@@ -284,7 +265,7 @@ static long run_case(const step_entry *e, unsigned long seed, int thin, int fr)
     tu_reference_box(&st, stride, lo, hi, in, ref);
 
     /* (walk, y, x) as the kernel sees them */
-    launch l = {.e = e, .in = in, .out = out, .fr = fr};
+    launch l = {.e = e, .in = in, .out = out};
     int x = nd - 1;
     l.a[0] = nd > 1 ? (int)lo[0] : 0, l.a[1] = nd > 1 ? (int)hi[0] : 1;
     l.a[2] = nd > 2 ? (int)lo[1] : 0, l.a[3] = nd > 2 ? (int)hi[1] : 1;
@@ -297,23 +278,6 @@ static long run_case(const step_entry *e, unsigned long seed, int thin, int fr)
     unsigned gx = (unsigned)((l.a[6] - l.a[4] + e->tx - 1) / e->tx);
     unsigned gy = (unsigned)((l.a[3] - l.a[2] + e->ty - 1) / e->ty);
     unsigned gz = (unsigned)((l.a[1] - l.a[0] + e->zc - 1) / e->zc);
-    if (e->frame && fr && nd == 3) { /* in's frame cells beside the box in its rows and planes,
-                                        those the launch's lanes cover (from xa on) */
-        int rlo, rhi;
-        x_reach(&st, &rlo, &rhi);
-        long c0 = fr & 1 ? lo[x] - rlo : lo[x], c1 = fr & 2 ? hi[x] + rhi : hi[x];
-        long end = l.a[4] + (long)gx * e->tx;
-        if (c0 < l.a[4]) c0 = l.a[4];
-        if (c1 > end) c1 = end;
-        for (long i = lo[0]; i < hi[0]; i++)
-            for (long j = lo[1]; j < hi[1]; j++)
-                for (long c = c0; c < c1; c++) {
-                    if (c == lo[x]) c = hi[x];
-                    if (c >= c1) break;
-                    size_t k = (size_t)(i * stride[0] + j * stride[1] + c);
-                    memcpy(ref + k * esz, in + k * esz, esz);
-                }
-    }
     for (unsigned bz = 0; bz < gz; bz++)
         for (unsigned by = 0; by < gy; by++)
             for (unsigned bx = 0; bx < gx; bx++) emu_block(&l, bx, by, bz);
@@ -329,14 +293,11 @@ START_TEST(step_kernel)
 {
     const step_entry *e = &step_entries[_i];
     for (int thin = 0; thin < 2; thin++) {
-        /* frame bits: both or none on the full boxes, one of them on the thin ones */
-        int fr = thin ? 1 + _i % 2 : _i / 2 % 2 * 3;
-        long bad = run_case(e, 1234567u + (unsigned long)_i, thin, fr);
+        long bad = run_case(e, 1234567u + (unsigned long)_i, thin);
         if (bad)
-            ck_abort_msg("%s %s shape %d (%dx%d threads, tile %dx%d, walk %d)%s, frame %d: %ld "
-                         "cells differ",
+            ck_abort_msg("%s %s shape %d (%dx%d threads, tile %dx%d, walk %d)%s: %ld cells differ",
                          e->name, e->dbl ? "double" : "float", e->shape, e->bx, e->by, e->tx, e->ty,
-                         e->zc, thin ? ", 3 rows" : "", fr, bad);
+                         e->zc, thin ? ", 3 rows" : "", bad);
     }
 }
 END_TEST

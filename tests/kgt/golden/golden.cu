@@ -285,9 +285,8 @@ static int golden_heat2d_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -401,9 +400,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -538,19 +536,18 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_heat2d_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_heat2d_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -664,9 +661,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_heat2d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -801,10 +797,10 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_heat2d_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_heat2d_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -813,9 +809,8 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_heat2d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -865,16 +860,15 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_heat2d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -924,7 +918,7 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_heat2d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -1563,9 +1557,8 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ float sm[2052];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -1812,7 +1805,7 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -1850,9 +1843,8 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ float sm[2052];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -2099,7 +2091,7 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -2108,9 +2100,8 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ double sm[1028];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -2253,16 +2244,15 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_wave_1d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ double sm[1028];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -2405,7 +2395,7 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_wave_1d_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -2532,9 +2522,8 @@ static int golden_inexact_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2620,9 +2609,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2729,19 +2717,18 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_inexact_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_inexact_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2827,9 +2814,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_inexact_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -2936,10 +2922,10 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_inexact_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_inexact_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -2948,9 +2934,8 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_inexact_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -2995,16 +2980,15 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_inexact_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + (int)blockIdx.x * 128 + (int)threadIdx.x;
     const int zs = z0 + (int)blockIdx.z * zc, ze = zs + zc < z1 ? zs + zc : z1;
     const int act = x >= x0 && x < x1;
@@ -3049,7 +3033,7 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_inexact_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -3737,9 +3721,8 @@ static int golden_negated_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -3934,43 +3917,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 2 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -4168,37 +4119,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 2 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
@@ -4220,19 +4140,18 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_negated_f_u<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_negated_f<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -4427,43 +4346,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 2 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -4661,37 +4548,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 2 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
@@ -4713,10 +4569,10 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_negated_f_u<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_negated_f<<<grd, dim3(64, 2), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -4725,9 +4581,8 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -4862,43 +4717,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
-        const int we = ws + KGT_WARP * 2;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 4 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -5034,37 +4857,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
-        const int we = ws + KGT_WARP * 2;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 4 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
@@ -5086,19 +4878,18 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 2 || s1 % 2;
     if (u)
         kgt_step_golden_negated_d_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -5233,43 +5024,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
-        const int we = ws + KGT_WARP * 2;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 4 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_negated_d_u(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 64 + (int)threadIdx.x) * 2;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 2;
@@ -5405,37 +5164,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 64 + txi - ln) * 2;
-        const int we = ws + KGT_WARP * 2;
-        const int c0 = fr & 1 ? x0 - 0 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 2;
-            int yb = y0 + (byi * 4 + tyi) * 2;
-            if (fu && yb > y1 - 2) yb = y1 - 2;
-            const int ny = fu ? 2 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
@@ -5457,10 +5185,10 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 2 || s1 % 2;
     if (u)
         kgt_step_golden_negated_d_u<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_negated_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -5519,9 +5247,8 @@ static int golden_tiny_walk_d(const void *in, void *out, const long *lo,
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ float sm[2050];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -5740,16 +5467,15 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ float sm[2050];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 1024, ty0 = y0 + (int)blockIdx.y * 1;
@@ -5968,7 +5694,7 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -5977,9 +5703,8 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ double sm[1026];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -6118,16 +5843,15 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_tiny_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ double sm[1026];
     const int tid = threadIdx.y * 128 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 512, ty0 = y0 + (int)blockIdx.y * 1;
@@ -6266,7 +5990,7 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_tiny_d<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -6483,9 +6207,8 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -7068,43 +6791,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 4;
-            int yb = y0 + (byi * 1 + tyi) * 4;
-            if (fu && yb > y1 - 4) yb = y1 - 4;
-            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -7690,37 +7381,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 4;
-            int yb = y0 + (byi * 1 + tyi) * 4;
-            if (fu && yb > y1 - 4) yb = y1 - 4;
-            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
@@ -7742,10 +7402,10 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_box3d_f_u<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_box3d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -7783,9 +7443,8 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -8368,43 +8027,11 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 4;
-            int yb = y0 + (byi * 1 + tyi) * 4;
-            if (fu && yb > y1 - 4) yb = y1 - 4;
-            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(128)
     kgt_step_golden_box3d_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 128 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -8990,37 +8617,6 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
             }
         }
     }
-    if (fr) {
-        int bxi, byi, bzi, txi, tyi;
-#if defined(__CUDA_ARCH__)
-        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bxi));
-        asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(byi));
-        asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bzi));
-        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(txi));
-        asm volatile("mov.u32 %0, %%tid.y;" : "=r"(tyi));
-#else
-        bxi = (int)blockIdx.x, byi = (int)blockIdx.y, bzi = (int)blockIdx.z;
-        txi = (int)threadIdx.x, tyi = (int)threadIdx.y;
-#endif
-        const int ln = txi % KGT_WARP, ws = xa + (bxi * 128 + txi - ln) * 4;
-        const int we = ws + KGT_WARP * 4;
-        const int c0 = fr & 1 ? x0 - 1 : x0, c1 = fr & 2 ? x1 + 1 : x1;
-        const int fa = c0 > ws ? c0 : ws, fb = x0 < we ? x0 : we;
-        const int ga = x1 > ws ? x1 : ws, gb = c1 < we ? c1 : we;
-        if (fa < fb || ga < gb) {
-            const int zb = z0 + bzi * zc, ze = zb + zc < z1 ? zb + zc : z1;
-            const int fu = y1 - y0 >= 4;
-            int yb = y0 + (byi * 1 + tyi) * 4;
-            if (fu && yb > y1 - 4) yb = y1 - 4;
-            const int ny = fu ? 4 : y1 - yb, np = (ze - zb) * ny;
-            for (int p = ln; p < np; p += KGT_WARP) {
-                const long long o = (long long)(zb + p / ny) * s0 +
-                                    (long long)(yb + p % ny) * s1;
-                for (int c = fa; c < fb; c++) out[o + c] = in[o + c];
-                for (int c = ga; c < gb; c++) out[o + c] = in[o + c];
-            }
-        }
-    }
 }
 extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
@@ -9042,10 +8638,10 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_box3d_f_u<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_box3d_f<<<grd, dim3(128, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -9054,9 +8650,8 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
 #if defined(__HIPCC__)
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_box3d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ double sm[1188];
     const int tid = threadIdx.y * 64 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
@@ -9208,16 +8803,15 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_box3d_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
 #else
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_box3d_d(const double *__restrict__ in, double *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     __shared__ double sm[1782];
     const int tid = threadIdx.y * 64 + threadIdx.x;
     const int tx0 = xa + (int)blockIdx.x * 64, ty0 = y0 + (int)blockIdx.y * 8;
@@ -9375,7 +8969,7 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
     kgt_step_golden_box3d_d<<<grd, dim3(64, 4), 0, (kgt_stream)queue>>>((const double *)in, (double *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -9976,9 +9570,8 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -10119,9 +9712,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -10283,10 +9875,10 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_star6_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_star6_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
@@ -10324,9 +9916,8 @@ KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
 
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -10467,9 +10058,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 }
 KGT_EXTERN_C __global__ void __launch_bounds__(256)
     kgt_step_golden_star6_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
-    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc, int fr)
+    int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
-    (void)fr;
     const int x = xa + ((int)blockIdx.x * 256 + (int)threadIdx.x) * 4;
     const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;
     const int lane = (int)(threadIdx.x % KGT_WARP), xw = x - lane * 4;
@@ -10631,10 +10221,10 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     const int u = (uintptr_t)in % 16 || (uintptr_t)out % 16 || s0 % 4 || s1 % 4;
     if (u)
         kgt_step_golden_star6_f_u<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     else
         kgt_step_golden_star6_f<<<grd, dim3(256, 1), 0, (kgt_stream)queue>>>((const float *)in, (float *)out,
-        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc, 0);
+        z0, z1, y0, y1, xa, x0, x1, s0, s1, zc);
     return KGT_LAUNCH_FAILED();
 }
 
