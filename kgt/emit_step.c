@@ -97,14 +97,15 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
         return;
     }
     /* 3D: vector rows with running sums, nc rows a thread (emit_rows3.c). Float stencils of at
-       most seven points: 64 x 2 threads of 2 rows walking 4 planes (3d7 1024^3 477.7 Gcells/s,
-       473.2 with 64 x 4, 414.8 for the single rows of emit_vec.c); larger ones (3d27 512^3):
+       most seven points: 64 x 2 threads of 2 rows walking 4 planes, CUDA launch bounds asking for
+       9 blocks a SM (3d7 1024^3 480.1-480.8 Gcells/s against 476.9-477.4 without them, 473.2 with
+       64 x 4, 414.8 for the single rows of emit_vec.c); larger ones (3d27 512^3):
        128 threads of 4 rows walking 32, unrolled twice (438.6 against 389.7 for the copy-tile
        vector rows); double, at most seven points: 64 x 4 threads of 2 rows (3d7 768^3 233.5
        against 214.7 for the scalar tile; bench/sweep-rows3.txt, bench/RESULTS.md). */
     if (s->ndims == 3 && nonzero_points(s) <= 7) {
         sh->bx = 64, sh->by = dbl ? 4 : 2, sh->nc = 2, sh->zc = 4, sh->pipe = 0, sh->vec = 1;
-        sh->walk = 1;
+        sh->walk = 1, sh->minb = dbl || !pipe ? 0 : 9; /* 56 registers of an NVIDIA SM's 64K */
     } else if (s->ndims == 3 && !dbl) {
         sh->bx = 128, sh->by = 1, sh->nc = 4, sh->zc = 32, sh->pipe = 0, sh->vec = 1, sh->walk = 2;
     } else if (s->ndims == 3) {

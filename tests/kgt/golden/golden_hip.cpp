@@ -4148,7 +4148,7 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
 }
 
 #else
-KGT_EXTERN_C __global__ void __launch_bounds__(128)
+KGT_EXTERN_C __global__ void __launch_bounds__(128, 9)
     kgt_step_golden_negated_f(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
@@ -4347,7 +4347,7 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
         }
     }
 }
-KGT_EXTERN_C __global__ void __launch_bounds__(128)
+KGT_EXTERN_C __global__ void __launch_bounds__(128, 9)
     kgt_step_golden_negated_f_u(const float *__restrict__ in, float *__restrict__ out, int z0, int z1, int y0,
     int y1, int xa, int x0, int x1, long long s0, long long s1, int zc)
 {
