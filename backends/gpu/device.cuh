@@ -1,6 +1,7 @@
 /*
- * GPU backend, device and queues: which device a rank opens, its two streams and their control
- * (flush, wait, join, busy), device and pinned host memory, whole-array transfers.
+ * GPU backend, device and queues: which device a rank opens, its three streams (border, inner,
+ * transfer) and their control (flush, wait, join, busy), device and pinned host memory,
+ * whole-array transfers.
  */
 #ifndef SB_GPU_DEVICE_CUH
 #define SB_GPU_DEVICE_CUH
@@ -194,7 +195,7 @@ void gpu_host_free(sb_dev *dev, void *p)
     (void)gpuFreeHost(p);
 }
 
-/* Whole-array transfers are rare (setup, output): drain both queues so they order with all. */
+/* Whole-array transfers are rare (setup, output): drain every queue so they order with all. */
 static int drain(sb_dev *dev)
 {
     impl *im = im_of(dev);
