@@ -16,7 +16,7 @@
 #              or the tests GPU_TESTS names
 #   kernels    one time step per launch (STENCIL_FUSE=1), through stencil_skeleton on one GPU: the
 #              generic kernel (STENCIL_RTC=0), the run-time kernel and kgt's named kernel for each
-#              case of KERNEL_CASES (default: every STENCILS.md stencil at its benchmark size)
+#              case of KERNEL_CASES (default: every docs/STENCILS.md stencil at its benchmark size)
 #   shapes     the run-time kernel under block shapes SHAPES (STENCIL_RTC_SHAPE), SHAPE_CASES
 #   sweep      the run-time kernel under the block shapes of each line of SWEEP_FILE (required;
 #              lines "stencil:size:iterations:type shape shape ...", the word default for the
