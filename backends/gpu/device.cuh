@@ -212,7 +212,7 @@ int gpu_write(sb_dev *dev, sb_mem m, const void *src, size_t bytes)
     GPU_TRY(dev, gpuMemcpy(m, src, bytes, gpuMemcpyHostToDevice));
     /* From pageable memory the copy may return before its DMA lands, and the non-blocking
        queues do not wait for it; nor does a neighbour pulling this buffer over the peer path
-       (3 ranks on 2 H200s read the initial data too early: bench/RESULTS.md). */
+       (3 ranks on 2 H200s read the initial data too early: docs/performance-notes.md). */
     GPU_TRY(dev, gpuStreamSynchronize(0));
     return 0;
 }
