@@ -117,7 +117,7 @@ typedef struct sb_ops {
      * Tracing (only called when sb_open_args.stamps > 0). stamp records into slot (0 <= slot <
      * stamps) the time at which the device reaches this point of queue q: after the work already
      * submitted to q, before what follows; a slot stamped again is overwritten. stamp_read, once
-     * both queues are idle (after wait()), writes into sec[0..n-1] the times of slots 0..n-1 in
+     * every queue is idle (after wait()), writes into sec[0..n-1] the times of slots 0..n-1 in
      * seconds on the device's clock, relative to slot 0; each of them must have been stamped.
      * The skeleton maps slot 0 onto the host clock (skel/trace.c).
      */
@@ -143,8 +143,8 @@ typedef struct sb_ops {
     /* 1: neighbours on the node exchange device-to-device unless told not to (GPU memory). */
     int peer_default;
     /*
-     * The change between two iterates over box b (local indices), blocking, after both queues
-     * are idle: out[0] = sum of d * d, out[1] = max |d|, with d = (double)a - (double)b per cell,
+     * The change between two iterates over box b (local indices), blocking, after every queue
+     * is idle: out[0] = sum of d * d, out[1] = max |d|, with d = (double)a - (double)b per cell,
      * in double (float where the device has no fp64). The order of the sum is the backend's own.
      */
     int (*norm)(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2]);

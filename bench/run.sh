@@ -16,11 +16,11 @@
 #              or the tests GPU_TESTS names
 #   kernels    one time step per launch (STENCIL_FUSE=1), through stencil_skeleton on one GPU: the
 #              generic kernel (STENCIL_RTC=0), the run-time kernel and kgt's named kernel for each
-#              case of KERNEL_CASES (default: every STENCILS.md stencil at its benchmark size)
+#              case of KERNEL_CASES (default: every docs/STENCILS.md stencil at its benchmark size)
 #   shapes     the run-time kernel under block shapes SHAPES (STENCIL_RTC_SHAPE), SHAPE_CASES
-#   sweep      the run-time kernel under the block shapes of each line of SWEEP_FILE
-#              (default bench/sweep.txt: "stencil:size:iterations:type shape shape ...", the
-#              word default for the kernel's own shape),
+#   sweep      the run-time kernel under the block shapes of each line of SWEEP_FILE (required;
+#              lines "stencil:size:iterations:type shape shape ...", the word default for the
+#              kernel's own shape; earlier sweep files are in git history, docs/performance-notes.md),
 #              STENCIL_FUSE passed on where set, SWEEP_REPEAT runs each
 #   tests      suite gpu; test_skeleton with CUDA and with NVIDIA OpenCL on 1 and 2 GPUs
 #   cudatests  the CUDA part of tests;  ocltests  the NVIDIA OpenCL part (+ its backend suite)
@@ -168,7 +168,7 @@ scenario_sweep() {
                 ${SWEEP_REPEAT:+--repeat $SWEEP_REPEAT} </dev/null |
                 tee -a "$OUT/shapes.jsonl" # mpirun reads stdin
         done
-    done <"${SWEEP_FILE:-bench/sweep.txt}"
+    done <"${SWEEP_FILE:?sweep: set SWEEP_FILE}"
     note "sweep: $(wc -l <"$OUT/shapes.jsonl") runs"
 }
 
@@ -228,8 +228,7 @@ scenario_sanitize() { # compute-sanitizer memcheck and racecheck of 2-rank CUDA 
 scenario_scaling() { # strong and weak series on 1..SCALING_GPUS GPUs (bench/scaling.sh)
     timeout "${SCALING_TIMEOUT:-280}" bash bench/scaling.sh $B "$OUT" "${SCALING_GPUS:-2}" \
         "${SCALING_BACKEND:-cuda}" >"$LOGS/scaling.log" 2>&1
-    note "scaling: rc $? ($(wc -l <"$OUT/scaling.jsonl") runs; plots: bash bench/plot.sh" \
-        "$OUT/scaling.jsonl DIR)"
+    note "scaling: rc $? ($(wc -l <"$OUT/scaling.jsonl") runs)"
 }
 
 scenario_trace() { # phase traces of the strong 2D case on TRACE_RANKS GPUs; untraced beside

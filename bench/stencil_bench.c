@@ -22,7 +22,7 @@
 #include "stencil.h"
 #include "stencil_set.h"
 #ifdef BENCH_KGT
-#include "kgt_set.h" /* kgt kernels of the whole stencil set, named as in STENCILS.md */
+#include "kgt_set.h" /* kgt kernels of the whole stencil set, named as in docs/STENCILS.md */
 #endif
 
 typedef struct bench {

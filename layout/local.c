@@ -8,12 +8,12 @@
 /*
  * Elements a row of a 2D or 3D local array takes for n cells: rows of SL_ROW_PAD_MIN cells or more
  * are padded to a multiple of SL_ROW_ALIGN, so that every row starts at the same place in a
- * 128-byte line (at most 3% more memory). Unpadded rows cost the one-step kernels up to 46%
- * (2d9nc fp32 on one H200: 236.8 Gcells/s at 16382 cells per row unpadded, 441.4 padded). 3D rows
+ * 128-byte line (at most 3% more memory): rows that start at different places of a line cost
+ * the one-step kernels dearly (docs/performance-notes.md, row alignment). 3D rows
  * go to a multiple of SL_ROW_VEC elements (at most three cells more a row), so that every row
  * starts on a 16-byte vector, which the 3D vector-row kernels need for their 16-byte loads and
- * stores (padded to a multiple of 32, the older 3D step kernel ran 3d7 on 1000^3 at 352.0 against
- * 362.1 unpadded). $STENCIL_ROW_ALIGN = a (1 to 1024) pads every row of 2D and 3D arrays to a
+ * stores (padding them to a multiple of 32 made the older 3D step kernel slower).
+ * $STENCIL_ROW_ALIGN = a (1 to 1024) pads every row of 2D and 3D arrays to a
  * multiple of a instead (1: none), for tests and experiments.
  */
 static size_t row_elems(size_t n, int ndims)

@@ -95,7 +95,7 @@ static int upload_points(sb_dev *dev, impl *im, const sl_stencil *st, const int 
 }
 
 /*
- * Defaults per dimensionality: the best shapes measured on an H200 (bench/RESULTS.md, CUDA).
+ * Defaults per dimensionality: the best shapes measured on an H200 (docs/performance-notes.md).
  * STENCIL_GPU_TUNE="bx,by,chunk,u,spec[,al]" overrides them, for benchmarks and tests.
  */
 static void default_tune(impl *im)
@@ -142,9 +142,9 @@ static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st, int ste
 /*
  * $STENCIL_RTC_STREAM1=1: one step per launch of 3D stencils reaching one cell by the streaming
  * kernel at L = 1 (emit_stream3.c), the step kernel for the boxes it does not take. Not the
- * default: on one H200 (float, fixed boundary) it ran slower than the step kernel, 3d7 1024^3 at
- * 275.7 Gcells/s against 373.2, 3d27 512^3 at 228.7 against 364.5, 3d-oct 512^3 at 273.9
- * against 396.7 (data/k3-stream1-aab2387-h200.jsonl).
+ * default: on one H200 it ran slower than the step kernel on 3d7, 3d27 and 3d-oct (it loads two
+ * planes ahead through registers where the step kernel keeps several in flight; the data are in
+ * git history, docs/performance-notes.md).
  */
 static void bind_rtc_stream1(sb_dev *dev, impl *im, const sl_stencil *st)
 {

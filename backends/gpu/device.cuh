@@ -1,6 +1,7 @@
 /*
- * GPU backend, device and queues: which device a rank opens, its two streams and their control
- * (flush, wait, join, busy), device and pinned host memory, whole-array transfers.
+ * GPU backend, device and queues: which device a rank opens, its three streams (border, inner,
+ * transfer) and their control (flush, wait, join, busy), device and pinned host memory,
+ * whole-array transfers.
  */
 #ifndef SB_GPU_DEVICE_CUH
 #define SB_GPU_DEVICE_CUH
@@ -194,7 +195,7 @@ void gpu_host_free(sb_dev *dev, void *p)
     (void)gpuFreeHost(p);
 }
 
-/* Whole-array transfers are rare (setup, output): drain both queues so they order with all. */
+/* Whole-array transfers are rare (setup, output): drain every queue so they order with all. */
 static int drain(sb_dev *dev)
 {
     impl *im = im_of(dev);
@@ -211,7 +212,7 @@ int gpu_write(sb_dev *dev, sb_mem m, const void *src, size_t bytes)
     GPU_TRY(dev, gpuMemcpy(m, src, bytes, gpuMemcpyHostToDevice));
     /* From pageable memory the copy may return before its DMA lands, and the non-blocking
        queues do not wait for it; nor does a neighbour pulling this buffer over the peer path
-       (3 ranks on 2 H200s read the initial data too early: bench/RESULTS.md). */
+       (3 ranks on 2 H200s read the initial data too early: docs/performance-notes.md). */
     GPU_TRY(dev, gpuStreamSynchronize(0));
     return 0;
 }

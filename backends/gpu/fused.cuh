@@ -1,19 +1,19 @@
 /*
  * Two time steps per launch for the generic kernel (update2), 2D boxes: the tile scheme of kgt's
- * fused launchers (kgt/emit_fused.c says why; bench/RESULTS.md has the figures), with the points
- * given at run time. A block of 256 x 2 threads owns 256 x TY output cells. Step 1 runs on the
- * tile grown by the stencil's extents (reading the input through the read-only cache) into
+ * fused launchers (kgt/emit_fused.c says why; docs/performance-notes.md has the figures), with the
+ * points given at run time. A block of 256 x 2 threads owns 256 x TY output cells. Step 1 runs on
+ * the tile grown by the stencil's extents (reading the input through the read-only cache) into
  * shared memory, cells outside the live box keeping their input values; after one barrier step 2
  * computes the output cells from shared memory.
  *
  * Blocks whose whole step-1 tile is live and whose output tile lies inside the box take loops of
  * a trip count known at compile time (R bounds the extents), unrolled, with no per-cell tests:
- * that put kgt's 2D 4-point kernel at 602 Gcells/s instead of 479. The arithmetic is the
+ * it made kgt's 2D 4-point two-step kernel markedly faster. The arithmetic is the
  * generic kernel's (backends/backend.h), so results equal two update() calls bitwise.
  *
- * With the points given at run time this kernel is slower than one step per launch (2d4 on an
- * H200: 382 against 456 Gcells/s, where kgt's fused kernel runs at 599), so it runs only when
- * asked for (options.fuse = 2); bench/RESULTS.md has the figures.
+ * With the points given at run time this kernel is slower than one step per launch (its offsets
+ * in memory cost registers that kgt's fused kernel, with offsets compiled in, does not spend), so
+ * it runs only when asked for (options.fuse = 2); docs/performance-notes.md has the figures.
  */
 #ifndef SB_GPU_FUSED_CUH
 #define SB_GPU_FUSED_CUH

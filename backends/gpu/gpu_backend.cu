@@ -7,7 +7,7 @@
  *
  * One translation unit made of parts of one concern each, included here:
  *   state.cuh   the per-device state (struct impl), runtime errors, allocation records, boxes;
- *   device.cuh  device choice, the two queues and their control, memory, whole-array transfers;
+ *   device.cuh  device choice, the three queues and their control, memory, whole-array transfers;
  *   stamp.cuh   timed events for tracing;
  *   bind.cuh    the kernel set up at open (named, run-time or generic);
  *   launch.cuh  update and update2: the launches;

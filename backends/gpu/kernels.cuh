@@ -10,8 +10,8 @@
  * loads before any of them is consumed: that keeps enough bytes in flight to saturate HBM.
  * Neighbouring values are re-read through the read-only cache instead of being kept in registers,
  * which works for any point list given at run time; the price is L2 traffic: on an H200 the
- * kernel is L2-bound (bench/RESULTS.md), not HBM-bound. Rows can start on 128-byte boundaries
- * (idle lanes before the box) so that every warp access covers whole lines.
+ * kernel is L2-bound (docs/performance-notes.md), not HBM-bound. Rows can start on 128-byte
+ * boundaries (idle lanes before the box) so that every warp access covers whole lines.
  *
  * Arithmetic follows backends/backend.h exactly: acc = w0*v0, then acc = acc + wp*vp in the
  * points' order, then acc / divisor (or * its exact reciprocal when the divisor is a power of

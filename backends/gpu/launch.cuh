@@ -88,9 +88,8 @@ static int plan_generic(const impl *im, const nbox *nb, geom *g, dim3 *grid, dim
 /*
  * Boxes narrower than THIN_X cells along x: the border boxes of links along x (a periodic
  * dimension, or blocks). Kernels with threads along x leave all but a few lanes of each row idle
- * there (one H200, periodic 3d7 1024^3 one step per launch: 3.51 ms a step with the vector rows
- * on those boxes, 3.34 with this; the fixed run 2.6; bench/RESULTS.md), so the generic kernel
- * takes them with its threads along y (the rows of a 2D box or of a box one row high), about
+ * there (measured on periodic 3d7, one step per launch: docs/performance-notes.md), so the generic
+ * kernel takes them with its threads along y (the rows of a 2D box or of a box one row high), about
  * 2048 blocks of walks along the slowest dimension.
  */
 enum { THIN_X = 8, THIN_BLOCKS = 2048 };
@@ -366,8 +365,8 @@ int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
  * Named kernels: fused where kgt emitted a launcher. Without one: 2D stencils reaching at most 2
  * cells get the run-time streaming kernels (kgt's, compiled at open), unless run-time kernels
  * are off; then the generic two-step kernel, available but never chosen by
- * default, because on an H200 it ran slower than one step per launch (2d4: 382 against 456
- * Gcells/s; bench/RESULTS.md).
+ * default, because on an H200 it ran slower than one step per launch (its run-time offsets cost
+ * registers; docs/performance-notes.md).
  */
 int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
 {

@@ -100,7 +100,7 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
 /* Cells of dimension 0 per work-item of the generic kernel: STENCIL_OPENCL_WALK, else OCL_WALK.
    On a GPU the walk keeps the inputs that neighbouring cells share in registers; PoCL vectorises
    the work-item loop instead, and there walks 4 and 8 tied on the 2-core CI machine while 8 was
-   fastest on the GPU host's CPU (bench/RESULTS.md, PoCL section), so one default serves both. */
+   fastest on the GPU host's CPU (docs/performance-notes.md, OpenCL), so one default serves both. */
 static int pick_walk(sb_dev *dev, ocl_impl *o)
 {
     const char *env = getenv("STENCIL_OPENCL_WALK");

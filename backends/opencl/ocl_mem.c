@@ -6,9 +6,9 @@
  * same index. When both arrays start at the same offset within a page (as fresh mmap'ed
  * allocations do), every store has the low 12 address bits of the loads around it, and the CPU's
  * store-to-load forwarding check takes them for dependent (4K aliasing). PoCL ran a first
- * stencil_skeleton() call in a process 30-40% slower than the following ones on the CI machine,
- * and several times slower on the GPU host, where that stalled mixed jobs (bench/RESULTS.md,
- * "Fifth session"); later calls got recycled heap memory at other offsets by chance.
+ * stencil_skeleton() call in a process markedly slower than the following ones, enough to stall
+ * mixed jobs on the GPU host (docs/performance-notes.md, OpenCL); later calls got recycled heap
+ * memory at other offsets by chance.
  * STENCIL_OPENCL_STAGGER=0 turns it off.
  */
 #include <stdint.h>

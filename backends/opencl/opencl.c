@@ -30,7 +30,7 @@
  * enqueued on the inner queue, ahead of the inner update, and the border queue waits for them
  * (ocl_launch_routed): OpenCL has no queue priorities, and when the driver started the inner update
  * first, NVIDIA's OpenCL ran the border kernels only after it, so the halos left a whole inner
- * update late (every other iteration on 2 H200s; bench/RESULTS.md, "Fifth session"). That is the
+ * update late (docs/performance-notes.md, OpenCL). That is the
  * default on GPUs; CPU devices keep them on the border queue (STENCIL_OPENCL_BORDER=inner|own
  * chooses).
  *
@@ -122,7 +122,7 @@ static int env_choice(sb_dev *dev, const char *name, const char *a, const char *
 /*
  * Choices that depend on whether the device is a CPU, each with its environment override:
  * - STENCIL_OPENCL_COPY: rect on CPU devices (a rectangle is a memcpy loop there; see
- *   bench/RESULTS.md), pack on the others (one kernel and one DMA instead of one per row);
+ *   docs/performance-notes.md), pack on the others (one kernel and one DMA instead of one per row);
  * - STENCIL_OPENCL_BORDER: own on CPU devices (PoCL on the GPU host's CPU ran its updates several
  *   times slower with the border kernels on the inner queue), inner on the others;
  * - STENCIL_OPENCL_STAGGER=0: no staggered arrays (ocl_mem.c), which only CPU devices get.

@@ -1,4 +1,4 @@
-/* The stencil set of STENCILS.md. Dense weights are row-major, dimension 0 (x) slowest. */
+/* The stencil set of docs/STENCILS.md. Dense weights are row-major, dimension 0 (x) slowest. */
 #include <string.h>
 
 #include "stencil_set.h"

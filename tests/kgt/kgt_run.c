@@ -176,7 +176,7 @@ static int help(char **av)
     return ok ? 0 : 1;
 }
 
-/* Which stencils of INPUT (the STENCILS.md set) get fused CUDA launchers under --fused mode. */
+/* Which stencils of INPUT (docs/STENCILS.md's set) get fused CUDA launchers under --fused mode. */
 static int fused_choice(char **av, char *mode, int want_2d4, int want_2d9nc)
 {
     char *argv[] = {av[0], "-t", "host,cuda", "-p",  "sel", "--fused",

@@ -12,7 +12,7 @@
  * (kgt/emit_stream.c): cases 5-11 run on a larger array so that it meets interior blocks (no
  * per-cell tests), partial vectors, rows that allow no vector access, a live box smaller than the
  * box, and boxes that stay on the tile kernel (too few rows or columns). Case 12 is case 5 on input
- * with bands of -0, subnormal, tiny and huge rows and scattered negatives: nc9 (STENCILS.md's
+ * with bands of -0, subnormal, tiny and huge rows and scattered negatives: nc9 (docs/STENCILS.md's
  * 2d9nc, / 24), compact5 and star2 divide floats by split division there, which must send the
  * rows whose numerators are -0, subnormal, tiny or huge to `/` to stay bitwise equal. dense65 has
  * 65 non-zero weights: its CUDA sums are lambdas (kgt/emit_expr.c) rather than nested calls.

@@ -2,7 +2,7 @@
  * kgt's host kernels, called directly on a padded local array of random data, compared BITWISE
  * with a serial reference written here from the dense weights in the arithmetic contract's order
  * (every product computed, even by 1; a true division). Also: registration, and that the
- * generated descriptions equal the stencil set of STENCILS.md (tests/common/stencil_set.c).
+ * generated descriptions equal the stencil set of docs/STENCILS.md (tests/common/stencil_set.c).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -132,7 +132,7 @@ START_TEST(test_register)
 }
 END_TEST
 
-/* The generated descriptions are STENCILS.md's, as tests/common writes them independently. */
+/* The generated descriptions are docs/STENCILS.md's, as tests/common writes them independently. */
 START_TEST(test_desc_is_the_set)
 {
     stencil_desc want;

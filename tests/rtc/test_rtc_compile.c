@@ -1,7 +1,7 @@
 /*
  * The run-time kernel sources compile with the GPU backends' own run-time compilers and
- * options, for every STENCILS.md stencil and both element types, without a GPU: NVRTC for sm_90
- * (and hiprtc for gfx90a when the HIP backend is built and hiprtc works here). A source that
+ * options, for every docs/STENCILS.md stencil and both element types, without a GPU: NVRTC for
+ * sm_90 (and hiprtc for gfx90a when the HIP backend is built and hiprtc works here). A source that
  * does not compile ($STENCIL_RTC=fail) is refused with the compiler's message, the failure
  * the backends answer by keeping the generic kernel (shown on the GPU host).
  *

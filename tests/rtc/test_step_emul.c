@@ -1,5 +1,5 @@
 /*
- * The one-step streaming kernel (kgt/emit_step.c) of every STENCILS.md stencil, both element
+ * The one-step streaming kernel (kgt/emit_step.c) of every docs/STENCILS.md stencil, both element
  * types and several block shapes, run on the CPU under an emulation of the CUDA execution model
  * (one POSIX thread per GPU thread, a barrier for __syncthreads), against the serial reference:
  * bitwise inside the box, untouched outside it. The device itself runs the same text through

@@ -1,6 +1,6 @@
 /*
  * The run-time L-step streaming kernels (kgt/emit_stream.c: star stencils through the row ring,
- * box stencils through the edge ring) of every 2D stencil of the STENCILS.md set and of
+ * box stencils through the edge ring) of every 2D stencil of the docs/STENCILS.md set and of
  * tests/kgt/fused.stencil that has them, both element types, L = 2..KGT_STREAM_MAX, scalar and
  * vector rows, run on the CPU under an emulation of the CUDA execution model (stream_emu.cc),
  * against L steps of the serial reference: bitwise inside the box, untouched outside it. Boxes

@@ -55,7 +55,7 @@ END_TEST
 
 /* ---- stencils ---- */
 
-/* The pairs of STENCILS.md, listed in row-major order of the offsets. */
+/* The pairs of docs/STENCILS.md, listed in row-major order of the offsets. */
 typedef struct sparse {
     const char *name;
     int npts;

@@ -349,7 +349,7 @@ static void check_border(const world *w, int r)
     free(inner);
 }
 
-/* Direction rules the stencil set is in the set for (STENCILS.md, "why it is here"). */
+/* Direction rules the stencil set is in the set for (docs/STENCILS.md, "what it exercises"). */
 static void check_shape_rules(const world *w, const char *st)
 {
     int r, s, k, corners = 0;
