@@ -35,7 +35,6 @@
 
 #include "ooc.h"
 
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
 static long long ooc_parse_bytes(const char *s, int *bad)
 {
     char *end;

@@ -11,7 +11,7 @@
     do {                                                                                           \
         if (!(r)->rc) {                                                                            \
             int e_ = (call);                                                                       \
-            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->ooc->dev.err);      \
+            if (e_) (r)->rc = err_set((r)->msg, sizeof(r)->msg, e_, "%s", (r)->ooc->dev.err);      \
         }                                                                                          \
     } while (0)
 

@@ -7,8 +7,6 @@
 
 #include "ooc.h"
 
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
-
 /*
  * Level S of chunk i (sk_ooc_level in dimension 0, the owned part widened by T - S steps of the
  * reach in the others), inside the live box, as a box of the chunk's buffer (row 0: local row

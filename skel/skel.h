@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "backend.h"
+#include "err.h"
 #include "layout.h"
 #include "stencil.h"
 
@@ -98,15 +99,8 @@ typedef struct sk_run {
     double ooc_bw, ooc_rate; /* the probe: bytes/s each way, both busy; kernel cells/s per step */
 } sk_run;
 
-/* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
-int sk_agree(MPI_Comm comm, int code, char *msg, size_t len);
-/* Formats msg like snprintf and returns code, for tail calls. */
-int sk_fail(char *msg, size_t len, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-int sk_mpi_fail(char *msg, size_t len, int mpirc, const char *what);
+/* Failures of the run's phases: err.h's helpers into r->msg. */
+#define SK_FAIL(r, code, ...) ERR_FAIL(r, code, __VA_ARGS__)
 
 int sk_exchange_init(sk_exchange *x, const sl_local *l, sb_dev *dev, size_t esize);
 void sk_exchange_free(sk_exchange *x, sb_dev *dev);
@@ -129,14 +123,14 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
     do {                                                                                           \
         if (!(r)->rc) {                                                                            \
             int e_ = (call);                                                                       \
-            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
+            if (e_) (r)->rc = err_set((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
         }                                                                                          \
     } while (0)
 
 /* Runs one phase on every rank and agrees on its result; skipped once something failed. */
 #define SK_PHASE(r, rc, call)                                                                      \
     do {                                                                                           \
-        if (!(rc)) rc = sk_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                     \
+        if (!(rc)) rc = err_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                    \
     } while (0)
 
 /* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */

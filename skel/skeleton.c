@@ -1,6 +1,6 @@
 /*
  * stencil_skeleton(): validate, partition, open the device, initialise, iterate, output.
- * Every phase ends in sk_agree(), so a failure on any rank becomes the same error on all ranks.
+ * Every phase ends in err_agree(), so a failure on any rank becomes the same error on all ranks.
  */
 #include <math.h>
 #include <stdint.h>
@@ -10,8 +10,6 @@
 #include <unistd.h>
 
 #include "skel.h"
-
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
 
 static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, long iters,
                          stencil_init_fn init, int resume)
@@ -94,7 +92,8 @@ static int sk_node_config(sk_run *r)
 {
     MPI_Comm node;
     int rc = MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS) return sk_mpi_fail(r->msg, sizeof r->msg, rc, "MPI_Comm_split_type");
+    if (rc != MPI_SUCCESS)
+        return err_mpi(r->msg, sizeof r->msg, STENCIL_EMPI, rc, "MPI_Comm_split_type");
     MPI_Comm_rank(node, &r->local_rank);
     MPI_Comm_size(node, &r->local_size);
     MPI_Comm_free(&node);
@@ -394,8 +393,8 @@ static int sk_monitor(sk_run *r, const stencil_norm *change, int *stop)
     SK_PHASE(r, rc,
              cb == 0 || cb == 1 ? 0 : SK_FAIL(r, STENCIL_ECALLBACK, "monitor callback failed"));
     if (!rc && MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
-        rc = sk_agree(r->comm, SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce (monitor)"), r->msg,
-                      sizeof r->msg);
+        rc = err_agree(r->comm, SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce (monitor)"), r->msg,
+                       sizeof r->msg);
     *stop = any;
     return rc;
 }
@@ -451,7 +450,7 @@ int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen)
     sl_stencil s;
     char buf[256];
     if (!st)
-        return sk_fail(msg ? msg : buf, msg ? msglen : sizeof buf, STENCIL_EINVAL,
+        return err_set(msg ? msg : buf, msg ? msglen : sizeof buf, STENCIL_EINVAL,
                        "stencil description is NULL");
     int rc = sl_stencil_make(&s, st, msg ? msg : buf, msg ? msglen : sizeof buf);
     if (!rc) sl_stencil_free(&s);

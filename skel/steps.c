@@ -25,8 +25,6 @@
 
 #include "skel.h"
 
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
-
 #define SK_AUTO_MAX  8     /* automatic T stays in 1..8 */
 #define SK_LATENCY   10e-6 /* seconds per message: MPI, the waits and copies around it */
 #define SK_BANDWIDTH 5e9   /* bytes per second of halo through MPI and the staging copies */
@@ -206,7 +204,7 @@ int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
     int rc = agree_options(r, named, &want, &all_fused);
     if (!rc) rc = sk_partition(r, g, pgrid, 1);
     /* Agreed here: the model below is collective. */
-    rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg);
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
     if (rc) return rc;
     int mine_ooc = sk_ooc_expected(r); /* every rank out of core: the sweeps' T (ooc.c) */
     if (MPI_Allreduce(&mine_ooc, &all_ooc, 1, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS)
