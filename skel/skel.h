@@ -142,7 +142,7 @@ int sk_config_resolve(sk_run *r, int local_rank);
 /* Sets r->weights from options, configured weights or a timed calibration (weights.c). */
 int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
 
-/* Partition, device and buffers for the given weights (skeleton.c); sk_release undoes it. */
+/* Partition, device and buffers for the given weights (setup.c); sk_release undoes it. */
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);
 void sk_release(sk_run *r);
 
@@ -180,7 +180,7 @@ sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live);
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
 void sk_stats(sk_run *r, double t0, double t_setup);
 
-/* The persistent run (skeleton.c, run.c, checkpoint.c), without calling on_error. */
+/* The persistent run (setup.c, run.c, checkpoint.c), without calling on_error. */
 int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out);
 int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *kernel,
              stencil_init_fn init);
@@ -189,8 +189,10 @@ int sk_advance(sk_run *r, long n, stencil_norm *change);
 /* The current tile: data read back from the device when fetch, else NULL. */
 int sk_current(sk_run *r, stencil_tile *t, int fetch);
 int sk_view(sk_run *r, stencil_output_fn fn);
-/* The host image into both device buffers. */
+/* The host image (image.c) into both device buffers. */
 int sk_upload(sk_run *r);
+/* The init callback on the host image, then sk_upload. */
+int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
 int sk_load(sk_run *r, const char *path);
 /* Collective: 0, or STENCIL_EINVAL on every rank when the ranks' strings differ (what: for the
