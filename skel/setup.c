@@ -169,7 +169,7 @@ static int sk_find_named(sk_run *r, const char *kernel, const stencil_kernel **n
     return sk_kernel_matches(*named, &r->st, r->msg, sizeof r->msg);
 }
 
-static int sk_alloc(sk_run *r)
+int sk_alloc(sk_run *r)
 {
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
     r->host = calloc(r->loc.nelems ? r->loc.nelems : 1, sb_elem_size(r->st.type));
@@ -201,15 +201,6 @@ static int sk_plan_scratch(sk_run *r, const stencil_kernel *named)
     r->fused = r->steps >= 2 && r->steps <= o->fuse_depth(&r->st, named);
     r->nscr = r->steps == 1 || r->fused ? 0 : r->steps == 2 ? 1 : o->async ? 4 : 2;
     return 0;
-}
-
-/* In core, or out of core when asked, or when the device has no room for the part. */
-static int sk_alloc_any(sk_run *r)
-{
-    int ooc = 0, rc = sk_ooc_decide(r, &ooc);
-    if (!rc && !ooc) rc = sk_alloc(r);
-    if (rc == STENCIL_EDEVMEM && sk_ooc_mode(r) == 0 && !r->cfg.weight_auto) ooc = 1, rc = 0;
-    return rc || !ooc ? rc : sk_ooc_start(r);
 }
 
 void sk_release(sk_run *r)

@@ -202,26 +202,33 @@ int sk_same_text(sk_run *r, const char *s, const char *what);
 unsigned long long sk_stencil_hash(const sl_stencil *s);
 
 /*
- * Out-of-core runs (ooc.c). sk_ooc_mode: -1 off, 0 automatic, 1 on. sk_ooc_decide (collective)
- * says whether this rank starts out of core; sk_ooc_start moves the opened device aside,
- * allocates the chunk buffers (after a failed in-core attempt too) and probes the link and the
- * kernel; sk_ooc_host then allocates the host copies, once T is settled (sk_ooc_again); a sweep
- * advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
+ * Out-of-core runs. The decision (ooc_decide.c): sk_ooc_mode -1 off, 0 automatic, 1 on;
+ * sk_ooc_expected, before the partition, whether this rank will start out of core, and
+ * sk_ooc_all_expected whether every rank will (collective); sk_ooc_steps the T then (steps.c);
+ * sk_ooc_decide (collective) whether this rank starts out of core; sk_alloc_any allocates in
+ * core (sk_alloc) or out of core (sk_ooc_start, also after the device refused the memory).
+ * sk_ooc_start (ooc.c) moves the opened device aside, allocates the chunk buffers and probes the
+ * link and the kernel; sk_ooc_host then allocates the host copies, once T is settled
+ * (sk_ooc_again); a sweep advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
  */
 int sk_ooc_mode(const sk_run *r);
 int sk_ooc_expected(sk_run *r);
+int sk_ooc_all_expected(sk_run *r, int *all);
+int sk_ooc_steps(sk_run *r, int fit);
 int sk_ooc_decide(sk_run *r, int *want);
+int sk_alloc(sk_run *r);
+int sk_alloc_any(sk_run *r);
 int sk_ooc_start(sk_run *r);
 int sk_ooc_host(sk_run *r);
 /*
  * Collective, after set-up: 1 when every rank is out of core, T was not forced, and the T the
- * probe wants (sk_ooc_probe, the smallest over the ranks) differs from the one set up: r->ooc_T
+ * probe wants (sk_ooc_want, the smallest over the ranks) differs from the one set up: r->ooc_T
  * is then set, for set-up to run again with it. Twice at most: the first probe runs two steps per
  * launch, the second the sweeps' own depth.
  */
 int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
-void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T */
+void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T (ooc_stats.c) */
 void sk_ooc_sweep(sk_run *r, int src, int T, int next_T);
 void sk_ooc_stats(sk_run *r, stencil_stats *s);
 
