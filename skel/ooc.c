@@ -10,7 +10,7 @@
  * by T steps: per chunk [a, b) of owned rows, rows [a - T*rlo0, b + T*rhi0) of level n go up (into
  * one buffer of the chunk, and on the device into the other, since the fixed frame is read from
  * both), T updates over boxes that shrink by the radius per step ping-pong between them (several
- * steps at a time through updatek where the device has a fast fused kernel), and the owned
+ * steps at a time through one update call where the device has a fast fused kernel), and the owned
  * rows [a, b) come down to level n + 1. Uploads go on the border queue, updates on the inner
  * queue, downloads on the transfer queue, a join between the stages, so that chunk i is updated
  * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; three chunk buffers
