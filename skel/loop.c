@@ -152,7 +152,7 @@ static void ooc_pass(sk_run *r, int b, int exch, long left)
  */
 static int whole_pass(const sk_run *r)
 {
-    const char *e = getenv("STENCIL_SPLIT");
+    const char *e = r->env.split;
     if (e && (*e == '0' || *e == '1')) return *e == '0';
     if (r->x.n == 0 || r->st.ndims < 3) return 0;
     for (int i = 0; i < r->x.n; i++) {

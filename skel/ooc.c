@@ -86,7 +86,7 @@ void sk_ooc_host_put(sk_ooc *o, void *p, int pinned)
 static int ooc_host_arrays(sk_run *r, long long limit)
 {
     sk_ooc *o = r->ooc;
-    const char *file = r->opt.ooc_file ? r->opt.ooc_file : getenv("STENCIL_OOC_FILE");
+    const char *file = r->opt.ooc_file ? r->opt.ooc_file : r->env.ooc_file;
     if (file && file[0]) return ooc_map(r, file);
     int fits = o->bytes <= ooc_host_ram() / OOC_ARRAYS;
     for (int i = 0; i < OOC_ARRAYS && fits; i++) {
@@ -185,7 +185,7 @@ int sk_ooc_start(sk_run *r)
     o->bytes = r->loc.nelems * es;
     o->row_bytes = (size_t)r->loc.stride[0] * es;
     o->dcopy = 1;
-    const char *nb = getenv("STENCIL_OOC_BUFS"); /* experiments: 4 (the fourth buffer) */
+    const char *nb = r->env.ooc_bufs; /* experiments: 4 (the fourth buffer) */
     o->nbufs = nb && atoi(nb) == OOC_MAXBUFS ? OOC_MAXBUFS : OOC_BUFS;
     /* The device prepared its fused kernels of up to the run's T steps. */
     o->depth = r->steps >= 2 && r->depth >= 2 ? (r->depth < r->steps ? r->depth : r->steps) : 1;

@@ -292,6 +292,7 @@ int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out)
     }
     r->comm = MPI_COMM_NULL;
     r->t0 = MPI_Wtime();
+    sk_env_read(&r->env);
     if (opt)
         r->opt = *opt;
     else

@@ -45,6 +45,23 @@ typedef struct sk_rankcfg {
     int weight_auto;
 } sk_rankcfg;
 
+/*
+ * The environment variables the skeleton and layout take (env.c), read once when a run is
+ * created: NULL where unset or empty. Parsed where they are used.
+ */
+typedef struct sk_env {
+    const char *backend, *device, *weight, *config; /* config.c */
+    const char *trace;                              /* "": off */
+    const char *peer;                               /* 0 or 1 where options.peer is automatic */
+    const char *steps;                              /* STENCIL_STEPS, else STENCIL_FUSE */
+    const char *split;                              /* loop.c: 1 keeps the border/inner split */
+    int verbose;                                    /* STENCIL_VERBOSE set */
+    const char *calibration_rounds;                 /* weights.c */
+    const char *ooc, *device_memory, *ooc_file, *ooc_bufs; /* out of core (ooc_decide.c, ooc.c) */
+    int row_align; /* STENCIL_ROW_ALIGN in 1..1024, else 0 (sl_partition.row_align) */
+} sk_env;
+void sk_env_read(sk_env *e);
+
 struct sk_trace;
 typedef struct sk_ooc sk_ooc;
 
@@ -54,6 +71,7 @@ typedef struct sk_run {
     int rank, size;
     long iters;
     stencil_options opt;
+    sk_env env; /* the environment, read by sk_new */
     sk_rankcfg cfg;
     int local_rank, local_size; /* among the ranks of this node */
     double *weights;            /* share weights of all ranks, or NULL for equal shares */
