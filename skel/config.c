@@ -163,7 +163,7 @@ int sk_config_resolve(sk_run *r, int local_rank)
     const char *fuse = r->env.steps; /* likewise: a number, else ignored */
     char *end = NULL;
     long t = fuse ? strtol(fuse, &end, 10) : 0;
-    if (r->opt.fuse == 0 && fuse && end != fuse && !*end && t >= INT_MIN && t <= INT_MAX)
-        r->opt.fuse = (int)t;
+    if (r->opt.steps == 0 && fuse && end != fuse && !*end && t >= INT_MIN && t <= INT_MAX)
+        r->opt.steps = (int)t;
     return 0;
 }

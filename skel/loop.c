@@ -1,5 +1,5 @@
 /*
- * The iteration loop. Per pass (T time steps, options.fuse: each box through T update() calls,
+ * The iteration loop. Per pass (T time steps, options.steps: each box through T update() calls,
  * widened for the later steps, or one T-step update where the backend has kernels of T steps):
  * border cells first, their device->host copies and the MPI exchange, host->device halo copies, all
  * while the inner update runs; the last pass (the remaining iterations, maybe fewer than T) skips

@@ -140,7 +140,7 @@ int sk_alloc_any(sk_run *r)
 int sk_ooc_again(sk_run *r)
 {
     int mine[2] = {r->ooc != NULL, SK_OOC_MAX}, all[2] = {0, 0};
-    if (r->ooc_round >= 2 || r->opt.fuse != 0 || r->iters < 2) mine[0] = 0;
+    if (r->ooc_round >= 2 || r->opt.steps != 0 || r->iters < 2) mine[0] = 0;
     if (mine[0]) mine[1] = sk_ooc_want(r);
     if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
     int T = all[1] < r->iters ? all[1] : (int)r->iters;

@@ -297,6 +297,7 @@ int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out)
         r->opt = *opt;
     else
         stencil_options_init(&r->opt);
+    if (r->opt.steps == 0) r->opt.steps = r->opt.fuse; /* the deprecated name */
     /* A private communicator: our messages never meet the caller's, and errors come back. */
     int rc = MPI_Comm_dup(comm, &r->comm);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);

@@ -77,7 +77,7 @@ typedef struct sk_run {
     double *weights;            /* share weights of all ranks, or NULL for equal shares */
     sl_stencil st;              /* the stencil the kernels compute */
     sl_stencil lst; /* what `steps` updates in a row read: the halos and messages follow it */
-    int steps;      /* T, time steps per exchange (options.fuse or the automatic choice) */
+    int steps;      /* T, time steps per exchange (options.steps or the automatic choice) */
     char why[48];   /* how T was chosen (stats.steps_why) */
     long npass;     /* loop passes: iterations / steps, rounded up (the rest in a shorter one) */
     int pass_steps; /* steps the updates being queued take (sk_update_boxes) */

@@ -2,7 +2,7 @@
  * T, the time steps per halo exchange, the same on every rank, and the partition and local layout
  * that follow from it (the halos of T steps: r->lst, sl_stencil_compose).
  *
- * options.fuse (or $STENCIL_FUSE) = T >= 1 forces T. Automatic (0): T = D where every rank has a
+ * options.steps (or $STENCIL_STEPS) = T >= 1 forces T. Automatic (0): T = D where every rank has a
  * fast fused kernel of D >= 2 steps (fuse_depth; D the least over the ranks); otherwise this
  * model. A pass of T steps sends one
  * set of messages instead of T, but sweeps the part T times and recomputes margins: step s of a
@@ -74,19 +74,19 @@ static int steps_fit(const sk_run *r, int limit, int *dim)
     return fit;
 }
 
-/* options.fuse on every rank (the largest, as before) and the fused depth every rank has (the
+/* options.steps on every rank (the largest, as before) and the fused depth every rank has (the
    least fuse_depth; 1: none). */
 static int agree_options(sk_run *r, const stencil_kernel *named, int *want, int *all_fused)
 {
     const sb_ops *ops = sk_planned_backend(r);
     /* A backend that is not built in fails to open later, with the error that says so. */
-    int mine[3] = {ops ? -ops->fuse_depth(&r->st, named) : 0, r->opt.fuse, -r->opt.fuse}, all[3];
+    int mine[3] = {ops ? -ops->fuse_depth(&r->st, named) : 0, r->opt.steps, -r->opt.steps}, all[3];
     if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");
     *want = all[1];
     *all_fused = -all[0] >= 2 ? -all[0] : 0;
     if (-all[2] < 0 || all[1] > STENCIL_MAX_STEPS)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.fuse is %d, not in 0..%d",
+        return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d",
                        -all[2] < 0 ? -all[2] : all[1], STENCIL_MAX_STEPS);
     return 0;
 }

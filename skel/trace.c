@@ -11,7 +11,7 @@
  * fraction of one chunk's length. Stamps on one queue follow its order on one clock, so their
  * order in the trace is exact whatever the offset.
  *
- * What is traced is a pass of the loop (r->npass of them): T time steps (options.fuse), whose
+ * What is traced is a pass of the loop (r->npass of them): T time steps (options.steps), whose
  * single exchange is what the overlap is about.
  */
 #include <math.h>
