@@ -8,13 +8,13 @@
 /*
  * Elements a row of a 2D or 3D local array takes for n cells: rows of SL_ROW_PAD_MIN cells or more
  * are padded to a multiple of SL_ROW_ALIGN, so that every row starts at the same place in a
- * 128-byte line (at most 3% more memory). Unpadded rows cost the one-step kernels up to 46%
- * (2d9nc fp32 on one H200: 236.8 Gcells/s at 16382 cells per row unpadded, 441.4 padded). 3D rows
+ * 128-byte line (at most 3% more memory): unpadded rows of some widths cost the one-step kernels
+ * nearly half their rate (bench/RESULTS.md). 3D rows
  * go to a multiple of SL_ROW_VEC elements (at most three cells more a row), so that every row
  * starts on a 16-byte vector, which the 3D vector-row kernels need for their 16-byte loads and
- * stores (padded to a multiple of 32, the older 3D step kernel ran 3d7 on 1000^3 at 352.0 against
- * 362.1 unpadded). A partition's row_align = a (1 to 1024) pads every row of 2D and 3D arrays to a
- * multiple of a instead (1: none), for tests and experiments.
+ * stores (padding 3D rows to a multiple of 32 made the older 3D step kernel slower). A partition's
+ * row_align = a (1 to 1024) pads every row of 2D and 3D arrays to a multiple of a instead (1:
+ * none), for tests and experiments.
  */
 static size_t row_elems(size_t n, int ndims, int align)
 {

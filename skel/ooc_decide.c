@@ -133,9 +133,8 @@ int sk_alloc_any(sk_run *r)
  * The steps per exchange were chosen before anyone knew the parts would not fit. When every rank
  * is out of core and T was not forced, the probe says what T the sweeps want (sk_ooc_want: the
  * smallest over the ranks), and set-up runs again with it when it differs. The first probe times
- * two steps per launch, where the sweeps of a larger T launch the device's fused depth (2d4 on
- * one H200: 772 against 1349 Gcells/s per step), so the second set-up's probe, at that depth,
- * may move T once more.
+ * two steps per launch, where the sweeps of a larger T launch the device's fused depth (a much
+ * higher rate per step), so the second set-up's probe, at that depth, may move T once more.
  */
 int sk_ooc_again(sk_run *r)
 {

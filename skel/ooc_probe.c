@@ -9,12 +9,11 @@
 /*
  * The probe for T, before the host copies exist: chunk 0's rows from a buffer of their own up
  * while as many come down into another (bytes/s each way with both directions busy, as in the
- * sweeps' stages: on one H200, 55.2 GB/s up alone and less with a download beside it) and its
- * first group of steps (o->depth per update call) on the device (cells/s per step), each the
- * fastest of three runs after updates for OOC_WARM seconds and a
- * first run that pays for first touches and kernel loads (a single second run measured 786
- * Gcells/s for 2d4 where the sweeps' launches ran at 1345 on one H200; three runs without the
- * warm-up 805).
+ * sweeps' stages: an upload alone runs faster than one beside a download) and its first group
+ * of steps (o->depth per update call) on the device (cells/s per step), each the fastest of
+ * three runs after updates for OOC_WARM seconds and a first run that pays for first touches and
+ * kernel loads (a single run, or runs without the warm-up, measured well below the rate the
+ * sweeps' launches reach).
  */
 /* Seconds of updates before the probe times one: the clocks of an idle GPU rise under load. */
 #define OOC_WARM 0.03
@@ -137,7 +136,7 @@ int sk_ooc_want(const sk_run *r)
         if (t_best < 0 || t < t_best) t_best = t, best = T;
     }
     /* A later probe moves T only for a clear gain: it timed one chunk of the T set up, and the
-       rate of chunks of other sizes differs (3d7 on one H200: 48 planes 427, 77 planes 458). */
+       rate of chunks of other sizes differs (a few per cent between chunk heights). */
     double now = r->ooc_round > 0 ? ooc_model(r, r->steps, r->iters) : -1;
     return now > 0 && t_best > OOC_GAIN * now ? r->steps : best;
 }

@@ -4,8 +4,8 @@
  * device a share proportional to its speed.
  *
  * Calibration runs in rounds. Round 1 times every rank on an equal share. A device's rate depends
- * on the size of its share (caches, occupancy, launch overhead on small boxes: on the GPU host a
- * PoCL rank timed 2.8 Gcells/s on a third of a 20480^2 grid and ran at 0.65 on all of it), so each
+ * on the size of its share (caches, occupancy, launch overhead on small boxes: a CPU device can
+ * run several times slower on a whole grid than on a third of it), so each
  * later round cuts the grid in proportion to the rates just measured and times every rank again
  * on that share. Rounds stop once no rank's share moves by more than SK_CALIB_CHANGE from the
  * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last

@@ -142,9 +142,7 @@ static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st, int ste
 /*
  * $STENCIL_RTC_STREAM1=1: one step per launch of 3D stencils reaching one cell by the streaming
  * kernel at L = 1 (emit_stream3.c), the step kernel for the boxes it does not take. Not the
- * default: on one H200 (float, fixed boundary) it ran slower than the step kernel, 3d7 1024^3 at
- * 275.7 Gcells/s against 373.2, 3d27 512^3 at 228.7 against 364.5, 3d-oct 512^3 at 273.9
- * against 396.7 (data/k3-stream1-aab2387-h200.jsonl).
+ * default: it ran slower than the step kernel on 3d7, 3d27 and 3d-oct (bench/RESULTS.md).
  */
 static void bind_rtc_stream1(sb_dev *dev, impl *im, const sl_stencil *st)
 {

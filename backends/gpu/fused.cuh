@@ -8,12 +8,12 @@
  *
  * Blocks whose whole step-1 tile is live and whose output tile lies inside the box take loops of
  * a trip count known at compile time (R bounds the extents), unrolled, with no per-cell tests:
- * that put kgt's 2D 4-point kernel at 602 Gcells/s instead of 479. The arithmetic is the
+ * that made kgt's 2D 4-point kernel much faster than with per-cell tests. The arithmetic is the
  * generic kernel's (backends/backend.h), so results equal two update() calls bitwise.
  *
- * With the points given at run time this kernel is slower than one step per launch (2d4 on an
- * H200: 382 against 456 Gcells/s, where kgt's fused kernel runs at 599), so it runs only when
- * asked for (options.fuse = 2); bench/RESULTS.md has the figures.
+ * With the points given at run time this kernel is slower than one step per launch (where kgt's
+ * fused kernel is faster), so it runs only when asked for (options.steps = 2); bench/RESULTS.md
+ * has the figures.
  */
 #ifndef SB_GPU_FUSED_CUH
 #define SB_GPU_FUSED_CUH

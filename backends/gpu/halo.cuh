@@ -163,8 +163,8 @@ static int copy_staged(sb_dev *dev, int q, const side &dv, const side &hs, const
 /*
  * Path for a strided box: a kernel writing straight into the mapped host staging buffer when
  * the buffer is ours (else through device staging). On an H200 it was never far from the best
- * path and had none of the copy engines' slow cases: 1-element rows (a 2D column halo) at 1.5
- * GB/s, some host-to-device 2D copies near 1 ms (bench/RESULTS.md, CUDA).
+ * path and had none of the copy engines' slow cases: 1-element rows (a 2D column halo), some
+ * host-to-device 2D copies (bench/RESULTS.md, CUDA).
  */
 static int pick_copy(const impl *im, const long long *n, const alloc_rec *rec)
 {

@@ -89,8 +89,8 @@ static int plan_generic(const impl *im, const nbox *nb, geom *g, dim3 *grid, dim
 /*
  * Boxes narrower than THIN_X cells along x: the border boxes of links along x (a periodic
  * dimension, or blocks). Kernels with threads along x leave all but a few lanes of each row idle
- * there (one H200, periodic 3d7 1024^3 one step per launch: 3.51 ms a step with the vector rows
- * on those boxes, 3.34 with this; the fixed run 2.6; bench/RESULTS.md), so the generic kernel
+ * there (periodic 3d7 ran measurably slower a step with the vector rows on those boxes;
+ * bench/RESULTS.md), so the generic kernel
  * takes them with its threads along y (the rows of a 2D box or of a box one row high), about
  * 2048 blocks of walks along the slowest dimension.
  */
