@@ -16,9 +16,10 @@
 
 #define DEV(r, call) SK_DEV(r, call)
 
+/* An MPI call of the exchange; left out in a calibration pass (r->local). */
 #define NET(r, call)                                                                               \
     do {                                                                                           \
-        int e_ = (call);                                                                           \
+        int e_ = (r)->local ? MPI_SUCCESS : (call);                                                \
         if (e_ != MPI_SUCCESS && !(r)->rc)                                                         \
             (r)->rc = err_mpi((r)->msg, sizeof(r)->msg, STENCIL_EMPI, e_, #call);                  \
     } while (0)
@@ -200,6 +201,32 @@ static void iteration(sk_run *r, long t)
         DEV(r, o->wait(&r->dev, SB_QINNER));
     }
     DEV(r, o->join(&r->dev));
+}
+
+/*
+ * Pass k of a calibration (weights.c): the loop's own phases in their order, every pass with its
+ * exchange, but no message sent or waited for (NET skips them), so that a rank is timed alone on
+ * what it pays per pass besides cells: launches of several small boxes, host-staged halo copies
+ * (the halos come from its own staging buffers). Leaves the run's counters as they were.
+ */
+void sk_local_pass(sk_run *r, long k)
+{
+    stencil_stats keep = r->stats;
+    long npass = r->npass, iters = r->iters;
+    double hidden = r->hidden, xtime = r->xtime;
+    struct sk_trace *tr = r->tr; /* untraced */
+    r->tr = NULL;
+    r->local = 1;
+    r->npass = k + 2; /* not the last pass: it exchanges */
+    r->iters = r->npass * r->steps;
+    iteration(r, k);
+    r->local = 0;
+    r->tr = tr;
+    r->npass = npass;
+    r->iters = iters;
+    r->stats = keep;
+    r->hidden = hidden;
+    r->xtime = xtime;
 }
 
 /* Counted from the run's start (r->done before this advance) towards r->goal when set. */

@@ -99,6 +99,7 @@ typedef struct sk_run {
     struct sk_trace *tr;  /* per-iteration timestamps (trace.c), NULL when tracing is off */
     int rc;               /* first device error inside the loop; MPI keeps going so no peer hangs */
     int noticed;          /* a backend's notice was printed (sk_notice): once per call */
+    int local;            /* a calibration pass (sk_local_pass): the exchange sends nothing */
     char msg[256];
     /* The persistent run (run.c): where the current iterate is and how far the run got. */
     long done;     /* iterations since the start, a loaded checkpoint's included */
@@ -186,6 +187,8 @@ void sk_trace_free(sk_run *r);
 
 /* n iterations from buf[cur] (loop.c), then their statistics; cur and done move on. */
 int sk_loop(sk_run *r, long n);
+/* One pass of the loop without messages, for calibration (loop.c). */
+void sk_local_pass(sk_run *r, long k);
 /* Passes of the loop for n iterations: n / steps, rounded up. */
 long sk_passes(const sk_run *r, long n);
 /* Time steps per exchange for this run, the same on every rank, and the layout for it (steps.c). */

@@ -11,8 +11,8 @@
  * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last
  * round's rates are the weights. Every rank decides from the same allgathered rates, so all stop
  * together. A round costs a device open and kernel build, the allocation and fill of the share,
- * and the timed device iterations of measure() (at least 5, else about 0.1 s); ranks wait for the
- * slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
+ * and the timed passes of measure() (the loop's own, sk_local_pass, without messages) (at least 5,
+ * else about 0.1 s); ranks wait for the slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,26 +41,6 @@ static int fill(sk_run *r)
             ((float *)r->host)[i] = 0.5f;
     }
     return sk_upload(r);
-}
-
-/*
- * The device side of one loop iteration, as sk_loop issues it but with no messages: border
- * updates and their copies to the host, the inner update on the other queue, the halos copied
- * back in from this rank's own staging buffers. Timing this rather than one update of the whole
- * share counts what a rank pays per iteration besides cells: launches of several small boxes
- * and host-staged halo copies (on the GPU host a PoCL rank's share was a few rows, where these
- * fixed costs, not the cells, set its pace).
- */
-static void device_iteration(sk_run *r, long k)
-{
-    const sb_ops *o = r->dev.ops;
-    sb_mem in = r->buf[k & 1], out = r->buf[(k + 1) & 1];
-    sk_update_boxes(r, SB_QBORDER, in, out, r->loc.border, r->loc.nborder);
-    SK_DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1)));
-    sk_update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
-    SK_DEV(r, o->wait(&r->dev, SB_QBORDER));
-    SK_DEV(r, sk_exchange_unpack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1), r->loc.stride));
-    SK_DEV(r, o->join(&r->dev));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -101,10 +81,9 @@ static int measure(sk_run *r, double *rate)
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
     double cells = (double)sl_box_volume(&b), total = 0, t[SK_CALIB_MAX_IT];
     int n = 0, rc = fill(r);
-    r->pass_steps = r->steps; /* rated as the loop will run: T steps per pass */
     for (long k = 0; !rc && !r->rc && k <= SK_CALIB_MAX_IT; k++) {
-        double t0 = MPI_Wtime();
-        device_iteration(r, k);
+        double t0 = MPI_Wtime(); /* rated as the loop will run: T steps per pass */
+        sk_local_pass(r, k);
         SK_DEV(r, o->wait(&r->dev, SB_QBORDER));
         SK_DEV(r, o->wait(&r->dev, SB_QINNER));
         if (k == 0) continue; /* warm-up: first launches, first touches */
