@@ -22,7 +22,7 @@ extern "C" {
 #define STENCIL_MAX_DIMS 3
 /* Widest halo supported on one side of one dimension. */
 #define STENCIL_MAX_RADIUS 8
-/* The most time steps per halo exchange options.fuse may ask for. */
+/* The most time steps per halo exchange options.steps may ask for. */
 #define STENCIL_MAX_STEPS 16
 /* Iterations traced at most (stencil_options.trace). */
 #define STENCIL_TRACE_MAX 100000L
@@ -138,7 +138,7 @@ typedef struct stencil_stats {
     long owned_lo[STENCIL_MAX_DIMS], owned_hi[STENCIL_MAX_DIMS];
     double weight;      /* this rank's share weight */
     int calib_rounds;   /* timed calibration rounds behind the weights (weights auto), else 0 */
-    int steps;          /* T, time steps per halo exchange (options.fuse) */
+    int steps;          /* T, time steps per halo exchange (options.steps) */
     char steps_why[48]; /* how T was chosen: "forced", "automatic: ...", "parts too thin ..." */
     char backend[16];
     char device[64];
@@ -191,11 +191,17 @@ typedef struct stencil_options {
      * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the
      * margins its neighbours also compute. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION,
      * with the numbers, when a part is thinner than T times the radius); 0 (default) is
-     * $STENCIL_FUSE when it gives a number, else automatic: the depth D of the fused kernels
-     * every rank has (CUDA/HIP: up to 4 steps per launch; the least D over the ranks), otherwise
-     * the T in 1..8 with the
-     * least modelled time per step (README, "Time steps per exchange"), lowered to what the parts
-     * fit. Other values: STENCIL_EINVAL. Results are bitwise the same for every T.
+     * $STENCIL_STEPS (or the older $STENCIL_FUSE) when it gives a number, else automatic: the depth
+     * D of the fused kernels every rank has (CUDA/HIP: up to 4 steps per launch; the least D over
+     * the ranks), otherwise the T in 1..8 with the least modelled time per step (README, "Time
+     * steps per exchange"), lowered to what the parts fit. Other values: STENCIL_EINVAL. Results
+     * are bitwise the same for every T.
+     */
+    int steps;
+    /*
+     * Deprecated alias of steps, kept so that older programs still build and run the same: used
+     * when steps is 0. (In the backends, "fused" means steps per kernel launch, which T need not
+     * be.)
      */
     int fuse;
     /*
@@ -231,7 +237,7 @@ typedef struct stencil_options {
     /*
      * Grids larger than device memory (README, "Grids larger than device memory"). Out of core,
      * a rank keeps its local array, both time levels, in host memory and streams it through its
-     * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.fuse
+     * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.steps
      * forces it; by default, when every rank is out of core, the T of a sweep that gives the
      * least modelled time per step at the probed rates, from 2 up to 128 / the stencil's
      * reach (64 in 3D), within the parts; stats.steps_why). out_of_core:
@@ -299,7 +305,7 @@ struct stencil_kernel {
     const char *opencl_source; /* OpenCL C defining stencil_update (backends/opencl); NULL = none */
     stencil_device_kernel_fn cuda[2];      /* NULL = none */
     stencil_device_kernel_fn hip[2];       /* NULL = none */
-    stencil_device_fused_fn cuda_fused[2]; /* two steps per launch (options.fuse); NULL = none */
+    stencil_device_fused_fn cuda_fused[2]; /* two steps per launch; NULL = none */
     stencil_device_fused_fn hip_fused[2];  /* NULL = none */
 };
 

@@ -10,10 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../io/sio.h"
+#include "sio.h"
 #include "skel.h"
-
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
 
 unsigned long long sk_stencil_hash(const sl_stencil *s)
 {
@@ -85,8 +83,8 @@ int sk_checkpoint(sk_run *r, const char *path)
     rc = si_write_file(r->comm, tmp, &t, &m);
     if (rc) {
         if (r->rank == 0) remove(tmp);
-        return sk_agree(r->comm, SK_FAIL(r, rc, "checkpoint: cannot write %s", tmp), r->msg,
-                        sizeof r->msg);
+        return err_agree(r->comm, SK_FAIL(r, rc, "checkpoint: cannot write %s", tmp), r->msg,
+                         sizeof r->msg);
     }
     SK_PHASE(r, rc, sk_commit(r, tmp, path));
     if (!rc && m.format) rc = si_write_xdmf(r->comm, path, &t);
@@ -107,8 +105,8 @@ int sk_load(sk_run *r, const char *path)
     t.data = (char *)r->host + sl_local_index(&r->loc, r->loc.owned.lo) * sb_elem_size(r->st.type);
     rc = si_read_file(r->comm, path, &t, &it, &hash);
     if (rc)
-        return sk_agree(r->comm, SK_FAIL(r, rc, "cannot load checkpoint %s", path), r->msg,
-                        sizeof r->msg);
+        return err_agree(r->comm, SK_FAIL(r, rc, "cannot load checkpoint %s", path), r->msg,
+                         sizeof r->msg);
     SK_PHASE(r, rc,
              hash && hash != mine
                  ? SK_FAIL(r, STENCIL_EFORMAT, "checkpoint %s holds another stencil", path)

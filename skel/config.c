@@ -103,7 +103,7 @@ static int config_file(const char *path, const char *node, int local, int rank, 
                        char *msg, size_t len)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return sk_fail(msg, len, STENCIL_EIO, "cannot open configuration %s", path);
+    if (!f) return err_set(msg, len, STENCIL_EIO, "cannot open configuration %s", path);
     char line[1024];
     int lineno = 0, rc = 0, col = 0;
     rule ru;
@@ -111,7 +111,7 @@ static int config_file(const char *path, const char *node, int local, int rank, 
         lineno++;
         int got = parse_line(line, &ru, &col);
         if (got < 0) {
-            rc = sk_fail(msg, len, STENCIL_EFORMAT, "%s:%d:%d: malformed field", path, lineno, col);
+            rc = err_set(msg, len, STENCIL_EFORMAT, "%s:%d:%d: malformed field", path, lineno, col);
             break;
         }
         if (got && matches(&ru, node, local, rank)) {
@@ -123,19 +123,18 @@ static int config_file(const char *path, const char *node, int local, int rank, 
     return rc;
 }
 
-static int config_env(sk_rankcfg *cfg, char *msg, size_t len)
+static int config_env(const sk_env *e, sk_rankcfg *cfg, char *msg, size_t len)
 {
-    const char *b = getenv("STENCIL_BACKEND"), *d = getenv("STENCIL_DEVICE"),
-               *w = getenv("STENCIL_WEIGHT");
+    const char *b = e->backend, *d = e->device, *w = e->weight;
     long dev;
     if (b && b[0]) snprintf(cfg->backend, sizeof cfg->backend, "%s", b);
     if (d && d[0]) {
         if (parse_long(d, &dev))
-            return sk_fail(msg, len, STENCIL_EINVAL, "STENCIL_DEVICE=%s is not an index", d);
+            return err_set(msg, len, STENCIL_EINVAL, "STENCIL_DEVICE=%s is not an index", d);
         cfg->device = (int)dev;
     }
     if (w && w[0] && parse_weight(w, cfg))
-        return sk_fail(msg, len, STENCIL_EINVAL, "STENCIL_WEIGHT=%s is not positive or auto", w);
+        return err_set(msg, len, STENCIL_EINVAL, "STENCIL_WEIGHT=%s is not positive or auto", w);
     return 0;
 }
 
@@ -148,23 +147,23 @@ int sk_config_resolve(sk_run *r, int local_rank)
     strcpy(c->backend, "auto");
     c->device = -1;
     c->weight = 1.0;
-    const char *path = r->opt.config ? r->opt.config : getenv("STENCIL_CONFIG");
+    const char *path = r->opt.config ? r->opt.config : r->env.config;
     MPI_Get_processor_name(node, &n);
     int rc = path && path[0]
                  ? config_file(path, node, local_rank, r->rank, c, r->msg, sizeof r->msg)
                  : 0;
-    if (!rc) rc = config_env(c, r->msg, sizeof r->msg);
+    if (!rc) rc = config_env(&r->env, c, r->msg, sizeof r->msg);
     if (rc) return rc;
     if (r->opt.backend) snprintf(c->backend, sizeof c->backend, "%s", r->opt.backend);
     if (r->opt.device >= 0) c->device = r->opt.device;
     if (r->opt.weights_auto) c->weight_auto = 1;
-    if (!r->opt.trace) r->opt.trace = getenv("STENCIL_TRACE"); /* "" in the options: off */
-    const char *peer = getenv("STENCIL_PEER"); /* when the options leave it automatic */
+    if (!r->opt.trace) r->opt.trace = r->env.trace; /* "" in the options: off */
+    const char *peer = r->env.peer;                 /* when the options leave it automatic */
     if (r->opt.peer < 0 && peer && (peer[0] == '0' || peer[0] == '1')) r->opt.peer = peer[0] - '0';
-    const char *fuse = getenv("STENCIL_FUSE"); /* likewise: a number, else ignored */
+    const char *fuse = r->env.steps; /* likewise: a number, else ignored */
     char *end = NULL;
     long t = fuse ? strtol(fuse, &end, 10) : 0;
-    if (r->opt.fuse == 0 && fuse && end != fuse && !*end && t >= INT_MIN && t <= INT_MAX)
-        r->opt.fuse = (int)t;
+    if (r->opt.steps == 0 && fuse && end != fuse && !*end && t >= INT_MIN && t <= INT_MAX)
+        r->opt.steps = (int)t;
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * The iteration loop. Per pass (T time steps, options.fuse: each box through T update() calls,
- * widened for the later steps, or one fused updatek where the backend has kernels of T steps):
+ * The iteration loop. Per pass (T time steps, options.steps: each box through T update() calls,
+ * widened for the later steps, or one T-step update where the backend has kernels of T steps):
  * border cells first, their device->host copies and the MPI exchange, host->device halo copies, all
  * while the inner update runs; the last pass (the remaining iterations, maybe fewer than T) skips
  * the exchange; the two buffers swap roles by parity, never copied. Serialized (options.serialize),
@@ -16,11 +16,12 @@
 
 #define DEV(r, call) SK_DEV(r, call)
 
+/* An MPI call of the exchange; left out in a calibration pass (r->local). */
 #define NET(r, call)                                                                               \
     do {                                                                                           \
-        int e_ = (call);                                                                           \
+        int e_ = (r)->local ? MPI_SUCCESS : (call);                                                \
         if (e_ != MPI_SUCCESS && !(r)->rc)                                                         \
-            (r)->rc = sk_mpi_fail((r)->msg, sizeof(r)->msg, e_, #call);                            \
+            (r)->rc = err_mpi((r)->msg, sizeof(r)->msg, STENCIL_EMPI, e_, #call);                  \
     } while (0)
 
 /* Tracing hooks: one test of a NULL pointer when tracing is off. */
@@ -68,7 +69,7 @@ static void update_box(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b)
     if (sl_box_empty(b)) return; /* widened, it would compute cells nobody needs */
     if (t >= 2 && r->fused) {    /* t <= T <= fuse_depth */
         sl_box live = sl_local_box(&r->loc, &r->loc.live), lb = sl_local_box(&r->loc, b);
-        DEV(r, o->updatek(&r->dev, q, t, in, out, &lb, &live));
+        DEV(r, o->update(&r->dev, q, t, in, out, &lb, &live));
         return;
     }
     for (int s = 1; s <= t; s++) {
@@ -76,7 +77,7 @@ static void update_box(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b)
         if (sl_box_empty(&w)) continue;
         sl_box lw = sl_local_box(&r->loc, &w);
         sb_mem src = s == 1 ? in : scratch(r, q, s - 1), dst = s == t ? out : scratch(r, q, s);
-        DEV(r, o->update(&r->dev, q, src, dst, &lw));
+        DEV(r, o->update(&r->dev, q, 1, src, dst, &lw, NULL));
     }
 }
 
@@ -145,14 +146,14 @@ static void ooc_pass(sk_run *r, int b, int exch, long left)
  * Passes that update the whole box first and copy the halos after it, with no inner update beside
  * the exchange (sl_local_whole): in 3D, where every halo is the rank's own (periodic dimensions of
  * one rank) and copied on the device (the peer path both ways), the copies take microseconds, while
- * border boxes thin along x keep most lanes of a kernel's rows idle (periodic 3d7 1024^3 lost a
- * fifth of the fixed run's rate that way; in 2D those boxes are rows and cost less than the copies
- * left unhidden; bench/RESULTS.md). $STENCIL_SPLIT=1 keeps the border/inner split, 0 drops it
+ * border boxes thin along x keep most lanes of a kernel's rows idle (periodic 3D runs lost much of
+ * the fixed run's rate that way; in 2D those boxes are rows and cost less than the copies left
+ * unhidden; docs/performance-notes.md). $STENCIL_SPLIT=1 keeps the border/inner split, 0 drops it
  * wherever there are halos (measurements).
  */
 static int whole_pass(const sk_run *r)
 {
-    const char *e = getenv("STENCIL_SPLIT");
+    const char *e = r->env.split;
     if (e && (*e == '0' || *e == '1')) return *e == '0';
     if (r->x.n == 0 || r->st.ndims < 3) return 0;
     for (int i = 0; i < r->x.n; i++) {
@@ -200,6 +201,32 @@ static void iteration(sk_run *r, long t)
         DEV(r, o->wait(&r->dev, SB_QINNER));
     }
     DEV(r, o->join(&r->dev));
+}
+
+/*
+ * Pass k of a calibration (weights.c): the loop's own phases in their order, every pass with its
+ * exchange, but no message sent or waited for (NET skips them), so that a rank is timed alone on
+ * what it pays per pass besides cells: launches of several small boxes, host-staged halo copies
+ * (the halos come from its own staging buffers). Leaves the run's counters as they were.
+ */
+void sk_local_pass(sk_run *r, long k)
+{
+    stencil_stats keep = r->stats;
+    long npass = r->npass, iters = r->iters;
+    double hidden = r->hidden, xtime = r->xtime;
+    struct sk_trace *tr = r->tr; /* untraced */
+    r->tr = NULL;
+    r->local = 1;
+    r->npass = k + 2; /* not the last pass: it exchanges */
+    r->iters = r->npass * r->steps;
+    iteration(r, k);
+    r->local = 0;
+    r->tr = tr;
+    r->npass = npass;
+    r->iters = iters;
+    r->stats = keep;
+    r->hidden = hidden;
+    r->xtime = xtime;
 }
 
 /* Counted from the run's start (r->done before this advance) towards r->goal when set. */

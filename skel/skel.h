@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "backend.h"
+#include "err.h"
 #include "layout.h"
 #include "stencil.h"
 
@@ -44,6 +45,23 @@ typedef struct sk_rankcfg {
     int weight_auto;
 } sk_rankcfg;
 
+/*
+ * The environment variables the skeleton and layout take (env.c), read once when a run is
+ * created: NULL where unset or empty. Parsed where they are used.
+ */
+typedef struct sk_env {
+    const char *backend, *device, *weight, *config; /* config.c */
+    const char *trace;                              /* "": off */
+    const char *peer;                               /* 0 or 1 where options.peer is automatic */
+    const char *steps;                              /* STENCIL_STEPS, else STENCIL_FUSE */
+    const char *split;                              /* loop.c: 1 keeps the border/inner split */
+    int verbose;                                    /* STENCIL_VERBOSE set */
+    const char *calibration_rounds;                 /* weights.c */
+    const char *ooc, *device_memory, *ooc_file, *ooc_bufs; /* out of core (ooc_decide.c, ooc.c) */
+    int row_align; /* STENCIL_ROW_ALIGN in 1..1024, else 0 (sl_partition.row_align) */
+} sk_env;
+void sk_env_read(sk_env *e);
+
 struct sk_trace;
 typedef struct sk_ooc sk_ooc;
 
@@ -53,22 +71,22 @@ typedef struct sk_run {
     int rank, size;
     long iters;
     stencil_options opt;
+    sk_env env; /* the environment, read by sk_new */
     sk_rankcfg cfg;
     int local_rank, local_size; /* among the ranks of this node */
     double *weights;            /* share weights of all ranks, or NULL for equal shares */
     sl_stencil st;              /* the stencil the kernels compute */
     sl_stencil lst; /* what `steps` updates in a row read: the halos and messages follow it */
-    int steps;      /* T, time steps per exchange (options.fuse or the automatic choice) */
+    int steps;      /* T, time steps per exchange (options.steps or the automatic choice) */
     char why[48];   /* how T was chosen (stats.steps_why) */
     long npass;     /* loop passes: iterations / steps, rounded up (the rest in a shorter one) */
     int pass_steps; /* steps the updates being queued take (sk_update_boxes) */
-    int fused;      /* a pass is one updatek per box (2 <= T <= fuse_depth): no scratch */
+    int fused;      /* a pass is one k-step update per box (2 <= T <= fuse_depth): no scratch */
     int nscr;       /* scratch arrays in scr: 0, 1 (T = 2), 2 (T >= 3), 4 (T >= 3, async) */
     sb_mem scr[4];  /* intermediate steps of a pass (loop.c); frame cells hold the fixed values */
     int scr_stale;  /* frame cells in the halos of scr not yet filled (after sk_upload) */
     double rate;    /* cells per second this rank measured (weights auto), else 0 */
-    int fast2;      /* the opened backend has a fast two-step kernel (fuse_level 2) */
-    int depth;      /* its fuse_depth: steps per updatek that run fast (<= 1: none) */
+    int depth;      /* its fuse_depth: steps per update call that run fast (<= 1: none) */
     sl_partition part;
     sl_local loc;
     sb_dev dev;
@@ -81,6 +99,7 @@ typedef struct sk_run {
     struct sk_trace *tr;  /* per-iteration timestamps (trace.c), NULL when tracing is off */
     int rc;               /* first device error inside the loop; MPI keeps going so no peer hangs */
     int noticed;          /* a backend's notice was printed (sk_notice): once per call */
+    int local;            /* a calibration pass (sk_local_pass): the exchange sends nothing */
     char msg[256];
     /* The persistent run (run.c): where the current iterate is and how far the run got. */
     long done;     /* iterations since the start, a loaded checkpoint's included */
@@ -98,15 +117,8 @@ typedef struct sk_run {
     double ooc_bw, ooc_rate; /* the probe: bytes/s each way, both busy; kernel cells/s per step */
 } sk_run;
 
-/* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
-int sk_agree(MPI_Comm comm, int code, char *msg, size_t len);
-/* Formats msg like snprintf and returns code, for tail calls. */
-int sk_fail(char *msg, size_t len, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-int sk_mpi_fail(char *msg, size_t len, int mpirc, const char *what);
+/* Failures of the run's phases: err.h's helpers into r->msg. */
+#define SK_FAIL(r, code, ...) ERR_FAIL(r, code, __VA_ARGS__)
 
 int sk_exchange_init(sk_exchange *x, const sl_local *l, sb_dev *dev, size_t esize);
 void sk_exchange_free(sk_exchange *x, sb_dev *dev);
@@ -129,17 +141,17 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
     do {                                                                                           \
         if (!(r)->rc) {                                                                            \
             int e_ = (call);                                                                       \
-            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
+            if (e_) (r)->rc = err_set((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
         }                                                                                          \
     } while (0)
 
 /* Runs one phase on every rank and agrees on its result; skipped once something failed. */
 #define SK_PHASE(r, rc, call)                                                                      \
     do {                                                                                           \
-        if (!(rc)) rc = sk_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                     \
+        if (!(rc)) rc = err_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                    \
     } while (0)
 
-/* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */
+/* The backend this rank will open: the named one, or for "auto" the first candidate (sb_auto). */
 const sb_ops *sk_planned_backend(const sk_run *r);
 
 /* Resolves r->cfg from options, environment and configuration file (config.c). */
@@ -148,7 +160,7 @@ int sk_config_resolve(sk_run *r, int local_rank);
 /* Sets r->weights from options, configured weights or a timed calibration (weights.c). */
 int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
 
-/* Partition, device and buffers for the given weights (skeleton.c); sk_release undoes it. */
+/* Partition, device and buffers for the given weights (setup.c); sk_release undoes it. */
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);
 void sk_release(sk_run *r);
 
@@ -175,6 +187,8 @@ void sk_trace_free(sk_run *r);
 
 /* n iterations from buf[cur] (loop.c), then their statistics; cur and done move on. */
 int sk_loop(sk_run *r, long n);
+/* One pass of the loop without messages, for calibration (loop.c). */
+void sk_local_pass(sk_run *r, long k);
 /* Passes of the loop for n iterations: n / steps, rounded up. */
 long sk_passes(const sk_run *r, long n);
 /* Time steps per exchange for this run, the same on every rank, and the layout for it (steps.c). */
@@ -186,7 +200,7 @@ sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live);
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
 void sk_stats(sk_run *r, double t0, double t_setup);
 
-/* The persistent run (skeleton.c, run.c, checkpoint.c), without calling on_error. */
+/* The persistent run (setup.c, run.c, checkpoint.c), without calling on_error. */
 int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out);
 int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *kernel,
              stencil_init_fn init);
@@ -195,8 +209,10 @@ int sk_advance(sk_run *r, long n, stencil_norm *change);
 /* The current tile: data read back from the device when fetch, else NULL. */
 int sk_current(sk_run *r, stencil_tile *t, int fetch);
 int sk_view(sk_run *r, stencil_output_fn fn);
-/* The host image into both device buffers. */
+/* The host image (image.c) into both device buffers. */
 int sk_upload(sk_run *r);
+/* The init callback on the host image, then sk_upload. */
+int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
 int sk_load(sk_run *r, const char *path);
 /* Collective: 0, or STENCIL_EINVAL on every rank when the ranks' strings differ (what: for the
@@ -206,26 +222,33 @@ int sk_same_text(sk_run *r, const char *s, const char *what);
 unsigned long long sk_stencil_hash(const sl_stencil *s);
 
 /*
- * Out-of-core runs (ooc.c). sk_ooc_mode: -1 off, 0 automatic, 1 on. sk_ooc_decide (collective)
- * says whether this rank starts out of core; sk_ooc_start moves the opened device aside,
- * allocates the chunk buffers (after a failed in-core attempt too) and probes the link and the
- * kernel; sk_ooc_host then allocates the host copies, once T is settled (sk_ooc_again); a sweep
- * advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
+ * Out-of-core runs. The decision (ooc_decide.c): sk_ooc_mode -1 off, 0 automatic, 1 on;
+ * sk_ooc_expected, before the partition, whether this rank will start out of core, and
+ * sk_ooc_all_expected whether every rank will (collective); sk_ooc_steps the T then (steps.c);
+ * sk_ooc_decide (collective) whether this rank starts out of core; sk_alloc_any allocates in
+ * core (sk_alloc) or out of core (sk_ooc_start, also after the device refused the memory).
+ * sk_ooc_start (ooc.c) moves the opened device aside, allocates the chunk buffers and probes the
+ * link and the kernel; sk_ooc_host then allocates the host copies, once T is settled
+ * (sk_ooc_again); a sweep advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
  */
 int sk_ooc_mode(const sk_run *r);
 int sk_ooc_expected(sk_run *r);
+int sk_ooc_all_expected(sk_run *r, int *all);
+int sk_ooc_steps(sk_run *r, int fit);
 int sk_ooc_decide(sk_run *r, int *want);
+int sk_alloc(sk_run *r);
+int sk_alloc_any(sk_run *r);
 int sk_ooc_start(sk_run *r);
 int sk_ooc_host(sk_run *r);
 /*
  * Collective, after set-up: 1 when every rank is out of core, T was not forced, and the T the
- * probe wants (sk_ooc_probe, the smallest over the ranks) differs from the one set up: r->ooc_T
+ * probe wants (sk_ooc_want, the smallest over the ranks) differs from the one set up: r->ooc_T
  * is then set, for set-up to run again with it. Twice at most: the first probe runs two steps per
  * launch, the second the sweeps' own depth.
  */
 int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
-void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T */
+void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T (ooc_stats.c) */
 void sk_ooc_sweep(sk_run *r, int src, int T, int next_T);
 void sk_ooc_stats(sk_run *r, stencil_stats *s);
 

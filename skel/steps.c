@@ -2,7 +2,7 @@
  * T, the time steps per halo exchange, the same on every rank, and the partition and local layout
  * that follow from it (the halos of T steps: r->lst, sl_stencil_compose).
  *
- * options.fuse (or $STENCIL_FUSE) = T >= 1 forces T. Automatic (0): T = D where every rank has a
+ * options.steps (or $STENCIL_STEPS) = T >= 1 forces T. Automatic (0): T = D where every rank has a
  * fast fused kernel of D >= 2 steps (fuse_depth; D the least over the ranks); otherwise this
  * model. A pass of T steps sends one
  * set of messages instead of T, but sweeps the part T times and recomputes margins: step s of a
@@ -25,8 +25,6 @@
 
 #include "skel.h"
 
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
-
 #define SK_AUTO_MAX  8     /* automatic T stays in 1..8 */
 #define SK_LATENCY   10e-6 /* seconds per message: MPI, the waits and copies around it */
 #define SK_BANDWIDTH 5e9   /* bytes per second of halo through MPI and the staging copies */
@@ -42,8 +40,10 @@ static int sk_partition(sk_run *r, const long g[SL_D], const int pgrid[SL_D], in
     int rc = sl_stencil_compose(&r->lst, &r->st, steps, periodic);
     if (rc) return SK_FAIL(r, rc, "no memory for the halo pattern of %d steps", steps);
     sl_min_part(&r->lst, minpart);
-    return sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
-                             sizeof r->msg);
+    rc = sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
+                           sizeof r->msg);
+    r->part.row_align = r->env.row_align;
+    return rc;
 }
 
 /* The thinnest part along d and the stencil's reach there (0: no limit from d). */
@@ -74,19 +74,19 @@ static int steps_fit(const sk_run *r, int limit, int *dim)
     return fit;
 }
 
-/* options.fuse on every rank (the largest, as before) and the fused depth every rank has (the
+/* options.steps on every rank (the largest, as before) and the fused depth every rank has (the
    least fuse_depth; 1: none). */
 static int agree_options(sk_run *r, const stencil_kernel *named, int *want, int *all_fused)
 {
     const sb_ops *ops = sk_planned_backend(r);
     /* A backend that is not built in fails to open later, with the error that says so. */
-    int mine[3] = {ops ? -ops->fuse_depth(&r->st, named) : 0, r->opt.fuse, -r->opt.fuse}, all[3];
+    int mine[3] = {ops ? -ops->fuse_depth(&r->st, named) : 0, r->opt.steps, -r->opt.steps}, all[3];
     if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");
     *want = all[1];
     *all_fused = -all[0] >= 2 ? -all[0] : 0;
     if (-all[2] < 0 || all[1] > STENCIL_MAX_STEPS)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.fuse is %d, not in 0..%d",
+        return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d",
                        -all[2] < 0 ? -all[2] : all[1], STENCIL_MAX_STEPS);
     return 0;
 }
@@ -184,21 +184,6 @@ static int automatic(sk_run *r, int all_fused, int fit)
     return 0;
 }
 
-/*
- * Out of core (ooc.c): the T its probe wanted, as far as the parts allow; before the probe, two
- * steps, which halve the transfers per step at the cost of the chunks' halo rows.
- */
-static int out_of_core(sk_run *r, int fit)
-{
-    int T = r->ooc_T > 0 ? r->ooc_T : r->iters >= 2 ? 2 : 1;
-    r->steps = T <= fit ? T : fit;
-    if (r->ooc_T > 0)
-        sk_ooc_why(r);
-    else
-        snprintf(r->why, sizeof r->why, "out of core: before the probe");
-    return 0;
-}
-
 int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
                    const stencil_kernel *named)
 {
@@ -206,15 +191,14 @@ int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
     int rc = agree_options(r, named, &want, &all_fused);
     if (!rc) rc = sk_partition(r, g, pgrid, 1);
     /* Agreed here: the model below is collective. */
-    rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg);
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
     if (rc) return rc;
-    int mine_ooc = sk_ooc_expected(r); /* every rank out of core: the sweeps' T (ooc.c) */
-    if (MPI_Allreduce(&mine_ooc, &all_ooc, 1, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS)
-        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (out-of-core steps)");
+    rc = sk_ooc_all_expected(r, &all_ooc); /* every rank out of core: the sweeps' T */
+    if (rc) return rc;
     int ooc = all_ooc && want == 0;
     int fit = steps_fit(r, ooc ? SL_MAX_STEPS : STENCIL_MAX_STEPS, &dim);
     rc = want > 0 ? forced(r, want, fit, dim)
-         : ooc    ? out_of_core(r, fit)
+         : ooc    ? sk_ooc_steps(r, fit)
                   : automatic(r, all_fused, fit);
     if (!rc && r->steps > 1) rc = sk_partition(r, g, pgrid, r->steps);
     if (rc) return rc;

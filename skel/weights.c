@@ -4,15 +4,15 @@
  * device a share proportional to its speed.
  *
  * Calibration runs in rounds. Round 1 times every rank on an equal share. A device's rate depends
- * on the size of its share (caches, occupancy, launch overhead on small boxes: on the GPU host a
- * PoCL rank timed 2.8 Gcells/s on a third of a 20480^2 grid and ran at 0.65 on all of it), so each
+ * on the size of its share (caches, occupancy, launch overhead on small boxes: a CPU device can
+ * run several times slower on a whole grid than on a third of it), so each
  * later round cuts the grid in proportion to the rates just measured and times every rank again
  * on that share. Rounds stop once no rank's share moves by more than SK_CALIB_CHANGE from the
  * partition it was timed on, or after SK_CALIB_ROUNDS (STENCIL_CALIBRATION_ROUNDS); the last
  * round's rates are the weights. Every rank decides from the same allgathered rates, so all stop
  * together. A round costs a device open and kernel build, the allocation and fill of the share,
- * and the timed device iterations of measure() (at least 5, else about 0.1 s); ranks wait for the
- * slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
+ * and the timed passes of measure() (the loop's own, sk_local_pass, without messages) (at least 5,
+ * else about 0.1 s); ranks wait for the slowest, and the worst case is SK_CALIB_ROUNDS such rounds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,26 +43,6 @@ static int fill(sk_run *r)
     return sk_upload(r);
 }
 
-/*
- * The device side of one loop iteration, as sk_loop issues it but with no messages: border
- * updates and their copies to the host, the inner update on the other queue, the halos copied
- * back in from this rank's own staging buffers. Timing this rather than one update of the whole
- * share counts what a rank pays per iteration besides cells: launches of several small boxes
- * and host-staged halo copies (on the GPU host a PoCL rank's share was a few rows, where these
- * fixed costs, not the cells, set its pace).
- */
-static void device_iteration(sk_run *r, long k)
-{
-    const sb_ops *o = r->dev.ops;
-    sb_mem in = r->buf[k & 1], out = r->buf[(k + 1) & 1];
-    sk_update_boxes(r, SB_QBORDER, in, out, r->loc.border, r->loc.nborder);
-    SK_DEV(r, sk_exchange_pack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1)));
-    sk_update_boxes(r, SB_QINNER, in, out, &r->loc.inner, 1);
-    SK_DEV(r, o->wait(&r->dev, SB_QBORDER));
-    SK_DEV(r, sk_exchange_unpack(&r->x, &r->dev, r->buf, (int)((k + 1) & 1), r->loc.stride));
-    SK_DEV(r, o->join(&r->dev));
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -73,8 +53,8 @@ static int cmp_double(const void *a, const void *b)
  * The time per iteration a rank's neighbours will see: the mean of the n times in t (sorted here),
  * leaving out those over SK_CALIB_OUTLIER times the median. In the loop, ranks move in lockstep,
  * so a rank whose iterations scatter sets the pace by its mean, not its median. On the GPU host,
- * PoCL ranks rated by their median at 3.9-5.7e9 cells/s then kept 3.6-5.0e9 on their share in 3
- * of 4 jobs, and the GPU ranks waited for them (bench/RESULTS.md, sixth session). The cut drops
+ * PoCL ranks rated by their median then ran slower than that on their share in most mixed jobs,
+ * and the GPU ranks waited for them (docs/performance-notes.md). The cut drops
  * what the median was chosen to drop: the odd iteration that lost its core to another process for a
  * whole scheduler slice, which on an oversubscribed node (CI: three ranks on two cores) would
  * otherwise decide the rate. A 90th percentile failed exactly there: both fast ranks were rated by
@@ -101,10 +81,9 @@ static int measure(sk_run *r, double *rate)
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
     double cells = (double)sl_box_volume(&b), total = 0, t[SK_CALIB_MAX_IT];
     int n = 0, rc = fill(r);
-    r->pass_steps = r->steps; /* rated as the loop will run: T steps per pass */
     for (long k = 0; !rc && !r->rc && k <= SK_CALIB_MAX_IT; k++) {
-        double t0 = MPI_Wtime();
-        device_iteration(r, k);
+        double t0 = MPI_Wtime(); /* rated as the loop will run: T steps per pass */
+        sk_local_pass(r, k);
         SK_DEV(r, o->wait(&r->dev, SB_QBORDER));
         SK_DEV(r, o->wait(&r->dev, SB_QINNER));
         if (k == 0) continue; /* warm-up: first launches, first touches */
@@ -115,7 +94,7 @@ static int measure(sk_run *r, double *rate)
     if (!rc) rc = r->rc;
     r->rc = 0; /* the loop's error slot (SK_DEV), free again for the run itself */
     r->pass_steps = 0;
-    if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
+    if (rc) return err_set(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
     double pace = pace_of(t, n);
     *rate = pace > 0 && cells > 0 ? cells * r->steps / pace : 0;
     r->rate = *rate; /* the automatic T's model (steps.c) uses it on the next set-up */
@@ -127,7 +106,7 @@ static int calibrate(sk_run *r, const long *sizes, const stencil_kernel *named, 
 {
     *rate = 0;
     int rc = sk_prepare(r, sizes, named);
-    if (!rc) rc = sk_agree(r->comm, measure(r, rate), r->msg, sizeof r->msg);
+    if (!rc) rc = err_agree(r->comm, measure(r, rate), r->msg, sizeof r->msg);
     sk_release(r);
     return rc;
 }
@@ -144,7 +123,7 @@ static void fix_zero_rates(double *w, int n)
 
 static int verbose(const sk_run *r)
 {
-    return r->rank == 0 && (r->opt.progress > 0 || getenv("STENCIL_VERBOSE"));
+    return r->rank == 0 && (r->opt.progress > 0 || r->env.verbose);
 }
 
 static void print_weights(const double *w, int n)
@@ -167,21 +146,21 @@ static void report(const sk_run *r, int measured)
 /* STENCIL_CALIBRATION_ROUNDS on any rank (the largest wins, so all agree), else SK_CALIB_ROUNDS. */
 static int max_rounds(sk_run *r, int *rounds)
 {
-    const char *env = getenv("STENCIL_CALIBRATION_ROUNDS");
+    const char *env = r->env.calibration_rounds;
     int rc = 0, mine = 0;
     if (env && *env) {
         char *end;
         errno = 0;
         long v = strtol(env, &end, 10);
         if (errno || *end || v < 1 || v > SK_CALIB_MAX)
-            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EINVAL,
+            rc = err_set(r->msg, sizeof r->msg, STENCIL_EINVAL,
                          "STENCIL_CALIBRATION_ROUNDS=%s is not 1..%d", env, SK_CALIB_MAX);
         else
             mine = (int)v;
     }
-    if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
+    if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
     if (MPI_Allreduce(&mine, rounds, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
-        return sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
+        return err_set(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
     if (*rounds == 0) *rounds = SK_CALIB_ROUNDS;
     return 0;
 }
@@ -200,8 +179,8 @@ static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *
         rc = calibrate(r, sizes, named, &mine);
         r->weights = w;
         if (!rc && MPI_Allgather(&mine, 1, MPI_DOUBLE, w, 1, MPI_DOUBLE, r->comm) != MPI_SUCCESS)
-            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allgather failed (calibration)");
-        if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) break;
+            rc = err_set(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allgather failed (calibration)");
+        if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) break;
         fix_zero_rates(w, n);
         r->stats.calib_rounds = k;
         double change = sl_share_change(prev, w, n);
@@ -212,8 +191,8 @@ static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *
         }
         if (change <= SK_CALIB_CHANGE || k == most) break;
         if (!prev && !(prev = malloc(sizeof *prev * (size_t)n)))
-            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", n);
-        rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg);
+            rc = err_set(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", n);
+        rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
         if (!rc) memcpy(prev, w, sizeof *prev * (size_t)n);
     }
     free(prev);
@@ -227,8 +206,8 @@ int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named)
     r->stats.calib_rounds = 0;
     r->weights = malloc(sizeof *r->weights * (size_t)r->size);
     if (!r->weights)
-        rc = sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", r->size);
-    if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
+        rc = err_set(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", r->size);
+    if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
     if (r->opt.rank_weights && !r->opt.weights_auto) {
         memcpy(r->weights, r->opt.rank_weights, sizeof *r->weights * (size_t)r->size);
         return 0;

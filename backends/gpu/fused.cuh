@@ -13,7 +13,7 @@
  *
  * With the points given at run time this kernel is slower than one step per launch (its offsets
  * in memory cost registers that kgt's fused kernel, with offsets compiled in, does not spend), so
- * it runs only when asked for (options.fuse = 2); docs/performance-notes.md has the figures.
+ * it runs only when asked for (options.steps = 2); docs/performance-notes.md has the figures.
  */
 #ifndef SB_GPU_FUSED_CUH
 #define SB_GPU_FUSED_CUH

@@ -3,48 +3,13 @@
  * It is the reference semantics every other backend matches, and the fallback where no GPU is.
  * All ops complete before returning, so queues, flush, wait and join have nothing to do.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "backend.h"
-
-/* A buffer in POSIX shared memory, so a neighbour process on the node can map it (peer path). */
-typedef struct host_shm {
-    void *p;
-    size_t bytes;
-    char name[48]; /* empty for a mapping opened from a neighbour */
-    struct host_shm *next;
-} host_shm;
-
-typedef struct host_impl {
-    stencil_type type;
-    int npts;
-    long *doff; /* linear offset of each point in the local array */
-    double *wd; /* weights as double */
-    float *wf;  /* weights as float */
-    double div;
-    long stride[SL_D];
-    stencil_host_kernel_fn named;
-    int peer;      /* allocate in shared memory */
-    int sealed;    /* ipc_seal was called: new shared buffers lose their names at once */
-    host_shm *shm; /* shared mappings, own and opened */
-    long repeat; /* STENCIL_HOST_REPEAT: run each update this many times (a slow device, for tests)
-                  */
-    double *stamp; /* tracing: wall-clock seconds per slot */
-    int nstamps;
-    int rlo[SL_D], rhi[SL_D]; /* how far the stencil reads */
-    size_t nelems;            /* elements of a local array */
-    void *scratch;  /* update2's first step; a local array, allocated by the first update2 */
-    void *scratch2; /* updatek's other intermediate steps (k > 2), allocated by the first one */
-    long fail_at;   /* STENCIL_HOST_FAIL: this update call fails (a device error, for tests) */
-} host_impl;
+#include "host.h"
 
 #ifdef _OPENMP
 #define HOST_PARALLEL_FOR _Pragma("omp parallel for collapse(2) schedule(static)")
@@ -72,8 +37,6 @@ typedef struct host_impl {
     }
 HOST_UPDATE(float, wf)
 HOST_UPDATE(double, wd)
-
-static int host_shm_drop(host_impl *h, void *p);
 
 static void host_close(sb_dev *dev)
 {
@@ -138,139 +101,6 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     int rc = host_named(dev, h, a);
     if (rc) host_close(dev);
     return rc;
-}
-
-/* Maps the shared object name (creating it when create); 1 without an error when create finds
- * the name taken (a process that was killed leaves its objects behind, and pids come back). */
-static int host_shm_map(sb_dev *dev, const char *name, size_t bytes, int create, void **p)
-{
-    int fd = shm_open(name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
-    if (fd < 0 && create && errno == EEXIST) return 1;
-    if (fd < 0)
-        return sb_fail(dev, STENCIL_EDEVMEM, "shm_open %s failed: %s", name, strerror(errno));
-    if (create && ftruncate(fd, (off_t)bytes) != 0) {
-        close(fd);
-        shm_unlink(name);
-        return sb_fail(dev, STENCIL_EDEVMEM, "cannot size shared memory to %zu bytes", bytes);
-    }
-    *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (*p == MAP_FAILED) {
-        if (create) shm_unlink(name);
-        return sb_fail(dev, STENCIL_EDEVMEM, "mmap of %zu shared bytes failed", bytes);
-    }
-    return 0;
-}
-
-static int host_shm_add(sb_dev *dev, const char *name, size_t bytes, int create, void **p)
-{
-    host_impl *h = dev->impl;
-    host_shm *m = calloc(1, sizeof *m);
-    if (!m) return sb_fail(dev, STENCIL_ENOMEM, "host backend: out of memory");
-    int rc = host_shm_map(dev, name, bytes, create, p);
-    if (rc) {
-        free(m);
-        return rc;
-    }
-    m->p = *p;
-    m->bytes = bytes;
-    if (create) snprintf(m->name, sizeof m->name, "%s", name);
-    m->next = h->shm;
-    h->shm = m;
-    return 0;
-}
-
-/* Unmaps p if it is a shared mapping (and removes its name if we created it); 1 if it was. */
-static int host_shm_drop(host_impl *h, void *p)
-{
-    for (host_shm **pp = &h->shm; *pp; pp = &(*pp)->next) {
-        host_shm *m = *pp;
-        if (m->p != p) continue;
-        munmap(m->p, m->bytes ? m->bytes : 1);
-        if (m->name[0]) shm_unlink(m->name);
-        *pp = m->next;
-        free(m);
-        return 1;
-    }
-    return 0;
-}
-
-/* Removes the names of our shared buffers; the mappings stay until each buffer is freed. */
-static void host_ipc_seal(sb_dev *dev)
-{
-    host_impl *h = dev->impl;
-    h->sealed = 1;
-    for (host_shm *m = h->shm; m; m = m->next)
-        if (m->name[0]) {
-            shm_unlink(m->name);
-            m->name[0] = '\0';
-        }
-}
-
-static int host_mem_alloc(sb_dev *dev, size_t bytes, sb_mem *m)
-{
-    host_impl *h = dev->impl;
-    void *p = NULL;
-    static unsigned serial;
-    if (h->peer) {
-        char name[48];
-        int rc = 1;
-        for (int t = 0; rc == 1 && t < 64; t++) {
-            snprintf(name, sizeof name, "/stencil-%ld-%u", (long)getpid(), serial++);
-            rc = host_shm_add(dev, name, bytes, 1, &p);
-        }
-        if (rc == 1)
-            return sb_fail(dev, STENCIL_EDEVMEM, "shm_open: 64 names /stencil-%ld-* in use",
-                           (long)getpid());
-        if (rc) return rc;
-        if (h->sealed) host_ipc_seal(dev);
-    } else if (posix_memalign(&p, 64, bytes ? bytes : 1)) {
-        return sb_fail(dev, STENCIL_ENOMEM, "host backend: cannot allocate %zu bytes", bytes);
-    }
-    *m = p;
-    dev->device_bytes += bytes;
-    return 0;
-}
-
-static void host_mem_free(sb_dev *dev, sb_mem m)
-{
-    if (!host_shm_drop(dev->impl, m)) free(m);
-}
-
-typedef struct host_handle {
-    size_t bytes;
-    char name[48];
-} host_handle;
-
-static int host_ipc_export(sb_dev *dev, sb_mem m, void *handle, size_t cap, size_t *len)
-{
-    host_impl *h = dev->impl;
-    host_handle hh;
-    for (host_shm *s = h->shm; s; s = s->next) {
-        if (s->p != m || !s->name[0]) continue;
-        if (cap < sizeof hh) return sb_fail(dev, STENCIL_EINVAL, "handle buffer too small");
-        memset(&hh, 0, sizeof hh);
-        hh.bytes = s->bytes;
-        memcpy(hh.name, s->name, sizeof hh.name);
-        memcpy(handle, &hh, sizeof hh);
-        *len = sizeof hh;
-        return 0;
-    }
-    return sb_fail(dev, STENCIL_ENOSYS, "buffer is not in shared memory");
-}
-
-static int host_ipc_open(sb_dev *dev, const void *handle, size_t len, sb_mem *m)
-{
-    host_handle hh;
-    if (len != sizeof hh) return sb_fail(dev, STENCIL_EINVAL, "not a host handle");
-    memcpy(&hh, handle, sizeof hh);
-    hh.name[sizeof hh.name - 1] = '\0';
-    return host_shm_add(dev, hh.name, hh.bytes, 0, m);
-}
-
-static void host_ipc_close(sb_dev *dev, sb_mem m)
-{
-    host_shm_drop(dev->impl, m);
 }
 
 static int host_host_alloc(sb_dev *dev, size_t bytes, void **p)
@@ -382,7 +212,7 @@ static int host_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const 
     return rc;
 }
 
-static int host_fuse_level(const sl_stencil *st, const stencil_kernel *named)
+static int host_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
     (void)st;
     (void)named;
@@ -518,11 +348,8 @@ const sb_ops sb_host_ops = {
     .host_free = host_host_free,
     .write = host_write,
     .read = host_read,
-    .update = host_update,
-    .update2 = host_update2,
-    .fuse_level = host_fuse_level,
-    .updatek = host_updatek,
-    .fuse_depth = host_fuse_level,
+    .update = host_updatek,
+    .fuse_depth = host_fuse_depth,
     .copy_out = host_copy_out,
     .copy_in = host_copy_in,
     .flush = host_nothing_q,
@@ -539,5 +366,6 @@ const sb_ops sb_host_ops = {
     .copy_peer = host_copy_peer,
     .ipc_seal = host_ipc_seal,
     .peer_default = 0,
+    .auto_try = 0,
     .norm = host_norm,
 };

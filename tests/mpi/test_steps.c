@@ -1,17 +1,17 @@
 /*
- * T time steps per halo exchange (options.fuse): every stencil of the set, T = 1..4 and automatic,
- * float and double, fixed and periodic, bands and blocks, BITWISE against the serial reference.
- * The combinations are spread over the rank counts: a run on n ranks takes those whose number
- * is n - 1 modulo STEPS_SPREAD (STEPS_SPREAD=1 in the environment: all of them). Also: messages
- * per rank drop T-fold, and parts too thin for T halos fail a forced T on every rank and lower
- * an automatic one. Deeper: 2D star (2d4, 2d9nc) and box (2d9, 2d-diag) stencils with T = 3, 4
- * and automatic on grids whose boxes reach the GPU backend's streaming kernels of 3 and 4 steps
- * per launch (11 iterations: a last, shorter pass too). And 3d7 with T = 2, 3, 4 and automatic on
- * a grid whose boxes reach the GPU backend's 3D streaming kernels of 2, 3 and 4 steps per launch
- * over several tiles and walk chunks, each with a partial last one, and tiles without per-cell
- * tests; 3d7, 3d27 and 3d-oct at T = 1 on a grid whose inner boxes take the one-step 3D
- * streaming kernels when STENCIL_RTC_STREAM1=1.
- * The backend comes from STENCIL_BACKEND (default: host).
+ * T time steps per halo exchange (options.steps, or its alias options.fuse): every stencil of the
+ * set, T = 1..4 and automatic, float and double, fixed and periodic, bands and blocks, BITWISE
+ * against the serial reference. The combinations are spread over the rank counts: a run on n ranks
+ * takes those whose number is n - 1 modulo STEPS_SPREAD (STEPS_SPREAD=1 in the environment: all of
+ * them). Also: messages per rank drop T-fold, and parts too thin for T halos fail a forced T on
+ * every rank and lower an automatic one. Deeper: 2D star (2d4, 2d9nc) and box (2d9, 2d-diag)
+ * stencils with T = 3, 4 and automatic on grids whose boxes reach the GPU backend's streaming
+ * kernels of 3 and 4 steps per launch (11 iterations: a last, shorter pass too). And 3d7 with T =
+ * 2, 3, 4 and automatic on a grid whose boxes reach the GPU backend's 3D streaming kernels of 2, 3
+ * and 4 steps per launch over several tiles and walk chunks, each with a partial last one, and
+ * tiles without per-cell tests; 3d7, 3d27 and 3d-oct at T = 1 on a grid whose inner boxes take the
+ * one-step 3D streaming kernels when STENCIL_RTC_STREAM1=1. The backend comes from STENCIL_BACKEND
+ * (default: host).
  */
 #include <check.h>
 #include <stdio.h>
@@ -55,7 +55,10 @@ static long run(const stencil_desc *st, const long *sizes, int fuse, stencil_bou
     opt.boundary = bnd;
     opt.partition = part;
     opt.backend = backend();
-    opt.fuse = fuse;
+    if (fuse % 2) /* both names: steps, and fuse, its deprecated alias */
+        opt.steps = fuse;
+    else
+        opt.fuse = fuse;
     opt.stats = &last;
     opt.user = &c;
     opt.on_error = on_error;
@@ -225,6 +228,13 @@ START_TEST(env_and_bad_t)
     ck_assert(rc == 0 && bad == 0);
     ck_assert_msg(last.steps == 3 && !strcmp(last.steps_why, "forced"), "T=%d (%s)", last.steps,
                   last.steps_why);
+    setenv("STENCIL_STEPS", "2", 1); /* the newer name wins */
+    setenv("STENCIL_FUSE", "3", 1);
+    bad = run(&st, sizes_by_dim[1], 0, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BLOCKS, 5, 3, &rc);
+    unsetenv("STENCIL_STEPS");
+    unsetenv("STENCIL_FUSE");
+    ck_assert(rc == 0 && bad == 0);
+    ck_assert_msg(last.steps == 2, "T=%d (%s)", last.steps, last.steps_why);
     run(&st, sizes_by_dim[1], STENCIL_MAX_STEPS + 1, STENCIL_BOUNDARY_FIXED, STENCIL_PART_BANDS, 3,
         1, &rc);
     ck_assert_int_eq(rc, STENCIL_EINVAL);
