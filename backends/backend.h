@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 
+#include "err.h"
 #include "layout.h"
 #include "stencil.h"
 
@@ -163,12 +164,8 @@ const sb_ops *sb_find(const char *name);
 /* The backend "auto" means: the first GPU backend that opens a device, else host. */
 const char *sb_names(void);
 
-/* Fills dev->err like snprintf; returns code for tail calls. */
-int sb_fail(sb_dev *dev, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* Fills dev->err like snprintf (err.h); returns code for tail calls. */
+#define sb_fail(dev, code, ...) err_set((dev)->err, sizeof(dev)->err, code, __VA_ARGS__)
 
 /* Size in bytes of one element of type t. */
 size_t sb_elem_size(stencil_type t);

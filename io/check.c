@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,26 +9,6 @@
 #include <unistd.h>
 
 #include "sio.h"
-#include "skel.h"
-
-int si_fail(si_ctx *c, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-/* The error class reads "File does not exist"; the code's own string adds a ROMIO stack. */
-int si_mpi_fail(si_ctx *c, int mpirc, const char *what)
-{
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0, cls = mpirc;
-    MPI_Error_class(mpirc, &cls);
-    if (MPI_Error_string(cls, s, &n) != MPI_SUCCESS) strcpy(s, "unknown MPI error");
-    return si_fail(c, STENCIL_EIO, "%s: %s", what, s);
-}
 
 int si_begin(si_ctx *c, MPI_Comm comm, const char *fn)
 {
@@ -48,7 +27,7 @@ int si_begin(si_ctx *c, MPI_Comm comm, const char *fn)
 
 void si_phase(si_ctx *c, int code)
 {
-    if (!c->rc) c->rc = sk_agree(c->comm, code, c->msg, sizeof c->msg);
+    if (!c->rc) c->rc = err_agree(c->comm, code, c->msg, sizeof c->msg);
 }
 
 int si_end(si_ctx *c)

@@ -4,11 +4,12 @@
 
 #include <mpi.h>
 
+#include "err.h"
 #include "stencil.h"
 
 /*
  * The state of one collective I/O call. Every phase ends in si_phase(), which agrees on the
- * first failure across ranks (skel's sk_agree), so all ranks take the same path and return the
+ * first failure across ranks (err_agree), so all ranks take the same path and return the
  * same code; later phases are skipped once rc is set.
  */
 typedef struct si_ctx {
@@ -25,13 +26,9 @@ int si_begin(si_ctx *c, MPI_Comm comm, const char *fn);
 void si_phase(si_ctx *c, int code);
 /* Prints the agreed message on rank 0 when the call failed, frees the communicator. */
 int si_end(si_ctx *c);
-/* snprintf into c->msg; returns code. */
-int si_fail(si_ctx *c, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-int si_mpi_fail(si_ctx *c, int mpirc, const char *what);
+/* err.h's helpers into c->msg; return code. MPI failures of file operations are STENCIL_EIO. */
+#define si_fail(c, code, ...)       ERR_FAIL(c, code, __VA_ARGS__)
+#define si_mpi_fail(c, mpirc, what) err_mpi((c)->msg, sizeof(c)->msg, STENCIL_EIO, mpirc, what)
 
 /* Local checks of a tile (dims, type, box inside the array, nested strides); no MPI. */
 int si_check_tile(si_ctx *c, const stencil_tile *t);

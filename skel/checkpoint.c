@@ -15,8 +15,6 @@
 #include "../io/sio.h"
 #include "skel.h"
 
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
-
 unsigned long long sk_stencil_hash(const sl_stencil *s)
 {
     unsigned long long h = 14695981039346656037ULL;
@@ -96,8 +94,8 @@ int sk_checkpoint(sk_run *r, const char *path)
             si_remove_regular(tmp);
             if (m.format) si_xdmf_discard(path);
         }
-        return sk_agree(r->comm, SK_FAIL(r, rc, "checkpoint: cannot write %s", tmp), r->msg,
-                        sizeof r->msg);
+        return err_agree(r->comm, SK_FAIL(r, rc, "checkpoint: cannot write %s", tmp), r->msg,
+                         sizeof r->msg);
     }
     SK_PHASE(r, rc, sk_commit(r, tmp, path));
     if (!rc && m.format) rc = si_xdmf_commit(r->comm, path);
@@ -121,8 +119,8 @@ int sk_load(sk_run *r, const char *path)
         /* Every check passed and the data read itself failed: out of core the array is then
          * partly the file's, so the run refuses further work rather than go on from it. */
         if (touched && r->ooc) r->failed = 1;
-        return sk_agree(r->comm, SK_FAIL(r, rc, "cannot load checkpoint %s", path), r->msg,
-                        sizeof r->msg);
+        return err_agree(r->comm, SK_FAIL(r, rc, "cannot load checkpoint %s", path), r->msg,
+                         sizeof r->msg);
     }
     SK_PHASE(r, rc, sk_upload(r));
     if (!rc) r->done = it;

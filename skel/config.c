@@ -103,7 +103,7 @@ static int config_file(const char *path, const char *node, int local, int rank, 
                        char *msg, size_t len)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return sk_fail(msg, len, STENCIL_EIO, "cannot open configuration %s", path);
+    if (!f) return err_set(msg, len, STENCIL_EIO, "cannot open configuration %s", path);
     char line[1024];
     int lineno = 0, rc = 0, col = 0;
     rule ru;
@@ -111,7 +111,7 @@ static int config_file(const char *path, const char *node, int local, int rank, 
         lineno++;
         int got = parse_line(line, &ru, &col);
         if (got < 0) {
-            rc = sk_fail(msg, len, STENCIL_EFORMAT, "%s:%d:%d: malformed field", path, lineno, col);
+            rc = err_set(msg, len, STENCIL_EFORMAT, "%s:%d:%d: malformed field", path, lineno, col);
             break;
         }
         if (got && matches(&ru, node, local, rank)) {
@@ -131,11 +131,11 @@ static int config_env(sk_rankcfg *cfg, char *msg, size_t len)
     if (b && b[0]) snprintf(cfg->backend, sizeof cfg->backend, "%s", b);
     if (d && d[0]) {
         if (parse_long(d, &dev))
-            return sk_fail(msg, len, STENCIL_EINVAL, "STENCIL_DEVICE=%s is not an index", d);
+            return err_set(msg, len, STENCIL_EINVAL, "STENCIL_DEVICE=%s is not an index", d);
         cfg->device = (int)dev;
     }
     if (w && w[0] && parse_weight(w, cfg))
-        return sk_fail(msg, len, STENCIL_EINVAL, "STENCIL_WEIGHT=%s is not positive or auto", w);
+        return err_set(msg, len, STENCIL_EINVAL, "STENCIL_WEIGHT=%s is not positive or auto", w);
     return 0;
 }
 

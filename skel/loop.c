@@ -20,7 +20,7 @@
     do {                                                                                           \
         int e_ = (call);                                                                           \
         if (e_ != MPI_SUCCESS && !(r)->rc)                                                         \
-            (r)->rc = sk_mpi_fail((r)->msg, sizeof(r)->msg, e_, #call);                            \
+            (r)->rc = err_mpi((r)->msg, sizeof(r)->msg, STENCIL_EMPI, e_, #call);                  \
     } while (0)
 
 /* Tracing hooks: one test of a NULL pointer when tracing is off. */

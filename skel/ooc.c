@@ -19,14 +19,13 @@
  *
  * T: two steps before anything is measured; then a probe times an upload (beside a download) and
  * an update of the first chunk, and when every rank is out of core set-up runs again with the T
- * of least modelled time (ooc_want, sk_ooc_again), at most twice. The host copies, the largest
+ * of least modelled time (sk_ooc_want, sk_ooc_again), at most twice. The host copies, the largest
  * allocations (pinned, and zeroed), are made only once T is settled (sk_ooc_host).
  *
  * The chunk buffers have the local array's strides and fewer rows, so the kernels and the box
  * copies of the device opened for the whole local array work on them with chunk-local boxes.
  */
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,93 +34,6 @@
 #include <unistd.h>
 
 #include "ooc.h"
-
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
-static long long ooc_parse_bytes(const char *s, int *bad)
-{
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    long long mul = *end == 'k' || *end == 'K'   ? 1LL << 10
-                    : *end == 'm' || *end == 'M' ? 1LL << 20
-                    : *end == 'g' || *end == 'G' ? 1LL << 30
-                                                 : 1;
-    if (mul > 1) end++;
-    *bad = end == s || *end != 0 || v < 0;
-    return v * mul;
-}
-
-/* -1 off, 0 automatic, 1 on: options.out_of_core, else $STENCIL_OOC. */
-int sk_ooc_mode(const sk_run *r)
-{
-    if (r->ooc_round > 0) return 1;
-    if (r->opt.out_of_core) return r->opt.out_of_core > 0 ? 1 : -1;
-    const char *e = getenv("STENCIL_OOC");
-    if (e && (!strcmp(e, "on") || !strcmp(e, "1"))) return 1;
-    if (e && (!strcmp(e, "off") || !strcmp(e, "0"))) return -1;
-    return 0;
-}
-
-/* The device memory limit: options.device_memory, else $STENCIL_DEVICE_MEMORY; 0: none, -1: bad. */
-static long long ooc_limit_of(const sk_run *r)
-{
-    const char *e = getenv("STENCIL_DEVICE_MEMORY");
-    int bad = 0;
-    if (r->opt.device_memory) return r->opt.device_memory < 0 ? -1 : r->opt.device_memory;
-    long long v = e && e[0] ? ooc_parse_bytes(e, &bad) : 0;
-    return bad ? -1 : v;
-}
-
-static int ooc_limit(sk_run *r, long long *limit)
-{
-    *limit = ooc_limit_of(r);
-    if (*limit >= 0) return 0;
-    if (r->opt.device_memory < 0)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.device_memory is negative (%lld)",
-                       r->opt.device_memory);
-    return SK_FAIL(r, STENCIL_EINVAL, "STENCIL_DEVICE_MEMORY='%s' is not a size",
-                   getenv("STENCIL_DEVICE_MEMORY"));
-}
-
-/*
- * Whether this rank will start out of core, as far as the partition at T = 1 tells (steps.c: T
- * then follows the sweeps, not the in-core model). A bad limit is reported by sk_ooc_decide.
- */
-int sk_ooc_expected(sk_run *r)
-{
-    long long limit = ooc_limit_of(r);
-    int mode = sk_ooc_mode(r);
-    sl_local l;
-    if (mode != 0) return mode == 1;
-    if (limit <= 0 || sl_local_make(&l, &r->part, &r->st, r->rank)) return 0;
-    return 2LL * (long long)(l.nelems * sb_elem_size(r->st.type)) > limit;
-}
-
-/*
- * Whether this rank starts out of core (1), in core (0), or fails. Collective (calibrated weights
- * time the device on the whole part, which an out-of-core rank does not hold).
- */
-int sk_ooc_decide(sk_run *r, int *want)
-{
-    long long limit = 0,
-              need = (2LL + r->nscr) * (long long)(r->loc.nelems * sb_elem_size(r->st.type));
-    int mode = sk_ooc_mode(r), anyauto = 0, rc = ooc_limit(r, &limit);
-    if (MPI_Allreduce(&r->cfg.weight_auto, &anyauto, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
-        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (out-of-core mode)");
-    if (rc) return rc;
-    if (r->opt.out_of_core < -1 || r->opt.out_of_core > 1)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core is %d, not -1, 0 or 1",
-                       r->opt.out_of_core);
-    *want = mode == 1 || (mode == 0 && limit > 0 && need > limit);
-    if (mode == -1 && limit > 0 && need > limit)
-        return SK_FAIL(r, STENCIL_EDEVMEM,
-                       "the part needs %lld bytes of device memory, the limit is %lld and "
-                       "out-of-core runs are off",
-                       need, limit);
-    if (*want && anyauto)
-        return SK_FAIL(r, STENCIL_EINVAL,
-                       "weights=auto cannot calibrate an out-of-core rank: give the weights");
-    return 0;
-}
 
 /* The host copies in one file mapping: removed at once, so it goes when the run does. */
 static int ooc_map(sk_run *r, const char *base)
@@ -275,7 +187,7 @@ static int ooc_swap_devices(sk_run *r)
 int sk_ooc_start(sk_run *r)
 {
     long long limit = 0;
-    int rc = ooc_limit(r, &limit);
+    int rc = sk_ooc_limit(r, &limit);
     if (rc) return rc;
     r->ooc = calloc(1, sizeof *r->ooc);
     if (!r->ooc) return SK_FAIL(r, STENCIL_ENOMEM, "out of host memory");

@@ -1,6 +1,7 @@
 /*
- * What the two halves of out-of-core runs share: ooc.c (the mode, the host copies, the chunk
- * buffers, start and release) and ooc_sweep.c (the sweeps, their statistics, the probe for T).
+ * What the parts of out-of-core runs share: ooc_decide.c (whether a rank goes out of core, and
+ * with what T), ooc.c (the host copies, the chunk buffers, start and release), ooc_chunk.c (the
+ * chunk geometry), ooc_sweep.c (the sweeps), ooc_probe.c (the probe for T) and ooc_stats.c.
  */
 #ifndef SK_OOC_H
 #define SK_OOC_H
@@ -11,11 +12,11 @@
     do {                                                                                           \
         if (!(r)->rc) {                                                                            \
             int e_ = (call);                                                                       \
-            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->ooc->dev.err);      \
+            if (e_) (r)->rc = err_set((r)->msg, sizeof(r)->msg, e_, "%s", (r)->ooc->dev.err);      \
         }                                                                                          \
     } while (0)
 
-/* The largest T of an out-of-core sweep, for a stencil of reach 1 (ooc_want); in 3D less, since
+/* The largest T of an out-of-core sweep, for a stencil of reach 1 (sk_ooc_want); in 3D less, since
    the composed halo pattern grows with the cube of T. */
 #define SK_OOC_MAX   SL_MAX_STEPS
 #define SK_OOC_MAX3D 64
@@ -61,8 +62,21 @@ struct sk_ooc {
 };
 
 /* Times an upload (beside a download) and an update of the first chunk: r->ooc_bw and
-   r->ooc_rate (ooc_sweep.c). */
+   r->ooc_rate (ooc_probe.c). sk_ooc_want: the T of least modelled time for r->iters steps. */
 void sk_ooc_probe(sk_run *r);
+int sk_ooc_want(const sk_run *r);
+
+/* The device memory limit (options, else $STENCIL_DEVICE_MEMORY) into *limit; 0: none
+   (ooc_decide.c). Fails on a bad value. */
+int sk_ooc_limit(sk_run *r, long long *limit);
+
+/*
+ * Level S of chunk i, inside the live box, as a box of the chunk's buffer (row 0: local row base);
+ * rows [*lo, *hi) of the local array clipped to it as box b of such a buffer, 0 when none is left
+ * (ooc_sweep.c).
+ */
+sl_box sk_ooc_box(const sk_run *r, int i, int T, int S, long base);
+int sk_ooc_chunk_rows(const sk_run *r, long base, long *lo, long *hi, sl_box *b);
 
 /* Host memory for transfers: pinned where the device gives it (1), else calloc (0; *p NULL when
    neither); sk_ooc_host_put releases it either way (ooc.c). */

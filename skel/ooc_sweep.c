@@ -1,20 +1,15 @@
-/* Out-of-core sweeps (ooc.c says how a run streams through its device), their statistics, and
- * the probe that chooses their T. */
-#include <math.h>
+/* Out-of-core sweeps (ooc.c says how a run streams through its device). */
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "ooc.h"
-
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
 
 /*
  * Level S of chunk i (sk_ooc_level in dimension 0, the owned part widened by T - S steps of the
  * reach in the others), inside the live box, as a box of the chunk's buffer (row 0: local row
  * base).
  */
-static sl_box ooc_box(const sk_run *r, int i, int T, int S, long base)
+sl_box sk_ooc_box(const sk_run *r, int i, int T, int S, long base)
 {
     sl_box b = sl_local_box(&r->loc, &r->loc.owned), live = sl_local_box(&r->loc, &r->loc.live),
            all = sl_local_box(&r->loc, &r->loc.ext);
@@ -31,7 +26,7 @@ static sl_box ooc_box(const sk_run *r, int i, int T, int S, long base)
  * local row `base`, whole rows with their padding (layout.h), so that the box is one contiguous
  * range of host memory; 0 when no row is left.
  */
-static int ooc_chunk_rows(const sk_run *r, long base, long *lo, long *hi, sl_box *b)
+int sk_ooc_chunk_rows(const sk_run *r, long base, long *lo, long *hi, sl_box *b)
 {
     long ext0 = r->loc.ext.hi[0] - r->loc.ext.lo[0];
     *lo = *lo < 0 ? 0 : *lo;
@@ -49,7 +44,7 @@ static void ooc_move(sk_run *r, int q, sb_mem m, long base, long lo, long hi, vo
 {
     sk_ooc *o = r->ooc;
     sl_box b;
-    if (!ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
+    if (!sk_ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
     char *h = (char *)arr + (size_t)lo * o->row_bytes;
     size_t n = (size_t)(hi - lo) * o->row_bytes;
     if (out) {
@@ -70,7 +65,7 @@ static void ooc_dup(sk_run *r, sb_mem x, sb_mem y, long base, long lo, long hi, 
 {
     sk_ooc *o = r->ooc;
     sl_box b;
-    if (!ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
+    if (!sk_ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
     if (o->dcopy) {
         int rc =
             o->dev.ops->copy_peer(&o->dev, SB_QINNER, y, &b, r->loc.stride, x, &b, r->loc.stride);
@@ -104,7 +99,7 @@ static void ooc_carry(sk_run *r, int i, int T, sb_mem *cb, long base, int out)
         long lo, hi;
         if (!sk_ooc_carry_rows(r, i, T, p, &lo, &hi)) continue;
         sl_box b, c;
-        ooc_chunk_rows(r, base, &lo, &hi, &b);
+        sk_ooc_chunk_rows(r, base, &lo, &hi, &b);
         c = b;
         c.lo[0] = (long)p * o->ccap;
         c.hi[0] = c.lo[0] + (hi - lo);
@@ -145,7 +140,7 @@ static double ooc_compute(sk_run *r, int i, int src, int T, sb_mem x, sb_mem y, 
     live.hi[0] -= base;
     for (int j = 0; j < m; j++) {
         S += k[j];
-        sl_box box = ooc_box(r, i, T, S, base);
+        sl_box box = sk_ooc_box(r, i, T, S, base);
         if (!sl_box_empty(&box)) {
             cells += (double)sl_box_volume(&box) * k[j];
             if (k[j] > 1)
@@ -372,199 +367,4 @@ void sk_ooc_sweep(sk_run *r, int src, int T, int next_T)
     o->cells_all += cells;
     o->bytes_all += o->up + o->down - moved;
     o->serialized |= ser;
-}
-
-/*
- * The device's figures replace the host copies' in the statistics. The hidden fraction: the
- * transfers and updates of all sweeps at the probe's rates, one after the other, against the
- * time the sweeps took; the share of the transfer time that this saved.
- */
-void sk_ooc_stats(sk_run *r, stencil_stats *s)
-{
-    sk_ooc *o = r->ooc;
-    double x = r->ooc_bw > 0 ? (double)o->bytes_all / r->ooc_bw : 0;
-    double c = r->ooc_rate > 0 ? o->cells_all / r->ooc_rate : 0;
-    s->ooc = 1;
-    s->ooc_chunks = o->nchunks;
-    s->ooc_up = o->up;
-    s->ooc_down = o->down;
-    s->ooc_bandwidth = r->ooc_bw;
-    s->ooc_rate = r->ooc_rate;
-    s->ooc_hidden = 0;
-    if (!o->serialized && x > 0 && o->t_sweeps > 0) {
-        double hid = (x + c - o->t_sweeps) / x;
-        s->ooc_hidden = hid < 0 ? 0 : hid > 1 ? 1 : hid;
-    }
-    s->device_bytes = o->dev.device_bytes;
-    snprintf(s->backend, sizeof s->backend, "%s", o->dev.ops->name);
-    snprintf(s->device, sizeof s->device, "%s", o->dev.name);
-    snprintf(s->kernel, sizeof s->kernel, "%s", o->dev.kernel[0] ? o->dev.kernel : "generic");
-}
-
-/*
- * The probe for T, before the host copies exist: chunk 0's rows from a buffer of their own up
- * while as many come down into another (bytes/s each way with both directions busy, as in the
- * sweeps' stages: on one H200, 55.2 GB/s up alone and less with a download beside it) and its
- * first group of steps (o->depth, through updatek) on the device (cells/s per step), each the
- * fastest of three runs after updates for OOC_WARM seconds and a
- * first run that pays for first touches and kernel loads (a single second run measured 786
- * Gcells/s for 2d4 where the sweeps' launches ran at 1345 on one H200; three runs without the
- * warm-up 805).
- */
-/* Seconds of updates before the probe times one: the clocks of an idle GPU rise under load. */
-#define OOC_WARM 0.03
-
-/* One group of the probe's steps (o->depth, through updatek), waited for. */
-static void probe_update(sk_run *r, const sl_box *box, const sl_box *live)
-{
-    sk_ooc *o = r->ooc;
-    const sb_ops *ops = o->dev.ops;
-    if (o->depth > 1)
-        ODEV(r, ops->updatek(&o->dev, SB_QINNER, o->depth, o->cb[0], o->cb[1], box, live));
-    else
-        ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0], o->cb[1], box));
-    ODEV(r, ops->wait(&o->dev, SB_QINNER));
-}
-
-void sk_ooc_probe(sk_run *r)
-{
-    sk_ooc *o = r->ooc;
-    const sb_ops *ops = o->dev.ops;
-    long base = sk_ooc_base(r, 0, r->steps), lo, hi, dup;
-    sk_ooc_upload_rows(r, 0, r->steps, &lo, &hi, &dup);
-    sl_box box = ooc_box(r, 0, r->steps, r->steps, base), rows;
-    sl_box live = sl_local_box(&r->loc, &r->loc.live);
-    live.lo[0] -= base, live.hi[0] -= base;
-    if (!ooc_chunk_rows(r, base, &lo, &hi, &rows)) return;
-    /* Ones, not zeros or garbage, which could take slower paths than real data (a division's
-       fallback for numerators out of its range); pinned like the host copies where it can be. */
-    size_t n = (size_t)(hi - lo) * (size_t)r->loc.stride[0], bytes = n * sb_elem_size(r->st.type);
-    void *h, *hd;
-    int pinned = sk_ooc_host_get(o, bytes, &h), dpinned = sk_ooc_host_get(o, bytes, &hd);
-    if (!h || !hd) {
-        if (h) sk_ooc_host_put(o, h, pinned);
-        if (hd) sk_ooc_host_put(o, hd, dpinned);
-        return;
-    }
-    for (size_t k = 0; k < n; k++)
-        if (r->st.type == STENCIL_DOUBLE)
-            ((double *)h)[k] = 1;
-        else
-            ((float *)h)[k] = 1;
-    double best[2] = {0, 0}, tw = MPI_Wtime();
-    ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
-    ODEV(r, ops->wait(&o->dev, SB_QBORDER));
-    for (int k = 0; k < 64 && !r->rc && MPI_Wtime() - tw < OOC_WARM; k++)
-        probe_update(r, &box, &live);
-    for (int k = 0; k < 4 && !r->rc; k++) {
-        double t0 = MPI_Wtime(), t1, t2;
-        ODEV(r, ops->copy_in(&o->dev, SB_QBORDER, o->cb[0], &rows, h));
-        ODEV(r, ops->copy_out(&o->dev, SB_QXFER, o->cb[2], &rows, hd));
-        ODEV(r, ops->wait(&o->dev, SB_QBORDER));
-        ODEV(r, ops->wait(&o->dev, SB_QXFER));
-        t1 = MPI_Wtime();
-        probe_update(r, &box, &live);
-        t2 = MPI_Wtime();
-        if (k > 0 && (best[0] <= 0 || t1 - t0 < best[0])) best[0] = t1 - t0;
-        if (k > 0 && (best[1] <= 0 || t2 - t1 < best[1])) best[1] = t2 - t1;
-    }
-    sk_ooc_host_put(o, h, pinned);
-    sk_ooc_host_put(o, hd, dpinned);
-    double cells = (double)sl_box_volume(&box) * o->depth;
-    if (r->rc || best[0] <= 0 || best[1] <= 0) return;
-    r->ooc_bw = (double)bytes / best[0];
-    r->ooc_rate = cells / best[1];
-}
-
-/*
- * The modelled time of a run of `iters` steps in sweeps of T (the last of the remainder), for
- * buffers of sk_ooc_cap rows: sk_ooc_shape gives the chunk count and sk_ooc_split their rows, as
- * sk_ooc_layout will lay them out; a sweep takes one stage per chunk of the longest of its upload,
- * a download (both directions at once, bw bytes/s each) and its updates (the probe's cells/s
- * per step, each step over the chunk's rows, and with trapezoids over the margins that the steps
- * still to come need). The first chunk's upload and the last one's download (the pipeline filling
- * and draining) come once per run where sweeps follow each other without halos between them
- * (ooc_defer_ok), else once per sweep. -1: no chunks for T.
- */
-static double ooc_model(const sk_run *r, int T, long iters)
-{
-    const sk_ooc *o = r->ooc;
-    long rr = r->st.rlo[0] + r->st.rhi[0], owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
-    double rb = (double)o->row_bytes, cpr = (double)r->loc.stride[0], bw = r->ooc_bw;
-    long first, rows, ccap, cap = sk_ooc_cap(r, T, &ccap);
-    int n, skew = sk_ooc_shape(r, cap, T, &first, &rows, &n);
-    if (rows < 1 || first < 1) return -1;
-    skew = skew && n > 1;
-    sk_ooc_split(owned, n, skew, &first, &rows);
-    double fill = (double)cap * rb / bw + (double)rows * rb / bw, t = 0;
-    long sweeps = (iters + T - 1) / T;
-    for (int last = 0; last < 2; last++) { /* the full sweeps, then the remainder's */
-        long k = last ? iters % T : T, times = last ? k > 0 : iters / T, left = owned;
-        for (int i = 0; i < n && times > 0; i++) {
-            long c_rows = i == 0 ? first : rows < left ? rows : left;
-            double up = (double)(c_rows + (skew ? (long)o->depth : (long)T) * rr) * rb / bw;
-            double c =
-                ((double)k * c_rows + (skew ? 0 : 0.5 * k * (k - 1) * rr)) * cpr / r->ooc_rate;
-            t += (double)times * (up > c ? up : c);
-            left -= c_rows;
-        }
-    }
-    return t + (r->x.n == 0 && n >= 3 ? 1.0 : (double)sweeps) * fill;
-}
-
-/* The modelled time a later probe's T must save, as a fraction of the T set up. */
-#define OOC_GAIN 0.95
-
-/*
- * The T a run of r->iters steps wants: the one of least modelled time (ooc_model). At most what
- * the halo pattern's composition allows (SK_OOC_MAX steps of reach 1, SK_OOC_MAX3D in 3D); at
- * least 2.
- */
-static int ooc_want(const sk_run *r)
-{
-    int reach = 1, best = 2, most = r->st.ndims == 3 ? SK_OOC_MAX3D : SK_OOC_MAX;
-    double t_best = -1;
-    for (int d = 0; d < r->st.ndims; d++) {
-        reach = r->st.rlo[d] > reach ? r->st.rlo[d] : reach;
-        reach = r->st.rhi[d] > reach ? r->st.rhi[d] : reach;
-    }
-    if (!(r->ooc_bw > 0 && r->ooc_rate > 0)) return 2;
-    for (int T = 2; T <= most / reach; T++) {
-        double t = ooc_model(r, T, r->iters);
-        if (t < 0) break;
-        if (t_best < 0 || t < t_best) t_best = t, best = T;
-    }
-    /* A later probe moves T only for a clear gain: it timed one chunk of the T set up, and the
-       rate of chunks of other sizes differs (3d7 on one H200: 48 planes 427, 77 planes 458). */
-    double now = r->ooc_round > 0 ? ooc_model(r, r->steps, r->iters) : -1;
-    return now > 0 && t_best > OOC_GAIN * now ? r->steps : best;
-}
-
-/* stats.steps_why of a T from the probe. */
-void sk_ooc_why(sk_run *r)
-{
-    snprintf(r->why, sizeof r->why, "out of core: %.3g GB/s, %.3g Gcells/s", r->ooc_bw / 1e9,
-             r->ooc_rate / 1e9);
-}
-
-/*
- * The steps per exchange were chosen before anyone knew the parts would not fit. When every rank
- * is out of core and T was not forced, the probe says what T the sweeps want (ooc_want: the
- * smallest over the ranks), and set-up runs again with it when it differs. The first probe times
- * two steps per launch, where the sweeps of a larger T launch the device's fused depth (2d4 on
- * one H200: 772 against 1349 Gcells/s per step), so the second set-up's probe, at that depth,
- * may move T once more.
- */
-int sk_ooc_again(sk_run *r)
-{
-    int mine[2] = {r->ooc != NULL, SK_OOC_MAX}, all[2] = {0, 0};
-    if (r->ooc_round >= 2 || r->opt.fuse != 0 || r->iters < 2) mine[0] = 0;
-    if (mine[0]) mine[1] = ooc_want(r);
-    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
-    int T = all[1] < r->iters ? all[1] : (int)r->iters;
-    if (all[0] && T == r->steps) sk_ooc_why(r); /* the T set up is the one the probe wants */
-    if (!all[0] || T == r->steps) return 0;
-    r->ooc_T = T;
-    r->ooc_round++;
-    return 1;
 }

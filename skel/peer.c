@@ -127,14 +127,15 @@ int sk_peer_setup(sk_run *r)
     }
     rc = node_peers(r, onnode);
     if (rc == MPI_SUCCESS) rc = swap(r, &mine, sizeof mine, theirs, sizeof mine, TAG_HANDLES, 0);
-    if (rc != MPI_SUCCESS) return sk_mpi_fail(r->msg, sizeof r->msg, rc, "peer handles");
+    if (rc != MPI_SUCCESS) return err_mpi(r->msg, sizeof r->msg, STENCIL_EMPI, rc, "peer handles");
     for (int i = 0; i < x->n; i++) {
         decide(r, &x->link[i], &mine, &theirs[i], onnode[i]);
         pulls[i] = x->link[i].pull;
         x->npull += pulls[i];
     }
     rc = swap(r, pulls, sizeof(int), peer_pulls, sizeof(int), TAG_PULLS, 1);
-    if (rc != MPI_SUCCESS) return sk_mpi_fail(r->msg, sizeof r->msg, rc, "peer decisions");
+    if (rc != MPI_SUCCESS)
+        return err_mpi(r->msg, sizeof r->msg, STENCIL_EMPI, rc, "peer decisions");
     for (int i = 0; i < x->n; i++) x->link[i].peer_pulls = peer_pulls[i];
     seal(r); /* every neighbour has decided, so has opened what it pulls from */
     return 0;

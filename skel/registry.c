@@ -55,7 +55,7 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
         same = ks.w[p] == s->w[p] && memcmp(ks.off[p], s->off[p], sizeof ks.off[p]) == 0;
     sl_stencil_free(&ks);
     if (!same)
-        return sk_fail(msg, len, STENCIL_EINVAL,
+        return err_set(msg, len, STENCIL_EINVAL,
                        "kernel '%s' computes a different stencil than the one passed", k->name);
     return 0;
 }

@@ -11,8 +11,6 @@
 
 #include "skel.h"
 
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
-
 struct stencil_run {
     sk_run *r;
 };
@@ -49,7 +47,7 @@ static int sk_norm(sk_run *r, stencil_norm *out)
     double v[2] = {0, 0}, g[2] = {0, 0};
     sl_box b = sl_local_box(&r->loc, &r->loc.update);
     int rc = r->dev.ops->norm(&r->dev, r->buf[r->cur], r->buf[r->cur ^ 1], &b, v);
-    rc = sk_agree(r->comm, rc ? SK_FAIL(r, rc, "norm: %s", r->dev.err) : 0, r->msg, sizeof r->msg);
+    rc = err_agree(r->comm, rc ? SK_FAIL(r, rc, "norm: %s", r->dev.err) : 0, r->msg, sizeof r->msg);
     if (rc) return rc;
     if (MPI_Allreduce(&v[0], &g[0], 1, MPI_DOUBLE, MPI_SUM, r->comm) != MPI_SUCCESS ||
         MPI_Allreduce(&v[1], &g[1], 1, MPI_DOUBLE, MPI_MAX, r->comm) != MPI_SUCCESS)
@@ -116,7 +114,7 @@ int stencil_create(MPI_Comm comm, const long *sizes, const stencil_desc *st, con
     rc = sk_setup(r, sizes, st, kernel, init);
     stencil_run *h = rc ? NULL : malloc(sizeof *h);
     if (!rc && !h) rc = STENCIL_ENOMEM; /* a local failure here cannot be agreed: see below */
-    rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg);
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
     if (rc) {
         sk_done(r, rc);
         free(h);

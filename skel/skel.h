@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "backend.h"
+#include "err.h"
 #include "layout.h"
 #include "stencil.h"
 
@@ -98,15 +99,8 @@ typedef struct sk_run {
     double ooc_bw, ooc_rate; /* the probe: bytes/s each way, both busy; kernel cells/s per step */
 } sk_run;
 
-/* Collective error agreement: every rank gets the code (and message) of the lowest failing rank. */
-int sk_agree(MPI_Comm comm, int code, char *msg, size_t len);
-/* Formats msg like snprintf and returns code, for tail calls. */
-int sk_fail(char *msg, size_t len, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-int sk_mpi_fail(char *msg, size_t len, int mpirc, const char *what);
+/* Failures of the run's phases: err.h's helpers into r->msg. */
+#define SK_FAIL(r, code, ...) ERR_FAIL(r, code, __VA_ARGS__)
 
 int sk_exchange_init(sk_exchange *x, const sl_local *l, sb_dev *dev, size_t esize);
 void sk_exchange_free(sk_exchange *x, sb_dev *dev);
@@ -129,14 +123,14 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
     do {                                                                                           \
         if (!(r)->rc) {                                                                            \
             int e_ = (call);                                                                       \
-            if (e_) (r)->rc = sk_fail((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
+            if (e_) (r)->rc = err_set((r)->msg, sizeof(r)->msg, e_, "%s", (r)->dev.err);           \
         }                                                                                          \
     } while (0)
 
 /* Runs one phase on every rank and agrees on its result; skipped once something failed. */
 #define SK_PHASE(r, rc, call)                                                                      \
     do {                                                                                           \
-        if (!(rc)) rc = sk_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                     \
+        if (!(rc)) rc = err_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                    \
     } while (0)
 
 /* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */
@@ -148,7 +142,7 @@ int sk_config_resolve(sk_run *r, int local_rank);
 /* Sets r->weights from options, configured weights or a timed calibration (weights.c). */
 int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
 
-/* Partition, device and buffers for the given weights (skeleton.c); sk_release undoes it. */
+/* Partition, device and buffers for the given weights (setup.c); sk_release undoes it. */
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);
 void sk_release(sk_run *r);
 
@@ -186,7 +180,7 @@ sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live);
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
 void sk_stats(sk_run *r, double t0, double t_setup);
 
-/* The persistent run (skeleton.c, run.c, checkpoint.c), without calling on_error. */
+/* The persistent run (setup.c, run.c, checkpoint.c), without calling on_error. */
 int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out);
 int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *kernel,
              stencil_init_fn init);
@@ -195,8 +189,10 @@ int sk_advance(sk_run *r, long n, stencil_norm *change);
 /* The current tile: data read back from the device when fetch, else NULL. */
 int sk_current(sk_run *r, stencil_tile *t, int fetch);
 int sk_view(sk_run *r, stencil_output_fn fn);
-/* The host image into both device buffers. */
+/* The host image (image.c) into both device buffers. */
 int sk_upload(sk_run *r);
+/* The init callback on the host image, then sk_upload. */
+int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
 int sk_load(sk_run *r, const char *path);
 /* Collective: 0, or STENCIL_EINVAL on every rank when the ranks' strings differ (what: for the
@@ -206,26 +202,33 @@ int sk_same_text(sk_run *r, const char *s, const char *what);
 unsigned long long sk_stencil_hash(const sl_stencil *s);
 
 /*
- * Out-of-core runs (ooc.c). sk_ooc_mode: -1 off, 0 automatic, 1 on. sk_ooc_decide (collective)
- * says whether this rank starts out of core; sk_ooc_start moves the opened device aside,
- * allocates the chunk buffers (after a failed in-core attempt too) and probes the link and the
- * kernel; sk_ooc_host then allocates the host copies, once T is settled (sk_ooc_again); a sweep
- * advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
+ * Out-of-core runs. The decision (ooc_decide.c): sk_ooc_mode -1 off, 0 automatic, 1 on;
+ * sk_ooc_expected, before the partition, whether this rank will start out of core, and
+ * sk_ooc_all_expected whether every rank will (collective); sk_ooc_steps the T then (steps.c);
+ * sk_ooc_decide (collective) whether this rank starts out of core; sk_alloc_any allocates in
+ * core (sk_alloc) or out of core (sk_ooc_start, also after the device refused the memory).
+ * sk_ooc_start (ooc.c) moves the opened device aside, allocates the chunk buffers and probes the
+ * link and the kernel; sk_ooc_host then allocates the host copies, once T is settled
+ * (sk_ooc_again); a sweep advances buf[src] by T steps into buf[src ^ 1] (errors into r->rc).
  */
 int sk_ooc_mode(const sk_run *r);
 int sk_ooc_expected(sk_run *r);
+int sk_ooc_all_expected(sk_run *r, int *all);
+int sk_ooc_steps(sk_run *r, int fit);
 int sk_ooc_decide(sk_run *r, int *want);
+int sk_alloc(sk_run *r);
+int sk_alloc_any(sk_run *r);
 int sk_ooc_start(sk_run *r);
 int sk_ooc_host(sk_run *r);
 /*
  * Collective, after set-up: 1 when every rank is out of core, T was not forced, and the T the
- * probe wants (sk_ooc_probe, the smallest over the ranks) differs from the one set up: r->ooc_T
+ * probe wants (sk_ooc_want, the smallest over the ranks) differs from the one set up: r->ooc_T
  * is then set, for set-up to run again with it. Twice at most: the first probe runs two steps per
  * launch, the second the sweeps' own depth.
  */
 int sk_ooc_again(sk_run *r);
 void sk_ooc_release(sk_run *r);
-void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T */
+void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T (ooc_stats.c) */
 void sk_ooc_sweep(sk_run *r, int src, int T, int next_T);
 void sk_ooc_stats(sk_run *r, stencil_stats *s);
 

@@ -25,8 +25,6 @@
 
 #include "skel.h"
 
-#define SK_FAIL(r, code, ...) sk_fail((r)->msg, sizeof(r)->msg, code, __VA_ARGS__)
-
 #define SK_AUTO_MAX  8     /* automatic T stays in 1..8 */
 #define SK_LATENCY   10e-6 /* seconds per message: MPI, the waits and copies around it */
 #define SK_BANDWIDTH 5e9   /* bytes per second of halo through MPI and the staging copies */
@@ -184,21 +182,6 @@ static int automatic(sk_run *r, int all_fused, int fit)
     return 0;
 }
 
-/*
- * Out of core (ooc.c): the T its probe wanted, as far as the parts allow; before the probe, two
- * steps, which halve the transfers per step at the cost of the chunks' halo rows.
- */
-static int out_of_core(sk_run *r, int fit)
-{
-    int T = r->ooc_T > 0 ? r->ooc_T : r->iters >= 2 ? 2 : 1;
-    r->steps = T <= fit ? T : fit;
-    if (r->ooc_T > 0)
-        sk_ooc_why(r);
-    else
-        snprintf(r->why, sizeof r->why, "out of core: before the probe");
-    return 0;
-}
-
 int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
                    const stencil_kernel *named)
 {
@@ -206,15 +189,14 @@ int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
     int rc = agree_options(r, named, &want, &all_fused);
     if (!rc) rc = sk_partition(r, g, pgrid, 1);
     /* Agreed here: the model below is collective. */
-    rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg);
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
     if (rc) return rc;
-    int mine_ooc = sk_ooc_expected(r); /* every rank out of core: the sweeps' T (ooc.c) */
-    if (MPI_Allreduce(&mine_ooc, &all_ooc, 1, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS)
-        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (out-of-core steps)");
+    rc = sk_ooc_all_expected(r, &all_ooc); /* every rank out of core: the sweeps' T */
+    if (rc) return rc;
     int ooc = all_ooc && want == 0;
     int fit = steps_fit(r, ooc ? SL_MAX_STEPS : STENCIL_MAX_STEPS, &dim);
     rc = want > 0 ? forced(r, want, fit, dim)
-         : ooc    ? out_of_core(r, fit)
+         : ooc    ? sk_ooc_steps(r, fit)
                   : automatic(r, all_fused, fit);
     if (!rc && r->steps > 1) rc = sk_partition(r, g, pgrid, r->steps);
     if (rc) return rc;

@@ -68,13 +68,13 @@ int sk_trace_open(sk_run *r)
         tr->rec = malloc(sizeof *tr->rec * (size_t)(tr->cap + 1));
     }
     if (!tr || !tr->slot || !tr->sec || !tr->rec)
-        return sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for the trace");
+        return err_set(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for the trace");
     char path[4096];
     if (snprintf(path, sizeof path, "%s.%d.jsonl", r->opt.trace, r->rank) >= (int)sizeof path)
-        return sk_fail(r->msg, sizeof r->msg, STENCIL_EINVAL, "trace path too long");
+        return err_set(r->msg, sizeof r->msg, STENCIL_EINVAL, "trace path too long");
     tr->f = fopen(path, "w");
     if (!tr->f)
-        return sk_fail(r->msg, sizeof r->msg, STENCIL_EIO, "cannot create trace file %s", path);
+        return err_set(r->msg, sizeof r->msg, STENCIL_EIO, "cannot create trace file %s", path);
     return 0;
 }
 
@@ -221,5 +221,5 @@ void sk_trace_finish(sk_run *r, double t0)
     int bad = ferror(tr->f) != 0;
     bad |= fclose(tr->f) != 0;
     tr->f = NULL;
-    if (bad) r->rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EIO, "writing the trace failed");
+    if (bad) r->rc = err_set(r->msg, sizeof r->msg, STENCIL_EIO, "writing the trace failed");
 }

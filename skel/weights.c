@@ -115,7 +115,7 @@ static int measure(sk_run *r, double *rate)
     if (!rc) rc = r->rc;
     r->rc = 0; /* the loop's error slot (SK_DEV), free again for the run itself */
     r->pass_steps = 0;
-    if (rc) return sk_fail(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
+    if (rc) return err_set(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
     double pace = pace_of(t, n);
     *rate = pace > 0 && cells > 0 ? cells * r->steps / pace : 0;
     r->rate = *rate; /* the automatic T's model (steps.c) uses it on the next set-up */
@@ -127,7 +127,7 @@ static int calibrate(sk_run *r, const long *sizes, const stencil_kernel *named, 
 {
     *rate = 0;
     int rc = sk_prepare(r, sizes, named);
-    if (!rc) rc = sk_agree(r->comm, measure(r, rate), r->msg, sizeof r->msg);
+    if (!rc) rc = err_agree(r->comm, measure(r, rate), r->msg, sizeof r->msg);
     sk_release(r);
     return rc;
 }
@@ -174,14 +174,14 @@ static int max_rounds(sk_run *r, int *rounds)
         errno = 0;
         long v = strtol(env, &end, 10);
         if (errno || *end || v < 1 || v > SK_CALIB_MAX)
-            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EINVAL,
+            rc = err_set(r->msg, sizeof r->msg, STENCIL_EINVAL,
                          "STENCIL_CALIBRATION_ROUNDS=%s is not 1..%d", env, SK_CALIB_MAX);
         else
             mine = (int)v;
     }
-    if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
+    if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
     if (MPI_Allreduce(&mine, rounds, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
-        return sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
+        return err_set(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allreduce failed (calibration)");
     if (*rounds == 0) *rounds = SK_CALIB_ROUNDS;
     return 0;
 }
@@ -200,8 +200,8 @@ static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *
         rc = calibrate(r, sizes, named, &mine);
         r->weights = w;
         if (!rc && MPI_Allgather(&mine, 1, MPI_DOUBLE, w, 1, MPI_DOUBLE, r->comm) != MPI_SUCCESS)
-            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allgather failed (calibration)");
-        if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) break;
+            rc = err_set(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allgather failed (calibration)");
+        if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) break;
         fix_zero_rates(w, n);
         r->stats.calib_rounds = k;
         double change = sl_share_change(prev, w, n);
@@ -212,8 +212,8 @@ static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *
         }
         if (change <= SK_CALIB_CHANGE || k == most) break;
         if (!prev && !(prev = malloc(sizeof *prev * (size_t)n)))
-            rc = sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", n);
-        rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg);
+            rc = err_set(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", n);
+        rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
         if (!rc) memcpy(prev, w, sizeof *prev * (size_t)n);
     }
     free(prev);
@@ -227,8 +227,8 @@ int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named)
     r->stats.calib_rounds = 0;
     r->weights = malloc(sizeof *r->weights * (size_t)r->size);
     if (!r->weights)
-        rc = sk_fail(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", r->size);
-    if ((rc = sk_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
+        rc = err_set(r->msg, sizeof r->msg, STENCIL_ENOMEM, "no memory for %d weights", r->size);
+    if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
     if (r->opt.rank_weights && !r->opt.weights_auto) {
         memcpy(r->weights, r->opt.rank_weights, sizeof *r->weights * (size_t)r->size);
         return 0;

@@ -1,9 +1,9 @@
-/* Error codes, their names, and agreement on one error across all ranks. */
+/* Error codes, their names, and agreement on one error across all ranks (err.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "skel.h"
+#include "err.h"
 
 static const char *const messages[] = {
     "success",
@@ -29,7 +29,7 @@ const char *stencil_strerror(int code)
     return messages[-code];
 }
 
-int sk_fail(char *msg, size_t len, int code, const char *fmt, ...)
+int err_set(char *msg, size_t len, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -38,19 +38,20 @@ int sk_fail(char *msg, size_t len, int code, const char *fmt, ...)
     return code;
 }
 
-int sk_mpi_fail(char *msg, size_t len, int mpirc, const char *what)
+int err_mpi(char *msg, size_t len, int code, int mpirc, const char *what)
 {
     char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    if (MPI_Error_string(mpirc, s, &n) != MPI_SUCCESS) strcpy(s, "unknown MPI error");
-    return sk_fail(msg, len, STENCIL_EMPI, "%s: %s", what, s);
+    int n = 0, cls = mpirc;
+    if (MPI_Error_class(mpirc, &cls) != MPI_SUCCESS) cls = mpirc;
+    if (MPI_Error_string(cls, s, &n) != MPI_SUCCESS) strcpy(s, "unknown MPI error");
+    return err_set(msg, len, code, "%s: %s", what, s);
 }
 
 /*
  * The lowest failing rank wins, so every rank reports the same code and message whatever order
  * failures happened in. Costs two small collectives; called only at phase boundaries.
  */
-int sk_agree(MPI_Comm comm, int code, char *msg, size_t len)
+int err_agree(MPI_Comm comm, int code, char *msg, size_t len)
 {
     int rank, size, who, mine;
     MPI_Comm_rank(comm, &rank);

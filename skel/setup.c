@@ -1,0 +1,321 @@
+/*
+ * Set-up of a run (sk_new, sk_setup): validate, partition, open the device, allocate, initialise;
+ * sk_release and sk_free undo it. Every phase ends in err_agree(), so a failure on any rank
+ * becomes the same error on all ranks.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "skel.h"
+
+static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, long iters,
+                         stencil_init_fn init, int resume)
+{
+    if (!sizes || !st || (!init && !resume))
+        return SK_FAIL(r, STENCIL_EINVAL, "%s is NULL",
+                       !sizes ? "sizes"
+                       : !st  ? "stencil description"
+                              : "init callback");
+    if (iters < 0) return SK_FAIL(r, STENCIL_EINVAL, "negative iteration count %ld", iters);
+    int rc = sl_stencil_make(&r->st, st, r->msg, sizeof r->msg);
+    if (rc) return rc;
+    for (int d = 0; d < st->ndims; d++)
+        if (sizes[d] <= 0)
+            return SK_FAIL(r, STENCIL_EINVAL, "size of dimension %d is %ld", d, sizes[d]);
+    if (r->opt.partition != STENCIL_PART_BANDS && r->opt.partition != STENCIL_PART_BLOCKS)
+        return SK_FAIL(r, STENCIL_EINVAL, "unknown partition kind %d", (int)r->opt.partition);
+    if (r->opt.boundary != STENCIL_BOUNDARY_FIXED && r->opt.boundary != STENCIL_BOUNDARY_PERIODIC)
+        return SK_FAIL(r, STENCIL_EINVAL, "unknown boundary mode %d", (int)r->opt.boundary);
+    return 0;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Ranks that disagree on the problem would deadlock or compute nonsense: refuse it up front. */
+static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
+{
+    uint64_t h = 14695981039346656037ULL, lo, hi;
+    h = fnv(h, sizes, sizeof *sizes * (size_t)r->st.ndims);
+    h = fnv(h, &r->iters, sizeof r->iters);
+    h = fnv(h, &r->st.npts, sizeof r->st.npts);
+    h = fnv(h, r->st.off, sizeof *r->st.off * (size_t)r->st.npts);
+    h = fnv(h, r->st.w, sizeof *r->st.w * (size_t)r->st.npts);
+    h = fnv(h, &r->st.divisor, sizeof r->st.divisor);
+    h = fnv(h, &r->st.type, sizeof r->st.type);
+    h = fnv(h, &r->opt.partition, sizeof r->opt.partition);
+    h = fnv(h, &r->opt.boundary, sizeof r->opt.boundary);
+    h = fnv(h, r->opt.proc_grid, sizeof r->opt.proc_grid);
+    h = fnv(h, kernel ? kernel : "", kernel ? strlen(kernel) : 0);
+    if (MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, r->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed while comparing arguments");
+    if (lo != hi)
+        return SK_FAIL(r, STENCIL_EINVAL,
+                       "ranks passed different sizes, stencil, iterations, kernel or options");
+    return 0;
+}
+
+/* The backends "auto" tries first, in sb_backends order, before falling back to the host. */
+static int sk_is_gpu(const sb_ops *ops)
+{
+    return !strcmp(ops->name, "cuda") || !strcmp(ops->name, "hip");
+}
+
+const sb_ops *sk_planned_backend(const sk_run *r)
+{
+    if (strcmp(r->cfg.backend, "auto") != 0) return sb_find(r->cfg.backend);
+    for (int i = 0; sb_backends[i]; i++)
+        if (sk_is_gpu(sb_backends[i])) return sb_backends[i];
+    return sb_find("host");
+}
+
+static int sk_setup_layout(sk_run *r, const long *sizes, const stencil_kernel *named)
+{
+    long g[SL_D] = {1, 1, 1};
+    int pgrid[SL_D];
+    for (int d = 0; d < r->st.ndims; d++) g[d] = sizes[d];
+    int rc = sl_grid_choose(r->st.ndims, g, r->size, r->opt.partition, r->opt.proc_grid, pgrid,
+                            r->msg, sizeof r->msg);
+    return rc ? rc : sk_setup_steps(r, g, pgrid, named);
+}
+
+/* Node-local rank (device selection) and this rank's backend, device and weight. */
+static int sk_node_config(sk_run *r)
+{
+    MPI_Comm node;
+    int rc = MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS)
+        return err_mpi(r->msg, sizeof r->msg, STENCIL_EMPI, rc, "MPI_Comm_split_type");
+    MPI_Comm_rank(node, &r->local_rank);
+    MPI_Comm_size(node, &r->local_size);
+    MPI_Comm_free(&node);
+    return sk_config_resolve(r, r->local_rank);
+}
+
+static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
+{
+    memset(&r->dev, 0, sizeof r->dev);
+    r->dev.ops = ops;
+    int rc = ops->open(&r->dev, a);
+    if (rc) return SK_FAIL(r, rc, "%s backend: %s", ops->name, r->dev.err);
+    r->dev_open = 1;
+    if (!r->dev.kernel[0])
+        snprintf(r->dev.kernel, sizeof r->dev.kernel, "%s", a->named ? "named" : "generic");
+    r->stats.t_compile += r->dev.t_compile;
+    return 0;
+}
+
+/*
+ * A backend's notice (a run-time kernel that fell back to the generic one): printed once per
+ * call by rank 0, with how many ranks it concerns. Collective; never an error.
+ */
+static int sk_notice(sk_run *r)
+{
+    int mine = r->dev.note[0] != 0, n = 0;
+    if (r->noticed || MPI_Allreduce(&mine, &n, 1, MPI_INT, MPI_SUM, r->comm) != MPI_SUCCESS)
+        return 0;
+    r->noticed = n > 0;
+    if (r->rank == 0 && n > 0)
+        fprintf(stderr, "libstencil: %s (%d of %d ranks)\n",
+                mine ? r->dev.note : "a run-time kernel fell back to the generic kernel", n,
+                r->size);
+    return 0;
+}
+
+/* "auto" (the default) takes the first GPU backend that opens a device, else the host. */
+static int sk_open_backend(sk_run *r, const stencil_kernel *named)
+{
+    const char *name = r->cfg.backend;
+    sb_open_args a = {.peer = r->opt.peer != 0,
+                      .device = r->cfg.device,
+                      .local_rank = r->local_rank,
+                      .local_size = r->local_size,
+                      .st = &r->st,
+                      .named = named,
+                      .local = &r->loc,
+                      .stamps = sk_trace_slots(r),
+                      .steps = r->steps};
+    if (strcmp(name, "auto") != 0) {
+        const sb_ops *ops = sb_find(name);
+        if (!ops)
+            return SK_FAIL(r, STENCIL_ENOBACKEND, "backend '%s' is not built in (built: %s)", name,
+                           sb_names());
+        return sk_try_open(r, ops, &a);
+    }
+    for (int i = 0; sb_backends[i]; i++)
+        if (sk_is_gpu(sb_backends[i]) && sk_try_open(r, sb_backends[i], &a) == 0) return 0;
+    return sk_try_open(r, sb_find("host"), &a);
+}
+
+static int sk_find_named(sk_run *r, const char *kernel, const stencil_kernel **named)
+{
+    *named = NULL;
+    if (!kernel) return 0;
+    *named = stencil_find_kernel(kernel);
+    if (!*named) {
+        char names[160];
+        stencil_kernel_names(names, sizeof names);
+        return SK_FAIL(r, STENCIL_ENOKERNEL, "unknown kernel '%s' (known: %s)", kernel,
+                       names[0] ? names : "none registered");
+    }
+    return sk_kernel_matches(*named, &r->st, r->msg, sizeof r->msg);
+}
+
+int sk_alloc(sk_run *r)
+{
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    r->host = calloc(r->loc.nelems ? r->loc.nelems : 1, sb_elem_size(r->st.type));
+    if (!r->host)
+        return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes of host memory", bytes);
+    for (int i = 0; i < 2; i++) {
+        int rc = r->dev.ops->mem_alloc(&r->dev, bytes, &r->buf[i]);
+        if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+    }
+    for (int i = 0; i < r->nscr; i++) {
+        int rc = r->dev.ops->mem_alloc(&r->dev, bytes, &r->scr[i]);
+        if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+    }
+    int rc = sk_exchange_init(&r->x, &r->loc, &r->dev, sb_elem_size(r->st.type));
+    return rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0;
+}
+
+/*
+ * Scratch arrays for the steps inside a pass (loop.c): none for one step or a fused kernel of T
+ * or more steps, one for T = 2, two alternating for T >= 3, and a pair per queue where the queues
+ * run concurrently. Whether the opened backend has a fast two-step kernel also serves
+ * out-of-core sweeps.
+ */
+static int sk_plan_scratch(sk_run *r, const stencil_kernel *named)
+{
+    const sb_ops *o = r->dev.ops;
+    r->fast2 = o->fuse_level(&r->st, named) == 2;
+    r->depth = o->fuse_depth(&r->st, named);
+    r->fused = r->steps >= 2 && r->steps <= o->fuse_depth(&r->st, named);
+    r->nscr = r->steps == 1 || r->fused ? 0 : r->steps == 2 ? 1 : o->async ? 4 : 2;
+    return 0;
+}
+
+void sk_release(sk_run *r)
+{
+    sk_ooc_release(r);
+    if (r->dev_open) {
+        sk_peer_close(r);
+        sk_exchange_free(&r->x, &r->dev);
+        for (int i = 0; i < 2; i++)
+            if (r->buf[i]) r->dev.ops->mem_free(&r->dev, r->buf[i]);
+        for (int i = 0; i < r->nscr; i++)
+            if (r->scr[i]) r->dev.ops->mem_free(&r->dev, r->scr[i]);
+        r->dev.ops->close(&r->dev);
+    }
+    r->dev_open = 0;
+    r->buf[0] = r->buf[1] = NULL;
+    memset(r->scr, 0, sizeof r->scr);
+    r->nscr = 0;
+    free(r->host);
+    r->host = NULL;
+    sl_partition_free(&r->part);
+    memset(&r->part, 0, sizeof r->part);
+}
+
+void sk_free(sk_run *r)
+{
+    if (!r) return;
+    sk_trace_free(r);
+    sk_release(r);
+    free(r->weights);
+    sl_stencil_free(&r->st);
+    sl_stencil_free(&r->lst);
+    if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+    free(r);
+}
+
+int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
+{
+    int rc = 0;
+    SK_PHASE(r, rc, sk_setup_layout(r, sizes, named));
+    SK_PHASE(r, rc, sk_open_backend(r, named));
+    SK_PHASE(r, rc, sk_notice(r));
+    SK_PHASE(r, rc, sk_plan_scratch(r, named));
+    SK_PHASE(r, rc, sk_alloc_any(r));
+    if (!rc && sk_ooc_again(r)) { /* every rank out of core: again, with the T the probe wants */
+        sk_release(r);
+        return sk_prepare(r, sizes, named);
+    }
+    SK_PHASE(r, rc, r->ooc ? sk_ooc_host(r) : 0); /* the host copies, once T is known */
+    return rc;
+}
+
+/*
+ * A restart resumes from options.checkpoint when asked to and the file exists: rank 0 looks, and
+ * ranks that disagree on asking (or on the path) fail together rather than take both paths.
+ */
+static int sk_resuming(sk_run *r, int *resume)
+{
+    const char *ck = r->opt.checkpoint;
+    int want = r->opt.restart && ck, v[3] = {want, -want, 0}, m[3];
+    if (want && r->rank == 0) v[2] = access(ck, F_OK) == 0;
+    *resume = 0;
+    if (MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (options.restart)");
+    if (m[0] != -m[1])
+        return SK_FAIL(r, STENCIL_EINVAL, "ranks disagree on options.restart and .checkpoint");
+    int rc = want ? sk_same_text(r, ck, "options.checkpoint") : 0;
+    *resume = !rc && m[0] && m[2];
+    return rc;
+}
+
+/* Everything before the loop; r->iters is the iteration count the call plans (a hint). */
+int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *kernel,
+             stencil_init_fn init)
+{
+    const stencil_kernel *named = NULL;
+    int rc = 0, resume = 0;
+    SK_PHASE(r, rc, sk_resuming(r, &resume));
+    SK_PHASE(r, rc, sk_check_args(r, sizes, st, r->iters, init, resume));
+    if (!rc) rc = sk_check_same(r, sizes, kernel);
+    SK_PHASE(r, rc, sk_node_config(r));
+    SK_PHASE(r, rc, sk_find_named(r, kernel, &named));
+    if (!rc) rc = sk_weights(r, sizes, named);
+    if (!rc) rc = sk_prepare(r, sizes, named);
+    SK_PHASE(r, rc, sk_peer_setup(r));
+    if (!rc && resume) rc = sk_load(r, r->opt.checkpoint);
+    if (!resume) SK_PHASE(r, rc, sk_init_data(r, init));
+    r->t_up = MPI_Wtime() - r->t0;
+    return rc;
+}
+
+int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out)
+{
+    *out = NULL;
+    sk_run *r = calloc(1, sizeof *r);
+    if (!r || comm == MPI_COMM_NULL) {
+        free(r);
+        return !r ? STENCIL_ENOMEM : STENCIL_EINVAL;
+    }
+    r->comm = MPI_COMM_NULL;
+    r->t0 = MPI_Wtime();
+    if (opt)
+        r->opt = *opt;
+    else
+        stencil_options_init(&r->opt);
+    /* A private communicator: our messages never meet the caller's, and errors come back. */
+    int rc = MPI_Comm_dup(comm, &r->comm);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
+    if (rc != MPI_SUCCESS) {
+        if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+        free(r);
+        return STENCIL_EMPI;
+    }
+    MPI_Comm_rank(r->comm, &r->rank);
+    MPI_Comm_size(r->comm, &r->size);
+    *out = r;
+    return 0;
+}
