@@ -34,7 +34,10 @@ int si_end(si_ctx *c)
 {
     /* The public functions have no message argument, and inside a skeleton callback the code
      * becomes STENCIL_ECALLBACK: print the reason once so that it is not lost. */
-    if (c->rc && c->rank == 0) fprintf(stderr, "libstencil: %s: %s\n", c->fn, c->msg);
+    if (c->rc && c->why)
+        snprintf(c->why, c->whylen, "%s", c->msg);
+    else if (c->rc && c->rank == 0)
+        fprintf(stderr, "libstencil: %s: %s\n", c->fn, c->msg);
     if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
     return c->rc;
 }

@@ -266,6 +266,7 @@ int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *tile, con
 {
     si_ctx c;
     if (si_begin(&c, comm, "stencil_write")) return si_end(&c);
+    if (meta) c.why = meta->why, c.whylen = meta->whylen;
     si_phase(&c, si_args(&c, path, tile));
     if (!c.rc) {
         long it = tile->iteration;
@@ -373,12 +374,14 @@ static void si_read_native(si_ctx *c, const char *path, stencil_tile *tile, long
 }
 
 int si_read_file(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration,
-                 unsigned long long want, int *touched)
+                 unsigned long long want, int *touched, char *why, size_t whylen)
 {
     si_ctx c;
     long it = 0;
     int h5 = 0, moved = 0;
     if (si_begin(&c, comm, "stencil_read")) return si_end(&c);
+    c.why = why;
+    c.whylen = whylen;
     si_phase(&c, si_args(&c, path, tile));
     if (!c.rc) si_phase(&c, si_check_same(&c, tile, NULL, 0));
     if (!c.rc) si_is_h5(&c, path, &h5);
@@ -396,7 +399,7 @@ int si_read_file(MPI_Comm comm, const char *path, stencil_tile *tile, long *iter
 
 int stencil_read(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration)
 {
-    return si_read_file(comm, path, tile, iteration, 0, NULL);
+    return si_read_file(comm, path, tile, iteration, 0, NULL, NULL, 0);
 }
 
 int stencil_read_info(MPI_Comm comm, const char *path, int *ndims, long *sizes, stencil_type *type,

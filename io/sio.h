@@ -18,6 +18,8 @@ typedef struct si_ctx {
     int rc;
     const char *fn; /* public function name, for the message */
     char msg[300];
+    char *why; /* set: si_end copies the message here instead of printing it (skel's calls) */
+    size_t whylen;
 } si_ctx;
 
 /* Duplicates comm; returns 0 or a code that every rank gets (comm is the same on all ranks). */
@@ -61,6 +63,8 @@ typedef struct si_meta {
     double divisor;
     int format;  /* -1: by the name (si_h5_name), 0: native, 1: HDF5 */
     int no_xdmf; /* HDF5 without its XDMF sidecar (a checkpoint writes it after the rename) */
+    char *why;   /* the agreed message of a failure, not printed (NULL: rank 0 prints it) */
+    size_t whylen;
 } si_meta;
 
 /*
@@ -74,7 +78,7 @@ typedef struct si_meta {
  */
 int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *t, const si_meta *meta);
 int si_read_file(MPI_Comm comm, const char *path, stencil_tile *t, long *iteration,
-                 unsigned long long want, int *touched);
+                 unsigned long long want, int *touched, char *why, size_t whylen);
 int si_h5_name(const char *path);
 
 /*
@@ -97,8 +101,9 @@ int si_write_xdmf(MPI_Comm comm, const char *h5path, const stencil_tile *t);
  * checked) before the .h5 is renamed into place, so that nothing is replaced when the sidecar
  * cannot be written; renamed after it. Collective, agreed codes.
  */
-int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t);
-int si_xdmf_commit(MPI_Comm comm, const char *h5path);
+int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t, char *why,
+                    size_t whylen);
+int si_xdmf_commit(MPI_Comm comm, const char *h5path, char *why, size_t whylen);
 void si_xdmf_discard(const char *h5path);
 void si_xdmf_name(const char *h5path, char *out, size_t len);
 /* Shared by both formats' size and type checks. */

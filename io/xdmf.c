@@ -84,18 +84,23 @@ static int xdmf_rename(si_ctx *c, const char *h5path)
     return si_fail(c, STENCIL_EIO, "%s: writing the XDMF file failed", xmf);
 }
 
-int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t)
+int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t, char *why,
+                    size_t whylen)
 {
     si_ctx c;
     if (si_begin(&c, comm, "stencil_checkpoint (XDMF)")) return si_end(&c);
+    c.why = why;
+    c.whylen = whylen;
     si_phase(&c, c.rank == 0 ? xdmf_tmp(&c, h5path, t) : 0);
     return si_end(&c);
 }
 
-int si_xdmf_commit(MPI_Comm comm, const char *h5path)
+int si_xdmf_commit(MPI_Comm comm, const char *h5path, char *why, size_t whylen)
 {
     si_ctx c;
     if (si_begin(&c, comm, "stencil_checkpoint (XDMF)")) return si_end(&c);
+    c.why = why;
+    c.whylen = whylen;
     si_phase(&c, c.rank == 0 ? xdmf_rename(&c, h5path) : 0);
     return si_end(&c);
 }

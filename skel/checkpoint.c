@@ -69,12 +69,24 @@ static int sk_commit(sk_run *r, const char *tmp, const char *path)
     return 0;
 }
 
+/* An io call's agreed message ("rank K: reason") with what the run was doing, one prefix. */
+static int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io)
+{
+    int k = -1, n = 0;
+    if (sscanf(io, "rank %d: %n", &k, &n) >= 1 && n > 0)
+        return SK_FAIL(r, rc, "rank %d: %s %s: %s", k, what, path, io + n);
+    return SK_FAIL(r, rc, "%s %s: %s", what, path, io);
+}
+
 int sk_checkpoint(sk_run *r, const char *path)
 {
     char tmp[4200];
     stencil_tile t;
     int rc = 0;
-    si_meta m = {.hash = sk_stencil_hash(&r->st),
+    char io[300] = "";
+    si_meta m = {.why = io,
+                 .whylen = sizeof io,
+                 .hash = sk_stencil_hash(&r->st),
                  .npts = r->st.npts,
                  .off = (const int(*)[3])r->st.off,
                  .w = r->st.w,
@@ -87,18 +99,19 @@ int sk_checkpoint(sk_run *r, const char *path)
     SK_PHASE(r, rc, sk_current(r, &t, 1));
     if (rc) return rc;
     /* The sidecar first: when it cannot be written, the old checkpoint stays as it was. */
-    if (m.format) rc = si_xdmf_prepare(r->comm, path, &t);
+    /* The io calls' codes and messages are agreed already: the same on every rank. */
+    if (m.format) rc = si_xdmf_prepare(r->comm, path, &t, io, sizeof io);
     if (!rc) rc = si_write_file(r->comm, tmp, &t, &m);
     if (rc) {
         if (r->rank == 0) {
             si_remove_regular(tmp);
             if (m.format) si_xdmf_discard(path);
         }
-        return err_agree(r->comm, SK_FAIL(r, rc, "checkpoint: cannot write %s", tmp), r->msg,
-                         sizeof r->msg);
+        return sk_io_fail(r, rc, "checkpoint", path, io);
     }
     SK_PHASE(r, rc, sk_commit(r, tmp, path));
-    if (!rc && m.format) rc = si_xdmf_commit(r->comm, path);
+    if (!rc && m.format && (rc = si_xdmf_commit(r->comm, path, io, sizeof io)))
+        sk_io_fail(r, rc, "checkpoint (its sidecar)", path, io);
     if (rc && m.format && r->rank == 0) si_xdmf_discard(path);
     return rc;
 }
@@ -108,19 +121,19 @@ int sk_load(sk_run *r, const char *path)
     stencil_tile t;
     long it = 0;
     int rc = 0, touched = 0;
+    char io[300] = "";
     SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
     SK_PHASE(r, rc, path ? 0 : SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL"));
     SK_PHASE(r, rc, sk_same_text(r, path, "checkpoint paths"));
     if (rc) return rc;
     sk_current(r, &t, 0);
     t.data = (char *)r->host + sl_local_index(&r->loc, r->loc.owned.lo) * sb_elem_size(r->st.type);
-    rc = si_read_file(r->comm, path, &t, &it, sk_stencil_hash(&r->st), &touched);
+    rc = si_read_file(r->comm, path, &t, &it, sk_stencil_hash(&r->st), &touched, io, sizeof io);
     if (rc) {
         /* Every check passed and the data read itself failed: out of core the array is then
          * partly the file's, so the run refuses further work rather than go on from it. */
-        if (touched && r->ooc) r->failed = 1;
-        return err_agree(r->comm, SK_FAIL(r, rc, "cannot load checkpoint %s", path), r->msg,
-                         sizeof r->msg);
+        if (touched && r->ooc) r->failed = rc;
+        return sk_io_fail(r, rc, "cannot load checkpoint", path, io); /* agreed (io) */
     }
     SK_PHASE(r, rc, sk_upload(r));
     if (!rc) r->done = it;
