@@ -71,33 +71,24 @@ typedef struct sb_ops {
     /* Whole-array transfers; blocking. */
     int (*write)(sb_dev *dev, sb_mem m, const void *src, size_t bytes);
     int (*read)(sb_dev *dev, sb_mem m, void *dst, size_t bytes);
-    /* out = stencil(in) over box b. */
-    int (*update)(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b);
     /*
-     * Two steps at once (options.fuse): out over box b = the stencil applied twice to in. The
-     * first step is computed where the second reads it, only on cells inside live (sl_local's
-     * live box, local indices); cells outside live (the fixed frame) keep their values. Bitwise
-     * equal to two update() calls.
+     * k >= 1 steps at once: out over box b = the stencil applied k times to in. Step s < k is
+     * computed where the later steps read it, only on cells inside live (sl_local's live box,
+     * local indices; unused when k = 1, may then be NULL); cells outside live (the fixed frame)
+     * keep their values. Bitwise equal to k one-step calls. k above fuse_depth: the backend runs
+     * the steps one at a time through scratch memory of its own, or returns STENCIL_ENOSYS (the
+     * skeleton asks for k > 1 only up to fuse_depth).
+     *
+     * "Fused" in the backends means steps per launch (one kernel computing k steps), not the
+     * steps per exchange T (stencil_options.steps), though the skeleton asks for k = T where
+     * fuse_depth allows.
      */
-    int (*update2)(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, const sl_box *live);
+    int (*update)(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
+                  const sl_box *live);
     /*
-     * Asked before open, so the halo depth can follow: how this backend would run update2 for st
-     * and the named kernel (NULL: the generic one). 2: a fused kernel, faster than two updates;
-     * 1: correct but not faster (the host's two updates through scratch memory); 0: not at all.
-     */
-    int (*fuse_level)(const sl_stencil *st, const stencil_kernel *named);
-    /*
-     * k >= 1 steps at once: update2's semantics for k steps (step s < k computed where the later
-     * steps read it, only on live cells; frame cells keep their values), bitwise equal to k
-     * update() calls. k = 1 is update, k = 2 update2 where the backend has it. STENCIL_ENOSYS
-     * where the backend runs no k steps at once.
-     */
-    int (*updatek)(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
-                   const sl_box *live);
-    /*
-     * Asked before open, like fuse_level: the most steps per updatek call that run faster than
-     * one update per step (a fused kernel of that depth; the GPU backend's streaming kernels
-     * reach KGT_STREAM_MAX); 1 or less: none. The skeleton's automatic T takes it.
+     * Asked before open, so the halo depth can follow: for st and the named kernel (NULL: the
+     * generic one), the most steps per update call that run faster than one step per call (a
+     * fused kernel of that depth); 1 or less: none. The skeleton's automatic T takes it.
      */
     int (*fuse_depth)(const sl_stencil *st, const stencil_kernel *named);
     /* Box b of m to/from a contiguous host buffer (row-major, dim 0 slowest). */
@@ -143,6 +134,8 @@ typedef struct sb_ops {
                      const sl_box *sb, const long *ss);
     /* 1: neighbours on the node exchange device-to-device unless told not to (GPU memory). */
     int peer_default;
+    /* 1: backend "auto" tries this one (in sb_backends order) before falling back to the host. */
+    int auto_try;
     /*
      * The change between two iterates over box b (local indices), blocking, after both queues
      * are idle: out[0] = sum of d * d, out[1] = max |d|, with d = (double)a - (double)b per cell,
@@ -161,8 +154,13 @@ typedef struct sb_ops {
 extern const sb_ops *const sb_backends[];
 /* The backend called name, or NULL if it is not built in. */
 const sb_ops *sb_find(const char *name);
-/* The backend "auto" means: the first GPU backend that opens a device, else host. */
+/* The built-in backends' names, for messages. */
 const char *sb_names(void);
+/*
+ * What backend "auto" tries, in order: the i-th candidate, NULL after the last. The backends
+ * whose ops set auto_try (GPU memory), then the host, which always opens.
+ */
+const sb_ops *sb_auto(int i);
 
 /* Fills dev->err like snprintf (err.h); returns code for tail calls. */
 #define sb_fail(dev, code, ...) err_set((dev)->err, sizeof(dev)->err, code, __VA_ARGS__)

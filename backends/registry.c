@@ -16,7 +16,7 @@ extern const sb_ops sb_cuda_ops;
 extern const sb_ops sb_hip_ops;
 #endif
 
-/* GPU backends first: "auto" takes the first one that opens a device. */
+/* GPU backends first: sb_auto follows this order. */
 const sb_ops *const sb_backends[] = {
 #if STENCIL_HAVE_CUDA
     &sb_cuda_ops,
@@ -51,4 +51,11 @@ const char *sb_names(void)
 #endif
         ;
     return names;
+}
+
+const sb_ops *sb_auto(int i)
+{
+    for (int k = 0; sb_backends[k]; k++)
+        if (sb_backends[k]->auto_try && i-- == 0) return sb_backends[k];
+    return i == 0 ? &sb_host_ops : NULL;
 }

@@ -49,6 +49,10 @@ typedef struct sl_partition {
     long *cuts[SL_D]; /* cuts[d][0..pgrid[d]]: part i of dim d is [cuts[d][i], cuts[d][i+1]) */
     int periodic;
     int nranks;
+    /* Rows of 2D and 3D local arrays padded to a multiple of this (1 to 1024; 1: none) instead
+       of the default padding (local.c); 0 (what sl_partition_make sets): the default. The
+       caller sets it (the skeleton from $STENCIL_ROW_ALIGN): layout reads no environment. */
+    int row_align;
 } sl_partition;
 
 /* One of the 3^d - 1 neighbour directions of a rank. */

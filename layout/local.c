@@ -13,13 +13,12 @@
  * go to a multiple of SL_ROW_VEC elements (at most three cells more a row), so that every row
  * starts on a 16-byte vector, which the 3D vector-row kernels need for their 16-byte loads and
  * stores (padded to a multiple of 32, the older 3D step kernel ran 3d7 on 1000^3 at 352.0 against
- * 362.1 unpadded). $STENCIL_ROW_ALIGN = a (1 to 1024) pads every row of 2D and 3D arrays to a
+ * 362.1 unpadded). A partition's row_align = a (1 to 1024) pads every row of 2D and 3D arrays to a
  * multiple of a instead (1: none), for tests and experiments.
  */
-static size_t row_elems(size_t n, int ndims)
+static size_t row_elems(size_t n, int ndims, int align)
 {
-    const char *e = getenv("STENCIL_ROW_ALIGN");
-    long a = e && *e ? strtol(e, NULL, 10) : 0;
+    long a = align;
     if (a < 1 || a > 1024) {
         if (ndims == 3)
             a = SL_ROW_VEC;
@@ -247,7 +246,7 @@ static void make_boxes(sl_local *l, const sl_partition *p, const sl_stencil *s)
     for (k = SL_D - 1; k >= 0; k--) {
         l->stride[k] = (long)l->nelems;
         l->nelems *= (size_t)(l->ext.hi[k] - l->ext.lo[k]);
-        if (k == p->ndims - 1 && k > 0) l->nelems = row_elems(l->nelems, p->ndims);
+        if (k == p->ndims - 1 && k > 0) l->nelems = row_elems(l->nelems, p->ndims, p->row_align);
     }
 }
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../io/sio.h"
+#include "sio.h"
 #include "skel.h"
 
 unsigned long long sk_stencil_hash(const sl_stencil *s)

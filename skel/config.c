@@ -146,10 +146,9 @@ static int config_file(const char *path, const char *node, int local, int rank, 
     return rc;
 }
 
-static int config_env(sk_rankcfg *cfg, char *msg, size_t len)
+static int config_env(const sk_env *e, sk_rankcfg *cfg, char *msg, size_t len)
 {
-    const char *b = getenv("STENCIL_BACKEND"), *d = getenv("STENCIL_DEVICE"),
-               *w = getenv("STENCIL_WEIGHT");
+    const char *b = e->backend, *d = e->device, *w = e->weight;
     long dev;
     if (b && b[0]) snprintf(cfg->backend, sizeof cfg->backend, "%s", b);
     if (d && d[0]) {
@@ -171,20 +170,20 @@ int sk_config_resolve(sk_run *r, int local_rank)
     strcpy(c->backend, "auto");
     c->device = -1;
     c->weight = 1.0;
-    const char *path = r->opt.config ? r->opt.config : getenv("STENCIL_CONFIG");
+    const char *path = r->opt.config ? r->opt.config : r->env.config;
     MPI_Get_processor_name(node, &n);
     int rc = path && path[0]
                  ? config_file(path, node, local_rank, r->rank, c, r->msg, sizeof r->msg)
                  : 0;
-    if (!rc) rc = config_env(c, r->msg, sizeof r->msg);
+    if (!rc) rc = config_env(&r->env, c, r->msg, sizeof r->msg);
     if (rc) return rc;
     if (r->opt.backend) snprintf(c->backend, sizeof c->backend, "%s", r->opt.backend);
     if (r->opt.device >= 0) c->device = r->opt.device;
     if (r->opt.weights_auto) c->weight_auto = 1;
-    if (!r->opt.trace) r->opt.trace = getenv("STENCIL_TRACE"); /* "" in the options: off */
-    const char *peer = getenv("STENCIL_PEER"); /* when the options leave it automatic */
+    if (!r->opt.trace) r->opt.trace = r->env.trace; /* "" in the options: off */
+    const char *peer = r->env.peer;                 /* when the options leave it automatic */
     if (r->opt.peer < 0 && peer && (peer[0] == '0' || peer[0] == '1')) r->opt.peer = peer[0] - '0';
-    const char *fuse = getenv("STENCIL_FUSE"); /* likewise: a number, else ignored */
+    const char *fuse = r->env.steps; /* likewise: a number, else ignored */
     char *end = NULL;
     long t = fuse ? strtol(fuse, &end, 10) : 0;
     if (r->opt.fuse == 0 && fuse && end != fuse && !*end && t >= INT_MIN && t <= INT_MAX)

@@ -1,6 +1,6 @@
 /*
  * The iteration loop. Per pass (T time steps, options.fuse: each box through T update() calls,
- * widened for the later steps, or one fused updatek where the backend has kernels of T steps):
+ * widened for the later steps, or one T-step update where the backend has kernels of T steps):
  * border cells first, their device->host copies and the MPI exchange, host->device halo copies, all
  * while the inner update runs; the last pass (the remaining iterations, maybe fewer than T) skips
  * the exchange; the two buffers swap roles by parity, never copied. Serialized (options.serialize),
@@ -68,7 +68,7 @@ static void update_box(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b)
     if (sl_box_empty(b)) return; /* widened, it would compute cells nobody needs */
     if (t >= 2 && r->fused) {    /* t <= T <= fuse_depth */
         sl_box live = sl_local_box(&r->loc, &r->loc.live), lb = sl_local_box(&r->loc, b);
-        DEV(r, o->updatek(&r->dev, q, t, in, out, &lb, &live));
+        DEV(r, o->update(&r->dev, q, t, in, out, &lb, &live));
         return;
     }
     for (int s = 1; s <= t; s++) {
@@ -76,7 +76,7 @@ static void update_box(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b)
         if (sl_box_empty(&w)) continue;
         sl_box lw = sl_local_box(&r->loc, &w);
         sb_mem src = s == 1 ? in : scratch(r, q, s - 1), dst = s == t ? out : scratch(r, q, s);
-        DEV(r, o->update(&r->dev, q, src, dst, &lw));
+        DEV(r, o->update(&r->dev, q, 1, src, dst, &lw, NULL));
     }
 }
 
@@ -152,7 +152,7 @@ static void ooc_pass(sk_run *r, int b, int exch, long left)
  */
 static int whole_pass(const sk_run *r)
 {
-    const char *e = getenv("STENCIL_SPLIT");
+    const char *e = r->env.split;
     if (e && (*e == '0' || *e == '1')) return *e == '0';
     if (r->x.n == 0 || r->st.ndims < 3) return 0;
     for (int i = 0; i < r->x.n; i++) {

@@ -10,7 +10,7 @@
  * by T steps: per chunk [a, b) of owned rows, rows [a - T*rlo0, b + T*rhi0) of level n go up (into
  * one buffer of the chunk, and on the device into the other, since the fixed frame is read from
  * both), T updates over boxes that shrink by the radius per step ping-pong between them (several
- * steps at a time through updatek where the device has a fast fused kernel), and the owned
+ * steps at a time through one update call where the device has a fast fused kernel), and the owned
  * rows [a, b) come down to level n + 1. Uploads go on the border queue, updates on the inner
  * queue, downloads on the transfer queue, a join between the stages, so that chunk i is updated
  * while chunk i - 1 comes down and chunk i + 1 goes up, all three at once; three chunk buffers
@@ -97,7 +97,7 @@ void sk_ooc_host_put(sk_ooc *o, void *p, int pinned)
 static int ooc_host_arrays(sk_run *r, long long limit)
 {
     sk_ooc *o = r->ooc;
-    const char *file = r->opt.ooc_file ? r->opt.ooc_file : getenv("STENCIL_OOC_FILE");
+    const char *file = r->opt.ooc_file ? r->opt.ooc_file : r->env.ooc_file;
     if (file && file[0]) return ooc_map(r, file);
     int fits = o->bytes <= ooc_host_ram() / OOC_ARRAYS;
     for (int i = 0; i < OOC_ARRAYS && fits; i++) {
@@ -196,7 +196,7 @@ int sk_ooc_start(sk_run *r)
     o->bytes = r->loc.nelems * es;
     o->row_bytes = (size_t)r->loc.stride[0] * es;
     o->dcopy = 1;
-    const char *nb = getenv("STENCIL_OOC_BUFS"); /* experiments: 4 (the fourth buffer) */
+    const char *nb = r->env.ooc_bufs; /* experiments: 4 (the fourth buffer) */
     o->nbufs = nb && atoi(nb) == OOC_MAXBUFS ? OOC_MAXBUFS : OOC_BUFS;
     /* The device prepared its fused kernels of up to the run's T steps. */
     o->depth = r->steps >= 2 && r->depth >= 2 ? (r->depth < r->steps ? r->depth : r->steps) : 1;

@@ -46,7 +46,7 @@ struct sk_ooc {
     long long limit;          /* the device memory limit (0: none) */
     long long up, down;       /* bytes moved */
     int dcopy;                /* the device copies between its buffers (copy_peer) */
-    int depth;                /* steps per launch: a fused updatek's (fuse_depth), else 1 */
+    int depth;                /* steps per launch: a fused update's (fuse_depth), else 1 */
     long *a;                  /* chunk i owns rows [a[i], a[i + 1]) (local indices) */
     int skew;                 /* parallelograms between chunks, through the carry (ooc_chunk.c) */
     sb_mem carry;             /* rows chunk i passes to chunk i + 1, one range per parity */

@@ -2,7 +2,7 @@
  * Where the chunks of an out-of-core sweep lie, and which rows each of its steps touches.
  *
  * A sweep of T steps runs in groups of steps (o->depth at a time where the device has a fast
- * kernel of that many steps, through updatek; the remainder of T first, so group sizes never
+ * kernel of that many steps, in one update call; the remainder of T first, so group sizes never
  * shrink); the levels
  * S_1 < ... < S_m = T end the groups, S_0 = 0 is the sweep's input. Chunk i owns rows
  * [a_i, a_{i+1}) of dimension 0 (local indices) and computes level S on rows [lo_i(S), hi_i(S)),

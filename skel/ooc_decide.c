@@ -28,7 +28,7 @@ int sk_ooc_mode(const sk_run *r)
 {
     if (r->ooc_round > 0) return 1;
     if (r->opt.out_of_core) return r->opt.out_of_core > 0 ? 1 : -1;
-    const char *e = getenv("STENCIL_OOC");
+    const char *e = r->env.ooc;
     if (e && (!strcmp(e, "on") || !strcmp(e, "1"))) return 1;
     if (e && (!strcmp(e, "off") || !strcmp(e, "0"))) return -1;
     return 0;
@@ -37,7 +37,7 @@ int sk_ooc_mode(const sk_run *r)
 /* The device memory limit: options.device_memory, else $STENCIL_DEVICE_MEMORY; 0: none, -1: bad. */
 static long long ooc_limit_of(const sk_run *r)
 {
-    const char *e = getenv("STENCIL_DEVICE_MEMORY");
+    const char *e = r->env.device_memory;
     int bad = 0;
     if (r->opt.device_memory) return r->opt.device_memory < 0 ? -1 : r->opt.device_memory;
     long long v = e && e[0] ? ooc_parse_bytes(e, &bad) : 0;
@@ -52,7 +52,7 @@ int sk_ooc_limit(sk_run *r, long long *limit)
         return SK_FAIL(r, STENCIL_EINVAL, "options.device_memory is negative (%lld)",
                        r->opt.device_memory);
     return SK_FAIL(r, STENCIL_EINVAL, "STENCIL_DEVICE_MEMORY='%s' is not a size",
-                   getenv("STENCIL_DEVICE_MEMORY"));
+                   r->env.device_memory);
 }
 
 /*

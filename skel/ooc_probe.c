@@ -10,7 +10,7 @@
  * The probe for T, before the host copies exist: chunk 0's rows from a buffer of their own up
  * while as many come down into another (bytes/s each way with both directions busy, as in the
  * sweeps' stages: on one H200, 55.2 GB/s up alone and less with a download beside it) and its
- * first group of steps (o->depth, through updatek) on the device (cells/s per step), each the
+ * first group of steps (o->depth per update call) on the device (cells/s per step), each the
  * fastest of three runs after updates for OOC_WARM seconds and a
  * first run that pays for first touches and kernel loads (a single second run measured 786
  * Gcells/s for 2d4 where the sweeps' launches ran at 1345 on one H200; three runs without the
@@ -19,15 +19,12 @@
 /* Seconds of updates before the probe times one: the clocks of an idle GPU rise under load. */
 #define OOC_WARM 0.03
 
-/* One group of the probe's steps (o->depth, through updatek), waited for. */
+/* One group of the probe's steps (o->depth per update call), waited for. */
 static void probe_update(sk_run *r, const sl_box *box, const sl_box *live)
 {
     sk_ooc *o = r->ooc;
     const sb_ops *ops = o->dev.ops;
-    if (o->depth > 1)
-        ODEV(r, ops->updatek(&o->dev, SB_QINNER, o->depth, o->cb[0], o->cb[1], box, live));
-    else
-        ODEV(r, ops->update(&o->dev, SB_QINNER, o->cb[0], o->cb[1], box));
+    ODEV(r, ops->update(&o->dev, SB_QINNER, o->depth, o->cb[0], o->cb[1], box, live));
     ODEV(r, ops->wait(&o->dev, SB_QINNER));
 }
 

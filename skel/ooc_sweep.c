@@ -121,7 +121,7 @@ static void ooc_carry(sk_run *r, int i, int T, sb_mem *cb, long base, int out)
 /*
  * The T steps of chunk i, uploaded into x, on the inner queue: first x into y where the steps
  * read it (the fixed frame is read from both), the carry from chunk i - 1 into both, then groups
- * of steps (sk_ooc_groups: o->depth at a time through updatek, else one) ping-pong between them,
+ * of steps (sk_ooc_groups: o->depth at a time, else one) ping-pong between them,
  * each over its level's rows (sk_ooc_level); then what chunk i + 1 needs into the carry. Returns
  * the cells times steps; *out: 0 when the last step wrote x, 1 when y.
  */
@@ -143,11 +143,7 @@ static double ooc_compute(sk_run *r, int i, int src, int T, sb_mem x, sb_mem y, 
         sl_box box = sk_ooc_box(r, i, T, S, base);
         if (!sl_box_empty(&box)) {
             cells += (double)sl_box_volume(&box) * k[j];
-            if (k[j] > 1)
-                ODEV(r,
-                     o->dev.ops->updatek(&o->dev, SB_QINNER, k[j], cb[w], cb[w ^ 1], &box, &live));
-            else
-                ODEV(r, o->dev.ops->update(&o->dev, SB_QINNER, cb[w], cb[w ^ 1], &box));
+            ODEV(r, o->dev.ops->update(&o->dev, SB_QINNER, k[j], cb[w], cb[w ^ 1], &box, &live));
         }
         w ^= 1;
     }

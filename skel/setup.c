@@ -91,18 +91,9 @@ static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
     return 0;
 }
 
-/* The backends "auto" tries first, in sb_backends order, before falling back to the host. */
-static int sk_is_gpu(const sb_ops *ops)
-{
-    return !strcmp(ops->name, "cuda") || !strcmp(ops->name, "hip");
-}
-
 const sb_ops *sk_planned_backend(const sk_run *r)
 {
-    if (strcmp(r->cfg.backend, "auto") != 0) return sb_find(r->cfg.backend);
-    for (int i = 0; sb_backends[i]; i++)
-        if (sk_is_gpu(sb_backends[i])) return sb_backends[i];
-    return sb_find("host");
+    return strcmp(r->cfg.backend, "auto") != 0 ? sb_find(r->cfg.backend) : sb_auto(0);
 }
 
 static int sk_setup_layout(sk_run *r, const long *sizes, const stencil_kernel *named)
@@ -158,7 +149,7 @@ static int sk_notice(sk_run *r)
     return 0;
 }
 
-/* "auto" (the default) takes the first GPU backend that opens a device, else the host. */
+/* "auto" (the default) takes the first of the registry's candidates that opens (sb_auto). */
 static int sk_open_backend(sk_run *r, const stencil_kernel *named)
 {
     const char *name = r->cfg.backend;
@@ -178,9 +169,10 @@ static int sk_open_backend(sk_run *r, const stencil_kernel *named)
                            sb_names());
         return sk_try_open(r, ops, &a);
     }
-    for (int i = 0; sb_backends[i]; i++)
-        if (sk_is_gpu(sb_backends[i]) && sk_try_open(r, sb_backends[i], &a) == 0) return 0;
-    return sk_try_open(r, sb_find("host"), &a);
+    int rc = 0;
+    for (int i = 0; sb_auto(i); i++)
+        if ((rc = sk_try_open(r, sb_auto(i), &a)) == 0) return 0;
+    return rc;
 }
 
 static int sk_find_named(sk_run *r, const char *kernel, const stencil_kernel **named)
@@ -218,15 +210,13 @@ int sk_alloc(sk_run *r)
 /*
  * Scratch arrays for the steps inside a pass (loop.c): none for one step or a fused kernel of T
  * or more steps, one for T = 2, two alternating for T >= 3, and a pair per queue where the queues
- * run concurrently. Whether the opened backend has a fast two-step kernel also serves
- * out-of-core sweeps.
+ * run concurrently. The opened backend's fused depth also serves out-of-core sweeps.
  */
 static int sk_plan_scratch(sk_run *r, const stencil_kernel *named)
 {
     const sb_ops *o = r->dev.ops;
-    r->fast2 = o->fuse_level(&r->st, named) == 2;
     r->depth = o->fuse_depth(&r->st, named);
-    r->fused = r->steps >= 2 && r->steps <= o->fuse_depth(&r->st, named);
+    r->fused = r->steps >= 2 && r->steps <= r->depth;
     r->nscr = r->steps == 1 || r->fused ? 0 : r->steps == 2 ? 1 : o->async ? 4 : 2;
     return 0;
 }
@@ -330,6 +320,7 @@ int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out)
     }
     r->comm = MPI_COMM_NULL;
     r->t0 = MPI_Wtime();
+    sk_env_read(&r->env);
     if (opt)
         r->opt = *opt;
     else

@@ -45,6 +45,23 @@ typedef struct sk_rankcfg {
     int weight_auto;
 } sk_rankcfg;
 
+/*
+ * The environment variables the skeleton and layout take (env.c), read once when a run is
+ * created: NULL where unset or empty. Parsed where they are used.
+ */
+typedef struct sk_env {
+    const char *backend, *device, *weight, *config; /* config.c */
+    const char *trace;                              /* "": off */
+    const char *peer;                               /* 0 or 1 where options.peer is automatic */
+    const char *steps;                              /* STENCIL_STEPS, else STENCIL_FUSE */
+    const char *split;                              /* loop.c: 1 keeps the border/inner split */
+    int verbose;                                    /* STENCIL_VERBOSE set */
+    const char *calibration_rounds;                 /* weights.c */
+    const char *ooc, *device_memory, *ooc_file, *ooc_bufs; /* out of core (ooc_decide.c, ooc.c) */
+    int row_align; /* STENCIL_ROW_ALIGN in 1..1024, else 0 (sl_partition.row_align) */
+} sk_env;
+void sk_env_read(sk_env *e);
+
 struct sk_trace;
 typedef struct sk_ooc sk_ooc;
 
@@ -54,6 +71,7 @@ typedef struct sk_run {
     int rank, size;
     long iters;
     stencil_options opt;
+    sk_env env; /* the environment, read by sk_new */
     sk_rankcfg cfg;
     int local_rank, local_size; /* among the ranks of this node */
     double *weights;            /* share weights of all ranks, or NULL for equal shares */
@@ -63,13 +81,12 @@ typedef struct sk_run {
     char why[48];   /* how T was chosen (stats.steps_why) */
     long npass;     /* loop passes: iterations / steps, rounded up (the rest in a shorter one) */
     int pass_steps; /* steps the updates being queued take (sk_update_boxes) */
-    int fused;      /* a pass is one updatek per box (2 <= T <= fuse_depth): no scratch */
+    int fused;      /* a pass is one k-step update per box (2 <= T <= fuse_depth): no scratch */
     int nscr;       /* scratch arrays in scr: 0, 1 (T = 2), 2 (T >= 3), 4 (T >= 3, async) */
     sb_mem scr[4];  /* intermediate steps of a pass (loop.c); frame cells hold the fixed values */
     int scr_stale;  /* frame cells in the halos of scr not yet filled (after sk_upload) */
     double rate;    /* cells per second this rank measured (weights auto), else 0 */
-    int fast2;      /* the opened backend has a fast two-step kernel (fuse_level 2) */
-    int depth;      /* its fuse_depth: steps per updatek that run fast (<= 1: none) */
+    int depth;      /* its fuse_depth: steps per update call that run fast (<= 1: none) */
     sl_partition part;
     sl_local loc;
     sb_dev dev;
@@ -133,7 +150,7 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
         if (!(rc)) rc = err_agree((r)->comm, (call), (r)->msg, sizeof(r)->msg);                    \
     } while (0)
 
-/* The backend this rank will open: the named one, or for "auto" the first GPU backend built. */
+/* The backend this rank will open: the named one, or for "auto" the first candidate (sb_auto). */
 const sb_ops *sk_planned_backend(const sk_run *r);
 
 /* Resolves r->cfg from options, environment and configuration file (config.c). */

@@ -40,8 +40,10 @@ static int sk_partition(sk_run *r, const long g[SL_D], const int pgrid[SL_D], in
     int rc = sl_stencil_compose(&r->lst, &r->st, steps, periodic);
     if (rc) return SK_FAIL(r, rc, "no memory for the halo pattern of %d steps", steps);
     sl_min_part(&r->lst, minpart);
-    return sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
-                             sizeof r->msg);
+    rc = sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
+                           sizeof r->msg);
+    r->part.row_align = r->env.row_align;
+    return rc;
 }
 
 /* The thinnest part along d and the stencil's reach there (0: no limit from d). */

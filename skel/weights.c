@@ -144,7 +144,7 @@ static void fix_zero_rates(double *w, int n)
 
 static int verbose(const sk_run *r)
 {
-    return r->rank == 0 && (r->opt.progress > 0 || getenv("STENCIL_VERBOSE"));
+    return r->rank == 0 && (r->opt.progress > 0 || r->env.verbose);
 }
 
 static void print_weights(const double *w, int n)
@@ -167,7 +167,7 @@ static void report(const sk_run *r, int measured)
 /* STENCIL_CALIBRATION_ROUNDS on any rank (the largest wins, so all agree), else SK_CALIB_ROUNDS. */
 static int max_rounds(sk_run *r, int *rounds)
 {
-    const char *env = getenv("STENCIL_CALIBRATION_ROUNDS");
+    const char *env = r->env.calibration_rounds;
     int rc = 0, mine = 0;
     if (env && *env) {
         char *end;

@@ -115,9 +115,6 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_host_free,
     gpu_write,
     gpu_read,
-    gpu_update,
-    gpu_update2,
-    gpu_fuse_level,
     gpu_updatek,
     gpu_fuse_depth,
     gpu_copy_out,
@@ -135,6 +132,8 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_ipc_close,
     gpu_copy_peer,
     /* On: the 3-rank failure on 2 H200s was the initial write not yet landed (gpu_write). */
+    1,
+    /* auto_try: "auto" takes a GPU before the host. */
     1,
     gpu_norm,
     /* ipc_seal: CUDA/HIP IPC handles name nothing that outlives the process. */

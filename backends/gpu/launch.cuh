@@ -1,6 +1,7 @@
 /*
- * GPU backend, updates: one step (sb_ops.update) by the named, run-time or generic kernel, two
- * steps per launch (update2, fuse_level), k steps (updatek, fuse_depth).
+ * GPU backend, updates (sb_ops.update, gpu_updatek): one step by the named, run-time or generic
+ * kernel (gpu_update), two steps per launch (gpu_update2), k steps (the streaming kernels, as
+ * deep as fuse_depth says).
  */
 #ifndef SB_GPU_LAUNCH_CUH
 #define SB_GPU_LAUNCH_CUH
@@ -360,20 +361,6 @@ int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
     if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 1;
     int depth = sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st) : 0;
     return depth >= 2 && (st->ndims == 3 || generic_fuse_reach(st)) ? depth : 1;
-}
-
-/*
- * Named kernels: fused where kgt emitted a launcher. Without one: 2D stencils reaching at most 2
- * cells get the run-time streaming kernels (kgt's, compiled at open), unless run-time kernels
- * are off; then the generic two-step kernel, available but never chosen by
- * default, because on an H200 it ran slower than one step per launch (2d4: 382 against 456
- * Gcells/s; bench/RESULTS.md).
- */
-int gpu_fuse_level(const sl_stencil *st, const stencil_kernel *named)
-{
-    if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 0;
-    if (!generic_fuse_reach(st)) return 0;
-    return sb_rtc_mode() == SB_RTC_ON && sb_gen_stream_depth(st) >= 2 ? 2 : 1;
 }
 
 } /* namespace SB_GPU_NS */

@@ -382,7 +382,7 @@ static int host_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const 
     return rc;
 }
 
-static int host_fuse_level(const sl_stencil *st, const stencil_kernel *named)
+static int host_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
     (void)st;
     (void)named;
@@ -518,11 +518,8 @@ const sb_ops sb_host_ops = {
     .host_free = host_host_free,
     .write = host_write,
     .read = host_read,
-    .update = host_update,
-    .update2 = host_update2,
-    .fuse_level = host_fuse_level,
-    .updatek = host_updatek,
-    .fuse_depth = host_fuse_level,
+    .update = host_updatek,
+    .fuse_depth = host_fuse_depth,
     .copy_out = host_copy_out,
     .copy_in = host_copy_in,
     .flush = host_nothing_q,
@@ -539,5 +536,6 @@ const sb_ops sb_host_ops = {
     .copy_peer = host_copy_peer,
     .ipc_seal = host_ipc_seal,
     .peer_default = 0,
+    .auto_try = 0,
     .norm = host_norm,
 };

@@ -424,15 +424,7 @@ static int ocl_stamp_read(sb_dev *dev, int n, double *sec)
     return 0;
 }
 
-/* Two steps per launch are not written for OpenCL: options.fuse falls back to one. */
-static int ocl_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b,
-                       const sl_box *live)
-{
-    (void)q, (void)in, (void)out, (void)b, (void)live;
-    return sb_fail(dev, STENCIL_ENOSYS, "opencl: no two-step kernel");
-}
-
-/* One step at a time only: updatek(1) is update. */
+/* One step per call only (multi-step kernels are not written for OpenCL: fuse_depth 0). */
 static int ocl_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *b,
                        const sl_box *live)
 {
@@ -441,7 +433,7 @@ static int ocl_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const s
     return sb_fail(dev, STENCIL_ENOSYS, "opencl: no %d-step kernel", k);
 }
 
-static int ocl_fuse_level(const sl_stencil *st, const stencil_kernel *named)
+static int ocl_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
     (void)st, (void)named;
     return 0;
@@ -457,11 +449,8 @@ const sb_ops sb_opencl_ops = {
     .host_free = ocl_host_free,
     .write = ocl_write,
     .read = ocl_read,
-    .update = ocl_update,
-    .update2 = ocl_update2,
-    .fuse_level = ocl_fuse_level,
-    .updatek = ocl_updatek,
-    .fuse_depth = ocl_fuse_level,
+    .update = ocl_updatek,
+    .fuse_depth = ocl_fuse_depth,
     .copy_out = ocl_copy_out,
     .copy_in = ocl_copy_in,
     .flush = ocl_flush,
@@ -477,5 +466,6 @@ const sb_ops sb_opencl_ops = {
     .ipc_close = ocl_ipc_close,
     .copy_peer = ocl_copy_peer,
     .peer_default = 1,
+    .auto_try = 0,
     .norm = ocl_norm,
 };

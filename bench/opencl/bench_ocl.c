@@ -129,13 +129,13 @@ static int bench_update(bench *b, long iters)
 {
     sl_box ub = sl_local_box(&b->l, &b->l.update);
     const sb_ops *o = &sb_opencl_ops;
-    if (o->update(&b->dev, SB_QINNER, b->m[0], b->m[1], &ub) || o->wait(&b->dev, SB_QINNER))
+    if (o->update(&b->dev, SB_QINNER, 1, b->m[0], b->m[1], &ub, NULL) || o->wait(&b->dev, SB_QINNER))
         return die("update", b->dev.err);
     /* CPU time of all the process's threads too: on a shared CPU (PoCL in CI) it varies less
        with the machine's load than the wall time does. */
     double t = now(), cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     for (long i = 0; i < iters; i++)
-        if (o->update(&b->dev, SB_QINNER, b->m[i % 2], b->m[1 - i % 2], &ub))
+        if (o->update(&b->dev, SB_QINNER, 1, b->m[i % 2], b->m[1 - i % 2], &ub, NULL))
             return die("update", b->dev.err);
     if (o->wait(&b->dev, SB_QINNER)) return die("update", b->dev.err);
     t = now() - t;

@@ -97,7 +97,7 @@ static void run_and_compare(fixture *f, int iters)
         int a = t & 1, b = !a;
         for (int i = 0; i < np; i++) {
             int q = i == 1 ? SB_QINNER : SB_QBORDER;
-            OK(&f->dev, ops->update(&f->dev, q, f->m[a], f->m[b], &parts[i]));
+            OK(&f->dev, ops->update(&f->dev, q, 1, f->m[a], f->m[b], &parts[i], NULL));
             reference(f, &parts[i], f->h[a], f->h[b]);
         }
         OK(&f->dev, ops->join(&f->dev));

@@ -96,7 +96,7 @@ static void run_updates(fixture *f, const char *name)
     const sb_ops *ops = &sb_opencl_ops;
     sb_dev *dev = &f->dev;
     sl_box ub = sl_local_box(&f->l, &f->l.update), ib = sl_local_box(&f->l, &f->l.inner);
-    OK(dev, ops->update(dev, SB_QINNER, f->m[0], f->m[1], &ub));
+    OK(dev, ops->update(dev, SB_QINNER, 1, f->m[0], f->m[1], &ub, NULL));
     OK(dev, ops->wait(dev, SB_QINNER));
     reference(f, 0, &ub);
     expect_equal(f, 1, name);
@@ -104,10 +104,10 @@ static void run_updates(fixture *f, const char *name)
     for (int it = 0; it < 3; it++, cur = 1 - cur) {
         for (int b = 0; b < f->l.nborder; b++) {
             sl_box bb = sl_local_box(&f->l, &f->l.border[b]);
-            OK(dev, ops->update(dev, SB_QBORDER, f->m[cur], f->m[1 - cur], &bb));
+            OK(dev, ops->update(dev, SB_QBORDER, 1, f->m[cur], f->m[1 - cur], &bb, NULL));
         }
         OK(dev, ops->flush(dev, SB_QBORDER));
-        OK(dev, ops->update(dev, SB_QINNER, f->m[cur], f->m[1 - cur], &ib));
+        OK(dev, ops->update(dev, SB_QINNER, 1, f->m[cur], f->m[1 - cur], &ib, NULL));
         OK(dev, ops->join(dev));
         reference(f, cur, &ub);
     }
@@ -282,7 +282,7 @@ START_TEST(join_orders_queues)
     char *pin, *want = malloc(n * f.es);
     REQ(want);
     OK(&f.dev, ops->host_alloc(&f.dev, n * f.es, (void **)&pin));
-    OK(&f.dev, ops->update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
+    OK(&f.dev, ops->update(&f.dev, SB_QINNER, 1, f.m[0], f.m[1], &ub, NULL));
     order(&f.dev, _i, SB_QBORDER, SB_QINNER);
     OK(&f.dev, ops->copy_out(&f.dev, SB_QBORDER, f.m[1], &last, pin));
     OK(&f.dev, ops->wait(&f.dev, SB_QBORDER));
@@ -293,7 +293,7 @@ START_TEST(join_orders_queues)
     fill(pin, n, f.desc.type, 99);
     OK(&f.dev, ops->copy_in(&f.dev, SB_QBORDER, f.m[0], &ub, pin));
     order(&f.dev, _i, SB_QINNER, SB_QBORDER);
-    OK(&f.dev, ops->update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
+    OK(&f.dev, ops->update(&f.dev, SB_QINNER, 1, f.m[0], f.m[1], &ub, NULL));
     OK(&f.dev, ops->wait(&f.dev, SB_QINNER));
     host_box(&f, f.h[0], &ub, pin, 0);
     reference(&f, 0, &ub);
@@ -332,7 +332,7 @@ START_TEST(cpu_arrays_staggered)
                       (unsigned long)a1);
     }
     sl_box ub = sl_local_box(&f.l, &f.l.update);
-    OK(&f.dev, sb_opencl_ops.update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
+    OK(&f.dev, sb_opencl_ops.update(&f.dev, SB_QINNER, 1, f.m[0], f.m[1], &ub, NULL));
     OK(&f.dev, sb_opencl_ops.wait(&f.dev, SB_QINNER));
     reference(&f, 0, &ub);
     expect_equal(&f, 1, "update through staggered arrays");
@@ -401,7 +401,7 @@ static void run_named(const char *set_name, const char *src, stencil_type t, con
     ck_assert_int_eq(((ocl_impl *)f.dev.impl)->bounds_all,
                      strstr(src, "STENCIL_ALL_IDS_CHECKED") != NULL);
     sl_box ub = sl_local_box(&f.l, &f.l.update);
-    OK(&f.dev, sb_opencl_ops.update(&f.dev, SB_QINNER, f.m[0], f.m[1], &ub));
+    OK(&f.dev, sb_opencl_ops.update(&f.dev, SB_QINNER, 1, f.m[0], f.m[1], &ub, NULL));
     reference(&f, 0, &ub);
     expect_equal(&f, 1, set_name);
     fx_end(&f);

@@ -20,8 +20,7 @@ START_TEST(no_null_ops)
             (const void *)o->wait,       (const void *)o->join,       (const void *)o->busy,
             (const void *)o->ipc_export, (const void *)o->ipc_open,   (const void *)o->ipc_close,
             (const void *)o->copy_peer,  (const void *)o->stamp,      (const void *)o->stamp_read,
-            (const void *)o->update2,    (const void *)o->fuse_level, (const void *)o->norm,
-            (const void *)o->updatek,    (const void *)o->fuse_depth, (const void *)o->after,
+            (const void *)o->norm,       (const void *)o->fuse_depth, (const void *)o->after,
         };
         for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
             ck_assert_msg(ops[k] != NULL, "backend %s: op %zu is NULL", o->name, k);
@@ -31,11 +30,24 @@ START_TEST(no_null_ops)
 }
 END_TEST
 
+/* "auto" tries the backends that ask for it, in table order, then the host. */
+START_TEST(auto_order)
+{
+    int n = 0, want = 0;
+    for (int i = 0; sb_backends[i]; i++) want += sb_backends[i]->auto_try;
+    while (sb_auto(n)) n++;
+    ck_assert_int_eq(n, want + 1);
+    ck_assert_ptr_eq(sb_auto(n - 1), sb_find("host"));
+    for (int i = 0; i + 1 < n; i++) ck_assert_int_eq(sb_auto(i)->auto_try, 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ops");
     TCase *tc = tcase_create("tables");
     tcase_add_test(tc, no_null_ops);
+    tcase_add_test(tc, auto_order);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
