@@ -61,7 +61,11 @@ int err_agree(MPI_Comm comm, int code, char *msg, size_t len)
         return code ? code : STENCIL_EMPI;
     if (who == size) return 0;
     char buf[300];
-    if (rank == who)
+    /* A message agreed before (an inner phase's) keeps its one "rank N: " prefix. */
+    int pre = 0;
+    if (rank == who && sscanf(msg, "rank %*d: %n", &pre) >= 0 && pre > 0)
+        snprintf(buf, sizeof buf, "%s", msg);
+    else if (rank == who)
         snprintf(buf, sizeof buf, "rank %d: %s", rank, msg[0] ? msg : stencil_strerror(code));
     int agreed = code;
     if (MPI_Bcast(&agreed, 1, MPI_INT, who, comm) != MPI_SUCCESS ||

@@ -254,6 +254,11 @@ typedef struct stencil_options {
     int out_of_core;
     long long device_memory;
     const char *ooc_file;
+    /*
+     * A failed call without on_error: rank 0 prints the agreed message (the reason, with its
+     * numbers) once on stderr, "libstencil: <strerror>: rank N: <message>". 1: print nothing.
+     */
+    int quiet;
 } stencil_options;
 
 /* Sets the defaults: bands, fixed boundary, automatic backend and device, no stats. */
@@ -309,9 +314,14 @@ struct stencil_kernel {
     stencil_device_fused_fn hip_fused[2];  /* NULL = none */
 };
 
-/* Adds a kernel to the process-wide registry (call before the skeleton, not concurrently with it).
+/*
+ * Adds a kernel to the process-wide registry (call before the skeleton, not concurrently with it).
+ * STENCIL_EINVAL for a NULL or unnamed kernel, an invalid stencil, or another kernel of the same
+ * name; STENCIL_ENOMEM when the registry is full. The reason is printed on stderr;
+ * stencil_register_kernel_msg writes it into msg instead (not collective, like the registry).
  */
 int stencil_register_kernel(const stencil_kernel *k);
+int stencil_register_kernel_msg(const stencil_kernel *k, char *msg, size_t msglen);
 /* Looks a kernel up; NULL if unknown. */
 const stencil_kernel *stencil_find_kernel(const char *name);
 /* Writes the registered names, comma separated, into buf. */

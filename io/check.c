@@ -1,7 +1,12 @@
 /* Shared by the file and picture writers: collective error agreement and tile checks. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sio.h"
 
@@ -29,9 +34,39 @@ int si_end(si_ctx *c)
 {
     /* The public functions have no message argument, and inside a skeleton callback the code
      * becomes STENCIL_ECALLBACK: print the reason once so that it is not lost. */
-    if (c->rc && c->rank == 0) fprintf(stderr, "libstencil: %s: %s\n", c->fn, c->msg);
+    if (c->rc && c->why)
+        snprintf(c->why, c->whylen, "%s", c->msg);
+    else if (c->rc && c->rank == 0)
+        fprintf(stderr, "libstencil: %s: %s\n", c->fn, c->msg);
     if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
     return c->rc;
+}
+
+int si_writable(si_ctx *c, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return 0; /* absent (or unreachable: the open says why) */
+    if (!S_ISREG(st.st_mode))
+        return si_fail(c, STENCIL_EIO, "%s exists and is not a regular file; it is left alone",
+                       path);
+    return 0;
+}
+
+void si_remove_regular(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) remove(path);
+}
+
+int si_readable(si_ctx *c, const char *path)
+{
+    struct stat st;
+    /* O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting for one. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return si_fail(c, STENCIL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int bad = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode);
+    close(fd);
+    return bad ? si_fail(c, STENCIL_EIO, "%s is not a regular file", path) : 0;
 }
 
 MPI_Datatype si_mpi_type(stencil_type type)
@@ -81,6 +116,33 @@ int si_check_tile(si_ctx *c, const stencil_tile *t)
     return si_check_strides(c, t);
 }
 
+/* The tiles' boxes are pairwise disjoint: with the cell counts adding up, they cover the array
+ * exactly once. Each rank compares its own box with every other (gathered), O(ranks). */
+static int si_check_disjoint(si_ctx *c, const stencil_tile *t)
+{
+    long mine[6] = {0, 0, 0, 1, 1, 1};
+    for (int d = 0; d < t->ndims; d++) {
+        mine[d] = t->offset[d];
+        mine[3 + d] = t->size[d];
+    }
+    long *all = malloc(sizeof *all * 6 * (size_t)c->size);
+    if (!all) return si_fail(c, STENCIL_ENOMEM, "no memory to compare the tiles");
+    int rc = MPI_Allgather(mine, 6, MPI_LONG, all, 6, MPI_LONG, c->comm);
+    int other = -1;
+    for (int q = 0; rc == MPI_SUCCESS && si_tile_cells(t) > 0 && q < c->size && other < 0; q++) {
+        const long *b = all + 6 * q;
+        int meet = q != c->rank;
+        for (int d = 0; meet && d < 3; d++)
+            meet = b[3 + d] > 0 && b[d] < mine[d] + mine[3 + d] && mine[d] < b[d] + b[3 + d];
+        if (meet) other = q;
+    }
+    free(all);
+    if (rc != MPI_SUCCESS) return si_fail(c, STENCIL_EMPI, "MPI_Allgather of the tiles failed");
+    if (other >= 0)
+        return si_fail(c, STENCIL_EINVAL, "the tiles of ranks %d and %d overlap", c->rank, other);
+    return 0;
+}
+
 int si_check_same(si_ctx *c, const stencil_tile *t, const long *extra, int nextra)
 {
     long v[5 + 8], lo[5 + 8], hi[5 + 8];
@@ -102,5 +164,5 @@ int si_check_same(si_ctx *c, const stencil_tile *t, const long *extra, int nextr
     if (sum != total)
         return si_fail(c, STENCIL_EINVAL, "the tiles hold %lld cells, the global array %lld", sum,
                        total);
-    return 0;
+    return si_check_disjoint(c, t);
 }

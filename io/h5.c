@@ -86,14 +86,22 @@ static int h5_select(si_ctx *c, h5_call *h, const stencil_tile *t)
     return e < 0 ? si_fail(c, STENCIL_EIO, "HDF5: selecting the tile failed") : 0;
 }
 
-static int h5_attr(hid_t obj, const char *name, hid_t type, int rank, hsize_t n, const void *v)
+/* An attribute of rank 0 (scalar), 1 (n values) or 2 (n rows of cols values). */
+static int h5_attr_shape(hid_t obj, const char *name, hid_t type, int rank, hsize_t n, hsize_t cols,
+                         const void *v)
 {
-    hid_t sp = rank ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR);
+    hsize_t dims[2] = {n, cols};
+    hid_t sp = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
     hid_t a = sp < 0 ? -1 : H5Acreate2(obj, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
     int bad = a < 0 || H5Awrite(a, type, v) < 0;
     if (a >= 0) H5Aclose(a);
     if (sp >= 0) H5Sclose(sp);
     return bad;
+}
+
+static int h5_attr(hid_t obj, const char *name, hid_t type, int rank, hsize_t n, const void *v)
+{
+    return h5_attr_shape(obj, name, type, rank, n, 1, v);
 }
 
 /* Every rank writes the same attributes (HDF5 metadata calls are collective). */
@@ -106,7 +114,8 @@ static int h5_attrs(si_ctx *c, h5_call *h, const stencil_tile *t, const si_meta 
     bad |= h5_attr(h->dset, "sizes", H5T_NATIVE_LLONG, 1, (hsize_t)t->ndims, g);
     bad |= h5_attr(h->dset, "stencil_hash", H5T_NATIVE_ULLONG, 0, 1, &hash);
     if (m && m->npts > 0) {
-        bad |= h5_attr(h->dset, "stencil_offsets", H5T_NATIVE_INT, 1, 3 * (hsize_t)m->npts, m->off);
+        bad |= h5_attr_shape(h->dset, "stencil_offsets", H5T_NATIVE_INT, 2, (hsize_t)m->npts, 3,
+                             m->off);
         bad |= h5_attr(h->dset, "stencil_weights", H5T_NATIVE_DOUBLE, 1, (hsize_t)m->npts, m->w);
         bad |= h5_attr(h->dset, "stencil_divisor", H5T_NATIVE_DOUBLE, 0, 1, &m->divisor);
     }
@@ -176,24 +185,31 @@ static int h5_open_field(si_ctx *c, h5_call *h, const char *path, const stencil_
     return si_match_dims(c, n, g, type, t);
 }
 
+/* The attributes a read needs, checked before any cell is stored. */
+static int h5_read_meta(si_ctx *c, h5_call *h, const char *path, long long *it,
+                        unsigned long long want)
+{
+    unsigned long long hash = 0;
+    h5_read_attr(h->dset, "stencil_hash", H5T_NATIVE_ULLONG, &hash);
+    if (h5_read_attr(h->dset, "iteration", H5T_NATIVE_LLONG, it))
+        return si_fail(c, STENCIL_EFORMAT, "%s: no iteration attribute", path);
+    return si_check_hash(c, path, hash, want);
+}
+
 int si_h5_read(si_ctx *c, const char *path, stencil_tile *t, long *iteration,
-               unsigned long long *hash)
+               unsigned long long want, int *touched)
 {
     h5_call h;
     long long it = 0;
     h5_open_call(&h);
-    *hash = 0;
     si_phase(c, h5_fapl(c, &h));
     if (!c->rc) si_phase(c, h5_open_field(c, &h, path, t));
+    if (!c->rc) si_phase(c, h5_read_meta(c, &h, path, &it, want));
     if (!c->rc) si_phase(c, h5_select(c, &h, t));
-    if (!c->rc)
+    if (!c->rc) {
+        *touched = 1;
         si_phase(c, H5Dread(h.dset, h5_mem_type(t->type), h.mspace, h.space, h.dxpl, t->data) < 0
                         ? si_fail(c, STENCIL_EFORMAT, "%s: HDF5 read failed (truncated?)", path)
-                        : 0);
-    if (!c->rc) {
-        h5_read_attr(h.dset, "stencil_hash", H5T_NATIVE_ULLONG, hash);
-        si_phase(c, h5_read_attr(h.dset, "iteration", H5T_NATIVE_LLONG, &it)
-                        ? si_fail(c, STENCIL_EFORMAT, "%s: no iteration attribute", path)
                         : 0);
     }
     h5_close(&h);

@@ -159,18 +159,25 @@ static int si_types(si_ctx *c, const stencil_tile *t, MPI_Datatype *file, MPI_Da
     return rc == MPI_SUCCESS ? 0 : si_mpi_fail(c, rc, "building the subarray datatypes");
 }
 
-/* Rank 0 alone (re)creates the file and writes the header, so open errors are its own. */
+/*
+ * Rank 0 alone (re)creates the file and writes the header, so open errors are its own. An old
+ * file is cut to the new size rather than deleted first: deleting can fail (a directory that
+ * forbids it) and would then leave a longer file's tail behind.
+ */
 static int si_create(si_ctx *c, const char *path, const stencil_tile *t, unsigned long long hash)
 {
     unsigned char h[SI_HEADER];
     MPI_File fh;
     MPI_Status st;
+    long long cells = 1;
+    for (int d = 0; d < t->ndims; d++) cells *= t->global_size[d];
     si_encode(t, hash, h);
-    MPI_File_delete(path, MPI_INFO_NULL); /* a longer old file would keep its tail */
     int rc =
         MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) return si_mpi_fail(c, rc, path);
-    rc = MPI_File_write_at(fh, 0, h, SI_HEADER, MPI_BYTE, &st);
+    rc = MPI_File_set_size(fh,
+                           (MPI_Offset)(SI_HEADER + cells * (t->type == STENCIL_DOUBLE ? 8 : 4)));
+    if (rc == MPI_SUCCESS) rc = MPI_File_write_at(fh, 0, h, SI_HEADER, MPI_BYTE, &st);
     int rc2 = MPI_File_close(&fh);
     if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
         return si_mpi_fail(c, rc != MPI_SUCCESS ? rc : rc2, path);
@@ -245,16 +252,28 @@ static void si_write_native(si_ctx *c, const char *path, const stencil_tile *til
     }
 }
 
+/* Rank 0, before anything is written: the file and its sidecar may be (re)written. */
+static int si_targets(si_ctx *c, const char *path, int xdmf)
+{
+    char xmf[4096];
+    int rc = si_writable(c, path);
+    if (rc || !xdmf) return rc;
+    si_xdmf_name(path, xmf, sizeof xmf);
+    return si_writable(c, xmf);
+}
+
 int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *tile, const si_meta *meta)
 {
     si_ctx c;
     if (si_begin(&c, comm, "stencil_write")) return si_end(&c);
+    if (meta) c.why = meta->why, c.whylen = meta->whylen;
     si_phase(&c, si_args(&c, path, tile));
     if (!c.rc) {
         long it = tile->iteration;
         si_phase(&c, si_check_same(&c, tile, &it, 1));
     }
     int h5 = meta && meta->format >= 0 ? meta->format : si_h5_name(path);
+    if (!c.rc) si_phase(&c, c.rank == 0 ? si_targets(&c, path, h5 && !(meta && meta->no_xdmf)) : 0);
     if (!c.rc && h5)
         si_phase(&c, si_h5_write(&c, path, tile, meta));
     else if (!c.rc)
@@ -276,7 +295,9 @@ static int si_read_header(si_ctx *c, const char *path, unsigned char h[SI_HEADER
     MPI_Status st;
     MPI_Offset size = 0;
     int got = 0;
-    int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    int rc = si_readable(c, path);
+    if (rc) return rc;
+    rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) return si_mpi_fail(c, rc, path);
     rc = MPI_File_get_size(fh, &size);
     if (rc == MPI_SUCCESS) rc = MPI_File_read_at(fh, 0, h, SI_HEADER, MPI_BYTE, &st);
@@ -313,10 +334,11 @@ static int si_is_h5(si_ctx *c, const char *path, int *h5)
     int rc = 0;
     *h5 = 0;
     if (c->rank == 0) {
-        FILE *f = fopen(path, "rb");
-        if (!f)
+        FILE *f = NULL;
+        rc = si_readable(c, path);
+        if (!rc && !(f = fopen(path, "rb")))
             rc = si_fail(c, STENCIL_EIO, "%s: cannot open", path);
-        else {
+        else if (!rc) {
             *h5 = fread(head, 1, 8, f) == 8 && !memcmp(head, sig, 8);
             fclose(f);
         }
@@ -327,50 +349,57 @@ static int si_is_h5(si_ctx *c, const char *path, int *h5)
     return c->rc;
 }
 
+int si_check_hash(si_ctx *c, const char *path, unsigned long long have, unsigned long long want)
+{
+    if (have && want && have != want)
+        return si_fail(c, STENCIL_EFORMAT, "%s holds a checkpoint of another stencil", path);
+    return 0;
+}
+
 static void si_read_native(si_ctx *c, const char *path, stencil_tile *tile, long *iteration,
-                           unsigned long long *hash)
+                           unsigned long long want, int *touched)
 {
     si_xfer x;
     si_header h;
     long long fsize;
     si_header_all(c, path, &h, &fsize);
     if (!c->rc) si_phase(c, si_match(c, &h, tile, fsize));
+    if (!c->rc) si_phase(c, si_check_hash(c, path, h.hash, want));
     if (!c->rc) {
+        *touched = 1;
         si_transfer(c, &x, path, tile, 0);
         si_transfer_end(c, &x, path);
     }
-    if (!c->rc) {
-        *iteration = (long)h.iteration;
-        *hash = h.hash;
-    }
+    if (!c->rc) *iteration = (long)h.iteration;
 }
 
 int si_read_file(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration,
-                 unsigned long long *hash)
+                 unsigned long long want, int *touched, char *why, size_t whylen)
 {
     si_ctx c;
     long it = 0;
-    unsigned long long hh = 0;
-    int h5 = 0;
+    int h5 = 0, moved = 0;
     if (si_begin(&c, comm, "stencil_read")) return si_end(&c);
+    c.why = why;
+    c.whylen = whylen;
     si_phase(&c, si_args(&c, path, tile));
     if (!c.rc) si_phase(&c, si_check_same(&c, tile, NULL, 0));
     if (!c.rc) si_is_h5(&c, path, &h5);
     if (!c.rc && h5)
-        si_phase(&c, si_h5_read(&c, path, tile, &it, &hh));
+        si_phase(&c, si_h5_read(&c, path, tile, &it, want, &moved));
     else if (!c.rc)
-        si_read_native(&c, path, tile, &it, &hh);
+        si_read_native(&c, path, tile, &it, want, &moved);
     if (!c.rc) {
         tile->iteration = it;
         if (iteration) *iteration = it;
-        if (hash) *hash = hh;
     }
+    if (touched) *touched = moved;
     return si_end(&c);
 }
 
 int stencil_read(MPI_Comm comm, const char *path, stencil_tile *tile, long *iteration)
 {
-    return si_read_file(comm, path, tile, iteration, NULL);
+    return si_read_file(comm, path, tile, iteration, 0, NULL, NULL, 0);
 }
 
 int stencil_read_info(MPI_Comm comm, const char *path, int *ndims, long *sizes, stencil_type *type,

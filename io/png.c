@@ -161,6 +161,8 @@ static void sp_collect(si_ctx *c, sp_plane *p, sp_gather *g)
 /* libpng reports errors by longjmp; everything it may leave behind is freed by the caller. */
 static int sp_encode(si_ctx *c, const char *path, const sp_image *img, png_bytep *rows)
 {
+    int rc = si_writable(c, path);
+    if (rc) return rc;
     FILE *fp = fopen(path, "wb");
     if (!fp) return si_fail(c, STENCIL_EIO, "cannot create %s: %s", path, strerror(errno));
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);

@@ -18,6 +18,8 @@ typedef struct si_ctx {
     int rc;
     const char *fn; /* public function name, for the message */
     char msg[300];
+    char *why; /* set: si_end copies the message here instead of printing it (skel's calls) */
+    size_t whylen;
 } si_ctx;
 
 /* Duplicates comm; returns 0 or a code that every rank gets (comm is the same on all ranks). */
@@ -38,6 +40,15 @@ int si_check_tile(si_ctx *c, const stencil_tile *t);
  */
 int si_check_same(si_ctx *c, const stencil_tile *t, const long *extra, int nextra);
 long long si_tile_cells(const stencil_tile *t);
+/*
+ * Local, for the rank that opens the file: a path to be written must be absent or a regular
+ * file (a device node, FIFO or directory is never replaced or deleted); a path to be read must
+ * be a regular file (a FIFO would block the open). 0 or STENCIL_EIO with c->msg set.
+ */
+int si_writable(si_ctx *c, const char *path);
+int si_readable(si_ctx *c, const char *path);
+/* Removes path when it is a regular file (a temporary of ours), never anything else. */
+void si_remove_regular(const char *path);
 MPI_Datatype si_mpi_type(stencil_type type);
 
 /*
@@ -52,16 +63,22 @@ typedef struct si_meta {
     double divisor;
     int format;  /* -1: by the name (si_h5_name), 0: native, 1: HDF5 */
     int no_xdmf; /* HDF5 without its XDMF sidecar (a checkpoint writes it after the rename) */
+    char *why;   /* the agreed message of a failure, not printed (NULL: rank 0 prints it) */
+    size_t whylen;
 } si_meta;
 
 /*
  * stencil_write / stencil_read with the stencil's hash: HDF5 when the name ends in ".h5" or
  * ".hdf5" (writing) or the file starts with HDF5's signature (reading), else the native format.
- * meta may be NULL; *hash receives the file's (0: none). Collective, agreed codes.
+ * meta may be NULL. A read checks everything before it stores any cell: the header or the
+ * attributes, and a file's stencil hash against want (files without one are accepted; want 0:
+ * any), so on STENCIL_EFORMAT the tile's memory is untouched; *touched (may be NULL) is 1 when
+ * the failure came during or after the data transfer (memory then partly overwritten).
+ * Collective, agreed codes.
  */
 int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *t, const si_meta *meta);
 int si_read_file(MPI_Comm comm, const char *path, stencil_tile *t, long *iteration,
-                 unsigned long long *hash);
+                 unsigned long long want, int *touched, char *why, size_t whylen);
 int si_h5_name(const char *path);
 
 /*
@@ -70,13 +87,24 @@ int si_h5_name(const char *path);
  */
 int si_h5_write(si_ctx *c, const char *path, const stencil_tile *t, const si_meta *meta);
 int si_h5_read(si_ctx *c, const char *path, stencil_tile *t, long *iteration,
-               unsigned long long *hash);
+               unsigned long long want, int *touched);
+/* A file's stencil hash against the one the reader wants (si_read_file); 0 or EFORMAT. */
+int si_check_hash(si_ctx *c, const char *path, unsigned long long have, unsigned long long want);
 /*
  * The XDMF sidecar of the HDF5 file h5path (its name with .h5/.hdf5 replaced by .xmf), which
  * ParaView and VisIt open: a uniform grid of the tile's global sizes, the field /u. Written by
  * rank 0, through a temporary name and a rename. Collective, agreed code.
  */
 int si_write_xdmf(MPI_Comm comm, const char *h5path, const stencil_tile *t);
+/*
+ * The sidecar in two steps, for checkpoints: written to its temporary name (and its final name
+ * checked) before the .h5 is renamed into place, so that nothing is replaced when the sidecar
+ * cannot be written; renamed after it. Collective, agreed codes.
+ */
+int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t, char *why,
+                    size_t whylen);
+int si_xdmf_commit(MPI_Comm comm, const char *h5path, char *why, size_t whylen);
+void si_xdmf_discard(const char *h5path);
 void si_xdmf_name(const char *h5path, char *out, size_t len);
 /* Shared by both formats' size and type checks. */
 int si_match_dims(si_ctx *c, int ndims, const long long *gsize, int type, const stencil_tile *t);

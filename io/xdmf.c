@@ -50,27 +50,73 @@ static void xdmf_body(FILE *f, const char *h5base, const stencil_tile *t)
     fprintf(f, "   </Attribute>\n  </Grid>\n </Domain>\n</Xdmf>\n");
 }
 
-/* Rank 0: the sidecar through a temporary name, so a reader never sees half of it. */
-static int xdmf_file(si_ctx *c, const char *h5path, const stencil_tile *t)
+static void xdmf_names(const char *h5path, char *xmf, size_t len, char *tmp, size_t tlen)
+{
+    si_xdmf_name(h5path, xmf, len);
+    snprintf(tmp, tlen, "%s.tmp", xmf);
+}
+
+/* Rank 0: the sidecar under its temporary name, its final name checked (si_writable). */
+static int xdmf_tmp(si_ctx *c, const char *h5path, const stencil_tile *t)
 {
     char xmf[4096], tmp[4200];
     const char *slash = strrchr(h5path, '/');
-    si_xdmf_name(h5path, xmf, sizeof xmf);
-    snprintf(tmp, sizeof tmp, "%s.tmp", xmf);
+    xdmf_names(h5path, xmf, sizeof xmf, tmp, sizeof tmp);
+    int rc = si_writable(c, xmf);
+    if (!rc) rc = si_writable(c, tmp);
+    if (rc) return rc;
     FILE *f = fopen(tmp, "w");
     if (!f) return si_fail(c, STENCIL_EIO, "%s: cannot create the XDMF file", tmp);
     xdmf_body(f, slash ? slash + 1 : h5path, t);
     int bad = ferror(f) != 0;
     bad |= fclose(f) != 0;
-    if (!bad) bad = rename(tmp, xmf) != 0;
-    if (bad) remove(tmp);
-    return bad ? si_fail(c, STENCIL_EIO, "%s: writing the XDMF file failed", xmf) : 0;
+    if (bad) si_remove_regular(tmp);
+    return bad ? si_fail(c, STENCIL_EIO, "%s: writing the XDMF file failed", tmp) : 0;
+}
+
+/* Rank 0: the temporary sidecar renamed into place, so a reader never sees half of it. */
+static int xdmf_rename(si_ctx *c, const char *h5path)
+{
+    char xmf[4096], tmp[4200];
+    xdmf_names(h5path, xmf, sizeof xmf, tmp, sizeof tmp);
+    if (rename(tmp, xmf) == 0) return 0;
+    si_remove_regular(tmp);
+    return si_fail(c, STENCIL_EIO, "%s: writing the XDMF file failed", xmf);
+}
+
+int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t, char *why,
+                    size_t whylen)
+{
+    si_ctx c;
+    if (si_begin(&c, comm, "stencil_checkpoint (XDMF)")) return si_end(&c);
+    c.why = why;
+    c.whylen = whylen;
+    si_phase(&c, c.rank == 0 ? xdmf_tmp(&c, h5path, t) : 0);
+    return si_end(&c);
+}
+
+int si_xdmf_commit(MPI_Comm comm, const char *h5path, char *why, size_t whylen)
+{
+    si_ctx c;
+    if (si_begin(&c, comm, "stencil_checkpoint (XDMF)")) return si_end(&c);
+    c.why = why;
+    c.whylen = whylen;
+    si_phase(&c, c.rank == 0 ? xdmf_rename(&c, h5path) : 0);
+    return si_end(&c);
+}
+
+void si_xdmf_discard(const char *h5path)
+{
+    char xmf[4096], tmp[4200];
+    xdmf_names(h5path, xmf, sizeof xmf, tmp, sizeof tmp);
+    si_remove_regular(tmp);
 }
 
 int si_write_xdmf(MPI_Comm comm, const char *h5path, const stencil_tile *t)
 {
     si_ctx c;
     if (si_begin(&c, comm, "stencil_write (XDMF)")) return si_end(&c);
-    si_phase(&c, c.rank == 0 ? xdmf_file(&c, h5path, t) : 0);
+    si_phase(&c, c.rank == 0 ? xdmf_tmp(&c, h5path, t) : 0);
+    if (!c.rc) si_phase(&c, c.rank == 0 ? xdmf_rename(&c, h5path) : 0);
     return si_end(&c);
 }

@@ -247,6 +247,7 @@ static int parse_stream(parser *p)
         if (kgt_tokenize(p)) return perr(p, 1, "out of memory");
         if (p->nt > 0 && parse_line(p)) return -1;
     }
+    if (r == -2) return perr(p, 1, "a NUL byte in the line");
     if (r < 0) return perr(p, 1, "out of memory");
     if (ferror(p->fp)) return perr(p, 1, "read error");
     if (p->cur)

@@ -49,7 +49,7 @@ int kgt_perr_at(const parser *p, int line, int col, const char *fmt, ...)
 #define perr(p, col, ...) kgt_perr_at((p), (p)->line, (col), __VA_ARGS__)
 
 int kgt_grow(void **ptr, int *cap, int need, size_t elem);
-/* Reads one line of any length; returns 0 at end of file. */
+/* Reads one line of any length; returns 0 at end of file, -2 for a NUL byte in it. */
 int kgt_read_line(parser *p);
 int kgt_tokenize(parser *p);
 int kgt_parse_int(const parser *p, const tok *t, int *v);

@@ -37,12 +37,16 @@ int kgt_grow(void **ptr, int *cap, int need, size_t elem)
     return 0;
 }
 
-/* Reads one line of any length; returns 0 at end of file. */
+/*
+ * Reads one line of any length; returns 0 at end of file, -2 when the line holds a NUL byte (the
+ * C strings of the tokenizer would end there and drop the rest of the line).
+ */
 int kgt_read_line(parser *p)
 {
     size_t n = 0;
-    int c;
+    int c, nul = 0;
     while ((c = fgetc(p->fp)) != EOF && c != '\n') {
+        nul |= c == '\0';
         if (n + 2 > p->cap) {
             size_t cap = p->cap ? 2 * p->cap : 256;
             char *b = realloc(p->buf, cap);
@@ -59,7 +63,7 @@ int kgt_read_line(parser *p)
     if (!p->buf && !(p->buf = malloc(1))) return -1;
     p->buf[n] = '\0';
     p->line++;
-    return 1;
+    return nul ? -2 : 1;
 }
 
 /* Splits the line into tokens: blanks separate, ':' is a token of its own, '#' starts a comment. */

@@ -122,9 +122,15 @@ static int weighted_cuts(const sl_partition *p, int d, const double *weights)
     long N = p->gsize[d], *cut = p->cuts[d];
 
     if (!slab) return STENCIL_ENOMEM;
+    /* Scaled by a power of two so that the largest weight is below 1: exact (the cuts do not
+     * change), and the sums cannot overflow however large the weights are. */
+    double wmax = 0.0;
+    int e = 0;
+    for (r = 0; r < p->nranks; r++) wmax = weights[r] > wmax ? weights[r] : wmax;
+    frexp(wmax, &e);
     for (r = 0; r < p->nranks; r++) {
         sl_partition_coords(p, r, c);
-        slab[c[d]] += weights[r];
+        slab[c[d]] += ldexp(weights[r], -e);
     }
     for (i = 0; i < P; i++) total += slab[i];
     cut[0] = 0;

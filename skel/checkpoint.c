@@ -1,9 +1,11 @@
 /*
  * Checkpoints of a persistent run: the current array, its iteration and a hash of the stencil,
  * written complete or not at all (a temporary name, then a rename by rank 0 once every rank's
- * data is in), and loaded back on any rank count and partition. A load checks the stencil hash
- * (files of stencil_write carry none and are accepted), sizes and type before anything of the
- * run changes: the file goes to the host image first and to the devices only when it all read.
+ * data is in; an HDF5 file's XDMF sidecar is written to its own temporary name before that
+ * rename), and loaded back on any rank count and partition. A load checks the stencil hash
+ * (files of stencil_write carry none and are accepted), sizes, type and iteration before any
+ * cell is read (si_read_file): out of core the host image is the run's array itself. The file
+ * goes to the host image first and to the devices only when it all read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +51,10 @@ static int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
     if (r->rank == 0 && access(d, W_OK | X_OK) != 0)
         return SK_FAIL(r, STENCIL_EIO, "checkpoint %s: directory %s cannot be written: %s", path, d,
                        strerror(errno));
+    /* The rename would replace a device node or a FIFO of that name: refused. */
+    si_ctx c = {.rc = 0};
+    if (r->rank == 0 && si_writable(&c, path))
+        return SK_FAIL(r, STENCIL_EIO, "checkpoint: %s", c.msg);
     return 0;
 }
 
@@ -57,10 +63,19 @@ static int sk_commit(sk_run *r, const char *tmp, const char *path)
 {
     if (r->rank != 0) return 0;
     if (rename(tmp, path) != 0) {
-        remove(tmp);
+        si_remove_regular(tmp);
         return SK_FAIL(r, STENCIL_EIO, "checkpoint: cannot rename %s to %s", tmp, path);
     }
     return 0;
+}
+
+/* An io call's agreed message ("rank K: reason") with what the run was doing, one prefix. */
+static int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io)
+{
+    int k = -1, n = 0;
+    if (sscanf(io, "rank %d: %n", &k, &n) >= 1 && n > 0)
+        return SK_FAIL(r, rc, "rank %d: %s %s: %s", k, what, path, io + n);
+    return SK_FAIL(r, rc, "%s %s: %s", what, path, io);
 }
 
 int sk_checkpoint(sk_run *r, const char *path)
@@ -68,7 +83,10 @@ int sk_checkpoint(sk_run *r, const char *path)
     char tmp[4200];
     stencil_tile t;
     int rc = 0;
-    si_meta m = {.hash = sk_stencil_hash(&r->st),
+    char io[300] = "";
+    si_meta m = {.why = io,
+                 .whylen = sizeof io,
+                 .hash = sk_stencil_hash(&r->st),
                  .npts = r->st.npts,
                  .off = (const int(*)[3])r->st.off,
                  .w = r->st.w,
@@ -80,37 +98,43 @@ int sk_checkpoint(sk_run *r, const char *path)
     SK_PHASE(r, rc, sk_same_text(r, path, "checkpoint paths"));
     SK_PHASE(r, rc, sk_current(r, &t, 1));
     if (rc) return rc;
-    rc = si_write_file(r->comm, tmp, &t, &m);
+    /* The sidecar first: when it cannot be written, the old checkpoint stays as it was. */
+    /* The io calls' codes and messages are agreed already: the same on every rank. */
+    if (m.format) rc = si_xdmf_prepare(r->comm, path, &t, io, sizeof io);
+    if (!rc) rc = si_write_file(r->comm, tmp, &t, &m);
     if (rc) {
-        if (r->rank == 0) remove(tmp);
-        return err_agree(r->comm, SK_FAIL(r, rc, "checkpoint: cannot write %s", tmp), r->msg,
-                         sizeof r->msg);
+        if (r->rank == 0) {
+            si_remove_regular(tmp);
+            if (m.format) si_xdmf_discard(path);
+        }
+        return sk_io_fail(r, rc, "checkpoint", path, io);
     }
     SK_PHASE(r, rc, sk_commit(r, tmp, path));
-    if (!rc && m.format) rc = si_write_xdmf(r->comm, path, &t);
+    if (!rc && m.format && (rc = si_xdmf_commit(r->comm, path, io, sizeof io)))
+        sk_io_fail(r, rc, "checkpoint (its sidecar)", path, io);
+    if (rc && m.format && r->rank == 0) si_xdmf_discard(path);
     return rc;
 }
 
 int sk_load(sk_run *r, const char *path)
 {
     stencil_tile t;
-    unsigned long long hash = 0, mine = sk_stencil_hash(&r->st);
     long it = 0;
-    int rc = 0;
+    int rc = 0, touched = 0;
+    char io[300] = "";
     SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
     SK_PHASE(r, rc, path ? 0 : SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL"));
     SK_PHASE(r, rc, sk_same_text(r, path, "checkpoint paths"));
     if (rc) return rc;
     sk_current(r, &t, 0);
     t.data = (char *)r->host + sl_local_index(&r->loc, r->loc.owned.lo) * sb_elem_size(r->st.type);
-    rc = si_read_file(r->comm, path, &t, &it, &hash);
-    if (rc)
-        return err_agree(r->comm, SK_FAIL(r, rc, "cannot load checkpoint %s", path), r->msg,
-                         sizeof r->msg);
-    SK_PHASE(r, rc,
-             hash && hash != mine
-                 ? SK_FAIL(r, STENCIL_EFORMAT, "checkpoint %s holds another stencil", path)
-                 : 0);
+    rc = si_read_file(r->comm, path, &t, &it, sk_stencil_hash(&r->st), &touched, io, sizeof io);
+    if (rc) {
+        /* Every check passed and the data read itself failed: out of core the array is then
+         * partly the file's, so the run refuses further work rather than go on from it. */
+        if (touched && r->ooc) r->failed = rc;
+        return sk_io_fail(r, rc, "cannot load checkpoint", path, io); /* agreed (io) */
+    }
     SK_PHASE(r, rc, sk_upload(r));
     if (!rc) r->done = it;
     return rc;

@@ -12,11 +12,14 @@
  * whose node, local and rank all match applies.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "skel.h"
 
@@ -74,16 +77,18 @@ static int parse_field(rule *ru, char *f)
     return -1;
 }
 
-/* Parses one line; 1 = a rule, 0 = blank or comment, -1 = malformed (col says where). */
-static int parse_line(char *line, rule *ru, int *col)
+/*
+ * Parses one line; 1 = a rule, 0 = blank or comment, -1 = malformed (col says where). The rule
+ * starts from the defaults `def`, so a key the line leaves out keeps its default.
+ */
+static int parse_line(char *line, const sk_rankcfg *def, rule *ru, int *col)
 {
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     memset(ru, 0, sizeof *ru);
     strcpy(ru->node, "*");
     ru->local = ru->rank = -1;
-    ru->cfg.device = -1;
-    ru->cfg.weight = 1.0;
+    ru->cfg = *def;
     int n = 0;
     for (char *f = strtok(line, " \t\r\n"); f; f = strtok(NULL, " \t\r\n"), n++) {
         *col = (int)(f - line) + 1;
@@ -102,14 +107,29 @@ static int matches(const rule *ru, const char *node, int local, int rank)
 static int config_file(const char *path, const char *node, int local, int rank, sk_rankcfg *cfg,
                        char *msg, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return err_set(msg, len, STENCIL_EIO, "cannot open configuration %s", path);
-    char line[1024];
+    /* O_NONBLOCK: a FIFO would block the open; a directory would read as an empty file. */
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return err_set(msg, len, STENCIL_EIO, "cannot open configuration %s: %s", path,
+                       strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return err_set(msg, len, STENCIL_EIO, "configuration %s is not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return err_set(msg, len, STENCIL_ENOMEM, "cannot read configuration %s", path);
+    }
+    char *line = NULL; /* any length: getline grows it */
+    size_t cap = 0;
     int lineno = 0, rc = 0, col = 0;
     rule ru;
-    while (fgets(line, sizeof line, f)) {
+    const sk_rankcfg def = *cfg;
+    while (getline(&line, &cap, f) >= 0) {
         lineno++;
-        int got = parse_line(line, &ru, &col);
+        int got = parse_line(line, &def, &ru, &col);
         if (got < 0) {
             rc = err_set(msg, len, STENCIL_EFORMAT, "%s:%d:%d: malformed field", path, lineno, col);
             break;
@@ -119,6 +139,9 @@ static int config_file(const char *path, const char *node, int local, int rank, 
             break;
         }
     }
+    if (!rc && ferror(f))
+        rc = err_set(msg, len, STENCIL_EIO, "%s:%d: read error", path, lineno + 1);
+    free(line);
     fclose(f);
     return rc;
 }

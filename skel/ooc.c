@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ooc.h"
@@ -41,9 +42,19 @@ static int ooc_map(sk_run *r, const char *base)
     char path[4096];
     size_t total = OOC_ARRAYS * o->bytes;
     snprintf(path, sizeof path, "%s.%d", base, r->rank);
-    int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+    int fd = open(path, O_CREAT | O_RDWR, 0600);
     if (fd < 0) return SK_FAIL(r, STENCIL_EIO, "cannot create the out-of-core file %s", path);
+    struct stat st;
+    /* Only a regular file is cut and unlinked: never a device node or FIFO of that name. */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return SK_FAIL(r, STENCIL_EIO, "the out-of-core file %s is not a regular file", path);
+    }
     unlink(path);
+    if (ftruncate(fd, 0) != 0) {
+        close(fd);
+        return SK_FAIL(r, STENCIL_EIO, "cannot truncate the out-of-core file %s", path);
+    }
     int err = posix_fallocate(fd, 0, (off_t)total);
     void *p = err ? MAP_FAILED : mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);

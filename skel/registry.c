@@ -20,16 +20,33 @@ const stencil_kernel *stencil_find_kernel(const char *name)
     return NULL;
 }
 
-int stencil_register_kernel(const stencil_kernel *k)
+int stencil_register_kernel_msg(const stencil_kernel *k, char *msg, size_t msglen)
 {
-    if (!k || !k->name || !k->name[0]) return STENCIL_EINVAL;
-    char msg[128];
-    if (stencil_desc_check(&k->stencil, msg, sizeof msg)) return STENCIL_EINVAL;
+    char buf[256], why[200];
+    if (!msg || !msglen) msg = buf, msglen = sizeof buf;
+    msg[0] = '\0';
+    if (!k || !k->name || !k->name[0])
+        return err_set(msg, msglen, STENCIL_EINVAL, "the kernel is NULL or has no name");
+    if (stencil_desc_check(&k->stencil, why, sizeof why))
+        return err_set(msg, msglen, STENCIL_EINVAL, "kernel '%s': %s", k->name, why);
     const stencil_kernel *old = stencil_find_kernel(k->name);
-    if (old) return old == k ? 0 : STENCIL_EINVAL; /* re-registering the same table is harmless */
-    if (nregistered == SK_MAX_KERNELS) return STENCIL_ENOMEM;
+    if (old == k) return 0; /* re-registering the same table is harmless */
+    if (old)
+        return err_set(msg, msglen, STENCIL_EINVAL, "another kernel is already registered as '%s'",
+                       k->name);
+    if (nregistered == SK_MAX_KERNELS)
+        return err_set(msg, msglen, STENCIL_ENOMEM, "the registry is full (%d kernels)",
+                       SK_MAX_KERNELS);
     registry[nregistered++] = k;
     return 0;
+}
+
+int stencil_register_kernel(const stencil_kernel *k)
+{
+    char msg[256];
+    int rc = stencil_register_kernel_msg(k, msg, sizeof msg);
+    if (rc) fprintf(stderr, "libstencil: stencil_register_kernel: %s\n", msg);
+    return rc;
 }
 
 void stencil_kernel_names(char *buf, size_t len)

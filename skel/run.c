@@ -6,6 +6,7 @@
  * failed advance marks the run: later calls refuse it, stencil_destroy still frees it.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,11 +91,23 @@ int sk_view(sk_run *r, stencil_output_fn fn)
     return rc;
 }
 
-/* Public calls: the agreed code, and on_error with the agreed message. */
+/*
+ * Public calls: the agreed code, and on_error with the agreed message; without an on_error, rank
+ * 0 prints it once on stderr (options.quiet: not at all), so the numbers behind a code are seen.
+ */
+int sk_report(sk_run *r, int rc)
+{
+    if (rc && r->opt.on_error)
+        r->opt.on_error(rc, r->msg, r->opt.user);
+    else if (rc && !r->opt.quiet && r->rank == 0)
+        fprintf(stderr, "libstencil: %s: %s\n", stencil_strerror(rc),
+                r->msg[0] ? r->msg : "(no details)");
+    return rc;
+}
+
 static int sk_done(sk_run *r, int rc)
 {
-    if (rc && r->opt.on_error) r->opt.on_error(rc, r->msg, r->opt.user);
-    return rc;
+    return sk_report(r, rc);
 }
 
 #define SK_RUN_OF(run)                                                                             \

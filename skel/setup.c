@@ -29,6 +29,16 @@ static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, l
         return SK_FAIL(r, STENCIL_EINVAL, "unknown partition kind %d", (int)r->opt.partition);
     if (r->opt.boundary != STENCIL_BOUNDARY_FIXED && r->opt.boundary != STENCIL_BOUNDARY_PERIODIC)
         return SK_FAIL(r, STENCIL_EINVAL, "unknown boundary mode %d", (int)r->opt.boundary);
+    if (r->opt.fuse < 0 || r->opt.fuse > STENCIL_MAX_STEPS)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.fuse is %d, not in 0..%d", r->opt.fuse,
+                       STENCIL_MAX_STEPS);
+    if (r->opt.steps < 0 || r->opt.steps > STENCIL_MAX_STEPS)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d", r->opt.steps,
+                       STENCIL_MAX_STEPS);
+    if (r->opt.monitor_every < 0 || r->opt.checkpoint_every < 0)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.%s is %ld, not 0 (off) or positive",
+                       r->opt.monitor_every < 0 ? "monitor_every" : "checkpoint_every",
+                       r->opt.monitor_every < 0 ? r->opt.monitor_every : r->opt.checkpoint_every);
     return 0;
 }
 
@@ -39,27 +49,48 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* Ranks that disagree on the problem would deadlock or compute nonsense: refuse it up front. */
+/*
+ * Ranks that disagree on the problem, or on an option that steers a collective path, would
+ * deadlock or compute nonsense: refuse it up front, in this one place. Hashed per group, so that
+ * the message names the group: the problem (sizes, iterations, stencil, partition, boundary,
+ * process grid, kernel), options.rank_weights and weights_auto (the partition), and the
+ * periodic work (monitor and checkpoint, their periods and the checkpoint path). options.fuse
+ * is agreed by taking the largest (steps.c), restart with the checkpoint (sk_resuming); the
+ * rest (backend, device, device_memory, out_of_core, progress, trace, serialize) may differ.
+ */
 static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
 {
-    uint64_t h = 14695981039346656037ULL, lo, hi;
-    h = fnv(h, sizes, sizeof *sizes * (size_t)r->st.ndims);
-    h = fnv(h, &r->iters, sizeof r->iters);
-    h = fnv(h, &r->st.npts, sizeof r->st.npts);
-    h = fnv(h, r->st.off, sizeof *r->st.off * (size_t)r->st.npts);
-    h = fnv(h, r->st.w, sizeof *r->st.w * (size_t)r->st.npts);
-    h = fnv(h, &r->st.divisor, sizeof r->st.divisor);
-    h = fnv(h, &r->st.type, sizeof r->st.type);
-    h = fnv(h, &r->opt.partition, sizeof r->opt.partition);
-    h = fnv(h, &r->opt.boundary, sizeof r->opt.boundary);
-    h = fnv(h, r->opt.proc_grid, sizeof r->opt.proc_grid);
-    h = fnv(h, kernel ? kernel : "", kernel ? strlen(kernel) : 0);
-    if (MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, r->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, r->comm) != MPI_SUCCESS)
+    const uint64_t seed = 14695981039346656037ULL;
+    uint64_t h[3] = {seed, seed, seed}, lo[3], hi[3];
+    static const char *const group[3] = {
+        "sizes, stencil, iterations, kernel, partition, boundary or proc_grid",
+        "options.rank_weights or weights_auto",
+        "options.monitor, monitor_every, checkpoint or checkpoint_every"};
+    h[0] = fnv(h[0], sizes, sizeof *sizes * (size_t)r->st.ndims);
+    h[0] = fnv(h[0], &r->iters, sizeof r->iters);
+    h[0] = fnv(h[0], &r->st.npts, sizeof r->st.npts);
+    h[0] = fnv(h[0], r->st.off, sizeof *r->st.off * (size_t)r->st.npts);
+    h[0] = fnv(h[0], r->st.w, sizeof *r->st.w * (size_t)r->st.npts);
+    h[0] = fnv(h[0], &r->st.divisor, sizeof r->st.divisor);
+    h[0] = fnv(h[0], &r->st.type, sizeof r->st.type);
+    h[0] = fnv(h[0], &r->opt.partition, sizeof r->opt.partition);
+    h[0] = fnv(h[0], &r->opt.boundary, sizeof r->opt.boundary);
+    h[0] = fnv(h[0], r->opt.proc_grid, sizeof r->opt.proc_grid);
+    h[0] = fnv(h[0], kernel ? kernel : "", kernel ? strlen(kernel) : 0);
+    int wv[2] = {r->opt.rank_weights != NULL, r->opt.weights_auto != 0};
+    h[1] = fnv(h[1], wv, sizeof wv);
+    if (r->opt.rank_weights)
+        h[1] = fnv(h[1], r->opt.rank_weights, sizeof *r->opt.rank_weights * (size_t)r->size);
+    long pv[4] = {r->opt.monitor != NULL, r->opt.monitor ? r->opt.monitor_every : 0,
+                  r->opt.checkpoint != NULL, r->opt.checkpoint ? r->opt.checkpoint_every : 0};
+    h[2] = fnv(h[2], pv, sizeof pv);
+    if (r->opt.checkpoint) h[2] = fnv(h[2], r->opt.checkpoint, strlen(r->opt.checkpoint));
+    if (MPI_Allreduce(h, lo, 3, MPI_UINT64_T, MPI_MIN, r->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(h, hi, 3, MPI_UINT64_T, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed while comparing arguments");
-    if (lo != hi)
-        return SK_FAIL(r, STENCIL_EINVAL,
-                       "ranks passed different sizes, stencil, iterations, kernel or options");
+    for (int g = 0; g < 3; g++)
+        if (lo[g] != hi[g])
+            return SK_FAIL(r, STENCIL_EINVAL, "ranks passed different %s", group[g]);
     return 0;
 }
 

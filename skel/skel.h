@@ -214,6 +214,8 @@ int sk_upload(sk_run *r);
 /* The init callback on the host image, then sk_upload. */
 int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
+/* A public call's end: on_error with the agreed message, else rank 0 prints it (run.c). */
+int sk_report(sk_run *r, int rc);
 int sk_load(sk_run *r, const char *path);
 /* Collective: 0, or STENCIL_EINVAL on every rank when the ranks' strings differ (what: for the
    message). Not agreed: call it inside SK_PHASE. */

@@ -64,7 +64,7 @@ int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, l
     if (!rc) rc = sk_periodic(r, iterations);
     if (!rc && output) rc = sk_view(r, output);
     if (!rc) sk_stats(r, r->t0, r->t_up);
-    if (rc && r->opt.on_error) r->opt.on_error(rc, r->msg, r->opt.user);
+    sk_report(r, rc);
     if (!rc && r->opt.stats) *r->opt.stats = r->stats;
     sk_free(r);
     return rc;

@@ -80,14 +80,19 @@ static int agree_options(sk_run *r, const stencil_kernel *named, int *want, int 
 {
     const sb_ops *ops = sk_planned_backend(r);
     /* A backend that is not built in fails to open later, with the error that says so. */
-    int mine[3] = {ops ? -ops->fuse_depth(&r->st, named) : 0, r->opt.steps, -r->opt.steps}, all[3];
+    /* Clamped first: -INT_MIN would overflow ($STENCIL_STEPS may hold any int). */
+    int f = r->opt.steps < -1                  ? -1
+            : r->opt.steps > STENCIL_MAX_STEPS ? STENCIL_MAX_STEPS + 1
+                                               : r->opt.steps;
+    int mine[3] = {ops ? -ops->fuse_depth(&r->st, named) : 0, f, -f}, all[3];
     if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (steps per exchange)");
     *want = all[1];
     *all_fused = -all[0] >= 2 ? -all[0] : 0;
     if (-all[2] < 0 || all[1] > STENCIL_MAX_STEPS)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d",
-                       -all[2] < 0 ? -all[2] : all[1], STENCIL_MAX_STEPS);
+        return SK_FAIL(r, STENCIL_EINVAL,
+                       "options.steps (or fuse, $STENCIL_STEPS) is %s, not in 0..%d",
+                       -all[2] < 0 ? "negative" : "too large", STENCIL_MAX_STEPS);
     return 0;
 }
 
