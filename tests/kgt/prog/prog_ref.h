@@ -47,8 +47,10 @@ static void F(ref_grayscott)(const long *n, const double *par, const REAL *u, co
             const long jm = F(wrap)(j - 1, n[1]), jp = F(wrap)(j + 1, n[1]), c = i * n[1] + j;
             const REAL U = u[c], V = v[c];
             const REAL uvv = U * V * V;
-            const REAL lu = u[im + j] + u[ip + j] + u[i * n[1] + jm] + u[i * n[1] + jp] - (REAL)4 * U;
-            const REAL lv = v[im + j] + v[ip + j] + v[i * n[1] + jm] + v[i * n[1] + jp] - (REAL)4 * V;
+            const REAL lu =
+                u[im + j] + u[ip + j] + u[i * n[1] + jm] + u[i * n[1] + jp] - (REAL)4 * U;
+            const REAL lv =
+                v[im + j] + v[ip + j] + v[i * n[1] + jm] + v[i * n[1] + jp] - (REAL)4 * V;
             uo[c] = U + dt * (Du * lu - uvv + Fe * ((REAL)1 - U));
             vo[c] = V + dt * (Dv * lv + uvv - (Fe + kk) * V);
         }
@@ -68,8 +70,9 @@ static void F(ref_life)(const long *n, const REAL *c, REAL *co)
                     cnt = first ? x : cnt + x;
                     first = 0;
                 }
-            co[i * n[1] + j] =
-                cnt == (REAL)3 || (c[i * n[1] + j] == (REAL)1 && cnt == (REAL)2) ? (REAL)1 : (REAL)0;
+            co[i * n[1] + j] = cnt == (REAL)3 || (c[i * n[1] + j] == (REAL)1 && cnt == (REAL)2)
+                                   ? (REAL)1
+                                   : (REAL)0;
         }
 }
 
@@ -87,7 +90,8 @@ static void F(ref_wave)(const long *n, long t, const double *par, const REAL *u,
                              u[F(mirror)(i + 1, n[0]) * n[1] + j] +
                              u[i * n[1] + F(mirror)(j - 1, n[1])] +
                              u[i * n[1] + F(mirror)(j + 1, n[1])] - (REAL)4 * u[c];
-            const REAL src = I == si && J == sj && T < (REAL)10 ? amp * T * ((REAL)10 - T) : (REAL)0;
+            const REAL src =
+                I == si && J == sj && T < (REAL)10 ? amp * T * ((REAL)10 - T) : (REAL)0;
             const REAL edge = F(rmin)(F(rmin)(I, J), F(rmin)(nn - (REAL)1 - I, nn - (REAL)1 - J));
             const REAL damp = edge < w ? (REAL)1 - (REAL)0.1 * (w - edge) / w : (REAL)1;
             uo[c] = damp * ((REAL)2 * u[c] - up[c] + c2[c] * lap) + src;
@@ -95,8 +99,7 @@ static void F(ref_wave)(const long *n, long t, const double *par, const REAL *u,
 }
 
 /* par: dt; T and kap mirrored. */
-static void F(ref_heat3)(const long *n, const double *par, const REAL *T, const REAL *kap,
-                         REAL *To)
+static void F(ref_heat3)(const long *n, const double *par, const REAL *T, const REAL *kap, REAL *To)
 {
     const REAL dt = (REAL)par[0];
     for (long i = 0; i < n[0]; i++)
@@ -118,8 +121,8 @@ static void F(ref_heat3)(const long *n, const double *par, const REAL *T, const 
 
 /* par: s; i- constant -0.5, i+ fixed (a keeps its last row: its update reads b[1,0]), j
    periodic. */
-static void F(ref_features)(const long *n, long t, const double *par, const REAL *a,
-                            const REAL *b, const REAL *bp, const REAL *m, REAL *ao, REAL *bo)
+static void F(ref_features)(const long *n, long t, const double *par, const REAL *a, const REAL *b,
+                            const REAL *bp, const REAL *m, REAL *ao, REAL *bo)
 {
     const REAL s = (REAL)par[0], K = (REAL)-0.5;
     for (long i = 0; i < n[0]; i++)
