@@ -7,7 +7,9 @@
  *   - the host kernels kgt generated at build time (examples_prog.c), on arrays with exactly
  *     each field's halo (from the analysis), filled with kgt_prog_ghost before each step, the
  *     fixed frames left out of the boxes;
- *   - the serial references written by hand in prog/prog_ref.h.
+ *   - the serial references written by hand in prog/prog_ref.h;
+ *   - with OpenCL, the generated OpenCL kernels on the device (prog/prog_ocl.h), on the same
+ *     padded arrays as the host kernels.
  * Also: the analysis (reach per field and side), run-time text with its line:col messages, and
  * the printers' text for C, OpenCL and CUDA. Suite 'kgt'.
  */
@@ -205,7 +207,8 @@ static int in_box(const run *r, int f, const long *x, long *lo, long *hi)
 /* One step by the generated host kernel fn (type T, suffix c): padded copies of every level
    with its ghosts, the kernel, the new level copied back (the frame from the current one). */
 #define KERNEL_STEP(T, c)                                                                          \
-    static void kernel_step_##c(run *r, long t, void (*fn)(const kgt_prog_args_##c *))             \
+    static void kernel_step_##c(run *r, long t, void (*fn)(const kgt_prog_args_##c *),             \
+                                const char *ocl)                                                   \
     {                                                                                              \
         static kgt_prog_args_##c a;                                                                \
         const kgt_prog *p = r->p;                                                                  \
@@ -233,7 +236,11 @@ static int in_box(const run *r, int f, const long *x, long *lo, long *hi)
             for (int d = 0; d + 1 < p->ndims; d++) a.stride[f][d] = g[f].st[d];                    \
             in_box(r, f, NULL, a.lo[f], a.hi[f]);                                                  \
         }                                                                                          \
-        fn(&a);                                                                                    \
+        if (ocl)                                                                                   \
+            OCL_EXEC(r, t, ocl, (void *(*)[KGT_PROG_MAX_FIELDS])pad, g, a.lo, a.hi, a.par,         \
+                     sizeof(T));                                                                   \
+        else                                                                                       \
+            fn(&a);                                                                                \
         for (int f = 0; f < p->nf; f++) {                                                          \
             for (long i = 0; i < r->total && !p->f[f].coef; i++) {                                 \
                 long x[3], rest = i, q = g[f].off, lo[3], hi[3];                                   \
@@ -248,6 +255,12 @@ static int in_box(const run *r, int f, const long *x, long *lo, long *hi)
             for (int lv = 0; lv < 3; lv++) free(pad[lv][f]);                                       \
         }                                                                                          \
     }
+#if KGT_PROG_OPENCL
+#include "prog/prog_ocl.h"
+#define OCL_EXEC ocl_exec
+#else
+#define OCL_EXEC(...) ck_abort_msg("built without OpenCL")
+#endif
 KERNEL_STEP(float, f)
 KERNEL_STEP(double, d)
 
@@ -292,14 +305,23 @@ typedef struct example {
     long n[3];
     void (*host_f)(const kgt_prog_args_f *);
     void (*host_d)(const kgt_prog_args_d *);
+    const char *opencl;
 } example;
 
 static const example examples[] = {
-    {"grayscott", {20, 17, 1}, examples_grayscott_host_f, examples_grayscott_host_d},
-    {"life", {16, 19, 1}, examples_life_host_f, examples_life_host_d},
-    {"wave", {24, 24, 1}, examples_wave_host_f, examples_wave_host_d},
-    {"heat3", {7, 6, 9}, examples_heat3_host_f, examples_heat3_host_d},
-    {"features", {11, 13, 1}, examples_features_host_f, examples_features_host_d},
+    {"grayscott",
+     {20, 17, 1},
+     examples_grayscott_host_f,
+     examples_grayscott_host_d,
+     examples_grayscott_opencl},
+    {"life", {16, 19, 1}, examples_life_host_f, examples_life_host_d, examples_life_opencl},
+    {"wave", {24, 24, 1}, examples_wave_host_f, examples_wave_host_d, examples_wave_opencl},
+    {"heat3", {7, 6, 9}, examples_heat3_host_f, examples_heat3_host_d, examples_heat3_opencl},
+    {"features",
+     {11, 13, 1},
+     examples_features_host_f,
+     examples_features_host_d,
+     examples_features_opencl},
 };
 
 START_TEST(test_three_ways)
@@ -317,9 +339,9 @@ START_TEST(test_three_ways)
     for (long t = 0; t < STEPS; t++) {
         ck_assert_int_eq(kgt_prog_eval_step(p, dbl, a.n, t, NULL, a.cur, a.prev, a.out), 0);
         if (dbl)
-            kernel_step_d(&b, t, ex->host_d);
+            kernel_step_d(&b, t, ex->host_d, NULL);
         else
-            kernel_step_f(&b, t, ex->host_f);
+            kernel_step_f(&b, t, ex->host_f, NULL);
         ref_step(&c, t);
         rotate(&a);
         rotate(&b);
@@ -343,6 +365,34 @@ static void reach_is(const kgt_prog *p, const char *field, int level, const int 
                           level ? "@prev" : "", d, s, (level ? f->preach : f->reach)[d][s],
                           want[2 * d + s]);
 }
+
+#if KGT_PROG_OPENCL
+/* The OpenCL kernels on the OpenCL device (PoCL in CI), against the hand-written references. */
+START_TEST(test_opencl)
+{
+    const example *ex = &examples[_i / 2];
+    const kgt_prog *p = find(ex->name);
+    int dbl = _i % 2;
+    run b, c;
+    ocl_open();
+    if (dbl && !cl.fp64) return;
+    run_init(&b, p, dbl, ex->n, !strcmp(ex->name, "life"));
+    run_copy(&c, &b);
+    for (long t = 0; t < 3; t++) {
+        if (dbl)
+            kernel_step_d(&b, t, NULL, ex->opencl);
+        else
+            kernel_step_f(&b, t, NULL, ex->opencl);
+        ref_step(&c, t);
+        rotate(&b);
+        rotate(&c);
+        same(&b, &c, "OpenCL kernel vs hand-written");
+    }
+    run_free(&b);
+    run_free(&c);
+}
+END_TEST
+#endif
 
 START_TEST(test_analysis)
 {
@@ -463,6 +513,9 @@ int main(int argc, char **argv)
     tcase_add_checked_fixture(tc, load, unload);
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_three_ways, 0, 2 * (int)(sizeof examples / sizeof examples[0]));
+#if KGT_PROG_OPENCL
+    tcase_add_loop_test(tc, test_opencl, 0, 2 * (int)(sizeof examples / sizeof examples[0]));
+#endif
     tcase_add_test(tc, test_analysis);
     tcase_add_test(tc, test_runtime_text);
     tcase_add_test(tc, test_printers);
