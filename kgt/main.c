@@ -73,6 +73,11 @@ static const char usage[] =
     "  Weights and divisors are decimal or hexadecimal floating constants, finite and in float\n"
     "  range; the divisor is non-zero; zero weights are skipped.\n"
     "\n"
+    "  program NAME ... end   a stencil program (several fields, non-linear updates): dims N,\n"
+    "                   field U [prev], coef C, param P = V, let L = EXPR, update U = EXPR,\n"
+    "                   boundary U|* FACE fixed|periodic|mirror|constant V; written to\n"
+    "                   P_prog.h, P_prog.c (host, OpenCL) and P_prog.cu (kgt/README.md)\n"
+    "\n"
     "Example:\n";
 
 typedef struct opts {

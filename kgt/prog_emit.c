@@ -17,12 +17,17 @@
 
 static const char *const tnames[2] = {"float", "double"};
 
-static void fields_used(const kgt_prog *p, const kgt_pnode *n, char *fu)
+/* The fields e reads, lets included: each let's tree is walked once (seen), however often it
+   is named, so chains of lets cost linear time. */
+static void fields_used(const kgt_prog *p, const kgt_pnode *n, char *fu, char *seen)
 {
     if (n->kind == KP_READ) fu[n->ref] = 1;
-    if (n->kind == KP_LET) fields_used(p, p->let[n->ref].e, fu);
+    if (n->kind == KP_LET && !seen[n->ref]) {
+        seen[n->ref] = 1;
+        fields_used(p, p->let[n->ref].e, fu, seen);
+    }
     for (int i = 0; i < 3; i++)
-        if (n->a[i]) fields_used(p, n->a[i], fu);
+        if (n->a[i]) fields_used(p, n->a[i], fu, seen);
 }
 
 /* The args struct of one element type (host and CUDA, by value there: about 2.5 KiB, under
@@ -74,10 +79,10 @@ static void emit_decls(kgt_buf *b, const kgt_prog *p, int dbl, const char *a)
 static void emit_cell(kgt_buf *b, const kgt_prog *p, int f, int dbl, int target, const char *out,
                       const char *ind)
 {
-    char used[KGT_PROG_MAX_LETS], fu[KGT_PROG_MAX_FIELDS] = {0};
+    char used[KGT_PROG_MAX_LETS], seen[KGT_PROG_MAX_LETS] = {0}, fu[KGT_PROG_MAX_FIELDS] = {0};
     const char *n = p->f[f].name;
     kgt_prog_lets_used(p, p->f[f].update, used);
-    fields_used(p, p->f[f].update, fu);
+    fields_used(p, p->f[f].update, fu, seen);
     fu[f] = 1;
     for (int g = 0; g < p->nf; g++) {
         if (!fu[g]) continue;
