@@ -67,7 +67,8 @@ enum { KGT_B_FIXED = 0, KGT_B_PERIODIC, KGT_B_MIRROR, KGT_B_CONST };
 
 typedef struct kgt_bface {
     int kind;
-    double value; /* KGT_B_CONST */
+    double value;  /* KGT_B_CONST */
+    int line, col; /* of the face in its `boundary` statement (0: the default) */
 } kgt_bface;
 
 typedef struct kgt_pfield {
@@ -196,6 +197,19 @@ void kgt_prog_emit_outputs(const kgt_file *f, const char *prefix, int targets, k
  */
 int kgt_prog_eval_step(const kgt_prog *p, int dbl, const long *n, long t, const double *par,
                        void *const *cur, void *const *prev, void *const *out);
+/* A tile as the generated kernels see it (kgt_prog_args_f/_d of P_prog.h, untyped): per field
+   its local cell 0 in each level, strides (the last dimension contiguous), per evolving field
+   the box of local cells to compute; halos filled by the caller. */
+typedef struct kgt_prog_tile {
+    const void *in[KGT_PROG_MAX_FIELDS], *prev[KGT_PROG_MAX_FIELDS];
+    void *out[KGT_PROG_MAX_FIELDS];
+    long stride[KGT_PROG_MAX_FIELDS][3];
+    long lo[KGT_PROG_MAX_FIELDS][3], hi[KGT_PROG_MAX_FIELDS][3];
+    long origin[3], t;
+    double par[KGT_PROG_MAX_PARAMS];
+} kgt_prog_tile;
+/* The generated host kernel's step, interpreted: the fallback where no kernel is compiled. */
+void kgt_prog_eval_tile(const kgt_prog *p, int dbl, const kgt_prog_tile *tl);
 /* The value of field f beyond the grid at cell x (some coordinates outside [0, n)), from the
    arrays of the same level: what a halo holds there. */
 double kgt_prog_ghost(const kgt_prog *p, int f, int dbl, const long *n, const void *a,

@@ -57,16 +57,18 @@ static void walk(const kgt_pnode *n, const reads *lets, reads *out)
 
 static const char *const kind_names[] = {"fixed", "periodic", "mirror", "constant"};
 
-static int check_periodic(const kgt_prog *p, int line, kgt_perr *e)
+/* Periodic on both sides or neither; the message points at the face made periodic. */
+static int check_periodic(const kgt_prog *p, kgt_perr *e)
 {
     for (int f = 0; f < p->nf; f++)
         for (int d = 0; d < p->ndims; d++) {
-            int a = p->f[f].bc[d][0].kind == KGT_B_PERIODIC,
-                b = p->f[f].bc[d][1].kind == KGT_B_PERIODIC;
+            const kgt_bface *bc = p->f[f].bc[d];
+            int a = bc[0].kind == KGT_B_PERIODIC, b = bc[1].kind == KGT_B_PERIODIC;
             if (a != b)
-                return kgt_perr_set(e, line, 1, "field '%s' is periodic on %c%c but not on %c%c",
-                                    p->f[f].name, kgt_prog_dim_names[d], a ? '-' : '+',
-                                    kgt_prog_dim_names[d], a ? '+' : '-');
+                return kgt_perr_set(e, bc[!a].line, bc[!a].col,
+                                    "field '%s' is periodic on %c%c but not on %c%c", p->f[f].name,
+                                    kgt_prog_dim_names[d], a ? '-' : '+', kgt_prog_dim_names[d],
+                                    a ? '+' : '-');
         }
     return 0;
 }
@@ -98,7 +100,7 @@ int kgt_prog_analyse(kgt_prog *p, int line, kgt_perr *e)
     reads *lets = calloc((size_t)p->nlet + 1, sizeof *lets), *u = lets + p->nlet;
     int rc = 0;
     if (!lets) return kgt_perr_set(e, line, 1, "out of memory");
-    if ((rc = check_periodic(p, line, e))) goto done;
+    if ((rc = check_periodic(p, e))) goto done;
     for (int i = 0; i < p->nlet; i++) walk(p->let[i].e, lets, &lets[i]);
     for (int f = 0; f < p->nf; f++) {
         kgt_pfield *fd = &p->f[f];

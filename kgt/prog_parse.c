@@ -259,11 +259,13 @@ static int kw_boundary(st *s)
 {
     static const char *const kinds[] = {"fixed", "periodic", "mirror", "constant"};
     kgt_prog *p = s->p;
-    kgt_bface bf = {0, 0.0};
+    kgt_bface bf = {0, 0.0, 0, 0};
     int f = -1, mask = 0, tk, neg = 0;
     if (need_dims(s)) return -1;
     if (!is(s, 1, "*") && (f = kgt_prog_find_field(p, s->t[1].s)) < 0)
         return st_err(s, 1, "unknown field '%s'", s->t[1].kind ? s->t[1].s : "");
+    bf.line = s->line;
+    bf.col = s->t[2].col;
     if ((tk = parse_face(s, 2, &mask)) < 0) return -1;
     while (bf.kind < 4 && !is(s, tk, kinds[bf.kind])) bf.kind++;
     if (bf.kind == 4)
