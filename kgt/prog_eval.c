@@ -27,6 +27,7 @@ typedef struct ev {
     long x[KGT_MAX_DIMS];
     const double *par;
     void *const *cur, *const *prev;
+    const kgt_prog_tile *tile; /* set: reads from the tile's arrays, halos filled */
     double *letv;
     char *letok;
 } ev;
@@ -73,6 +74,15 @@ double kgt_prog_ghost(const kgt_prog *p, int f, int dbl, const long *n, const vo
 
 static double eval(ev *v, const kgt_pnode *e);
 
+static double read_tile(const ev *v, const kgt_pnode *e)
+{
+    const kgt_prog_tile *tl = v->tile;
+    int nd = v->p->ndims, f = e->ref;
+    long i = v->x[nd - 1] + e->off[nd - 1];
+    for (int d = 0; d + 1 < nd; d++) i += (v->x[d] + e->off[d]) * tl->stride[f][d];
+    return get(e->prev ? tl->prev[f] : tl->in[f], v->dbl, i);
+}
+
 static double eval_bin(ev *v, const kgt_pnode *e)
 {
     double a = eval(v, e->a[0]), b;
@@ -117,11 +127,12 @@ static double eval(ev *v, const kgt_pnode *e)
     case KP_PARAM:
         return rnd(v, v->par ? v->par[e->ref] : v->p->par[e->ref].value);
     case KP_INDEX:
-        return rnd(v, (double)v->x[e->ref]);
+        return rnd(v, (double)(v->x[e->ref] + (v->tile ? v->tile->origin[e->ref] : 0)));
     case KP_TIME:
         return rnd(v, (double)v->t);
     case KP_READ: {
         long c[KGT_MAX_DIMS];
+        if (v->tile) return read_tile(v, e);
         for (int d = 0; d < v->p->ndims; d++) c[d] = v->x[d] + e->off[d];
         return load(v->p, e->ref, v->dbl, v->n, e->prev ? v->prev[e->ref] : v->cur[e->ref], c,
                     &v->bad);
@@ -218,4 +229,39 @@ int kgt_prog_eval_step(const kgt_prog *p, int dbl, const long *n, long t, const 
     free(v.letv);
     free(v.letok);
     return v.bad ? -1 : 0;
+}
+
+void kgt_prog_eval_tile(const kgt_prog *p, int dbl, const kgt_prog_tile *tl)
+{
+    ev v;
+    char letok[KGT_PROG_MAX_LETS];
+    double letv[KGT_PROG_MAX_LETS];
+    int nd = p->ndims;
+    memset(&v, 0, sizeof v);
+    v.p = p;
+    v.dbl = dbl;
+    v.t = tl->t;
+    v.par = tl->par;
+    v.tile = tl;
+    v.letv = letv;
+    v.letok = letok;
+    for (int f = 0; f < p->nf; f++) {
+        const long *lo = tl->lo[f], *hi = tl->hi[f];
+        long count = 1;
+        if (p->f[f].coef) continue;
+        for (int d = 0; d < nd; d++) count *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+        for (long q = 0; q < count; q++) {
+            long i = 0, rest = q;
+            for (int d = nd - 1; d >= 0; d--) {
+                v.x[d] = lo[d] + rest % (hi[d] - lo[d]);
+                rest /= hi[d] - lo[d];
+            }
+            for (int d = 0; d < nd; d++) i += d + 1 < nd ? v.x[d] * tl->stride[f][d] : v.x[d];
+            memset(letok, 0, sizeof letok);
+            if (dbl)
+                ((double *)tl->out[f])[i] = eval(&v, p->f[f].update);
+            else
+                ((float *)tl->out[f])[i] = (float)eval(&v, p->f[f].update);
+        }
+    }
 }

@@ -3,7 +3,8 @@
  * (Gray-Scott, Game of Life, the acoustic wave equation, 3D heat in flux form, and one covering
  * the other features and boundary kinds), several steps from random data three ways, in float
  * and double, bitwise equal:
- *   - the interpreter (kgt_prog_eval_step) on the whole grid;
+ *   - the interpreter (kgt_prog_eval_step) on the whole grid, and (kgt_prog_eval_tile) on the
+ *     host kernels' arguments;
  *   - the host kernels kgt generated at build time (examples_prog.c), on arrays with exactly
  *     each field's halo (from the analysis), filled with kgt_prog_ghost before each step, the
  *     fixed frames left out of the boxes;
@@ -264,6 +265,30 @@ static int in_box(const run *r, int f, const long *x, long *lo, long *hi)
 KERNEL_STEP(float, f)
 KERNEL_STEP(double, d)
 
+/* kgt_prog_eval_tile, the interpreter on the host kernel's arguments (the fallback where no
+   kernel is compiled), through the kernel's signature. */
+static const kgt_prog *tile_prog;
+#define TILE_FN(c, dbl)                                                                            \
+    static void tile_##c(const kgt_prog_args_##c *a)                                               \
+    {                                                                                              \
+        static kgt_prog_tile tl;                                                                   \
+        memset(&tl, 0, sizeof tl);                                                                 \
+        for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {                                            \
+            tl.in[f] = a->in[f];                                                                   \
+            tl.prev[f] = a->prev[f];                                                               \
+            tl.out[f] = a->out[f];                                                                 \
+            memcpy(tl.stride[f], a->stride[f], sizeof tl.stride[f]);                               \
+            memcpy(tl.lo[f], a->lo[f], sizeof tl.lo[f]);                                           \
+            memcpy(tl.hi[f], a->hi[f], sizeof tl.hi[f]);                                           \
+        }                                                                                          \
+        memcpy(tl.origin, a->origin, sizeof tl.origin);                                            \
+        tl.t = a->t;                                                                               \
+        for (int k = 0; k < KGT_PROG_MAX_PARAMS; k++) tl.par[k] = a->par[k];                       \
+        kgt_prog_eval_tile(tile_prog, dbl, &tl);                                                   \
+    }
+TILE_FN(f, 0)
+TILE_FN(d, 1)
+
 /* The hand-written reference's step of program name. */
 static void ref_step(run *r, long t)
 {
@@ -329,26 +354,35 @@ START_TEST(test_three_ways)
     const example *ex = &examples[_i / 2];
     const kgt_prog *p = find(ex->name);
     int dbl = _i % 2;
-    run a, b, c;
+    run a, b, c, d;
+    tile_prog = p;
     run_init(&a, p, dbl, ex->n, !strcmp(ex->name, "life"));
     if (!strcmp(ex->name, "features")) /* some cells take the other branch of b's update */
         for (long i = 0; i < a.total; i += 3)
             put(a.cur[0], dbl, i, val(a.prev[1], dbl, i % ex->n[1] ? i - 1 : i + ex->n[1] - 1));
     run_copy(&b, &a);
     run_copy(&c, &a);
+    run_copy(&d, &a);
     for (long t = 0; t < STEPS; t++) {
         ck_assert_int_eq(kgt_prog_eval_step(p, dbl, a.n, t, NULL, a.cur, a.prev, a.out), 0);
         if (dbl)
             kernel_step_d(&b, t, ex->host_d, NULL);
         else
             kernel_step_f(&b, t, ex->host_f, NULL);
+        if (dbl)
+            kernel_step_d(&d, t, tile_d, NULL);
+        else
+            kernel_step_f(&d, t, tile_f, NULL);
         ref_step(&c, t);
         rotate(&a);
         rotate(&b);
         rotate(&c);
+        rotate(&d);
         same(&a, &c, "interpreter vs hand-written");
         same(&b, &c, "generated host kernel vs hand-written");
+        same(&d, &c, "interpreter on the kernel's tile vs hand-written");
     }
+    run_free(&d);
     run_free(&a);
     run_free(&b);
     run_free(&c);
