@@ -227,8 +227,9 @@ static const keyword *find_keyword(const char *s)
 
 static int parse_line(parser *p)
 {
-    const keyword *k = find_keyword(p->t[0].s);
-    if (p->prog) return kgt_prog_feed(p);
+    const keyword *k;
+    if (p->prog) return kgt_prog_feed(p); /* its blank lines too: p->t[0] may not exist */
+    k = find_keyword(p->t[0].s);
     if (!k && !p->cur && strcmp(p->t[0].s, "program") == 0) return kgt_kw_program(p);
     if (p->in_pattern) {
         if (!k) return kgt_pattern_row(p);
