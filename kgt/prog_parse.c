@@ -76,6 +76,12 @@ static int st_err(st *s, int tk, const char *fmt, const char *a)
     return kgt_perr_set(s->e, s->line, s->t[tk].col, fmt, a);
 }
 
+/* A message without an argument, at token tk. */
+static int st_msg(st *s, int tk, const char *msg)
+{
+    return kgt_perr_set(s->e, s->line, s->t[tk].col, "%s", msg);
+}
+
 static int is(const st *s, int tk, const char *text)
 {
     return s->t[tk].kind != PT_END && strcmp(s->t[tk].s, text) == 0;
@@ -156,16 +162,18 @@ static int kw_param(st *s)
     kgt_prog *p = s->p;
     int tk = 3, neg = 0;
     if (need_dims(s) || new_name(s, 1)) return -1;
-    if (!is(s, 2, "=")) return st_err(s, 2, "expected '=' after the parameter name%s", "");
+    if (!is(s, 2, "=")) return st_msg(s, 2, "expected '=' after the parameter name");
     if (is(s, 3, "-") || is(s, 3, "+")) neg = s->t[tk++].s[0] == '-';
     if (s->t[tk].kind != PT_NUM)
         return st_err(s, tk, "a parameter's default must be a number, got '%s'",
                       s->t[tk].kind ? s->t[tk].s : "nothing");
-    if (p->npar == KGT_PROG_MAX_PARAMS) return st_err(s, 1, "more than 64 parameters%s", "");
+    if (p->npar == KGT_PROG_MAX_PARAMS)
+        return kgt_perr_set(s->e, s->line, s->t[1].col, "more than %d parameters",
+                            KGT_PROG_MAX_PARAMS);
     strcpy(p->par[p->npar].name, s->t[1].s);
     p->par[p->npar].value = neg ? -s->t[tk].num : s->t[tk].num;
     if (s->t[tk + 1].kind != PT_END)
-        return st_err(s, tk + 1, "a parameter's default is a number, not an expression%s", "");
+        return st_msg(s, tk + 1, "a parameter's default is a number, not an expression");
     p->npar++;
     return 0;
 }
@@ -189,7 +197,8 @@ static int kw_let(st *s)
     kgt_prog *p = s->p;
     kgt_pnode *n;
     if (need_dims(s) || new_name(s, 1)) return -1;
-    if (p->nlet == KGT_PROG_MAX_LETS) return st_err(s, 1, "more than 256 lets%s", "");
+    if (p->nlet == KGT_PROG_MAX_LETS)
+        return kgt_perr_set(s->e, s->line, s->t[1].col, "more than %d lets", KGT_PROG_MAX_LETS);
     if (!(n = rhs(s))) return -1;
     strcpy(p->let[p->nlet].name, s->t[1].s);
     p->let[p->nlet++].e = n;
@@ -274,8 +283,7 @@ static int kw_boundary(st *s)
     tk++;
     if (bf.kind == KGT_B_CONST) {
         if (is(s, tk, "-") || is(s, tk, "+")) neg = s->t[tk++].s[0] == '-';
-        if (s->t[tk].kind != PT_NUM)
-            return st_err(s, tk > 4 ? tk : 3, "'constant' needs a value%s", "");
+        if (s->t[tk].kind != PT_NUM) return st_msg(s, tk, "'constant' needs a value");
         bf.value = neg ? -s->t[tk].num : s->t[tk].num;
         tk++;
     }
