@@ -36,10 +36,14 @@ typedef struct kgt_stencil {
 
 enum { KGT_MODE_NONE = 0, KGT_MODE_POINTS = 1, KGT_MODE_PATTERN = 2 };
 
+struct kgt_prog; /* a stencil program (prog.h) */
+
 typedef struct kgt_file {
     const char *path;
     kgt_stencil *st;
     int nst, cap;
+    struct kgt_prog **prog; /* the file's `program` blocks (prog.h), in order */
+    int nprog, pcap;
 } kgt_file;
 
 /* Parses and validates path; on error prints "path:line:col: message" to stderr, returns -1. */

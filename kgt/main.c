@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kgt.h"
+#include "prog.h"
 
 static const char example[] =
     "# heat.stencil: two stencils for kgt\n"
@@ -71,6 +72,11 @@ static const char usage[] =
     "  end              ends the stencil\n"
     "  Weights and divisors are decimal or hexadecimal floating constants, finite and in float\n"
     "  range; the divisor is non-zero; zero weights are skipped.\n"
+    "\n"
+    "  program NAME ... end   a stencil program (several fields, non-linear updates): dims N,\n"
+    "                   field U [prev], coef C, param P = V, let L = EXPR, update U = EXPR,\n"
+    "                   boundary U|* FACE fixed|periodic|mirror|constant V; written to\n"
+    "                   P_prog.h, P_prog.c (host, OpenCL) and P_prog.cu (kgt/README.md)\n"
     "\n"
     "Example:\n";
 
@@ -259,6 +265,21 @@ static int emit_gpu(const kgt_gen *g, const char *dir)
     return rc;
 }
 
+/* Programs have files of their own (prog_out.c): P.h and P.c stay the stencils'. */
+static int write_programs(const kgt_gen *g, const char *dir)
+{
+    kgt_buf h = {0}, c = {0}, gpu = {0};
+    int rc;
+    kgt_prog_emit_outputs(g->file, g->prefix, g->targets, &h, &c, &gpu);
+    rc = write_file(dir, g->prefix, "_prog.h", &h) || write_file(dir, g->prefix, "_prog.c", &c);
+    if (!rc && (g->targets & KGT_T_CUDA)) rc = write_file(dir, g->prefix, "_prog.cu", &gpu);
+    if (!rc && (g->targets & KGT_T_HIP)) rc = write_file(dir, g->prefix, "_prog_hip.cpp", &gpu);
+    free(h.s);
+    free(c.s);
+    free(gpu.s);
+    return rc ? -1 : 0;
+}
+
 static int generate(const opts *o, const kgt_file *f, const char *prefix)
 {
     kgt_gen g;
@@ -269,6 +290,8 @@ static int generate(const opts *o, const kgt_file *f, const char *prefix)
     g.fused = o->fused;
     g.source = base_name(o->file);
     g.targets = o->targets ? o->targets : KGT_T_HOST | KGT_T_OPENCL;
+    if (f->nprog && write_programs(&g, dir)) return -1;
+    if (!f->nst) return 0;
     if (emit_one(&g, dir, ".h", kgt_emit_header) || emit_one(&g, dir, ".c", kgt_emit_c)) return -1;
     return emit_gpu(&g, dir);
 }

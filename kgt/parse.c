@@ -227,7 +227,10 @@ static const keyword *find_keyword(const char *s)
 
 static int parse_line(parser *p)
 {
-    const keyword *k = find_keyword(p->t[0].s);
+    const keyword *k;
+    if (p->prog) return kgt_prog_feed(p); /* its blank lines too: p->t[0] may not exist */
+    k = find_keyword(p->t[0].s);
+    if (!k && !p->cur && strcmp(p->t[0].s, "program") == 0) return kgt_kw_program(p);
     if (p->in_pattern) {
         if (!k) return kgt_pattern_row(p);
         if (kgt_end_pattern(p)) return -1;
@@ -245,7 +248,7 @@ static int parse_stream(parser *p)
     int r;
     while ((r = kgt_read_line(p)) > 0) {
         if (kgt_tokenize(p)) return perr(p, 1, "out of memory");
-        if (p->nt > 0 && parse_line(p)) return -1;
+        if ((p->nt > 0 || p->prog) && parse_line(p)) return -1;
     }
     if (r == -2) return perr(p, 1, "a NUL byte in the line");
     if (r < 0) return perr(p, 1, "out of memory");
@@ -253,7 +256,9 @@ static int parse_stream(parser *p)
     if (p->cur)
         return kgt_perr_at(p, p->cur->line, p->cur->col, "stencil '%s' is missing 'end'",
                            p->cur->name);
-    if (!p->file->nst) return kgt_perr_at(p, 1, 1, "no stencil in file");
+    if (p->prog) return kgt_prog_finish(p, 0);
+    if (!p->file->nst && !p->file->nprog)
+        return kgt_perr_at(p, 1, 1, "no stencil or program in file");
     return 0;
 }
 
@@ -283,6 +288,7 @@ int kgt_parse_stream(const char *path, FILE *fp, kgt_file *out)
     p.seen = calloc(OFF_KEYS, sizeof *p.seen);
     p.first = calloc(OFF_KEYS, sizeof *p.first);
     rc = p.seen && p.first ? parse_stream(&p) : kgt_perr_at(&p, 1, 1, "out of memory");
+    rc = kgt_prog_finish(&p, rc);
     free(p.buf);
     free(p.tb);
     free(p.t);
@@ -301,6 +307,7 @@ void kgt_file_free(kgt_file *f)
         free(f->st[i].pts);
     }
     free(f->st);
+    kgt_file_free_progs(f);
     f->st = NULL;
     f->nst = f->cap = 0;
 }

@@ -38,6 +38,7 @@ typedef struct parser {
     /* Offsets of the open stencil: seen[k] == gen when its point first[k] has offset key k. */
     unsigned *seen, gen;
     int *first;
+    struct kgt_prog *prog; /* the open program block, or NULL (parse_prog.c) */
 } parser;
 
 int kgt_perr_at(const parser *p, int line, int col, const char *fmt, ...)
@@ -63,5 +64,12 @@ int kgt_kw_point(parser *p);
 int kgt_kw_pattern(parser *p);
 int kgt_pattern_row(parser *p);
 int kgt_end_pattern(parser *p);
+
+/* Program blocks (parse_prog.c): `program NAME`, the lines up to its `end`, the check at the end
+   of the file (returns rc, or the error of a block left open), and kgt_file_free's part. */
+int kgt_kw_program(parser *p);
+int kgt_prog_feed(parser *p);
+int kgt_prog_finish(parser *p, int rc);
+void kgt_file_free_progs(kgt_file *f);
 
 #endif

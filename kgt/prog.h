@@ -1,0 +1,218 @@
+/*
+ * Stencil programs: several fields, coefficient fields, parameters and non-linear update
+ * expressions (kgt/README.md, "Programs"). The layers, bottom up:
+ *   prog_lex.c      tokens of one line of a program block
+ *   prog_expr.c     expressions into a typed tree (kgt_pnode), names resolved, types checked
+ *   prog_parse.c    the statements of a block (`program NAME ... end`), from kgt's file or a string
+ *   prog_analyse.c  per-field reach, frames and boundary consistency, when the block closes
+ *   prog_print.c    one expression as text for a target (C, OpenCL C, CUDA/HIP)
+ *   prog_emit.c     whole kernels around the printed updates, and kgt's program outputs
+ *   prog_eval.c     the reference interpreter: one step on the whole grid, boundaries applied
+ * Nothing here includes the library; like the rest of kgt it is C99 on libc and libm.
+ */
+#ifndef KGT_PROG_H
+#define KGT_PROG_H
+
+#include "kgt.h"
+
+#define KGT_PROG_MAX_FIELDS 16
+#define KGT_PROG_MAX_PARAMS 64
+#define KGT_PROG_MAX_LETS   256
+#define KGT_PROG_MAX_NAME   63
+
+/* Node kinds. Leaves first, then unary, binary and the select. */
+enum {
+    KP_NUM,   /* a literal: num, converted to the element type as written */
+    KP_PARAM, /* parameter ref */
+    KP_READ,  /* field ref at off (prev: its previous time level) */
+    KP_INDEX, /* the cell's global index along dimension ref */
+    KP_TIME,  /* the step number t */
+    KP_LET,   /* let ref */
+    KP_NEG,
+    KP_NOT,
+    KP_ABS,
+    KP_SQRT,
+    KP_ADD,
+    KP_SUB,
+    KP_MUL,
+    KP_DIV,
+    KP_MIN,
+    KP_MAX,
+    KP_LT,
+    KP_LE,
+    KP_GT,
+    KP_GE,
+    KP_EQ,
+    KP_NE,
+    KP_AND,
+    KP_OR,
+    KP_SEL /* a[0] ? a[1] : a[2] */
+};
+
+/* Value types: every node is a number (the element type) or a condition. */
+enum { KP_T_NUM = 0, KP_T_BOOL = 1 };
+
+typedef struct kgt_pnode {
+    int kind, type;
+    int line, col; /* where it was written */
+    double num;
+    int ref, prev;
+    int off[KGT_MAX_DIMS];
+    struct kgt_pnode *a[3];
+} kgt_pnode;
+
+/* Boundary kinds of one face of one field. Fixed (the default): the cells of the frame the
+   field's update reaches across keep their values, and nothing is read beyond the face. */
+enum { KGT_B_FIXED = 0, KGT_B_PERIODIC, KGT_B_MIRROR, KGT_B_CONST };
+
+typedef struct kgt_bface {
+    int kind;
+    double value;  /* KGT_B_CONST */
+    int line, col; /* of the face in its `boundary` statement (0: the default) */
+} kgt_bface;
+
+typedef struct kgt_pfield {
+    char name[KGT_PROG_MAX_NAME + 1];
+    int line, col;
+    int coef;  /* read-only coefficient field */
+    int keeps; /* keeps its previous level (`field u prev`), read as u@prev */
+    kgt_bface bc[KGT_MAX_DIMS][2];
+    kgt_pnode *update; /* evolving fields: the new value */
+    int uline;         /* line of the update, 0 while none */
+    /* Analysis (prog_analyse.c), [dimension][0: towards -, 1: towards +], in cells: */
+    int reach[KGT_MAX_DIMS][2];  /* how far any update reads this field (its halo) */
+    int preach[KGT_MAX_DIMS][2]; /* the same for its previous level */
+    int read, pread;             /* read at all (current level / previous level) */
+    int frame[KGT_MAX_DIMS][2];  /* how far this field's update reads any field: on a fixed
+                                    face, the width of the frame that keeps its values */
+} kgt_pfield;
+
+typedef struct kgt_pparam {
+    char name[KGT_PROG_MAX_NAME + 1];
+    double value;
+} kgt_pparam;
+
+typedef struct kgt_plet {
+    char name[KGT_PROG_MAX_NAME + 1];
+    kgt_pnode *e;
+} kgt_plet;
+
+typedef struct kgt_prog {
+    char name[KGT_PROG_MAX_NAME + 1]; /* letters, digits, '_' ('-' is an operator here) */
+    int line, col;
+    int ndims;
+    kgt_pfield f[KGT_PROG_MAX_FIELDS];
+    int nf;
+    kgt_pparam par[KGT_PROG_MAX_PARAMS];
+    int npar;
+    kgt_plet let[KGT_PROG_MAX_LETS];
+    int nlet;
+    kgt_pnode **nodes; /* every node, for kgt_prog_free */
+    int nnodes, ncap;
+    int uses_index, uses_time;
+    int closed; /* 'end' seen and the analysis passed */
+} kgt_prog;
+
+/* A mistake: where, and the message (no position in it). */
+typedef struct kgt_perr {
+    int line, col;
+    char msg[256];
+} kgt_perr;
+
+int kgt_perr_set(kgt_perr *e, int line, int col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* --- parsing (prog_parse.c) --- */
+/* A program opened by `program NAME` (the name's token and position); NULL (e set) on error. */
+kgt_prog *kgt_prog_begin(const char *name, int line, int col, kgt_perr *e);
+/* Feeds the next line of the block: 0 to go on, 1 when it was `end` (the program is complete
+   and analysed), -1 on an error (e set; free the program). */
+int kgt_prog_line(kgt_prog *p, const char *text, int line, kgt_perr *e);
+/* The text of one program block (`program NAME` ... `end`, comments and blank lines around it
+   allowed), as given at run time. NULL on error, e holding line:col and the message. */
+kgt_prog *kgt_prog_parse_string(const char *text, kgt_perr *e);
+void kgt_prog_free(kgt_prog *p);
+int kgt_prog_find_field(const kgt_prog *p, const char *name);
+/* Dimension names of the index: i, j, k. */
+extern const char kgt_prog_dim_names[KGT_MAX_DIMS];
+
+/* --- lexing (prog_lex.c) --- */
+enum { PT_END = 0, PT_NUM, PT_NAME, PT_OP };
+typedef struct kgt_ptok {
+    int kind, col;
+    char s[KGT_PROG_MAX_NAME + 2]; /* name or operator text (names longer are cut: len says) */
+    int len;
+    double num;
+} kgt_ptok;
+/* Tokens of one line ('#' starts a comment); at most max, the last one PT_END. */
+int kgt_prog_lex(const char *text, int line, kgt_ptok *t, int max, kgt_perr *e);
+
+/* --- expressions (prog_expr.c) --- */
+/* Parses tokens t[*pos ..] as an expression of p; *pos moves past it. */
+kgt_pnode *kgt_prog_expr(kgt_prog *p, const kgt_ptok *t, int *pos, int line, kgt_perr *e);
+const char *kgt_prog_op_name(int kind);
+
+/* --- analysis (prog_analyse.c) --- */
+int kgt_prog_analyse(kgt_prog *p, int line, kgt_perr *e);
+
+/* --- printing (prog_print.c) --- */
+enum { KGT_PT_C = 0, KGT_PT_OPENCL, KGT_PT_CUDA };
+/* The expression e as one fully parenthesised expression of target's language for element
+   type dbl. Names: p_NAME parameters, l_NAME lets, the cell's global index g0..g2, the step t,
+   field reads f_NAME[c_NAME + o0 * NAME_s0 + ...] (pf_/pc_ for the previous level). */
+void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *e, int target, int dbl);
+/* Which lets e uses, transitively (used[nlet]), so a kernel computes only those. */
+void kgt_prog_lets_used(const kgt_prog *p, const kgt_pnode *e, char *used);
+
+/* --- kernels (prog_emit.c, prog_out.c) --- */
+/* The args struct and the host function's prototype per element type (for a header). */
+void kgt_prog_emit_host_header(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* What the CUDA/HIP text of programs needs, once per source before the programs: the macros
+   KGT_STREAM_T, KGT_LAUNCH_ERROR, KGT_PROG_LAUNCHER and kgt_add/kgt_sub/kgt_mul. */
+void kgt_prog_emit_gpu_prelude(kgt_buf *b);
+/* The host functions prefix_NAME_host_f / _d (one step over the boxes of the args struct),
+   after the header's text; the file needs <math.h> and contraction off (prog_out.c). */
+void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* OpenCL C source: kernel prefix_NAME, both types under #if STENCIL_DOUBLE. */
+void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* CUDA/HIP source: kernels and C-linkage launchers prefix_NAME_cuda_f / _d. */
+void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* The texts of kgt's program outputs for a file (prog_out.c): h = P_prog.h, c = P_prog.c (host
+   functions, OpenCL sources as strings), g = P_prog.cu and P_prog_hip.cpp (left empty unless
+   targets has cuda or hip). */
+void kgt_prog_emit_outputs(const kgt_file *f, const char *prefix, int targets, kgt_buf *h,
+                           kgt_buf *c, kgt_buf *g);
+
+/* --- reference evaluation (prog_eval.c) --- */
+/*
+ * One step on the whole grid of n cells (dense row-major arrays, dimension 0 slowest), boundary
+ * kinds applied to the reads beyond the grid, fixed frames copied. cur[f] for every field
+ * (coefficients included), prev[f] for those that keep a previous level (else ignored), out[f]
+ * for the evolving ones; float or double arrays (dbl). par: values of the parameters in the
+ * element type's precision (NULL: the defaults). Returns 0, or -1 when the grid is thinner
+ * than a periodic or mirror reach.
+ */
+int kgt_prog_eval_step(const kgt_prog *p, int dbl, const long *n, long t, const double *par,
+                       void *const *cur, void *const *prev, void *const *out);
+/* A tile as the generated kernels see it (kgt_prog_args_f/_d of P_prog.h, untyped): per field
+   its local cell 0 in each level, strides (the last dimension contiguous), per evolving field
+   the box of local cells to compute; halos filled by the caller. */
+typedef struct kgt_prog_tile {
+    const void *in[KGT_PROG_MAX_FIELDS], *prev[KGT_PROG_MAX_FIELDS];
+    void *out[KGT_PROG_MAX_FIELDS];
+    long stride[KGT_PROG_MAX_FIELDS][3];
+    long lo[KGT_PROG_MAX_FIELDS][3], hi[KGT_PROG_MAX_FIELDS][3];
+    long origin[3], t;
+    double par[KGT_PROG_MAX_PARAMS];
+} kgt_prog_tile;
+/* The generated host kernel's step, interpreted: the fallback where no kernel is compiled. */
+void kgt_prog_eval_tile(const kgt_prog *p, int dbl, const kgt_prog_tile *tl);
+/* The value of field f beyond the grid at cell x (some coordinates outside [0, n)), from the
+   arrays of the same level: what a halo holds there. */
+double kgt_prog_ghost(const kgt_prog *p, int f, int dbl, const long *n, const void *a,
+                      const long *x);
+
+#endif
