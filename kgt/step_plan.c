@@ -19,8 +19,8 @@
  * (with split division where the divisor allows it). 3D float stencils, and 3D double ones of at
  * most seven points, take emit_rows3.c's vector rows with running sums (below); other 3D double
  * stencils keep scalar rows on copied tiles (3d7 fp64 ran slower with vector rows on tiles and with
- * emit_vec.c's single rows). emit_vec.c's single 3D rows (y neighbours through L1) stay as a shape
- * (STENCIL_RTC_SHAPE), no longer a default.
+ * emit_vec.c's single rows). emit_vec.c's single 3D rows (y neighbours through L1) and the vector
+ * rows on copied tiles stay as shapes (STENCIL_RTC_SHAPE), no longer defaults.
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
@@ -87,10 +87,12 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     kgt_wyx(s, lo, info->elo);
     kgt_wyx(s, hi, info->ehi);
     const int v = kgt_types[dbl].vw;
-    /* vec: 2D and 3D with a register walk in blocks of whole warps along x (64 threads: AMD's
-       too); the vector rows on copied tiles that shape vec once gave 3D stencils with pipe are
-       retired (no default reached them, and emit_rows3.c's rows beat them) */
-    if (h->vec && (!h->walk || s->ndims < 2 || h->bx % 64)) return -1;
+    /* vec: 3D with copies (x reach within a vector), or 2D and 3D with a register walk in
+       blocks of whole warps along x (64 threads: AMD's too) */
+    if (h->vec && s->ndims == 3 && !h->walk && (!h->pipe || info->elo[2] > v || info->ehi[2] > v))
+        return -1;
+    if (h->vec && h->walk && (s->ndims < 2 || h->bx % 64)) return -1;
+    if (h->vec && s->ndims < 3 && !h->walk) return -1;
     if (h->walk < 0 || h->walk > KGT_WALK_MAX ||
         (h->walk && ((s->ndims != 2 && !h->vec) || h->pipe ||
                      (h->nc != 1 && !(h->vec && s->ndims == 3 && h->nc <= 8)))))
