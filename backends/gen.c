@@ -21,6 +21,25 @@ static int to_kgt(const sl_stencil *st, kgt_stencil *ks)
                             (const int(*)[KGT_MAX_DIMS])st->off, st->w, st->divisor);
 }
 
+/*
+ * The tuning variables of the run-time kernels, for experiments (kgt takes them through its plans
+ * and reads no environment): $KGT_VEC_PREFETCH=0|1 the 2D vector rows' prefetch off or on,
+ * $STENCIL_RTC_STREAM3="ny,by" the 3D streaming kernels' rows per thread and thread rows,
+ * $STENCIL_RTC_STREAM_H the rows (planes) a block of the streaming kernels walks.
+ */
+static void env_tuning(int *prefetch, kgt_stream_tune *tune)
+{
+    const char *pf = getenv("KGT_VEC_PREFETCH"), *s3 = getenv("STENCIL_RTC_STREAM3");
+    const char *h = getenv("STENCIL_RTC_STREAM_H");
+    long rows = h ? atol(h) : 0;
+    int ny, by;
+    *prefetch = pf && (*pf == '0' || *pf == '1') ? (*pf == '1' ? KGT_TUNE_ON : KGT_TUNE_OFF)
+                                                 : KGT_TUNE_DEFAULT;
+    memset(tune, 0, sizeof *tune);
+    tune->h = rows >= 1 && rows <= 65535 ? (int)rows : 0;
+    if (s3 && sscanf(s3, "%d,%d", &ny, &by) == 2) tune->ny = ny, tune->by = by;
+}
+
 /* src, made not to compile under $STENCIL_RTC=fail (the tests of the fallback). */
 static char *broken_if_asked(char *src)
 {
@@ -35,10 +54,13 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
 {
     kgt_stencil ks;
     kgt_step_shape sh;
-    int dbl = st->type == STENCIL_DOUBLE;
+    kgt_stream_tune tune;
+    int dbl = st->type == STENCIL_DOUBLE, prefetch;
     const char *e = getenv("STENCIL_RTC_SHAPE");
     if (to_kgt(st, &ks)) return NULL;
+    env_tuning(&prefetch, &tune);
     kgt_step_default(&ks, dbl, pipe, &sh);
+    sh.prefetch = prefetch;
     if (e && *e) {
         sh.vec = sh.walk = sh.minb = 0; /* what the text does not give */
         sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d", &sh.bx, &sh.by, &sh.nc, &sh.zc, &sh.pipe, &sh.vec,
@@ -51,6 +73,7 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
     }
     if (!src && e && *e) { /* a forced shape this stencil does not take: its own */
         kgt_step_default(&ks, dbl, pipe, &sh);
+        sh.prefetch = prefetch;
         src = kgt_rt_gpu(&ks, dbl, &sh, info);
     }
     kgt_stencil_clear(&ks);
@@ -79,8 +102,11 @@ int sb_gen_stream1(const sl_stencil *st)
 char *sb_gen_gpu_stream(const sl_stencil *st, int levels, kgt_stream_info *info)
 {
     kgt_stencil ks;
+    kgt_stream_tune tune;
+    int prefetch;
     if (to_kgt(st, &ks)) return NULL;
-    char *src = kgt_rt_gpu_stream(&ks, st->type == STENCIL_DOUBLE, levels, info);
+    env_tuning(&prefetch, &tune);
+    char *src = kgt_rt_gpu_stream(&ks, st->type == STENCIL_DOUBLE, levels, &tune, info);
     kgt_stencil_clear(&ks);
     return broken_if_asked(src);
 }

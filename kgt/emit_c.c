@@ -10,9 +10,6 @@
 
 #include "kgt.h"
 
-static const char *const tname[2] = {"float", "double"};
-static const char tsuf[2] = {'f', 'd'};
-
 void kgt_emit_header(kgt_buf *b, const kgt_gen *g)
 {
     const char *p = g->prefix;
@@ -67,11 +64,11 @@ static void emit_host(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
     char wrap[40];
     const kgt_index ix = {"in", "c", {"s0", "s1", "s2"}, kgt_wrap(wrap, 4 * (s->ndims + 2)), 0, 0,
                           0,    0};
-    const char *t = tname[dbl];
+    const char *t = kgt_types[dbl].name;
     kgt_printf(b,
                "static void %s_%s_host_%c(const void *in_, void *out_, const long *lo, "
                "const long *hi,\n        const long *stride)\n{\n",
-               g->prefix, s->stem, tsuf[dbl]);
+               g->prefix, s->stem, kgt_types[dbl].suf);
     kgt_printf(b, "    const %s *restrict in = (const %s *)in_;\n", t, t);
     kgt_printf(b, "    %s *restrict out = (%s *)out_;\n", t, t);
     emit_host_loops(b, s->ndims);
@@ -112,14 +109,14 @@ static void emit_device_decls(kgt_buf *b, const kgt_gen *g, const char *vendor)
             kgt_printf(b,
                        "int %s_%s_%s_%c(const void *in, void *out, const long *lo, "
                        "const long *hi,\n        const long *stride, void *queue);\n",
-                       g->prefix, g->file->st[i].stem, vendor, tsuf[t]);
+                       g->prefix, g->file->st[i].stem, vendor, kgt_types[t].suf);
     for (int i = 0; i < g->file->nst; i++)
         for (int t = 0; t < 2 && kgt_fused(g, &g->file->st[i]); t++)
             kgt_printf(b,
                        "int %s_%s_%s_fused_%c(const void *in, void *out, const long *lo, "
                        "const long *hi,\n        const long *live_lo, const long *live_hi, "
                        "const long *stride, void *queue);\n",
-                       g->prefix, g->file->st[i].stem, vendor, tsuf[t]);
+                       g->prefix, g->file->st[i].stem, vendor, kgt_types[t].suf);
 }
 
 static void emit_device_field(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,

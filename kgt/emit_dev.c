@@ -15,25 +15,6 @@
 
 #include "kgt_rt.h"
 
-static const char *const tname[2] = {"float", "double"};
-static const char tsuf[2] = {'f', 'd'};
-
-/* Cells of dimension 0 one thread computes in 2D/3D, unless --walk says otherwise: longer
-   walks share more loads between cells but hold more registers (bench/RESULTS.md, kgt). */
-void kgt_emit_warp_macros(kgt_buf *b)
-{
-    kgt_printf(b, "#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
-                  "#define KGT_SHFL(v, src) __shfl((v), (src))\n#define KGT_ALL(p) __all(p)\n"
-                  "#else\n#define KGT_WARP 32\n"
-                  "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n"
-                  "#define KGT_ALL(p) __all_sync(0xffffffffu, (p))\n#endif\n");
-}
-
-int kgt_walk(const kgt_gen *g)
-{
-    return g->walk ? g->walk : 8;
-}
-
 void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s)
 {
     const kgt_index ix = {"in", "c", {"s0", "s1", NULL}, "\n       ", 0, 0, 0, 0};
@@ -150,55 +131,6 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
     kgt_printf(b, "%s", walk_split_text);
 }
 
-void kgt_emit_cell(kgt_buf *b, const kgt_stencil *s, int dbl, int ind, const char *c)
-{
-    char wrap[40];
-    /* The last dimension has unit stride, written as a literal so offsets fold into loads. */
-    kgt_index ix = {"in", c, {NULL, NULL, NULL}, kgt_wrap(wrap, ind + 4), 0, 0, 0, 1};
-    if (s->ndims > 1) ix.stride[0] = "s0";
-    if (s->ndims > 2) ix.stride[1] = "s1";
-    kgt_printf(b, "%*sout[%s] = ", ind, "", c);
-    kgt_emit_expr(b, s, dbl, &ix);
-    kgt_printf(b, ";\n");
-}
-
-/* Declares the register of one input cell unless an earlier cell of the walk already did. */
-static void emit_load(kgt_buf *b, const kgt_stencil *s, int dbl, int u, const int *off,
-                      unsigned char *seen)
-{
-    int row = u + off[0] + KGT_MAX_RADIUS, side = 2 * KGT_MAX_RADIUS + 1;
-    int key = (row * side + off[1] + KGT_MAX_RADIUS) * side + off[2] + KGT_MAX_RADIUS;
-    if (seen[key]) return;
-    seen[key] = 1;
-    kgt_printf(b, "        const %s ", tname[dbl]);
-    kgt_temp(b, u, off);
-    kgt_printf(b, " = in[base + %d * s0", u + off[0]);
-    if (s->ndims == 3 && off[1]) kgt_printf(b, " + %d * s1", off[1]);
-    if (off[s->ndims - 1]) kgt_printf(b, " + %d", off[s->ndims - 1]);
-    kgt_printf(b, "];\n");
-}
-
-/* (Taking the x-neighbours of a walk from warp shuffles instead of loads was tried and was slower
-   everywhere but 2d4, where it tied: bench/RESULTS.md.) */
-void kgt_emit_walk_cells(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
-{
-    enum { ROWS = KGT_WALK_MAX + 2 * KGT_MAX_RADIUS, SIDE = 2 * KGT_MAX_RADIUS + 1 };
-    unsigned char seen[ROWS * SIDE * SIDE]; /* not static: backends generate from any thread */
-    char wrap[40];
-    memset(seen, 0, sizeof seen);
-    for (int u = 0; u < walk; u++) {
-        kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 12), 1, u, 0, 1};
-        for (int p = 0; p < s->npts; p++) {
-            int off[3] = {0, 0, 0};
-            for (int d = 0; d < s->ndims; d++) off[d] = s->pts[p].off[d];
-            if (s->pts[p].w != 0.0) emit_load(b, s, dbl, u, off, seen);
-        }
-        kgt_printf(b, "        if (act) out[base + %d * s0] = ", u);
-        kgt_emit_expr(b, s, dbl, &ix);
-        kgt_printf(b, ";\n");
-    }
-}
-
 static void emit_kernel_1d(kgt_buf *b, const kgt_stencil *s, int dbl)
 {
     kgt_printf(b, "    const long c = l0 + (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -215,14 +147,14 @@ static void emit_kernel_1d(kgt_buf *b, const kgt_stencil *s, int dbl)
  */
 static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
-    const char *t = tname[dbl];
+    const char *t = kgt_types[dbl].name;
     int nd = s->ndims, walk = kgt_walk(g);
     const char *lx = nd == 2 ? "l1" : "l2", *hx = nd == 2 ? "h1" : "h2";
     kgt_printf(b,
                "static __global__ void __launch_bounds__(256)\n"
                "    %s_%s_k%c(const %s *__restrict__ in, %s *__restrict__ out, long l0, long l1,\n"
                "    long l2, long h0, long h1, long h2, long s0, long s1, long xa)\n{\n",
-               g->prefix, s->stem, tsuf[dbl], t, t);
+               g->prefix, s->stem, kgt_types[dbl].suf, t, t);
     if (nd == 1) {
         emit_kernel_1d(b, s, dbl);
         return;
@@ -255,7 +187,7 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
 /* The vector kernel when every row starts 16-byte aligned, else the scalar one. */
 static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
-    const char *t = tname[dbl];
+    const char *t = kgt_types[dbl].name;
     int nd = s->ndims, last = nd - 1, vw = dbl ? 2 : 4, vec = kgt_gpu_vector(s, dbl);
     int walk = nd > 1 ? kgt_walk(g) : 1;
     if (vec) {
@@ -276,7 +208,7 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                    !vec ? ""
                    : v  ? "if (vec)\n    "
                         : "else\n    ",
-                   g->prefix, s->stem, v ? 'v' : 'k', tsuf[dbl], t, t, last);
+                   g->prefix, s->stem, v ? 'v' : 'k', kgt_types[dbl].suf, t, t, last);
 }
 
 /* Where kgt_gpu_step holds (step), the named launcher is the step kernel's (emit_step.c) and
@@ -289,19 +221,19 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
         kgt_printf(b,
                    "static int %s_%s_walk_%c(const void *in, void *out, const long *lo,\n"
                    "    const long *hi, const long *stride, void *queue)\n{\n",
-                   g->prefix, s->stem, tsuf[dbl]);
+                   g->prefix, s->stem, kgt_types[dbl].suf);
     else
         kgt_printf(b,
                    "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long "
                    "*lo,\n    const long *hi, const long *stride, void *queue)\n{\n",
-                   g->prefix, s->stem, tsuf[dbl]);
+                   g->prefix, s->stem, kgt_types[dbl].suf);
     kgt_printf(b, "    dim3 blk(%s), grd;\n    long a[3] = {lo[0], lo[1], lo[2]};\n", block[last]);
     kgt_printf(b,
                "    if (stride[%d] != 1) return 1; /* the last dimension must be contiguous */\n",
                last);
     if (nd > 1)
         kgt_printf(b, "    a[%d] -= kgt_misalign(out, lo, stride, %d, sizeof(%s));\n", last, nd,
-                   tname[dbl]);
+                   kgt_types[dbl].name);
     emit_launch(b, g, s, dbl);
     kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
 }

@@ -3,19 +3,17 @@
  * stencil_kernel.cuda_fused / .hip_fused (include/stencil.h says what a fused launcher computes).
  *
  * Why: a kernel doing one step per sweep of the grid moves at least 8 bytes per fp32 cell and
- * step, so it cannot pass the copy roofline (535.6 Gcells/s on an H200); two steps per sweep can.
+ * step, so it cannot pass the copy roofline; two steps per sweep can.
  * The scheme is the best of a standalone study (docs/performance-notes.md, "Two time steps per
- * launch"): 2d4 ran at 539.6 Gcells/s with a 256 x 32 tile and 512 threads, against 456.3 for
- * the generic kernel and 461.2 for kgt's single step. 2d9nc (radius 2) ran slower fused (327.7)
- * than single-step (444.1 kgt): its redundant step-1 cells and nine reads per cell cost more than
- * the DRAM traffic saved. The register-streaming kernel (emit_stream.c) serves the stencils
- * reaching at most 2 cells better on boxes of at least kgt_stream_min() rows and columns (star
- * ones, and box ones through its edge ring: on one H200, through the skeleton with two steps per
- * exchange, 2d9 ran at 765.1 Gcells/s streaming against 444.6 for this tile kernel, 2d-diag at
- * 836.6 against 573.3); the launcher takes it there and keeps this tile kernel for thinner boxes
- * (the skeleton's border strips) and for stencils reaching further. --fused auto takes the
- * stencils reaching one cell at most and the star stencils reaching two (box stencils reaching
- * two were not measured).
+ * launch"): for 2d4, a 256 x 32 tile and 512 threads beat the generic kernel and kgt's single
+ * step. 2d9nc (radius 2) ran slower fused than single-step: its redundant step-1 cells and nine
+ * reads per cell cost more than the DRAM traffic saved. The register-streaming kernel
+ * (emit_stream.c) serves the stencils reaching at most 2 cells better on boxes of at least
+ * kgt_stream_min() rows and columns (star ones, and box ones through its edge ring: through the
+ * skeleton with two steps per exchange, 2d9 and 2d-diag ran faster streaming than through this tile
+ * kernel); the launcher takes it there and keeps this tile kernel for thinner boxes (the skeleton's
+ * border strips) and for stencils reaching further. --fused auto takes the stencils reaching one
+ * cell at most and the star stencils reaching two (box stencils reaching two were not measured).
  *
  * The tile: a block of TX x BY = 256 x 2 threads owns TX x TY output cells (TY 32 for float as in
  * the study, 16 for double: the same bytes). E_lo / E_hi are the extents of the NON-ZERO weights
@@ -33,9 +31,6 @@
  */
 #include "kgt.h"
 
-static const char *const tname[2] = {"float", "double"};
-static const char tsuf[2] = {'f', 'd'};
-
 enum {
     TX = 256,           /* threads and output columns per block */
     BY = 2,             /* thread rows: TX * BY = 512 threads, the study's best */
@@ -51,35 +46,6 @@ typedef struct tile {
     int ky, kx;                               /* rows and columns of the step-1 tile */
     long smem;                                /* its bytes */
 } tile;
-
-void kgt_extents(const kgt_stencil *s, int *lo, int *hi)
-{
-    for (int d = 0; d < KGT_MAX_DIMS; d++) lo[d] = hi[d] = 0;
-    for (int p = 0; p < s->npts; p++) {
-        if (s->pts[p].w == 0.0) continue;
-        for (int d = 0; d < s->ndims; d++) {
-            int o = s->pts[p].off[d];
-            if (-o > lo[d]) lo[d] = -o;
-            if (o > hi[d]) hi[d] = o;
-        }
-    }
-}
-
-int kgt_reach_within(const kgt_stencil *s, int ndims, int r)
-{
-    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    if (s->ndims != ndims) return 0;
-    kgt_extents(s, lo, hi);
-    for (int d = 0; d < ndims; d++)
-        if (lo[d] > r || hi[d] > r) return 0;
-    return 1;
-}
-
-int kgt_fused(const kgt_gen *g, const kgt_stencil *s)
-{
-    if (s->ndims != 2 || g->fused == KGT_FUSED_NONE) return 0;
-    return g->fused == KGT_FUSED_ALL || kgt_stream(s) || kgt_reach_within(s, 2, 1);
-}
 
 /* Wide stencils (--fused all) halve TY until the step-1 tile fits a HIP workgroup's 64 KiB. */
 static tile make_tile(const kgt_stencil *s, int dbl)
@@ -99,7 +65,7 @@ static tile make_tile(const kgt_stencil *s, int dbl)
 static void emit_kernel_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
                              const tile *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "/* Two steps per launch: %d x %d output cells per block of %d x %d threads; "
                "step 1 on them\n   and %d/%d rows, %d/%d columns around them, in %ld bytes of "
@@ -110,14 +76,15 @@ static void emit_kernel_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
                "    %s_%s_fused_k%c(const %s *__restrict__ in, %s *__restrict__ out, long lo0,\n"
                "    long lo1, long hi0, long hi1, long ll0, long ll1, long lh0, long lh1, long s0)"
                "\n{\n",
-               TX * BY, g->prefix, s->stem, tsuf[dbl], ty, ty);
+               TX * BY, g->prefix, s->stem, kgt_types[dbl].suf, ty, ty);
     /* LY/HY, LX/HX: the extents; the step-1 tile starts LY rows and LX columns before y0, x0. */
     kgt_printf(b,
                "    enum { TX = %d, BY = %d, TY = %d, LY = %d, HY = %d, LX = %d, HX = %d,\n"
                "           KY = TY + LY + HY, KX = TX + LX + HX };\n",
                TX, BY, t->ty, t->elo[0], t->ehi[0], t->elo[1], t->ehi[1]);
-    kgt_printf(b, "    extern __shared__ %s kgt_fused_%c[];\n", ty, tsuf[dbl]);
-    kgt_printf(b, "    %s *const sm = kgt_fused_%c; /* KY x KX, row-major */\n", ty, tsuf[dbl]);
+    kgt_printf(b, "    extern __shared__ %s kgt_fused_%c[];\n", ty, kgt_types[dbl].suf);
+    kgt_printf(b, "    %s *const sm = kgt_fused_%c; /* KY x KX, row-major */\n", ty,
+               kgt_types[dbl].suf);
     kgt_printf(b, "    const int tx = threadIdx.x;\n"
                   "    const long y0 = lo0 + (long)blockIdx.y * TY, x0 = lo1 + (long)blockIdx.x * "
                   "TX;\n");
@@ -142,7 +109,7 @@ static kgt_index tile_index(char *wrap)
  * [lo, hi) (all blocks but those at the box's far edges and the frame): no per-cell tests, and
  * loops of a trip count known at compile time, unrolled so that each thread has all its loads of
  * step 1 in flight at once. The general path's bounds in the loop conditions kept them rolled,
- * and 2d4 ran at 479 Gcells/s through the skeleton against the study's 539.6.
+ * and 2d4 ran well below the study's rate through the skeleton.
  */
 static void emit_fast(kgt_buf *b, const kgt_stencil *s, int dbl)
 {
@@ -224,12 +191,12 @@ static void emit_step2(kgt_buf *b, const kgt_stencil *s, int dbl)
 static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
                           const tile *t)
 {
-    const char *p = g->prefix, *n = s->stem, *ty = tname[dbl];
+    const char *p = g->prefix, *n = s->stem, *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "extern \"C\" int KGT_FUSED(%s_%s, %c)(const void *in, void *out, const long *lo,"
                "\n    const long *hi, const long *live_lo, const long *live_hi, const long *stride,"
                "\n    void *queue)\n{\n",
-               p, n, tsuf[dbl]);
+               p, n, kgt_types[dbl].suf);
     kgt_printf(b, "    const size_t smem = %ld; /* %d x %d %s */\n", t->smem, t->ky, t->kx, ty);
     kgt_printf(b, "    if (stride[1] != 1) return 1; /* the last dimension must be contiguous */\n"
                   "    if (hi[0] <= lo[0] || hi[1] <= lo[1]) return 0;\n");
@@ -240,7 +207,7 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
             "    if (hi[0] - lo[0] >= %d && hi[1] - lo[1] >= %d)\n"
             "        return %s_%s_stream%c(in, out, lo, hi, live_lo, live_hi, stride[0], "
             "queue);\n",
-            kgt_stream_min(), kgt_stream_min(), p, n, tsuf[dbl]);
+            kgt_stream_min(), kgt_stream_min(), p, n, kgt_types[dbl].suf);
     kgt_printf(b,
                "    const long gx = (hi[1] - lo[1] + %d) / %d, gy = (hi[0] - lo[0] + %d) / %d;\n",
                TX - 1, TX, t->ty - 1, t->ty);
@@ -248,12 +215,12 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
     /* The opt-in holds per device: asked at every launch, it is right with several devices. */
     if (t->smem > SMEM_OPT_IN)
         kgt_printf(b, "    if (KGT_SMEM_OPT_IN(%s_%s_fused_k%c, smem)) return 1;\n", p, n,
-                   tsuf[dbl]);
+                   kgt_types[dbl].suf);
     kgt_printf(b,
                "    %s_%s_fused_k%c<<<dim3((unsigned)gx, (unsigned)gy), dim3(%d, %d), smem,\n"
                "        (kgt_stream)queue>>>((const %s *)in, (%s *)out, lo[0], lo[1], hi[0], hi[1],"
                "\n        live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);\n",
-               p, n, tsuf[dbl], TX, BY, ty, ty);
+               p, n, kgt_types[dbl].suf, TX, BY, ty, ty);
     kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
 }
 

@@ -20,12 +20,11 @@
  * the warp's edge lanes load a neighbouring cell only where it is readable (a cell outside that
  * part feeds no output in the box), and lanes store only their cells in the box.
  *
- * One H200, one step a launch: 3d7 1024^3 474.7 Gcells/s (64 x 2 threads of 2 rows walking 4
- * planes), 3d27 512^3 436.1 (128 threads of 4 rows walking 32), against 413.7 and 389.5 for the
- * kernels before (bench/RESULTS.md). Registers decide it: every offset a load adds at run time
- * (clamped rows, clamped edge cells) nvcc hoists as a 64-bit invariant per row (3d27 took 168
- * registers and ran at 241.9), so rows go linearly from one pointer and edge cells load at
- * immediate offsets (96 registers).
+ * One step a launch, these rows beat the kernels before them on 3d7 (64 x 2 threads of 2 rows
+ * walking 4 planes) and 3d27 (128 threads of 4 rows walking 32; bench/RESULTS.md). Registers
+ * decide it: every offset a load adds at run time (clamped rows, clamped edge cells) nvcc hoists
+ * as a 64-bit invariant per row (3d27 took 168 registers and ran far slower), so rows go linearly
+ * from one pointer and edge cells load at immediate offsets (96 registers).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +36,6 @@ enum {
     RT = 2 * KGT_MAX_RADIUS + KGT_WALK_MAX /* rows t - ylo of a plane: -8 .. nc - 1 + 8 */
 };
 
-static const char *const tname[2] = {"float", "double"};
-static const char *const vname[2] = {"float4", "double2"};
 static const char comp[4] = {'x', 'y', 'z', 'w'};
 
 typedef struct rows3 {
@@ -103,7 +100,7 @@ static const char *acc(name n, int m, int r, int j)
    at a clamped offset o<x>. */
 static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, const char *ind)
 {
-    const char *t = tname[k->dbl];
+    const char *t = kgt_types[k->dbl].name;
     unsigned char need[RT][RX];
     name n;
     cells_read(k, dlo, dhi, need);
@@ -113,10 +110,11 @@ static void emit_plane(kgt_buf *b, const rows3 *k, int plane, int dlo, int dhi, 
         if (!any) continue;
         kgt_printf(b, "%sconst %s *const rp%d = lp + %d * s0 + %d * s1;\n", ind, t, r, plane, row);
         if (k->al) {
-            kgt_printf(b, "%sconst %s V%d = *(const %s *)rp%d;\n", ind, vname[k->dbl], r,
-                       vname[k->dbl], r);
+            kgt_printf(b, "%sconst %s V%d = *(const %s *)rp%d;\n", ind, kgt_types[k->dbl].vec, r,
+                       kgt_types[k->dbl].vec, r);
         } else {
-            kgt_printf(b, "%sconst %s V%d = make_%s(", ind, vname[k->dbl], r, vname[k->dbl]);
+            kgt_printf(b, "%sconst %s V%d = make_%s(", ind, kgt_types[k->dbl].vec, r,
+                       kgt_types[k->dbl].vec);
             for (int j = 0; j < k->vw; j++)
                 kgt_printf(b, "%srp%d[o%d]", j ? ", " : "", r, j + KGT_MAX_RADIUS);
             kgt_printf(b, ");\n");
@@ -169,7 +167,7 @@ static void emit_terms(kgt_buf *b, const rows3 *k, int dz, int m, const char *in
 static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, const char *ind)
 {
     name n;
-    kgt_printf(b, "%s{\n%s    %s q;\n", ind, ind, vname[k->dbl]);
+    kgt_printf(b, "%s{\n%s    %s q;\n", ind, ind, kgt_types[k->dbl].vec);
     if (split) {
         kgt_split_cell c[4];
         for (int j = 0; j < k->vw; j++) {
@@ -186,10 +184,10 @@ static void emit_store(kgt_buf *b, const rows3 *k, int r, int split, float rd, c
             kgt_emit_quotient(b, k->s, k->dbl, acc(n, 0, r, j));
             kgt_printf(b, ";\n");
         }
-    kgt_printf(b, "%s    %s *const sp = op + %d * s1;\n%s    if (ok)\n", ind, tname[k->dbl], r,
-               ind);
+    kgt_printf(b, "%s    %s *const sp = op + %d * s1;\n%s    if (ok)\n", ind,
+               kgt_types[k->dbl].name, r, ind);
     if (k->al)
-        kgt_printf(b, "%s        *(%s *)sp = q;\n", ind, vname[k->dbl]);
+        kgt_printf(b, "%s        *(%s *)sp = q;\n", ind, kgt_types[k->dbl].vec);
     else
         kgt_printf(b, "%s        %s(sp, q);\n", ind, k->dbl ? "KGT_VST2D" : "KGT_VST4F");
     kgt_printf(b, "%s    else {\n", ind);
@@ -210,7 +208,7 @@ static void emit_walk(kgt_buf *b, const rows3 *k, int unroll, int split, float r
     for (int m = 0; m <= E; m++)
         for (int r = 0; r < k->nc; r++)
             for (int j = 0; j < k->vw; j++) {
-                kgt_printf(b, "%s%s %s;\n", ind, tname[k->dbl], acc(n, m, r, j));
+                kgt_printf(b, "%s%s %s;\n", ind, kgt_types[k->dbl].name, acc(n, m, r, j));
             }
     /* the planes below the first output's top one: their terms of the outputs from zs on */
     for (int pl = -k->elo; pl < k->ehi; pl++) {
@@ -244,7 +242,7 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
         plan(&k[i]);
     }
     const int vw = k->vw;
-    const char *t = tname[dbl];
+    const char *t = kgt_types[dbl].name;
     kgt_printf(b,
                "    const int x = xa + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
                "    const int zs = z0 + (int)blockIdx.z * zc, h0 = zs + zc < z1 ? zs + zc : z1;\n"

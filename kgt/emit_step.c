@@ -17,183 +17,6 @@
 
 #include "kgt_rt.h"
 
-#define STEP_SMEM_MAX (48 * 1024) /* static shared memory of one block */
-
-static const char *const tname[2] = {"float", "double"};
-
-/* Cells of one 16-byte vector (the x run of a thread under shape vec). */
-static int vlen(int dbl)
-{
-    return dbl ? 2 : 4;
-}
-
-void kgt_wyx(const kgt_stencil *s, const int *off, int *o)
-{
-    o[0] = s->ndims > 1 ? off[0] : 0;
-    o[1] = s->ndims > 2 ? off[1] : 0;
-    o[2] = off[s->ndims - 1];
-}
-
-/* The most non-zero points of s in one row other than the centre one (2D): the loads per cell of
-   a register walk that no earlier cell of the walk made. */
-static int row_points(const kgt_stencil *s)
-{
-    int most = 0;
-    for (int i = 0; i < s->npts; i++) {
-        int n = 0;
-        for (int j = 0; j < s->npts; j++)
-            n += s->pts[j].w != 0.0 && s->pts[j].off[0] == s->pts[i].off[0];
-        if (s->pts[i].w != 0.0 && s->pts[i].off[0] != 0 && n > most) most = n;
-    }
-    return most;
-}
-
-/* The points of s with a non-zero weight. */
-static int nonzero_points(const kgt_stencil *s)
-{
-    int n = 0;
-    for (int i = 0; i < s->npts; i++) n += s->pts[i].w != 0.0;
-    return n;
-}
-
-/*
- * Shapes measured best on an H200 (bench/RESULTS.md, run-time kernels): asynchronous copies
- * where there are any, but for double in 2D and for 1D (one plane: nothing to overlap), where the
- * next row goes through registers, and for float 2D stencils reaching one cell with at most two
- * points in a row other than the centre one (2d4 488.0 and 2d-diag 482.3 through registers
- * against 460.3 and 474.6 with copies; 2d9, three points a row, 457.3 against 459.4; 2d9nc,
- * reaching two, 400.1 against 443.5); float 2D stencils of at most five points take the vector
- * rows of emit_vec.c (below), and so do those of up to nine points (with split division where
- * the divisor allows it). 3D float stencils, and 3D double ones of at most seven points, take
- * emit_rows3.c's vector rows with running sums (below); other 3D double stencils keep scalar
- * rows on copied tiles (3d7 fp64 195.8 with vector rows on tiles against 212.8, 183.5 with
- * emit_vec.c's single rows). emit_vec.c's single 3D rows (y neighbours through L1) and the vector
- * rows on copied tiles stay as shapes (STENCIL_RTC_SHAPE), no longer defaults.
- */
-void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
-{
-    sh->vec = sh->walk = sh->minb = 0;
-    /* 2D double: short register walks where a row brings at most two new loads per cell (2d4
-       fp64 262.3 against 248.7 for the shared-memory tile; 2d9, three per row, 220.4 against
-       236.2: bench/RESULTS.md). */
-    if (s->ndims == 2 && dbl && row_points(s) <= 2) {
-        sh->bx = 128, sh->by = 1, sh->nc = 1, sh->zc = 4, sh->pipe = 0, sh->walk = 4;
-        return;
-    }
-    /* 2D float stencils of at most five points: vector rows, 256 threads walking 4 rows (2d4
-       509.4, 2d-diag 492.4, 2d5asym 503.5 against 487.8, 482.3, 459.4 for the shapes below:
-       bench/RESULTS.md). */
-    if (s->ndims == 2 && !dbl && nonzero_points(s) <= 5) {
-        sh->bx = 256, sh->by = 1, sh->nc = 1, sh->zc = 4, sh->pipe = 0, sh->vec = 1, sh->walk = 1;
-        return;
-    }
-    /* Up to nine points, vector rows too, with split division: 2d9 (reach 1, rows prefetched:
-       emit_vec.c) 485-492 with 128 threads, 482-488 with 256, 455 with 512; 2d9nc (reach 2)
-       449.3 with 256 against 422.9 with 512 and 441.6 for the shapes below (bench/RESULTS.md). */
-    if (s->ndims == 2 && !dbl && nonzero_points(s) <= 9) {
-        sh->bx = kgt_reach_within(s, 2, 1) ? 128 : 256, sh->by = 1, sh->nc = 1, sh->zc = 4,
-        sh->pipe = 0;
-        sh->vec = 1, sh->walk = 1;
-        return;
-    }
-    /* 3D: vector rows with running sums, nc rows a thread (emit_rows3.c). Float stencils of at
-       most seven points: 64 x 2 threads of 2 rows walking 4 planes, CUDA launch bounds asking for
-       9 blocks a SM (3d7 1024^3 480.1-480.8 Gcells/s against 476.9-477.4 without them, 473.2 with
-       64 x 4, 414.8 for the single rows of emit_vec.c); larger ones (3d27 512^3):
-       128 threads of 4 rows walking 32, unrolled twice (438.6 against 389.7 for the copy-tile
-       vector rows); double, at most seven points: 64 x 4 threads of 2 rows (3d7 768^3 233.5
-       against 214.7 for the scalar tile; bench/sweep-rows3.txt, bench/RESULTS.md). */
-    if (s->ndims == 3 && nonzero_points(s) <= 7) {
-        sh->bx = 64, sh->by = dbl ? 4 : 2, sh->nc = 2, sh->zc = 4, sh->pipe = 0, sh->vec = 1;
-        sh->walk = 1, sh->minb = dbl || !pipe ? 0 : 9; /* 56 registers of an NVIDIA SM's 64K */
-    } else if (s->ndims == 3 && !dbl) {
-        sh->bx = 128, sh->by = 1, sh->nc = 4, sh->zc = 32, sh->pipe = 0, sh->vec = 1, sh->walk = 2;
-    } else if (s->ndims == 3) {
-        sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
-        sh->pipe = pipe ? 3 : 0;
-    } else {
-        sh->bx = 128, sh->by = 1, sh->nc = dbl ? 4 : 8, sh->zc = s->ndims == 2 ? 256 : 1;
-        sh->pipe = pipe && !dbl && s->ndims == 2 ? 3 : 0;
-        if (sh->pipe && kgt_reach_within(s, 2, 1) && row_points(s) <= 2) {
-            sh->pipe = 0; /* register rows */
-            if (row_points(s) <= 1) sh->bx = 64, sh->nc = 16;
-        }
-        if (sh->pipe) sh->zc = 512;
-    }
-}
-
-void kgt_emit_step_macros(kgt_buf *b)
-{
-    kgt_printf(
-        b, "/* Step kernels: asynchronous global-to-shared copies where the device has them. "
-           "*/\n"
-           "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-           "#define KGT_CP_ASYNC(d, s) asm volatile(\"cp.async.ca.shared.global [%%0], [%%1], "
-           "%%2;\\n\" \\\n"
-           "    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s), \"n\"(sizeof(*(s))))\n"
-           "#define KGT_CP_COMMIT() asm volatile(\"cp.async.commit_group;\\n\" ::)\n"
-           "#define KGT_CP_WAIT(n) asm volatile(\"cp.async.wait_group %%0;\\n\" :: \"n\"(n))\n"
-           "#else\n#define KGT_CP_ASYNC(d, s) (*(d) = *(s))\n#define KGT_CP_COMMIT()\n"
-           "#define KGT_CP_WAIT(n)\n#endif\n");
-    /* 16-byte rows (shape vec): copies that skip L1, vector loads and stores. */
-    kgt_printf(
-        b,
-        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-        "#define KGT_CP_ASYNC16(d, s) asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], "
-        "16;\\n\" \\\n"
-        "    :: \"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s))\n"
-        "#else\n#define KGT_CP_ASYNC16(d, s) (*(float4 *)(d) = *(const float4 *)(s))\n#endif\n"
-        "#define KGT_VST4F(p, r) ((p)[0] = (r).x, (p)[1] = (r).y, (p)[2] = (r).z, (p)[3] = (r).w)\n"
-        "#define KGT_VST2D(p, r) ((p)[0] = (r).x, (p)[1] = (r).y)\n"
-        "#define KGT_LD4F(p) (*(const float4 *)(p))\n"
-        "#define KGT_LD2D(p) (*(const double2 *)(p))\n"
-        "#define KGT_ST4F(p, a, b, c, d) (*(float4 *)(p) = make_float4(a, b, c, d))\n"
-        "#define KGT_ST2D(p, a, b) (*(double2 *)(p) = make_double2(a, b))\n");
-    /* A loop's unrolling (vector rows). hip-clang does not unroll a loop of unknown trip count
-       holding shuffles (convergent operations) and says so as an error under -Werror: HIP leaves
-       the loop rolled. */
-    kgt_printf(b, "#define KGT_PRAGMA(x) _Pragma(#x)\n"
-                  "#if defined(__HIP__)\n#define KGT_UNROLL(n)\n"
-                  "#else\n#define KGT_UNROLL(n) KGT_PRAGMA(unroll n)\n#endif\n");
-}
-
-int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_step_info *info)
-{
-    int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
-    memset(info, 0, sizeof *info);
-    info->sh = *sh;
-    if (s->ndims < 3) info->sh.by = 1;
-    if (s->ndims < 2) info->sh.zc = 1;
-    const kgt_step_shape *h = &info->sh;
-    if (h->bx < 1 || h->by < 1 || h->nc < 1 || h->nc > 16 || h->zc < 1 || h->bx * h->by > 1024 ||
-        h->pipe < 0 || h->pipe == 1 || h->pipe > 8 || h->vec < 0 || h->vec > 1 || h->minb < 0 ||
-        h->minb > 32)
-        return -1;
-    kgt_extents(s, lo, hi);
-    kgt_wyx(s, lo, info->elo);
-    kgt_wyx(s, hi, info->ehi);
-    const int v = vlen(dbl);
-    /* vec: 3D with copies (x reach within a vector), or 2D and 3D with a register walk in
-       blocks of whole warps along x (64 threads: AMD's too) */
-    if (h->vec && s->ndims == 3 && !h->walk && (!h->pipe || info->elo[2] > v || info->ehi[2] > v))
-        return -1;
-    if (h->vec && h->walk && (s->ndims < 2 || h->bx % 64)) return -1;
-    if (h->vec && s->ndims < 3 && !h->walk) return -1;
-    if (h->walk < 0 || h->walk > KGT_WALK_MAX ||
-        (h->walk && ((s->ndims != 2 && !h->vec) || h->pipe ||
-                     (h->nc != 1 && !(h->vec && s->ndims == 3 && h->nc <= 8)))))
-        return -1;
-    info->tx = h->bx * (h->vec ? v : s->ndims == 3 ? 1 : h->nc);
-    info->ty = s->ndims == 3 ? h->by * h->nc : 1;
-    size_t w = (size_t)(info->tx + (h->vec ? 2 * v : info->elo[2] + info->ehi[2]));
-    size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
-    info->smem = h->walk ? 0 : (size_t)(h->pipe ? h->pipe : 2) * w * rows * (dbl ? 8 : 4);
-    if (info->smem > STEP_SMEM_MAX) return -1;
-    info->split = !dbl && (!h->walk || h->vec) && kgt_split_divisor(s->divisor, &info->rd);
-    snprintf(info->name, sizeof info->name, "kgt_step_%s_%c", s->stem, dbl ? 'd' : 'f');
-    return 0;
-}
-
 /* Everything the emitters below share. */
 typedef struct step {
     const kgt_stencil *s;
@@ -204,21 +27,10 @@ typedef struct step {
                                   NAME_u (0) under vec */
 } step;
 
-static void emit_value(kgt_buf *b, double x, int dbl)
-{
-    kgt_emit_literal(b, x, dbl);
-}
-
-/* The weight as the element type holds it (the contract converts from double). */
-static double in_type(double x, int dbl)
-{
-    return dbl ? x : (double)(float)x;
-}
-
 /* The signature of every step kernel (kgt_rt.h) with its opening brace: in->name, then sfx. */
 static void emit_signature(kgt_buf *b, const kgt_step_info *in, int dbl, const char *sfx)
 {
-    const char *t = tname[dbl];
+    const char *t = kgt_types[dbl].name;
     kgt_printf(b, "KGT_EXTERN_C __global__ void __launch_bounds__(%d", in->sh.bx * in->sh.by);
     if (in->sh.minb) kgt_printf(b, ", %d", in->sh.minb);
     kgt_printf(b,
@@ -233,7 +45,7 @@ static void emit_signature(kgt_buf *b, const kgt_step_info *in, int dbl, const c
 static void emit_head(kgt_buf *b, const step *st, const char *sfx, int vec)
 {
     const kgt_step_info *in = st->in;
-    const char *t = tname[st->dbl];
+    const char *t = kgt_types[st->dbl].name;
     emit_signature(b, in, st->dbl, sfx);
     kgt_printf(b, "    __shared__ %s%s sm[%d];\n", vec ? "__align__(16) " : "", t,
                st->slots * st->tot);
@@ -255,7 +67,8 @@ static void emit_loader(kgt_buf *b, const step *st)
         "    const long long tb = (long long)KGT_CLAMP(ty0 - %d, y0 - %d, y1 - 1 + %d) * s1 +\n"
         "                         KGT_CLAMP(tx0 - %d, x0 - %d, x1 - 1 + %d);\n"
         "    const %s *ib = in + tb;\n",
-        in->elo[1], in->elo[1], in->ehi[1], st->rim, in->elo[2], in->ehi[2], tname[st->dbl]);
+        in->elo[1], in->elo[1], in->ehi[1], st->rim, in->elo[2], in->ehi[2],
+        kgt_types[st->dbl].name);
     for (int k = 0; k < st->k; k++) {
         int partial = (k + 1) * st->nt > st->tot;
         kgt_printf(b, "    int g%d;\n    {\n", k);
@@ -296,8 +109,8 @@ static void emit_cells(kgt_buf *b, const step *st)
     /*
      * 3D stores address from the first cell's offset, the cells lying by rows apart (the
      * launcher checks that a tile's offsets fit an int): per-cell 64-bit offsets were recomputed
-     * at every store by nvcc (17 instructions each for 3d7 on sm_90; 3d27 326.0 -> 363.5
-     * Gcells/s on one H200). In 1D and 2D the same change lost (1d3 456.5 -> 367.6): per cell.
+     * at every store by nvcc (17 instructions each for 3d7 on sm_90; 3d27 gained by the change).
+     * In 1D and 2D the same change lost (1d3): per cell.
      */
     if (st->s->ndims == 3)
         kgt_printf(b,
@@ -331,31 +144,6 @@ static void emit_load_plane(kgt_buf *b, const step *st, int ind)
     for (int k = 0; k < st->k; k++) kgt_printf(b, "%*sp%d = ip[g%d];\n", ind, "", k, k);
 }
 
-void kgt_emit_acc_term(kgt_buf *b, int dbl, int first, const char *acc, double w, const char *v)
-{
-    double x = in_type(w, dbl);
-    kgt_printf(b, "%s = ", acc);
-    if (first) {
-        if (x == 1.0)
-            kgt_printf(b, "%s;\n", v);
-        else if (x == -1.0)
-            kgt_printf(b, "-%s;\n", v);
-        else {
-            kgt_printf(b, "kgt_mul(");
-            emit_value(b, w, dbl);
-            kgt_printf(b, ", %s);\n", v);
-        }
-        return;
-    }
-    if (x == 1.0 || x == -1.0) {
-        kgt_printf(b, "kgt_%s(%s, %s);\n", x == 1.0 ? "add" : "sub", acc, v);
-        return;
-    }
-    kgt_printf(b, "kgt_add(%s, kgt_mul(", acc);
-    emit_value(b, w, dbl);
-    kgt_printf(b, ", %s));\n", v);
-}
-
 static int mod(int a, int p)
 {
     return ((a % p) + p) % p;
@@ -381,33 +169,6 @@ static void emit_plane_terms(kgt_buf *b, const step *st, int u, int o0, int firs
         }
         first = o0 == first_o0;
     }
-}
-
-void kgt_emit_quotient(kgt_buf *b, const kgt_stencil *s, int dbl, const char *acc)
-{
-    double d = in_type(s->divisor, dbl), r;
-    if (d == 1.0)
-        kgt_printf(b, "%s", acc);
-    else if (d == -1.0)
-        kgt_printf(b, "-%s", acc);
-    else if (kgt_exact_reciprocal(d, dbl, &r)) {
-        kgt_printf(b, "kgt_mul(%s, ", acc);
-        emit_value(b, r, dbl);
-        kgt_printf(b, ")");
-    } else {
-        kgt_printf(b, "%s / ", acc);
-        emit_value(b, d, dbl);
-    }
-}
-
-int kgt_has_plane(const kgt_stencil *s, int o0)
-{
-    for (int i = 0; i < s->npts; i++) {
-        int o[3];
-        kgt_wyx(s, s->pts[i].off, o);
-        if (s->pts[i].w != 0.0 && o[0] == o0) return 1;
-    }
-    return 0;
 }
 
 /* The quotients <q><c> of accumulator slot a's nc outputs by split division, ok<c> the cells
@@ -449,7 +210,7 @@ static void emit_terms_store(kgt_buf *b, const step *st, int u)
     if (st->s->ndims == 3)
         kgt_printf(b,
                    "                %s *const ob = out + ((long long)(zs + r - %d) * s0 + o0);\n",
-                   tname[st->dbl], lo + hi);
+                   kgt_types[st->dbl].name, lo + hi);
     else
         kgt_printf(b, "                const long long ko = (long long)(zs + r - %d) * s0;\n",
                    lo + hi);
@@ -473,8 +234,8 @@ static void emit_copy_plane(kgt_buf *b, const step *st, int ind, const char *pla
     kgt_printf(b,
                "%*s{\n%*s    const %s *ia = ib + (long long)(zs - %d + %s) * s0;\n"
                "%*s    %s *sa = sm + ((%s) %% %d) * %d;\n",
-               ind, "", ind, "", tname[st->dbl], st->in->elo[0], plane, ind, "", tname[st->dbl],
-               plane, st->slots, st->tot);
+               ind, "", ind, "", kgt_types[st->dbl].name, st->in->elo[0], plane, ind, "",
+               kgt_types[st->dbl].name, plane, st->slots, st->tot);
     for (int k = 0; k < st->k; k++) {
         kgt_printf(b, "%*s    ", ind, "");
         if ((k + 1) * st->nt > st->tot) kgt_printf(b, "if (tid + %d < %d) ", k * st->nt, st->tot);
@@ -503,7 +264,7 @@ static void emit_plane(kgt_buf *b, const step *st, int u)
         emit_copy_plane(b, st, 12, next);
         kgt_printf(
             b, "            KGT_CP_COMMIT();\n            const %s *cur = sm + (r %% %d) * %d;\n",
-            tname[st->dbl], d, st->tot);
+            kgt_types[st->dbl].name, d, st->tot);
         emit_terms_store(b, st, u);
         kgt_printf(b, "        }\n");
         return;
@@ -511,12 +272,13 @@ static void emit_plane(kgt_buf *b, const step *st, int u)
     kgt_printf(b,
                "            const %s *cur = sm + (r & 1) * %d;\n"
                "            if (r + 1 < n) {\n                ip += s0;\n",
-               tname[st->dbl], st->tot);
+               kgt_types[st->dbl].name, st->tot);
     emit_load_plane(b, st, 16);
     kgt_printf(b, "            }\n");
     emit_terms_store(b, st, u);
     kgt_printf(b, "            if (r + 1 < n) {\n");
-    kgt_printf(b, "                %s *nx = sm + ((r + 1) & 1) * %d;\n", tname[st->dbl], st->tot);
+    kgt_printf(b, "                %s *nx = sm + ((r + 1) & 1) * %d;\n", kgt_types[st->dbl].name,
+               st->tot);
     emit_store_plane(b, st, 16, "nx");
     kgt_printf(b, "            }\n            __syncthreads();\n        }\n");
 }
@@ -535,9 +297,10 @@ static void emit_prologue(kgt_buf *b, const step *st)
         }
         return;
     }
-    kgt_printf(b, "    const %s *ip = ib + (long long)(zs - %d) * s0;\n", tname[st->dbl],
+    kgt_printf(b, "    const %s *ip = ib + (long long)(zs - %d) * s0;\n", kgt_types[st->dbl].name,
                in->elo[0]);
-    for (int k = 0; k < st->k; k++) kgt_printf(b, "    %s p%d = ip[g%d];\n", tname[st->dbl], k, k);
+    for (int k = 0; k < st->k; k++)
+        kgt_printf(b, "    %s p%d = ip[g%d];\n", kgt_types[st->dbl].name, k, k);
     emit_store_plane(b, st, 4, "sm");
     kgt_printf(b, "    __syncthreads();\n");
 }
@@ -565,7 +328,7 @@ static void emit_vec_loader(kgt_buf *b, const step *st)
         "                         KGT_CLAMP(tx0 - %d, vx0, vx1);\n"
         "    const %s *ib = in + tb;\n",
         in->elo[2], v, v, v, v, in->ehi[2], v, v, in->elo[1], in->elo[1], in->ehi[1], v,
-        tname[st->dbl]);
+        kgt_types[st->dbl].name);
     for (int k = 0; k < st->k; k++) {
         kgt_printf(b, "    int g%d;\n    {\n", k);
         if ((k + 1) * st->nt > nv)
@@ -603,7 +366,8 @@ static void emit_vec_cells(kgt_buf *b, const step *st)
                "    long long ko = (long long)(zs - %d) * s0 + (long long)cy * s1 + cx;\n"
                "    const %s *nx = ib + (long long)(zs - %d + %d) * s0;\n"
                "    int sr = 0, sw = %d;\n",
-               in->sh.by, lo, tname[st->dbl], in->elo[0], in->sh.pipe - 1, in->sh.pipe - 1);
+               in->sh.by, lo, kgt_types[st->dbl].name, in->elo[0], in->sh.pipe - 1,
+               in->sh.pipe - 1);
 }
 
 /* The copies of the plane at pointer ip into slot sa. */
@@ -667,11 +431,11 @@ static void emit_vec_plane_terms(kgt_buf *b, const step *st, int u, int o0, int 
             kgt_printf(b, "            {\n                const %s vm = KGT_LD%s(cur + q + %d);\n",
                        st->dbl ? "double2" : "float4", st->dbl ? "2D" : "4F", at);
             for (int e = mn; e < 0; e++)
-                kgt_printf(b, "                const %s vl%d = cur[q + %d];\n", tname[st->dbl], -e,
-                           at + e);
+                kgt_printf(b, "                const %s vl%d = cur[q + %d];\n",
+                           kgt_types[st->dbl].name, -e, at + e);
             for (int e = 0; e < mx; e++)
-                kgt_printf(b, "                const %s vr%d = cur[q + %d];\n", tname[st->dbl], e,
-                           at + v + e);
+                kgt_printf(b, "                const %s vr%d = cur[q + %d];\n",
+                           kgt_types[st->dbl].name, e, at + v + e);
             for (int k = 0; k < v; k++) {
                 int f = first;
                 for (int i = 0; i < s->npts; i++) {
@@ -697,7 +461,7 @@ static void emit_vec_store(kgt_buf *b, const step *st, int a)
 {
     const kgt_step_info *in = st->in;
     const int v = st->v, nc = in->sh.nc * v;
-    const char *t = tname[st->dbl];
+    const char *t = kgt_types[st->dbl].name;
     if (in->split)
         emit_split(b, st, 'd', a, nc);
     else
@@ -731,18 +495,18 @@ static void emit_vec_plane(kgt_buf *b, const step *st, int u)
                "            KGT_CP_WAIT(%d);\n            __syncthreads();\n"
                "            if (r + %d < n) {\n"
                "                %s *sa = sm + sw * %d;\n",
-               u, d - 2, d - 1, tname[st->dbl], st->tot);
+               u, d - 2, d - 1, kgt_types[st->dbl].name, st->tot);
     emit_vec_copy(b, st, 16, "nx", "sa");
     kgt_printf(b,
                "            }\n            KGT_CP_COMMIT();\n            nx += s0;\n"
                "            const %s *cur = sm + sr * %d;\n"
                "            sr = sr + 1 == %d ? 0 : sr + 1;\n"
                "            sw = sw + 1 == %d ? 0 : sw + 1;\n",
-               tname[st->dbl], st->tot, d, d);
+               kgt_types[st->dbl].name, st->tot, d, d);
     for (int o0 = -lo; o0 <= hi; o0++)
         if (kgt_has_plane(st->s, o0)) emit_vec_plane_terms(b, st, u, o0, -lo);
     kgt_printf(b, "            if (r >= %d) {\n                %s *const ob = out + ko;\n", lo + hi,
-               tname[st->dbl]);
+               kgt_types[st->dbl].name);
     emit_vec_store(b, st, mod(u - hi, st->p));
     kgt_printf(b, "            }\n            ko += s0;\n        }\n");
 }
@@ -750,7 +514,7 @@ static void emit_vec_plane(kgt_buf *b, const step *st, int u)
 static void emit_vec(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in, int al)
 {
     step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1, 2, 0, 0, 0};
-    st.v = vlen(dbl), st.rim = st.v, st.al = al, st.slots = in->sh.pipe;
+    st.v = kgt_types[dbl].vw, st.rim = st.v, st.al = al, st.slots = in->sh.pipe;
     st.w = in->tx + 2 * st.v;
     st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
     st.k = ((al ? st.tot / st.v : st.tot) + st.nt - 1) / st.nt;
@@ -770,7 +534,7 @@ static void emit_vec(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_i
     }
     for (int a = 0; a < st.p; a++)
         for (int c = 0; c < in->sh.nc * st.v; c++)
-            kgt_printf(b, "    %s a%d_%d = 0;\n", tname[dbl], a, c);
+            kgt_printf(b, "    %s a%d_%d = 0;\n", kgt_types[dbl].name, a, c);
     kgt_printf(b, "    for (int r0 = 0; r0 < n; r0 += %d) {\n", st.p);
     for (int u = 0; u < st.p; u++) emit_vec_plane(b, &st, u);
     kgt_printf(b, "    }\n}\n");
@@ -814,9 +578,11 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
     }
     if (in->sh.walk && in->sh.vec) { /* vector rows: NAME, then NAME_u element by element */
         emit_signature(b, in, dbl, "");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.walk, 1, in->split, in->rd);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.walk, 1, in->sh.prefetch,
+                               in->split, in->rd);
         emit_signature(b, in, dbl, "_u");
-        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.walk, 0, in->split, in->rd);
+        kgt_emit_vec_step_body(b, s, dbl, in->sh.bx, in->sh.by, in->sh.walk, 0, in->sh.prefetch,
+                               in->split, in->rd);
         return;
     }
     if (in->sh.walk) {
@@ -839,7 +605,8 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
     emit_cells(b, &st);
     emit_prologue(b, &st);
     for (int a = 0; a < st.p; a++)
-        for (int c = 0; c < in->sh.nc; c++) kgt_printf(b, "    %s a%d_%d = 0;\n", tname[dbl], a, c);
+        for (int c = 0; c < in->sh.nc; c++)
+            kgt_printf(b, "    %s a%d_%d = 0;\n", kgt_types[dbl].name, a, c);
     kgt_printf(b, "    for (int r0 = 0; r0 < n; r0 += %d) {\n", st.p);
     for (int u = 0; u < st.p; u++) emit_plane(b, &st, u);
     kgt_printf(b, "    }\n}\n");
@@ -861,32 +628,14 @@ static int emit_named(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
     return 0;
 }
 
-/*
- * Whether kgt's named one-step launcher of s is the step kernel's, the run-time kernel's source
- * (else kgt's walk kernels'): the plan must hold on HIP (registers) and CUDA (copies). 2D double
- * stencils whose divisor has no exact reciprocal keep kgt's vector walk (2d9nc fp64 224.9
- * against the step kernel's 211.8 Gcells/s on an H200, bench/RESULTS.md).
- */
-int kgt_gpu_step(const kgt_stencil *s, int dbl)
-{
-    kgt_step_shape sh;
-    kgt_step_info in;
-    if (dbl && kgt_gpu_vector(s, dbl)) return 0;
-    for (int pipe = 0; pipe < 2; pipe++) {
-        kgt_step_default(s, dbl, pipe, &sh);
-        if (kgt_step_plan(s, dbl, &sh, &in)) return 0;
-    }
-    return 1;
-}
-
 /* The launcher of the step kernel planned in in: the run-time launch (backends/gpu/launch.cuh),
    the boxes it cannot take going to the walk kernel. */
 static void emit_step_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
                                const kgt_step_info *in)
 {
-    const char *t = tname[dbl];
+    const char *t = kgt_types[dbl].name;
     char c = dbl ? 'd' : 'f';
-    int nd = s->ndims, last = nd - 1, v = in->sh.vec ? vlen(dbl) : 0;
+    int nd = s->ndims, last = nd - 1, v = in->sh.vec ? kgt_types[dbl].vw : 0;
     kgt_printf(
         b,
         "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long *lo,\n"

@@ -3,9 +3,8 @@
  * stencils reaching at most 2 cells: for star stencils (no non-zero weight off the axes) the
  * kernel the fused launcher (emit_fused.c) takes for boxes tall and wide enough (L = 2), and for
  * every such stencil the library's run-time L-step kernels (kgt_rt.h). The scheme is a standalone
- * study's (docs/performance-notes.md, "Two time steps per launch"): on one H200, fp32, 2d9nc ran at
- * 735.2 Gcells/s (16384^2) against 372.2 for the tile kernel and 444.8 for one step per launch; 2d4
- * at 932.7 against the tile kernel's 602.3.
+ * study's (docs/performance-notes.md, "Two time steps per launch"): fp32 2d9nc and 2d4 ran faster
+ * this way than through the tile kernel and one step per launch.
  *
  * A block of B threads covers a strip of B*V columns (V adjacent columns per thread, one vector
  * access when the rows allow) and walks down a block of rows. For its columns each thread keeps,
@@ -43,7 +42,7 @@
  * two, checked) is not the compiler's `/` (a slow-path test and branch per quotient) but split
  * division, RN(s rd) corrected by two fmas, with one range test per row of V numerators; a row
  * whose numerators leave [2^-63, 2^63] is divided again by `/`, so the quotients are `/`'s bit
- * for bit. The study measured 796.8 against 735.2 Gcells/s with it (2d9nc, 16384^2). Double
+ * for bit. The study measured 2d9nc faster with it. Double
  * divides by `/`; power-of-two divisors are multiplications as everywhere.
  *
  * Registers and instructions of the hot loop: the FAST path clamps no rows (the kernel checks
@@ -57,14 +56,9 @@
 
 #include "kgt_rt.h"
 
-static const char *const tname[2] = {"float", "double"};
-static const char tsuf[2] = {'f', 'd'};
-
 enum {
-    SB = 128,            /* threads per block (the study's best) */
-    STREAM_MIN = 64,     /* rows and columns a box needs for the streaming kernel (emit_fused.c) */
-    STREAM_WAVES = 8,    /* blocks a launch aims at per resident block slot (kgt_stream_plan) */
-    STREAM_BLOCKS = 8192 /* blocks it aims at when the slots are not known */
+    SB = 128,       /* threads per block (the study's best) */
+    STREAM_MIN = 64 /* rows and columns a box needs for the streaming kernel (emit_fused.c) */
 };
 
 /* The shape of one streaming kernel. */
@@ -80,24 +74,6 @@ typedef struct shape {
     int fill; /* rows a block walks besides its own: 2LR, box 2LR + L - 1 */
     int pt;   /* box: ring threads of padding each side */
 } shape;
-
-/* Whether s has a non-zero weight off the axes. */
-static int off_axis(const kgt_stencil *s)
-{
-    for (int p = 0; p < s->npts; p++)
-        if (s->pts[p].w != 0.0 && s->pts[p].off[0] != 0 && s->pts[p].off[1] != 0) return 1;
-    return 0;
-}
-
-int kgt_stream_any(const kgt_stencil *s)
-{
-    return kgt_reach_within(s, 2, 2);
-}
-
-int kgt_stream(const kgt_stencil *s)
-{
-    return kgt_stream_any(s) && !off_axis(s);
-}
 
 /* float: 2 columns per thread (the study's best at radius 2); double: 1 (the same registers). */
 static shape make_shape(const kgt_stencil *s, int dbl, int levels)
@@ -116,7 +92,7 @@ static shape make_shape(const kgt_stencil *s, int dbl, int levels)
     t.hp = (levels * t.r + t.v - 1) / t.v * t.v;
     t.pad = (t.r + t.v - 1) / t.v * t.v;
     t.u = 2 * (2 * t.r + 1);
-    t.box = off_axis(s);
+    t.box = kgt_off_axis(s);
     t.fill = 2 * levels * t.r + (t.box ? levels - 1 : 0);
     t.pt = (t.r + t.v - 1) / t.v;
     for (t.hdef = 256; (t.hdef + t.fill) % t.u; t.hdef--) {
@@ -161,11 +137,11 @@ static void emit_enum(kgt_buf *b, const shape *t)
 /* V elements of a row: one vector access at column x (vin), or V scalar ones at columns xc. */
 static void emit_load(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "static __device__ __forceinline__ void %s_%s_ld%c(%s (&d)[%d], const %s *row, "
                "KGT_IX x,\n    const KGT_IX (&xc)[%d], int vin)\n{\n",
-               g->prefix, s->stem, tsuf[dbl], ty, t->v, ty, t->v);
+               g->prefix, s->stem, kgt_types[dbl].suf, ty, t->v, ty, t->v);
     if (t->v > 1)
         kgt_printf(b,
                    "    if (vin) {\n"
@@ -236,7 +212,7 @@ static void emit_gather_box(kgt_buf *b, int dbl, const shape *t, const char *w, 
                "#pragma unroll\n"
                "                for (int k = 0; k < K; k++) {\n"
                "                    const %s(*e)[BP] = sh[(u + S + 1 - K + k) %% S][%d];\n",
-               tname[dbl], lvl);
+               kgt_types[dbl].name, lvl);
     for (int o = -t->r; o < t->v + t->r; o++) {
         if (o == 0) o = t->v;
         const int dt = o < 0 ? -((-o + t->v - 1) / t->v) : o / t->v, j = o - dt * t->v;
@@ -261,7 +237,7 @@ static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t
     char wrap[40], sr[16];
     /* rn 2: infix products, which nvcc shares between the rows of the window (emit_expr.c) */
     const kgt_index ix = {"q", "c", {"QW", NULL, NULL}, kgt_wrap(wrap, 24), 0, 0, 0, 2};
-    kgt_printf(b, "                %s q[K * QW], nv[V]%s;\n", tname[dbl],
+    kgt_printf(b, "                %s q[K * QW], nv[V]%s;\n", kgt_types[dbl].name,
                t->split ? ", sn[V]" : "");
     if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
     snprintf(sr, sizeof sr, "s[%d]", lvl);
@@ -326,7 +302,7 @@ static void emit_walk_setup(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
                "    }\n"
                "    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));\n"
                "    %s ",
-               tname[dbl]);
+               kgt_types[dbl].name);
     for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[K][V], ", k);
     kgt_printf(b, "pf[K][V];\n"
                   "#pragma unroll\n"
@@ -341,7 +317,7 @@ static void emit_walk_setup(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, 
                "    for (int k = 0; k < K; k++)\n"
                "        %s_%s_ld%c(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, "
                "vin);\n",
-               g->prefix, s->stem, tsuf[dbl]);
+               g->prefix, s->stem, kgt_types[dbl].suf);
 }
 
 /* The centre rows of the levels below L into the ring, after this row's shifts; the barrier. */
@@ -352,7 +328,7 @@ static void emit_ring(kgt_buf *b, int dbl, const shape *t)
         snprintf(to, sizeof to, "&s[%d][PAD + tid * V]", k);
         snprintf(row, sizeof row, "w%d[R + 1]", k);
         if (t->v > 1)
-            emit_vec_store(b, tname[dbl], t, to, row, 12);
+            emit_vec_store(b, kgt_types[dbl].name, t, to, row, 12);
         else
             kgt_printf(b, "            s[%d][PAD + tid] = %s[0];\n", k, row);
     }
@@ -362,7 +338,7 @@ static void emit_ring(kgt_buf *b, int dbl, const shape *t)
 /* Level L's row r of the thread's columns into out, if r is one of the block's rows. */
 static void emit_store(kgt_buf *b, int dbl, const shape *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "                if (r >= ys && r < ye) {\n"
                "                    %s *o = out + (long)r * s0 + x;\n",
@@ -393,7 +369,7 @@ static void emit_next_row(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
         "            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */\n"
         "            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);\n"
         "            %s_%s_ld%c(pf[K - 1], in + (long)yk * s0, x, xc, vin);\n",
-        g->prefix, s->stem, tsuf[dbl]);
+        g->prefix, s->stem, kgt_types[dbl].suf);
 }
 
 /* Step k of the walk's row: its row r, the level's update, then the push into the window of
@@ -422,7 +398,7 @@ static void emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const shape *t,
 static void emit_walk_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl,
                            const shape *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     char ring[48];
     if (t->box)
         snprintf(ring, sizeof ring, "[%d][%d][%d]", t->lv, edge_count(t), SB + 2 * t->pt);
@@ -435,7 +411,7 @@ static void emit_walk_head(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, i
         "    %s *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,\n"
         "    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,\n"
         "    KGT_IX b1, KGT_IX s0, %s (*sh)%s)\n{\n",
-        g->prefix, s->stem, tsuf[dbl], ty, ty, ty, ring);
+        g->prefix, s->stem, kgt_types[dbl].suf, ty, ty, ty, ring);
     emit_enum(b, t);
     emit_walk_setup(b, g, s, dbl, t);
 }
@@ -480,7 +456,7 @@ static void emit_walk_box(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
 /* The walk of one block; FAST: no per-cell live test and no row or column clamp. */
 static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     if (t->box) {
         emit_walk_box(b, g, s, dbl, t);
         return;
@@ -509,7 +485,7 @@ static void emit_walk(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
    no barrier is needed before the walk writes them); the rows the walk loads up to. */
 static void emit_ring_decl(kgt_buf *b, int dbl, const shape *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     if (!t->box) {
         kgt_printf(
             b,
@@ -573,13 +549,13 @@ static void emit_kernel_body(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
         "a0, b0, a1, b1,\n"
         "                            s0, sh);\n"
         "}\n\n",
-        g->prefix, s->stem, tsuf[dbl], vec, g->prefix, s->stem, tsuf[dbl], vec);
+        g->prefix, s->stem, kgt_types[dbl].suf, vec, g->prefix, s->stem, kgt_types[dbl].suf, vec);
 }
 
 /* The kernel's parameters, after its name. */
 static void emit_kernel_params(kgt_buf *b, int dbl)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "(const %s *__restrict__ in, %s *__restrict__ out, KGT_IX lo0,\n"
                "    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, "
@@ -595,7 +571,7 @@ static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                "template <int VEC>\n"
                "static __global__ void __launch_bounds__(%d)\n"
                "    %s_%s_stream_k%c",
-               SB, g->prefix, s->stem, tsuf[dbl]);
+               SB, g->prefix, s->stem, kgt_types[dbl].suf);
     emit_kernel_params(b, dbl);
     emit_kernel_body(b, g, s, dbl, t, "VEC");
 }
@@ -605,15 +581,15 @@ static void emit_kernel(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
  * extents, and by them again around the live cells of that); rows per block h from hdef down to
  * hmin until the grid has about 2048 blocks: a box of a few strips, or an out-of-core chunk of a
  * few thousand rows, still fills the device with more than one wave of blocks (with 256, a chunk
- * of 2900 rows of 2d4 ran its four-step kernel at 933 Gcells/s on an H200 against 1536 in core).
+ * of 2900 rows of 2d4 ran its four-step kernel far slower than in core).
  */
 static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl, const shape *t)
 {
-    const char *p = g->prefix, *n = s->stem, *ty = tname[dbl];
+    const char *p = g->prefix, *n = s->stem, *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "static int %s_%s_stream%c(const void *in, void *out, const long *lo, const long "
                "*hi,\n    const long *live_lo, const long *live_hi, long s0, void *queue)\n{\n",
-               p, n, tsuf[dbl]);
+               p, n, kgt_types[dbl].suf);
     emit_enum(b, t);
     kgt_printf(b,
                "    const long elo[2] = {%d, %d}, ehi[2] = {%d, %d};\n"
@@ -659,13 +635,13 @@ static void emit_launch(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
             t->v == 1 ? ""
             : v       ? "if (vec)\n    "
                       : "else\n    ",
-            p, n, tsuf[dbl], v, ty, ty);
+            p, n, kgt_types[dbl].suf, v, ty, ty);
     kgt_printf(b, "    return KGT_LAUNCH_FAILED();\n}\n\n");
 }
 
 /* Index type of the kernel's rows and columns: int at radius 2, where 64-bit indices cost
-   registers and instructions per row (2d9nc 639.7 -> 656.7 Gcells/s with int on one H200), long
-   at radius 1, where int measured slower (2d4 937.3 -> 911.8); bench/RESULTS.md. */
+   registers and instructions per row (2d9nc gained with int), long at radius 1, where int
+   measured slower (2d4); bench/RESULTS.md. */
 static const char *index_type(const shape *t)
 {
     return t->r >= 2 ? "int" : "long";
@@ -694,7 +670,7 @@ void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int
  * can share a module.
  */
 int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
-                           kgt_stream_info *info)
+                           const kgt_stream_tune *tune, kgt_stream_info *info)
 {
     kgt_gen g;
     char prefix[8];
@@ -707,7 +683,7 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
     info->levels = levels;
     info->r = t.r, info->v = t.v, info->b = SB, info->w = SB * t.v - 2 * t.hp, info->u = t.u;
     info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = STREAM_MIN, info->fill = t.fill;
-    info->hset = kgt_stream_rows_env();
+    info->hset = kgt_stream_rows(tune);
     info->ix_int = !strcmp(index_type(&t), "int");
     for (int d = 0; d < 2; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
     kgt_printf(b, "#define KGT_IX %s\n", index_type(&t));
@@ -716,7 +692,7 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
     emit_walk(b, &g, s, dbl, &t);
     for (int v = 0; v <= (t.v > 1); v++) {
         snprintf(info->name[v], sizeof info->name[v], "%s_%s_stream_k%c%d", prefix, s->stem,
-                 tsuf[dbl], v);
+                 kgt_types[dbl].suf, v);
         kgt_printf(b, "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n    %s", SB,
                    info->name[v]);
         emit_kernel_params(b, dbl);
@@ -727,94 +703,20 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
 }
 
 /*
- * The rows the kernel may read, per dimension [*a, *e): the cells whose value at level k the
- * stored ones need, from level L down to 0 (the input). Level L - 1 on the box grown by the
- * extents (as the two-level launcher); below that, a live cell needs its neighbours, a cell
- * outside live only itself.
- */
-static void readable(const kgt_stream_info *t, int d, long lo, long hi, long llo, long lhi, long *a,
-                     long *e)
-{
-    long nl = lo - t->elo[d], nh = hi + t->ehi[d];
-    for (int k = t->levels - 1; k >= 1; k--) {
-        const long ll = nl > llo ? nl : llo, lh = nh < lhi ? nh : lhi;
-        if (ll < lh && ll - t->elo[d] < nl) nl = ll - t->elo[d];
-        if (ll < lh && lh + t->ehi[d] > nh) nh = lh + t->ehi[d];
-    }
-    *a = nl, *e = nh;
-}
-
-static long clampl(long v, long lo, long hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
-int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, long lhi, long *a,
-                   long *e, long *vl, long *vh)
-{
-    if (hi <= lo) return 1;
-    readable(t, d, lo, hi, llo, lhi, a, e);
-    /* the same live test on every index the kernel compares, [a, e) */
-    *vl = clampl(llo, *a, *e);
-    *vh = clampl(lhi, *a, *e);
-    return *a < -(1L << 30) || *e > (1L << 30); /* int indices in the kernel */
-}
-
-int kgt_stream_rows_env(void)
-{
-    const char *e = getenv("STENCIL_RTC_STREAM_H");
-    long v = e ? atol(e) : 0;
-    return v >= 1 && v <= 65535 ? (int)v : 0;
-}
-
-/*
- * Rows per block h from hdef down to hmin until the grid has about STREAM_WAVES times as many
- * blocks as fit on the device at once (STREAM_BLOCKS when that is not known): short row walks
- * cost a block its 2LR rows of filling, but few blocks per resident slot leave a long last wave.
- * On one H200 (four levels of 2d4 fp32: 7 blocks per SM, 924 slots, 83 strips), a box of
- * 2900 x 20480 ran at 1027.1 Gcells/s with 12 rows of blocks (h = 242), 1232.4 with 24 (about
- * 2000 blocks), 1381.7 with 45 (h = 65, four waves) and 1362.6 with 57; 20480^2 at 1536.1 with
- * h = 256 (bench/RESULTS.md, out-of-core section).
- */
-int kgt_stream_plan(const kgt_stream_info *t, const long *lo, const long *hi, const long *llo,
-                    const long *lhi, long s0, long long args[KGT_STREAM_NARGS], long grid[2])
-{
-    long a[2], e[2], vl[2], vh[2];
-    for (int d = 0; d < 2; d++)
-        if (kgt_stream_dim(t, d, lo[d], hi[d], llo[d], lhi[d], &a[d], &e[d], &vl[d], &vh[d]))
-            return 1;
-    if (s0 > (1L << 30)) return 1;
-    const long V = t->v, xs = lo[1] - ((lo[1] % V) + V) % V, rows = hi[0] - lo[0];
-    const long blocks = t->slots > 0 ? STREAM_WAVES * t->slots : STREAM_BLOCKS;
-    const long gx = (hi[1] - xs + t->w - 1) / t->w, want = (blocks + gx - 1) / gx;
-    long h = clampl((rows + want - 1) / want, t->hmin, t->hdef);
-    if (t->hset > 0) h = t->hset;
-    h += (t->u - (h + t->fill) % t->u) % t->u;
-    const long gy = (rows + h - 1) / h;
-    if (gx > 2147483647L || gy > 65535) return 1;
-    const long long v[KGT_STREAM_NARGS] = {lo[0], lo[1], hi[0], hi[1], vl[0], vl[1], vh[0], vh[1],
-                                           a[0],  e[0],  a[1],  e[1],  s0,    xs,    h};
-    memcpy(args, v, sizeof v);
-    grid[0] = gx, grid[1] = gy;
-    return 0;
-}
-
-/*
  * Levels worth running for s: 4 at radius 1, 3 at radius 2, and 3 for float box stencils of more
  * than 6 non-zero weights. Every depth up to KGT_STREAM_MAX compiles without spilling more than
- * 16 bytes (nvcc 13, sm_90), but on one H200 2d9nc float (16384^2) ran at 844.7 Gcells/s with 3
- * levels and 761.3 with 4 (96 registers per thread, 5 blocks per SM); 2d4 gained up to 4 (float
- * 1286.0 -> 1519.9, double 656.5 -> 874.1). Box stencils (20480^2 and 16384^2, bench/RESULTS.md):
- * 2d9 float (8 weights) 929.0 with 3 levels against 895.6 with 4 (64 against 77 registers: 8
- * blocks per SM against 6), but 2d-diag float (5 weights) 1399.7 with 4 against 1162.5, and 2d9
- * double 426.8 with 4 against 414.3.
+ * 16 bytes (nvcc 13, sm_90), but 2d9nc float ran slower with 4 levels than with 3 (96 registers
+ * per thread, 5 blocks per SM); 2d4 gained up to 4, float and double. Box stencils
+ * (bench/RESULTS.md): 2d9 float (8 weights) ran faster with 3 levels than with 4 (64 against 77
+ * registers: 8 blocks per SM against 6), but 2d-diag float (5 weights) and 2d9 double faster
+ * with 4.
  */
 int kgt_stream_depth(const kgt_stencil *s, int dbl)
 {
     int n = 0;
     if (!kgt_stream_any(s)) return 0;
     for (int p = 0; p < s->npts; p++) n += s->pts[p].w != 0.0;
-    if (!dbl && off_axis(s) && n > 6) return 3;
+    if (!dbl && kgt_off_axis(s) && n > 6) return 3;
     return make_shape(s, dbl, 2).r >= 2 ? 3 : 4;
 }
 

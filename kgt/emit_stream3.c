@@ -44,14 +44,10 @@
 
 #include "kgt_rt.h"
 
-static const char *const tname[2] = {"float", "double"};
-static const char tsuf[2] = {'f', 'd'};
-
 /*
- * HDEF3: planes a block walks at most. On one H200, 3d7 float at L = 3 (bench/RESULTS.md, plan
- * section): 512 x 1024^2 (a rank's part on two GPUs) ran at 605.9 Gcells/s with 252 planes
- * (the limit was 256), 646.2 with 96 and 617.3 with 128; 1024^3 at 661.7 with 252 and 661.5
- * with 96; a 96 x 768^2 box (an out-of-core chunk) alike with either.
+ * HDEF3: planes a block walks at most. For 3d7 float at L = 3 (bench/RESULTS.md, plan section),
+ * 96 planes ran fastest on 512 x 1024^2 (a rank's part on two GPUs; 252 and 128 were slower),
+ * and as fast as 252 on 1024^3 and on a 96 x 768^2 box (an out-of-core chunk).
  */
 enum { BX = 32, P = 2 /* input planes loaded ahead */, HDEF3 = 96 };
 
@@ -66,38 +62,19 @@ typedef struct shape3 {
                 rows, their edge columns and the rows beyond them loaded too (emit_load_plane) */
 } shape3;
 
-int kgt_stream3(const kgt_stencil *s)
+/* The tuned shape (rows per thread, thread rows) for shape experiments, where it fits. */
+static void tuned_shape(const kgt_stream_tune *tune, int *ny, int *by)
 {
-    if (!kgt_stream3_box(s)) return 0;
-    for (int p = 0; p < s->npts; p++) {
-        const int *o = s->pts[p].off;
-        if (s->pts[p].w != 0.0 && (o[0] != 0) + (o[1] != 0) + (o[2] != 0) > 1) return 0;
-    }
-    return 1;
-}
-
-/* Any 3D stencil reaching one cell (diagonal points too): one level per launch. */
-int kgt_stream3_box(const kgt_stencil *s)
-{
-    return kgt_reach_within(s, 3, 1);
-}
-
-/* $STENCIL_RTC_STREAM3 = "ny,by" (rows per thread, thread rows) for shape experiments. */
-static void env_shape(int *ny, int *by)
-{
-    const char *e = getenv("STENCIL_RTC_STREAM3");
-    int a, b;
-    if (e && sscanf(e, "%d,%d", &a, &b) == 2 && a >= 1 && a <= 8 && b >= 1 && a * b <= 64 &&
-        BX * b <= 1024)
-        *ny = a, *by = b;
+    int a = tune ? tune->ny : 0, b = tune ? tune->by : 0;
+    if (a >= 1 && a <= 8 && b >= 1 && a * b <= 64 && BX * b <= 1024) *ny = a, *by = b;
 }
 
 /*
  * float: 2 columns and 3 rows per thread, 8 thread rows (a 64 x 24 tile); double: 1 column and 4
- * rows (32 x 32). On one H200, 3d7 float 1024^3 at L = 3 ran at 664.5 Gcells/s with 3 rows per
- * thread, 661.4 with 2 and 474.4 with 4 (159 registers, 1 block per SM); bench/RESULTS.md.
+ * rows (32 x 32). 3d7 float at L = 3 ran best with 3 rows per thread, about as fast with 2, and
+ * far slower with 4 (159 registers, 1 block per SM); bench/RESULTS.md.
  */
-static shape3 make_shape3(const kgt_stencil *s, int dbl, int levels)
+static shape3 make_shape3(const kgt_stencil *s, int dbl, int levels, const kgt_stream_tune *tune)
 {
     shape3 t;
     memset(&t, 0, sizeof t);
@@ -108,7 +85,7 @@ static shape3 make_shape3(const kgt_stencil *s, int dbl, int levels)
     t.v = dbl ? 1 : 2;
     t.ny = dbl ? 4 : 3;
     t.by = 8;
-    env_shape(&t.ny, &t.by);
+    tuned_shape(tune, &t.ny, &t.by);
     t.split = !dbl && kgt_split_divisor(s->divisor, &t.rd);
     t.hp = t.box ? 0 : (levels * t.r + t.v - 1) / t.v * t.v;
     t.hy = t.box ? 0 : levels * t.r;
@@ -154,7 +131,7 @@ static void emit_macros(kgt_buf *b)
    scalar ones at columns xc. ro: the rows' offsets in the plane. */
 static void emit_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t, int n)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "static __device__ __forceinline__ void %s(%s (*d)[%d], const %s *pl,\n"
                "    const long *ro, KGT_IX x, const KGT_IX *xc, int vin)\n{\n"
@@ -207,7 +184,7 @@ static void emit_source_box(kgt_buf *b, const shape3 *t, const int *o, int i, in
  */
 static void emit_load_plane(kgt_buf *b, const char *fn, const char *ld, int dbl, const shape3 *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(
         b,
         "static __device__ __forceinline__ void %sp(%s (*d)[%d], %s (*de)[%d], %s (*h)[%d],\n"
@@ -259,7 +236,7 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
 {
     char wrap[40];
     const kgt_index ix = {"", "", {NULL, NULL, NULL}, kgt_wrap(wrap, 28), 1, 0, 0, 2};
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
     for (int i = 0; i < t->ny; i++)
         for (int j = 0; j < t->v; j++) {
@@ -304,7 +281,7 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
    test, then the push into window k or (k = L) the store. */
 static void emit_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, int k)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     char w[16];
     snprintf(w, sizeof w, "w%d", k - 1);
     if (t->box) {
@@ -424,7 +401,7 @@ static void emit_setup_box(kgt_buf *b, int dbl)
         "            KGT_UNROLL\n"
         "            for (int m = 0; m < R; m++) phe[q][a][m] = 0;\n"
         "        }\n",
-        tname[dbl]);
+        kgt_types[dbl].name);
 }
 
 /* The walk's per-thread tests and row offsets, the windows and the first input planes. */
@@ -454,7 +431,7 @@ static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
                "    }\n"
                "    const int vin = vec && (fast || (x >= a2 && x + V <= b2));\n"
                "    %s ",
-               tname[dbl]);
+               kgt_types[dbl].name);
     for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[K][NY][V], ", k);
     if (t->box) kgt_printf(b, "wl0[K][NY][R], wr0[K][NY][R], ");
     kgt_printf(b, "pf[P][NY][V];\n"
@@ -486,7 +463,7 @@ static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
    becomes the window's centre; box mode: of the plane entering the window), then the barrier. */
 static void emit_ring(kgt_buf *b, int dbl, const shape3 *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     for (int k = 0; k < t->lv; k++) {
         char src[24];
         snprintf(src, sizeof src, t->box ? "pf[0]" : "w%d[R + 1]", k);
@@ -528,7 +505,7 @@ static void emit_ring(kgt_buf *b, int dbl, const shape3 *t)
 static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_stencil *s, int dbl,
                       const shape3 *t)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "static __device__ __forceinline__ void %s(const int vec, const int fast,\n"
                "    const %s *__restrict__ in, %s *__restrict__ out, KGT_IX x0, KGT_IX y0, "
@@ -603,7 +580,7 @@ static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_sten
 
 static void emit_params(kgt_buf *b, int dbl)
 {
-    const char *ty = tname[dbl];
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(
         b,
         "(const %s *__restrict__ in, %s *__restrict__ out, KGT_IX lo0,\n"
@@ -623,7 +600,7 @@ static void emit_params(kgt_buf *b, int dbl)
 static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, int vec)
 {
     emit_enum(b, t);
-    kgt_printf(b, "    __shared__ __align__(16) %s sh[NB * L * SL];\n", tname[dbl]);
+    kgt_printf(b, "    __shared__ __align__(16) %s sh[NB * L * SL];\n", kgt_types[dbl].name);
     if (!t->box) /* box mode: the first and last thread rows write them */
         kgt_printf(
             b,
@@ -663,7 +640,7 @@ static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, in
 }
 
 int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
-                            kgt_stream_info *info)
+                            const kgt_stream_tune *tune, kgt_stream_info *info)
 {
     char pre[16], ld[64], walk[64];
     memset(info, 0, sizeof *info);
@@ -671,14 +648,14 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
         levels > KGT_STREAM_MAX)
         return -1;
     snprintf(pre, sizeof pre, "rt3l%d", levels);
-    snprintf(ld, sizeof ld, "%s_%s_ld%c", pre, s->stem, tsuf[dbl]);
-    snprintf(walk, sizeof walk, "%s_%s_walk%c", pre, s->stem, tsuf[dbl]);
-    shape3 t = make_shape3(s, dbl, levels);
+    snprintf(ld, sizeof ld, "%s_%s_ld%c", pre, s->stem, kgt_types[dbl].suf);
+    snprintf(walk, sizeof walk, "%s_%s_walk%c", pre, s->stem, kgt_types[dbl].suf);
+    shape3 t = make_shape3(s, dbl, levels, tune);
     info->levels = levels, info->ndims = 3;
     info->r = t.r, info->v = t.v, info->b = BX, info->by = t.by, info->ny = t.ny;
     info->w = BX * t.v - 2 * t.hp, info->wy = t.by * t.ny - 2 * t.hy, info->u = 2 * (2 * t.r + 1);
     info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = 1, info->ix_int = 1;
-    info->hset = kgt_stream_rows_env();
+    info->hset = kgt_stream_rows(tune);
     /* tiles on 128-byte lines where they store every column (box mode) */
     info->xal = t.box ? 128 / (dbl ? 8 : 4) : t.v;
     if (info->w < 1 || info->wy < 1 || (t.box && t.by < 2))
@@ -699,8 +676,8 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     }
     emit_walk(b, walk, ld, s, dbl, &t);
     for (int v = 0; v <= (t.v > 1); v++) {
-        snprintf(info->name[v], sizeof info->name[v], "%s_%s_stream_k%c%d", pre, s->stem, tsuf[dbl],
-                 v);
+        snprintf(info->name[v], sizeof info->name[v], "%s_%s_stream_k%c%d", pre, s->stem,
+                 kgt_types[dbl].suf, v);
         kgt_printf(b, "KGT_EXTERN_C __global__ void __launch_bounds__(%d)\n    %s", BX * t.by,
                    info->name[v]);
         emit_params(b, dbl);
@@ -710,37 +687,9 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     return 0;
 }
 
-int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, const long *llo,
-                     const long *lhi, long s0, long s1, long long args[KGT_STREAM3_NARGS],
-                     long grid[3])
-{
-    long a[3], e[3], vl[3], vh[3];
-    for (int d = 0; d < 3; d++)
-        if (kgt_stream_dim(t, d, lo[d], hi[d], llo[d], lhi[d], &a[d], &e[d], &vl[d], &vh[d]))
-            return 1;
-    if (s0 > (1L << 30) || s1 > (1L << 30)) return 1;
-    const long V = t->xal > t->v ? t->xal : t->v, xs = lo[2] - ((lo[2] % V) + V) % V;
-    const long planes = hi[0] - lo[0];
-    const long gx = (hi[2] - xs + t->w - 1) / t->w, gy = (hi[1] - lo[1] + t->wy - 1) / t->wy;
-    const long want = (2048 + gx * gy - 1) / (gx * gy);
-    long h = (planes + want - 1) / want;
-    h = h < t->hmin ? t->hmin : h > t->hdef ? t->hdef : h;
-    if (t->hset > 0) h = t->hset;
-    h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
-    const long gz = (planes + h - 1) / h;
-    if (gx > 2147483647L || gy > 65535 || gz > 65535) return 1;
-    const long long v[KGT_STREAM3_NARGS] = {lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], vl[0], vl[1],
-                                            vl[2], vh[0], vh[1], vh[2], a[0],  e[0],  a[1],  e[1],
-                                            a[2],  e[2],  s0,    s1,    xs,    h};
-    memcpy(args, v, sizeof v);
-    grid[0] = gx, grid[1] = gy, grid[2] = gz;
-    return 0;
-}
-
 /*
- * Levels worth running for s (0: none). One H200, 3d7: float 1024^3 ran at 553.5, 664.5 and 587.9
- * Gcells/s with 2, 3 and 4 levels (one step per launch: 373.2); double 768^3 at 277.2 with 2
- * levels and 182.0 with 3 (one step: 214.7).
+ * Levels worth running for s (0: none). 3d7 float ran fastest with 3 levels (2 and 4 slower,
+ * all faster than one step per launch); double with 2 (3 slower than one step per launch).
  */
 int kgt_stream3_depth(const kgt_stencil *s, int dbl)
 {

@@ -19,21 +19,6 @@ enum {
     V_K = 16                      /* vector index: -8 .. 7 (doubles: two a vector) */
 };
 
-static const char *const tname[2] = {"float", "double"};
-static const char *const vname[2] = {"float4", "double2"};
-static const char tsuf[2] = {'f', 'd'};
-
-int kgt_floordiv(int a, int b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
-/* Cells per vector. */
-static int vw_of(int dbl)
-{
-    return dbl ? 2 : 4;
-}
-
 /* Non-zero weights reach lo cells below and hi above along dimension 1 (x). */
 static void x_reach(const kgt_stencil *s, int *lo, int *hi)
 {
@@ -58,8 +43,8 @@ static void emit_center(kgt_buf *b, int dbl, int row, unsigned char *seen)
     size_t key = (size_t)row * V_K + V_K / 2;
     if (seen[key]) return;
     seen[key] = 1;
-    kgt_printf(b, "        const %s V%d = *(const %s *)(in + base + %d * s0);\n", vname[dbl], row,
-               vname[dbl], row - KGT_MAX_RADIUS);
+    kgt_printf(b, "        const %s V%d = *(const %s *)(in + base + %d * s0);\n",
+               kgt_types[dbl].vec, row, kgt_types[dbl].vec, row - KGT_MAX_RADIUS);
 }
 
 /* Declares the edge lanes' load of the vector k away once: E<row>_<k>. */
@@ -68,9 +53,10 @@ static void emit_edge(kgt_buf *b, int dbl, int row, int k, unsigned char *seen)
     size_t key = (size_t)row * V_K + (size_t)(k + V_K / 2);
     if (seen[key]) return;
     seen[key] = 1;
-    kgt_printf(b, "        const %s E%d_", vname[dbl], row);
+    kgt_printf(b, "        const %s E%d_", kgt_types[dbl].vec, row);
     kname(b, k);
-    kgt_printf(b, " = *(const %s *)(in + base + %d * s0 + eo", vname[dbl], row - KGT_MAX_RADIUS);
+    kgt_printf(b, " = *(const %s *)(in + base + %d * s0 + eo", kgt_types[dbl].vec,
+               row - KGT_MAX_RADIUS);
     kname(b, k);
     kgt_printf(b, ");\n");
 }
@@ -82,23 +68,23 @@ static void emit_edge(kgt_buf *b, int dbl, int row, int k, unsigned char *seen)
  */
 static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned char *seen)
 {
-    int vw = vw_of(dbl), k = kgt_floordiv(xpos, vw), c = xpos - k * vw;
+    int vw = kgt_types[dbl].vw, k = kgt_floordiv(xpos, vw), c = xpos - k * vw;
     int row = u + o0 + KGT_MAX_RADIUS, o[3] = {o0, xpos, 0};
     size_t ckey = (size_t)V_ROWS * V_K + (size_t)row * V_X + (size_t)(xpos + KGT_MAX_RADIUS);
     if (seen[ckey]) return;
     seen[ckey] = 1;
     emit_center(b, dbl, row, seen);
     if (!k) {
-        kgt_printf(b, "        const %s ", tname[dbl]);
+        kgt_printf(b, "        const %s ", kgt_types[dbl].name);
         kgt_temp(b, u, o);
         kgt_printf(b, " = V%d.%c;\n", row, "xyzw"[c]);
         return;
     }
     emit_edge(b, dbl, row, k, seen);
-    kgt_printf(b, "        const %s s", tname[dbl]);
+    kgt_printf(b, "        const %s s", kgt_types[dbl].name);
     kgt_temp(b, u, o);
     kgt_printf(b, " = KGT_SHFL(V%d.%c, lane %c %d);\n", row, "xyzw"[c], k < 0 ? '-' : '+', abs(k));
-    kgt_printf(b, "        const %s ", tname[dbl]);
+    kgt_printf(b, "        const %s ", kgt_types[dbl].name);
     kgt_temp(b, u, o);
     if (k < 0)
         kgt_printf(b, " = lane < %d ? E%d_", -k, row);
@@ -114,7 +100,7 @@ static void emit_vload(kgt_buf *b, int dbl, int u, int o0, int xpos, unsigned ch
 static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
 {
     unsigned char seen[V_ROWS * V_K + V_ROWS * V_X]; /* not static: any thread may generate */
-    int vw = vw_of(dbl);
+    int vw = kgt_types[dbl].vw;
     char wrap[40];
     memset(seen, 0, sizeof seen);
     for (int u = 0; u < walk; u++) {
@@ -122,14 +108,15 @@ static void emit_vwalk(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
             for (int p = 0; p < s->npts; p++)
                 if (s->pts[p].w != 0.0)
                     emit_vload(b, dbl, u, s->pts[p].off[0], j + s->pts[p].off[1], seen);
-        kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
+        kgt_printf(b, "        {\n            %s r;\n", kgt_types[dbl].vec);
         for (int j = 0; j < vw; j++) {
             kgt_index ix = {"in", "c", {NULL, NULL, NULL}, kgt_wrap(wrap, 16), 1, u, j, 1};
             kgt_printf(b, "            r.%c = ", "xyzw"[j]);
             kgt_emit_expr(b, s, dbl, &ix);
             kgt_printf(b, ";\n");
         }
-        kgt_printf(b, "            *(%s *)(out + base + %d * s0) = r;\n        }\n", vname[dbl], u);
+        kgt_printf(b, "            *(%s *)(out + base + %d * s0) = r;\n        }\n",
+                   kgt_types[dbl].vec, u);
     }
 }
 
@@ -149,7 +136,7 @@ static void emit_vrest(kgt_buf *b, const kgt_stencil *s, int dbl, int walk)
                "                if (xc >= l1 && xc < h1) {\n"
                "                    const long c = i * s0 + xc;\n"
                "                    out[c] = ",
-               walk, walk, vw_of(dbl), vw_of(dbl));
+               walk, walk, kgt_types[dbl].vw, kgt_types[dbl].vw);
     kgt_emit_expr(b, s, dbl, &ix);
     kgt_printf(b, ";\n                }\n            }\n");
 }
@@ -180,23 +167,9 @@ static void emit_edge_offsets(kgt_buf *b, const kgt_stencil *s, int kmin, int km
     }
 }
 
-/*
- * Chosen by measurement on an H200 (bench/RESULTS.md, kgt), which is why this file handles 2D
- * only: the vector kernels won clearly in 2D
- * where every cell ends in a true division (2d9, 2d9nc, 2d5asym: 1.08-1.26x the generic kernel),
- * where the four divisions of a thread are independent work; with a multiplication instead
- * (2d4, 2d-diag) and in 3D they were slower than the scalar kernels, L2-bound at half the DRAM
- * bandwidth.
- */
-int kgt_gpu_vector(const kgt_stencil *s, int dbl)
-{
-    double r;
-    return s->ndims == 2 && !kgt_exact_reciprocal(s->divisor, dbl, &r);
-}
-
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
-    int walk = kgt_walk(g), vw = vw_of(dbl), rlo, rhi;
+    int walk = kgt_walk(g), vw = kgt_types[dbl].vw, rlo, rhi;
     x_reach(s, &rlo, &rhi);
     int kmin = kgt_floordiv(-rlo, vw), kmax = kgt_floordiv(vw - 1 + rhi, vw);
     kgt_printf(b,
@@ -206,7 +179,8 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
                "    const long x = xa + ((long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n"
                "    const long i0 = l0 + (long)blockIdx.y * %d;\n"
                "    (void)l2; (void)h2; (void)s1;\n",
-               g->prefix, s->stem, tsuf[dbl], tname[dbl], tname[dbl], vw, walk);
+               g->prefix, s->stem, kgt_types[dbl].suf, kgt_types[dbl].name, kgt_types[dbl].name, vw,
+               walk);
     /* ok: the lane's vector in the box, its neighbours' inside the rows' readable part. */
     kgt_printf(b,
                "    if (i0 >= h0) return;\n"
@@ -276,15 +250,15 @@ static void emit_reg(kgt_buf *b, int nd, int r, int y, int x)
 static void emit_row_vector(kgt_buf *b, int dbl, int al, int row, int y, const char *ind,
                             const char *dst)
 {
-    kgt_printf(b, "%sconst %s *rp = ip + %d * s0", ind, tname[dbl], row);
+    kgt_printf(b, "%sconst %s *rp = ip + %d * s0", ind, kgt_types[dbl].name, row);
     if (y != KGT_MAX_RADIUS) kgt_printf(b, " + %d * s1", y - KGT_MAX_RADIUS);
     kgt_printf(b, ";\n%s%s = ", ind, dst);
     if (al) {
-        kgt_printf(b, "*(const %s *)(rp + vo);\n", vname[dbl]);
+        kgt_printf(b, "*(const %s *)(rp + vo);\n", kgt_types[dbl].vec);
         return;
     }
-    kgt_printf(b, "make_%s(", vname[dbl]);
-    for (int j = 0; j < vw_of(dbl); j++) {
+    kgt_printf(b, "make_%s(", kgt_types[dbl].vec);
+    for (int j = 0; j < kgt_types[dbl].vw; j++) {
         kgt_printf(b, "%srp[", j ? ", " : "");
         emit_off(b, j + KGT_MAX_RADIUS);
         kgt_printf(b, "]");
@@ -306,35 +280,33 @@ static void emit_edge_guard(kgt_buf *b, const char *ind, int k)
  * The prefetched form of 2D float rows: each iteration loads the rows of the next one into
  * staging registers (stage 1: p<y> the vector, e<y>_<x> the cells the warp's edge lanes load)
  * before its arithmetic, and moves them into the window's top position after it (stage 2: the
- * shuffles), so that two rows' loads are in flight instead of one. One H200, one step per
- * launch: 2d4 513.3 against 505.9 Gcells/s, 2d-diag 506.6 against 487.7. With split division it
- * holds more registers, and pays only where the stencil reaches one cell, in blocks of 128
- * threads (2d9: 485-492 against 474); reaching two cells it lost (2d9nc 407.9 against 443.6,
- * 2d5asym 507.6 against 511.2; bench/RESULTS.md). $KGT_VEC_PREFETCH=0 or 1 forces it off or
- * on, for experiments.
+ * shuffles), so that two rows' loads are in flight instead of one: 2d4 and 2d-diag gained. With
+ * split division it holds more registers, and pays only where the stencil reaches one cell, in
+ * blocks of 128 threads (2d9); reaching two cells it lost (2d9nc, 2d5asym; bench/RESULTS.md).
+ * The plan's prefetch (KGT_TUNE_OFF or
+ * KGT_TUNE_ON) forces it off or on, for experiments.
  */
-static int vec_prefetch(const kgt_stencil *s, int dbl, int split)
+static int vec_prefetch(const kgt_stencil *s, int dbl, int split, int force)
 {
-    const char *e = getenv("KGT_VEC_PREFETCH");
     if (s->ndims != 2) return 0;
-    if (e && (*e == '0' || *e == '1')) return *e == '1';
+    if (force == KGT_TUNE_OFF || force == KGT_TUNE_ON) return force == KGT_TUNE_ON;
     return !dbl && (!split || kgt_reach_within(s, 2, 1));
 }
 
 static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, window have,
                            int stage)
 {
-    int vw = vw_of(dbl);
+    int vw = kgt_types[dbl].vw;
     for (int y = 0; y < R_ROWS; y++) {
         int any = 0;
         for (int x = 0; x < V_X; x++) any |= have[r][y][x];
         if (!any) continue;
         if (stage == 0) {
-            kgt_printf(b, "    %s p%d = make_%s(0%s);\n", vname[dbl], y, vname[dbl],
+            kgt_printf(b, "    %s p%d = make_%s(0%s);\n", kgt_types[dbl].vec, y, kgt_types[dbl].vec,
                        dbl ? ", 0" : ", 0, 0, 0");
             for (int x = 0; x < V_X; x++)
                 if (have[r][y][x] && kgt_floordiv(x - KGT_MAX_RADIUS, vw))
-                    kgt_printf(b, "    %s e%d_%d = 0;\n", tname[dbl], y, x);
+                    kgt_printf(b, "    %s e%d_%d = 0;\n", kgt_types[dbl].name, y, x);
             continue;
         }
         kgt_printf(b, "            {\n");
@@ -374,13 +346,13 @@ static void emit_row_stage(kgt_buf *b, int nd, int dbl, int al, int r, int row, 
    offset the window keeps there. */
 static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, window have)
 {
-    int vw = vw_of(dbl);
+    int vw = kgt_types[dbl].vw;
     for (int y = 0; y < R_ROWS; y++) {
         int any = 0;
         for (int x = 0; x < V_X; x++) any |= have[r][y][x];
         if (!any) continue;
         char v[32];
-        snprintf(v, sizeof v, "const %s V", vname[dbl]);
+        snprintf(v, sizeof v, "const %s V", kgt_types[dbl].vec);
         kgt_printf(b, "        {\n");
         emit_row_vector(b, dbl, al, row, y, "            ", v);
         for (int x = 0; x < V_X; x++) {
@@ -404,11 +376,11 @@ static void emit_row_load(kgt_buf *b, int nd, int dbl, int al, int r, int row, w
 }
 
 void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int unroll,
-                            int al, int split, float rd)
+                            int al, int prefetch, int split, float rd)
 {
     int lo[KGT_MAX_DIMS], hi[KGT_MAX_DIMS];
     kgt_extents(s, lo, hi); /* planes: elo below, ehi above; x: rlo, rhi */
-    const int nd = s->ndims, vw = vw_of(dbl), elo = lo[0], ehi = hi[0], rlo = lo[nd - 1],
+    const int nd = s->ndims, vw = kgt_types[dbl].vw, elo = lo[0], ehi = hi[0], rlo = lo[nd - 1],
               rhi = hi[nd - 1];
     window have;
     char wrap[40];
@@ -436,8 +408,8 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
                "    const int ok = x >= x0 && x + %d <= x1;\n"
                "    const %s *ip = in + zs * s0%s + x;\n"
                "    %s *op = out + zs * s0%s + x;\n",
-               rhi, vw, rlo, vw, tname[dbl], nd == 3 ? " + y * s1" : "", tname[dbl],
-               nd == 3 ? " + y * s1" : "");
+               rhi, vw, rlo, vw, kgt_types[dbl].name, nd == 3 ? " + y * s1" : "",
+               kgt_types[dbl].name, nd == 3 ? " + y * s1" : "");
     for (int x = 0; x < V_X; x++) {
         int in_v = x >= KGT_MAX_RADIUS && x < KGT_MAX_RADIUS + vw, used = !al && in_v;
         for (int r = 0; r < R_ROWS; r++)
@@ -457,11 +429,11 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         for (int y = 0; y < R_ROWS; y++)
             for (int x = 0; x < V_X; x++)
                 if (have[r][y][x]) {
-                    kgt_printf(b, "    %s ", tname[dbl]);
+                    kgt_printf(b, "    %s ", kgt_types[dbl].name);
                     emit_reg(b, nd, r, y, x);
                     kgt_printf(b, ";\n");
                 }
-    const int pf = vec_prefetch(s, dbl, split), top = elo + ehi;
+    const int pf = vec_prefetch(s, dbl, split, prefetch), top = elo + ehi;
     /* the planes below the first output plane's top one (prefetched: that one too) */
     for (int r = 0; r < top + pf; r++) emit_row_load(b, nd, dbl, al, r, r - elo, have);
     if (pf) emit_row_stage(b, nd, dbl, al, top, ehi + 1, have, 0);
@@ -473,7 +445,7 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_printf(b, "        }\n");
     } else
         emit_row_load(b, nd, dbl, al, top, ehi, have);
-    kgt_printf(b, "        {\n            %s r;\n", vname[dbl]);
+    kgt_printf(b, "        {\n            %s r;\n", kgt_types[dbl].vec);
     kgt_stencil sum = *s;
     if (split) sum.divisor = 1.0; /* the sums; split division below */
     for (int j = 0; j < vw; j++) {
@@ -486,13 +458,12 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
         kgt_printf(b, ";\n");
     }
     if (split) { /* kgt_emit_split_quotients. Prefetched rows (2d9) take its second range test
-                    (retest: no compare or select a quotient): 487.9 Gcells/s against 474.4 with
-                    the first, in blocks of 256. Else, in 2D, cells outside the box divide 1; in 3D
-                    they divide their sums (of clamped cells) too, and a lane whose sum leaves the
-                    split range divides by `/`: only lanes at the box's edges. Without the guard's
-                    compares and select 3d7 ran at 414.8 against 403.3, 2d9 at 439.2 against 478.3;
-                    the second test lost 2d9nc (443.6 against 451.1) and moved 3d7 by -0.3% (one
-                    H200, bench/RESULTS.md). */
+                    (retest: no compare or select a quotient), faster than the first in blocks of
+                    256. Else, in 2D, cells outside the box divide 1; in 3D they divide their sums
+                    (of clamped cells) too, and a lane whose sum leaves the split range divides by
+                    `/`: only lanes at the box's edges. Without the guard's compares and select 3d7
+                    gained and 2d9 lost; the second test lost 2d9nc and did not help 3d7
+                    (bench/RESULTS.md). */
         kgt_split_cell c[4];
         for (int j = 0; j < vw; j++) {
             snprintf(c[j].dst, sizeof c[j].dst, "q.%c", "xyzw"[j]);
@@ -508,7 +479,7 @@ void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, i
     }
     kgt_printf(b, "            if (ok)\n");
     if (al)
-        kgt_printf(b, "                *(%s *)op = r;\n", vname[dbl]);
+        kgt_printf(b, "                *(%s *)op = r;\n", kgt_types[dbl].vec);
     else
         kgt_printf(b, "                %s(op, r);\n", dbl ? "KGT_VST2D" : "KGT_VST4F");
     kgt_printf(b, "            else {\n");

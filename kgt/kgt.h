@@ -56,6 +56,17 @@ void kgt_file_free(kgt_file *f);
 long kgt_dense_size(const kgt_stencil *s);
 double *kgt_dense(const kgt_stencil *s);
 
+/* An element type: float (kgt_types[0]) or double (kgt_types[1]); the emitters' int dbl indexes
+   it (analysis.c). */
+typedef struct kgt_type {
+    const char *name; /* the C type */
+    char suf;         /* the symbols' suffix: 'f' or 'd' */
+    const char *vec;  /* the 16-byte vector type: float4, double2 */
+    int vw;           /* cells of one 16-byte vector */
+    int size;         /* bytes of one cell */
+} kgt_type;
+extern const kgt_type kgt_types[2];
+
 /* Emission targets. */
 enum { KGT_T_HOST = 1, KGT_T_OPENCL = 2, KGT_T_CUDA = 4, KGT_T_HIP = 8 };
 
@@ -74,8 +85,6 @@ enum { KGT_FUSED_AUTO = 0, KGT_FUSED_ALL = 1, KGT_FUSED_NONE = 2 };
 
 /* Longest --walk: the emitter keeps a table of the registers of one walk. */
 #define KGT_WALK_MAX 32
-/* The walk of the GPU kernels under g. */
-int kgt_walk(const kgt_gen *g);
 
 /* A growing string: every emitter writes into one, so a failed run leaves no half-written file. */
 typedef struct kgt_buf {
@@ -109,9 +118,6 @@ typedef struct kgt_index {
 
 /* Name of the register holding in[base + (walk + o0) * s0 + o1 * s1 + o2] (offsets >= -8). */
 void kgt_temp(kgt_buf *b, int walk, const int *off);
-/* An offset of s as (walk, y, x): dimension 0 of a 2D/3D array, the middle one of a 3D array,
-   the last one; 0 where s has no such dimension (emit_step.c). */
-void kgt_wyx(const kgt_stencil *s, const int *off, int *o);
 
 /*
  * Writes the value of the updated cell for element type dbl ? double : float, following the
@@ -183,19 +189,16 @@ float kgt_bits_float(uint32_t u);
 /* KGT_WARP, KGT_SHFL and KGT_ALL for CUDA and HIP (emit_dev.c): kgt's output and the run-time
    sources both start with them. */
 void kgt_emit_warp_macros(kgt_buf *b);
-/* Whether the CUDA/HIP output of s for type dbl has a vector kernel (emit_vec.c). */
-int kgt_gpu_vector(const kgt_stencil *s, int dbl);
 /* The vector kernel <prefix>_<stem>_v<f|d> of a 2D/3D stencil for CUDA/HIP (emit_vec.c). */
 void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
 /* The body of the 2D and 3D step kernels of shape vec with walk (bx threads a block along x, a
    multiple of the warp; 3D: by rows): rows rolling through registers, the row loop unrolled
-   `unroll` times; al: 16-byte accesses, else element by element (emit_vec.c). */
+   `unroll` times; al: 16-byte accesses, else element by element; prefetch: KGT_TUNE_* for the
+   2D float rows' prefetched form (emit_vec.c). */
 void kgt_emit_vec_step_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int unroll,
-                            int al, int split, float rd);
-/* a / b rounded towards minus infinity (b > 0) (emit_vec.c). */
-int kgt_floordiv(int a, int b);
-/* Whether s has a non-zero weight at offset o0 along its walk dimension (emit_step.c). */
-int kgt_has_plane(const kgt_stencil *s, int o0);
+                            int al, int prefetch, int split, float rd);
+/* A tuning field of a plan (kgt_rt.h): kgt's own choice, or forced off or on. */
+enum { KGT_TUNE_DEFAULT = 0, KGT_TUNE_OFF = 1, KGT_TUNE_ON = 2 };
 /* `acc = ` the first term (first), or `acc = acc + w * v`, of a running sum through the
    contraction-proof helpers kgt_add/kgt_sub/kgt_mul, and ";\n" (emit_step.c). */
 void kgt_emit_acc_term(kgt_buf *b, int dbl, int first, const char *acc, double w, const char *v);
@@ -207,10 +210,29 @@ void kgt_emit_quotient(kgt_buf *b, const kgt_stencil *s, int dbl, const char *ac
    accesses, else element by element (emit_rows3.c). */
 void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int by, int nc,
                          int unroll, int al, int split, float rd);
-/* Whether the CUDA/HIP output of s under g has fused (two-step) launchers (emit_fused.c). */
-int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
 /* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */
 void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
+/* Rows and columns a box needs before the fused launcher takes the streaming kernel. */
+int kgt_stream_min(void);
+/* The streaming kernel and its launcher <prefix>_<stem>_stream<f|d> (static; emit_stream.c). */
+void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
+/* The OpenCL C source of one stencil (a program defining stencil_update). */
+void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s);
+
+/* ---- The analysis (analysis.c): the stencil's non-zero points, extents, planes and rows, and
+   the family predicates. The emitters ask these instead of reading zero weights themselves. */
+/* Whether the CUDA/HIP output of s for type dbl has a vector kernel. */
+int kgt_gpu_vector(const kgt_stencil *s, int dbl);
+
+/* a / b rounded towards minus infinity (b > 0). */
+int kgt_floordiv(int a, int b);
+
+/* Whether s has a non-zero weight at offset o0 along its walk dimension. */
+int kgt_has_plane(const kgt_stencil *s, int o0);
+
+/* Whether the CUDA/HIP output of s under g has fused (two-step) launchers. */
+int kgt_fused(const kgt_gen *g, const kgt_stencil *s);
+
 /* How far the non-zero weights reach before (lo) and after (hi) a cell, per dimension (all
    KGT_MAX_DIMS entries are written; 0 past ndims). */
 void kgt_extents(const kgt_stencil *s, int *lo, int *hi);
@@ -223,11 +245,21 @@ int kgt_stream(const kgt_stencil *s);
    streaming kernels (kgt_rt.h; box stencils through the edge ring of emit_stream.c), and its
    fused launchers, where it has some, the streaming kernel too. */
 int kgt_stream_any(const kgt_stencil *s);
-/* Rows and columns a box needs before the fused launcher takes the streaming kernel. */
-int kgt_stream_min(void);
-/* The streaming kernel and its launcher <prefix>_<stem>_stream<f|d> (static; emit_stream.c). */
-void kgt_emit_gpu_stream(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
-/* The OpenCL C source of one stencil (a program defining stencil_update). */
-void kgt_emit_opencl(kgt_buf *b, const kgt_stencil *s);
+
+/* An offset of s as (walk, y, x): dimension 0 of a 2D/3D array, the middle one of a 3D array,
+   the last one; 0 where s has no such dimension. */
+void kgt_wyx(const kgt_stencil *s, const int *off, int *o);
+
+/* The walk of the GPU kernels under g. */
+int kgt_walk(const kgt_gen *g);
+/* Non-zero points of s; the most non-zero points in one row of a 2D stencil other than the
+   centre one's; whether a non-zero weight lies off the axes (2D). */
+int kgt_nonzero_points(const kgt_stencil *s);
+int kgt_row_points(const kgt_stencil *s);
+int kgt_off_axis(const kgt_stencil *s);
+/* Whether s is a 3D star stencil reaching one cell (the 3D streaming kernels of several steps),
+   or any 3D stencil reaching one cell (their one-step box mode): kgt_rt.h. */
+int kgt_stream3(const kgt_stencil *s);
+int kgt_stream3_box(const kgt_stencil *s);
 
 #endif /* KGT_H */

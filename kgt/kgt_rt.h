@@ -47,24 +47,27 @@ char *kgt_rt_opencl(const kgt_stencil *s, int idx_long);
  * (ceil((x1 - xa) / tx), ceil((y1 - y0) / ty), ceil((z1 - z0) / zc)), block (bx, by).
  */
 typedef struct kgt_step_shape {
-    int bx, by; /* threads per block along x and y (by = 1 unless 3D) */
-    int nc;     /* cells per thread: along x (1D/2D, bx apart) or y (3D, by apart; 3D vec with
-                   walk: consecutive rows, emit_rows3.c, at most 8) */
-    int zc;     /* planes a block walks */
-    int pipe;   /* planes in flight: 0 = the next one through registers; 2..4 = that many
-                   shared-memory slots filled by asynchronous copies (CUDA sm_80+) */
-    int vec;    /* each thread takes 16 bytes of consecutive x cells (4 float, 2 double) per
-                   row: in 3D with pipe, in 16-byte copies, loads and stores; in 2D with walk
-                   (rows roll through registers, the row loop unrolled `walk` times; bx a
-                   multiple of 64), in 16-byte loads and stores, x neighbours by warp shuffles
-                   (emit_vec.c). Two kernels, NAME for arrays and strides aligned to 16 bytes,
-                   NAME_u (element by element) otherwise */
-    int walk;   /* 2D, pipe 0 and nc 1 only: no shared memory; each thread walks its column of
-                   the block's zc rows `walk` cells at a time, every distinct input of those cells
-                   loaded once into a register (kgt's walk kernels at run time) */
-    int minb;   /* the least blocks per SM that __launch_bounds__ asks for (it caps registers;
-                   hip-clang reads that argument as warps per execution unit); 0: none (the
-                   defaults, which set none) */
+    int bx, by;   /* threads per block along x and y (by = 1 unless 3D) */
+    int nc;       /* cells per thread: along x (1D/2D, bx apart) or y (3D, by apart; 3D vec with
+                     walk: consecutive rows, emit_rows3.c, at most 8) */
+    int zc;       /* planes a block walks */
+    int pipe;     /* planes in flight: 0 = the next one through registers; 2..4 = that many
+                     shared-memory slots filled by asynchronous copies (CUDA sm_80+) */
+    int vec;      /* each thread takes 16 bytes of consecutive x cells (4 float, 2 double) per
+                     row: in 3D with pipe, in 16-byte copies, loads and stores; in 2D with walk
+                     (rows roll through registers, the row loop unrolled `walk` times; bx a
+                     multiple of 64), in 16-byte loads and stores, x neighbours by warp shuffles
+                     (emit_vec.c). Two kernels, NAME for arrays and strides aligned to 16 bytes,
+                     NAME_u (element by element) otherwise */
+    int walk;     /* 2D, pipe 0 and nc 1 only: no shared memory; each thread walks its column of
+                     the block's zc rows `walk` cells at a time, every distinct input of those cells
+                     loaded once into a register (kgt's walk kernels at run time) */
+    int minb;     /* the least blocks per SM that __launch_bounds__ asks for (it caps registers;
+                     hip-clang reads that argument as warps per execution unit); 0: none (the
+                     defaults, which set none) */
+    int prefetch; /* 2D vector rows: KGT_TUNE_DEFAULT (kgt's choice), KGT_TUNE_OFF or
+                     KGT_TUNE_ON: the next rows' loads issued before the current rows' sums
+                     (emit_vec.c), for experiments */
 } kgt_step_shape;
 
 typedef struct kgt_step_info {
@@ -91,12 +94,11 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
  * The step kernel's walks, planned once for both launches: the body of
  * int f(int nz, int zc, long long tiles, int slots), the planes per block for a walk of nz planes
  * over `tiles` tiles on a device of `slots` resident blocks (0: unknown). About zc, adjusted so
- * that the blocks fill whole waves of the slots (a last wave half full cost 2d4 on 20480^2 about
- * 8%; fixed walks of 256 rows held kgt's 2d-diag at 374.5 Gcells/s against 482.2, one H200),
- * never under half of zc (each block re-reads the stencil's reach along the walk); where the
- * blocks would fill less than a quarter of the slots (a small part: 2d4 on 1024 x 2048 ran at 14
- * Gcells/s with two walks of 512 rows per tile), walks down to 8 planes for a quarter of them,
- * not more (splitting up to all the slots took 2d9nc on 16384^2 from 441.6 to 394.6 Gcells/s);
+ * that the blocks fill whole waves of the slots (a last wave half full is idle device time;
+ * fixed walks of 256 rows held back kgt's 2d-diag), never under half of zc (each block re-reads
+ * the stencil's reach along the walk); where the blocks would fill less than a quarter of the
+ * slots (a small part, e.g. 2d4 on 1024 x 2048 with two walks of 512 rows per tile), walks down
+ * to 8 planes for a quarter of them, not more (splitting up to all the slots slowed 2d9nc);
  * at most 65535 blocks deep. L(depth, code...) takes one line at indentation depth: the run-time
  * launch compiles it (backends/gpu/launch.cuh), kgt writes it into its launchers as text
  * (kgt/emit_dev.c), so that kgt's output stands alone.
@@ -153,8 +155,8 @@ typedef struct kgt_stream_info {
     int r, v, b;    /* window radius; columns per thread; threads per block */
     int w, u;       /* columns a block stores; rows of one unrolled iteration */
     int hdef, hmin; /* rows per block: at most, at least */
-    int hset;       /* rows per block forced ($STENCIL_RTC_STREAM_H when the kernels were made,
-                       for plan experiments; the plans round it up to u); 0: the plan's */
+    int hset;       /* rows per block forced (kgt_stream_tune.h when the kernels were made, for
+                       plan experiments; the plans round it up to u); 0: the plan's */
     int elo[KGT_MAX_DIMS], ehi[KGT_MAX_DIMS]; /* reach of the non-zero weights */
     int ix_int;       /* the kernels' index parameters are int (else long) */
     int min_box;      /* rows and columns a box needs */
@@ -167,17 +169,22 @@ typedef struct kgt_stream_info {
                    loaded (their occupancy); 0: unknown */
 } kgt_stream_info;
 
+/* Tuning of the streaming kernels for experiments, passed in by the caller (the backends read it
+   from their environment: backends/gen.c); all zero (or a NULL pointer): kgt's own choices. */
+typedef struct kgt_stream_tune {
+    int h;      /* rows or planes a block walks, 1..65535 (kgt_stream_info.hset); 0: the plan's */
+    int ny, by; /* 3D kernels: rows per thread (1..8) and thread rows, both or neither; a shape
+                   kgt cannot take is ignored */
+} kgt_stream_tune;
+
 /* Appends the kernels of s for L = levels to b; -1 when s is not a streaming stencil
-   (kgt_stream_any) or levels is out of range. */
+   (kgt_stream_any) or levels is out of range. tune may be NULL. */
 int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
-                           kgt_stream_info *info);
+                           const kgt_stream_tune *tune, kgt_stream_info *info);
 
 /* The whole source of the streaming kernels of s (kgt_emit_gpu_stream_rt), or NULL. */
-char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_info *info);
-
-/* $STENCIL_RTC_STREAM_H (rows or planes a block of the streaming kernels walks, for plan
-   experiments), 0 when unset or out of 1..65535: kgt_stream_info.hset. */
-int kgt_stream_rows_env(void);
+char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, const kgt_stream_tune *tune,
+                        kgt_stream_info *info);
 /*
  * The launch of L steps over box [lo, hi) of a 2D array of row stride s0 (live cells [llo, lhi)):
  * the kernels' arguments after (in, out), in order (lo0, lo1, hi0, hi1, ll0, ll1, lh0, lh1, a0,
@@ -209,13 +216,13 @@ int kgt_stream_depth(const kgt_stencil *s, int dbl);
  * (lo0, lo1, lo2, hi0, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2, a0, b0, a1, b1, a2, b2, s0, s1, xs,
  * h), and the grid (x, y, z); 0, or 1 when the kernels do not take the box. Any box size.
  */
-int kgt_stream3(const kgt_stencil *s);
-int kgt_stream3_box(const kgt_stencil *s);
 int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
-                            kgt_stream_info *info);
+                            const kgt_stream_tune *tune, kgt_stream_info *info);
 int kgt_stream3_plan(const kgt_stream_info *info, const long *lo, const long *hi, const long *llo,
                      const long *lhi, long s0, long s1, long long args[KGT_STREAM3_NARGS],
                      long grid[3]);
 int kgt_stream3_depth(const kgt_stencil *s, int dbl);
+/* tune's rows per block when in 1..65535, else 0 (also for NULL): kgt_stream_info.hset. */
+int kgt_stream_rows(const kgt_stream_tune *tune);
 
 #endif /* KGT_RT_H */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "parser.h"
 
 /*
  * Names follow STENCILS.md ("2d9nc", "3d-oct"): generated symbols are <prefix>_<stem>_..., so a

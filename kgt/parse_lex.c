@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "parser.h"
 
 int kgt_perr_at(const parser *p, int line, int col, const char *fmt, ...)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "parser.h"
 
 static int add_point(parser *p, const int *off, double w, int col)
 {

@@ -102,7 +102,8 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
     return take(&b);
 }
 
-char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_info *info)
+char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, const kgt_stream_tune *tune,
+                        kgt_stream_info *info)
 {
     kgt_buf b = {0};
     int three = s->ndims == 3;
@@ -110,7 +111,7 @@ char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, kgt_stream_in
         levels < 2 - three || levels > KGT_STREAM_MAX)
         return NULL;
     gpu_prelude(&b, s);
-    if ((three ? kgt_emit_gpu_stream3_rt : kgt_emit_gpu_stream_rt)(&b, s, dbl, levels, info))
+    if ((three ? kgt_emit_gpu_stream3_rt : kgt_emit_gpu_stream_rt)(&b, s, dbl, levels, tune, info))
         b.oom = 1;
     return take(&b);
 }

@@ -136,9 +136,8 @@ static void emit_quotient(kgt_buf *b, const kgt_split_cell *c, double divisor, f
  * anything, and are not stored); only when one is out of range are the numerators of the cells
  * in the box tested again, by float compares (a second kgt_split_off would keep the first's
  * values live as common subexpressions, a register a numerator). Prefetched vector rows take
- * retest 1 (2d9 in blocks of 256: 487.9 Gcells/s against 474.4 with retest 0); the other
- * vector rows (2d9nc 443.6 with it against 451.1 without), the tile kernels (1D 2.6% slower with
- * it) and the streaming kernels keep retest 0 (one H200: bench/RESULTS.md).
+ * retest 1 (2d9 in blocks of 256 gained); the other vector rows (2d9nc lost with it), the tile
+ * kernels (1D lost) and the streaming kernels keep retest 0 (bench/RESULTS.md).
  */
 void kgt_emit_split_quotients(kgt_buf *b, int n, const kgt_split_cell *c, double divisor, float rd,
                               int retest)

@@ -3,7 +3,7 @@
  * run-time kernels (kgt_emit_gpu_stream3_rt) of every 3D stencil of the kgt files that has them,
  * both element types, L = 1..KGT_STREAM_MAX, as C++ for the CPU emulation (stream3_emu.cc), and
  * a table of their entry points. One step in the default shape and in 2 x 2 rows (thread rows x
- * rows per thread, $STENCIL_RTC_STREAM3), more steps in 3 x 4: small blocks keep the emulation
+ * rows per thread, kgt_stream_tune), more steps in 3 x 4: small blocks keep the emulation
  * fast. Symbols get the shape as a prefix, so that one file holds them all.
  *
  *   stream3_gen FILE.stencil... > stream3_kernels.h
@@ -31,15 +31,11 @@ static void put_renamed(const char *s, const char *pre)
    none, -1 when out of memory. */
 static int one(kgt_buf *tab, const kgt_stencil *s, int dbl, int levels, int ny, int by)
 {
-    char env[32], pre[32];
-    snprintf(env, sizeof env, "%d,%d", ny, by);
-    if (ny)
-        setenv("STENCIL_RTC_STREAM3", env, 1);
-    else
-        unsetenv("STENCIL_RTC_STREAM3");
+    char pre[32];
+    kgt_stream_tune tune = {0, ny, by};
     kgt_buf b = {0};
     kgt_stream_info info;
-    int rc = kgt_emit_gpu_stream3_rt(&b, s, dbl, levels, &info);
+    int rc = kgt_emit_gpu_stream3_rt(&b, s, dbl, levels, &tune, &info);
     if (rc || b.oom) {
         free(b.s);
         return rc ? 1 : -1;

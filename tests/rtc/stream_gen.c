@@ -23,7 +23,7 @@ int main(int argc, char **argv)
                 for (int l = 2; l <= KGT_STREAM_MAX; l++) {
                     kgt_buf b = {0};
                     kgt_stream_info info;
-                    if (kgt_emit_gpu_stream_rt(&b, &f.st[i], dbl, l, &info)) continue;
+                    if (kgt_emit_gpu_stream_rt(&b, &f.st[i], dbl, l, NULL, &info)) continue;
                     if (b.oom) return 1;
                     fputs(b.s, stdout);
                     free(b.s);

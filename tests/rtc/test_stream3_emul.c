@@ -63,14 +63,12 @@ START_TEST(stream3_kernel)
 {
     const char *name;
     int dbl, levels, ny, by;
-    char shape[32];
     emu3_entry_info(_i, &name, &dbl, &levels, &ny, &by);
     const kgt_stencil *ks = emul_find(name);
     ck_assert_ptr_nonnull(ks);
-    snprintf(shape, sizeof shape, "%d,%d", ny, by);
-    setenv("STENCIL_RTC_STREAM3", shape, 1);
+    kgt_stream_tune tune = {0, ny, by};
     kgt_stream_info info;
-    char *src = kgt_rt_gpu_stream(ks, dbl, levels, &info);
+    char *src = kgt_rt_gpu_stream(ks, dbl, levels, &tune, &info);
     ck_assert_ptr_nonnull(src);
     free(src);
     ck_assert(info.ny == ny && info.by == by);

@@ -66,7 +66,7 @@ START_TEST(stream_kernel)
     const kgt_stencil *ks = emul_find(name);
     ck_assert_ptr_nonnull(ks);
     kgt_stream_info info;
-    char *src = kgt_rt_gpu_stream(ks, dbl, levels, &info);
+    char *src = kgt_rt_gpu_stream(ks, dbl, levels, NULL, &info);
     ck_assert_ptr_nonnull(src);
     free(src);
     for (int c = 0; c < NCASES; c++)

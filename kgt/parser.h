@@ -3,8 +3,8 @@
  * state and the functions its files share (parse.c: the file and its keywords; parse_lex.c:
  * lines, tokens, numbers; parse_points.c: points and patterns).
  */
-#ifndef KGT_PARSE_H
-#define KGT_PARSE_H
+#ifndef KGT_PARSER_H
+#define KGT_PARSER_H
 
 #include <stdio.h>
 
