@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "parser.h"
 #include "prog.h"
 
 static int report(const parser *p, const kgt_perr *e)
