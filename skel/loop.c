@@ -45,12 +45,13 @@ sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live)
 }
 
 /*
- * Scratch array of intermediate step s (1 .. T - 1) on queue q. Both queues write the cells where
- * their widened boxes overlap. With one array per step in flight that is safe: step s of every
- * box is computed from the same inputs in the same order (the arithmetic contract), so both
- * queues store the same bits, and each queue reads only cells it wrote itself before, in queue
- * order. Two arrays alternating (T >= 3) would let one queue's step s + 2 overwrite what the
- * other queue's step s + 1 still reads: on an asynchronous backend each queue has its own pair.
+ * Scratch array of intermediate step s (1 .. T - 1) on queue q, the border or the inner queue
+ * (the copy queue runs no updates). Both of those write the cells where their widened boxes
+ * overlap. With one array per step in flight that is safe: step s of every box is computed from
+ * the same inputs in the same order (the arithmetic contract), so both queues store the same
+ * bits, and each queue reads only cells it wrote itself before, in queue order. Two arrays
+ * alternating (T >= 3) would let one queue's step s + 2 overwrite what the other queue's step
+ * s + 1 still reads: on an asynchronous backend each of the two has its own pair.
  */
 static sb_mem scratch(const sk_run *r, int q, int s)
 {

@@ -1,7 +1,8 @@
 /*
  * Per-iteration phase timestamps (stencil_options.trace): device stamps of each phase go into
- * numbered slots (sb_ops.stamp); every SK_TRACE_CHUNK iterations both queues are drained and the
- * slots read back (stamp_read), relative to slot 0, the chunk's clock reference.
+ * numbered slots (sb_ops.stamp); every SK_TRACE_CHUNK iterations the border and inner queues,
+ * the two that carry stamps, are drained and the slots read back (stamp_read), relative to slot
+ * 0, the chunk's clock reference. The copy queue is used only out of core, which traces nothing.
  *
  * The reference is stamped on the idle border queue and waited for, between two readings hb, ha
  * of the host clock: the device passed it at some moment of [hb, ha], so its midpoint puts
