@@ -134,11 +134,17 @@ static int ooc_chunks(sk_run *r, long long limit)
     long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
     long halo = (long)r->steps * (r->st.rlo[0] + r->st.rhi[0]);
     long cap = sk_ooc_cap(r, r->steps, &o->ccap);
-    if (cap < 1 + halo)
+    r->ooc_short = 0;
+    if (cap < 1 + halo) {
+        /* A smaller T may fit (sk_ooc_retry); the bound is exact while the rows stay as wide. */
+        int T = r->steps - 1;
+        while (T > 1 && !sk_ooc_fits(r, T)) T--;
+        r->ooc_short = r->steps > 1 ? T : 0;
         return SK_FAIL(r, STENCIL_EDEVMEM,
                        "device memory limit %lld bytes: out of core needs at least %d x %ld rows "
                        "of %zu bytes",
                        limit, o->nbufs, 1 + halo, o->row_bytes);
+    }
     for (;;) {
         int rc = 0;
         o->cap = cap < ext ? cap : ext;
@@ -149,6 +155,8 @@ static int ooc_chunks(sk_run *r, long long limit)
             rc = o->dev.ops->mem_alloc(&o->dev, 2 * (size_t)o->ccap * o->row_bytes, &o->carry);
         if (!rc) return 0;
         ooc_free_chunks(o);
+        if (rc == STENCIL_EDEVMEM && limit <= 0 && cap <= 1 + halo && r->steps > 1)
+            r->ooc_short = r->steps / 2; /* the device refused even the least chunks of this T */
         if (rc != STENCIL_EDEVMEM || limit > 0 || cap <= 1 + halo)
             return SK_FAIL(r, rc, "out-of-core chunk buffers: %s", o->dev.err);
         cap = halo + (cap - halo + 1) / 2;

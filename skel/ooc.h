@@ -86,7 +86,9 @@ void sk_ooc_host_put(sk_ooc *o, void *p, int pinned);
 /*
  * Chunk geometry (ooc_chunk.c). sk_ooc_groups: the step groups of a sweep of T steps, k[0..m-1]
  * (non-decreasing), returns m. sk_ooc_cap: the rows of a chunk buffer for sweeps of T steps under
- * the device memory limit (o->limit), and the carry's (*ccap; 0: no room). sk_ooc_shape: owned rows
+ * the device memory limit (o->limit), and the carry's (*ccap; 0: no room); sk_ooc_fits whether
+ * those buffers hold a chunk at all (one owned row and T steps of halo rows), the test that
+ * allocating them makes (ooc.c). sk_ooc_shape: owned rows
  * of the first and the other chunks and their count, for buffers of cap rows and sweeps of T steps;
  * 1 for parallelograms. sk_ooc_split: the rows of the first and the other chunks when n chunks
  * share `owned` rows (the first as large as *first may be with parallelograms, the others even,
@@ -98,6 +100,7 @@ void sk_ooc_host_put(sk_ooc *o, void *p, int pinned);
  */
 int sk_ooc_groups(const sk_run *r, int T, int *k);
 long sk_ooc_cap(const sk_run *r, int T, long *ccap);
+int sk_ooc_fits(const sk_run *r, int T);
 int sk_ooc_shape(const sk_run *r, long cap, int T, long *first, long *rest, int *n);
 void sk_ooc_split(long owned, int n, int skew, long *first, long *rest);
 int sk_ooc_layout(sk_run *r);

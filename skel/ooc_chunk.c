@@ -73,6 +73,12 @@ long sk_ooc_cap(const sk_run *r, int T, long *ccap)
     return avail / o->nbufs;
 }
 
+int sk_ooc_fits(const sk_run *r, int T)
+{
+    long ccap;
+    return sk_ooc_cap(r, T, &ccap) >= 1 + (long)T * (r->st.rlo[0] + r->st.rhi[0]);
+}
+
 int sk_ooc_shape(const sk_run *r, long cap, int T, long *first, long *rest, int *n)
 {
     long owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];

@@ -4,6 +4,7 @@
  * the choice at allocation (asked, over the limit, or refused by the device), and whether set-up
  * runs again with the T the probe wants (ooc_probe.c).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,7 @@ int sk_ooc_all_expected(sk_run *r, int *all)
 int sk_ooc_steps(sk_run *r, int fit)
 {
     int T = r->ooc_T > 0 ? r->ooc_T : r->iters >= 2 ? 2 : 1;
+    if (r->ooc_Tmax > 0 && T > r->ooc_Tmax) T = r->ooc_Tmax;
     r->steps = T <= fit ? T : fit;
     if (r->ooc_T > 0)
         sk_ooc_why(r);
@@ -143,9 +145,23 @@ int sk_ooc_again(sk_run *r)
     if (mine[0]) mine[1] = sk_ooc_want(r);
     if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
     int T = all[1] < r->iters ? all[1] : (int)r->iters;
+    if (r->ooc_Tmax > 0 && T > r->ooc_Tmax) T = r->ooc_Tmax;
     if (all[0] && T == r->steps) sk_ooc_why(r); /* the T set up is the one the probe wants */
     if (!all[0] || T == r->steps) return 0;
     r->ooc_T = T;
     r->ooc_round++;
+    return 1;
+}
+
+int sk_ooc_retry(sk_run *r, int rc)
+{
+    int mine = r->ooc_short > 0 ? r->ooc_short : INT_MAX, all = INT_MAX;
+    r->ooc_short = 0;
+    if (rc != STENCIL_EDEVMEM || r->opt.steps != 0) return 0;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, r->comm) != MPI_SUCCESS) return 0;
+    if (all == INT_MAX || all >= r->steps) return 0;
+    r->ooc_Tmax = all;
+    if (r->ooc_T > all) r->ooc_T = all;
+    r->msg[0] = '\0';
     return 1;
 }

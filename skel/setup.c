@@ -266,6 +266,10 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
     SK_PHASE(r, rc, sk_notice(r));
     SK_PHASE(r, rc, sk_plan_scratch(r, named));
     SK_PHASE(r, rc, sk_alloc_any(r));
+    if (rc && sk_ooc_retry(r, rc)) { /* the chunks of a smaller T fit where these did not */
+        sk_release(r);
+        return sk_prepare(r, sizes, named);
+    }
     if (!rc && sk_ooc_again(r)) { /* every rank out of core: again, with the T the probe wants */
         sk_release(r);
         return sk_prepare(r, sizes, named);

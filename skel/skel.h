@@ -114,6 +114,10 @@ typedef struct sk_run {
     int ooc_T;     /* the T out-of-core sweeps want (sk_ooc_again), 0 before the probe */
     int ooc_round; /* set-ups run again, out of core, with a T from the probe (sk_ooc_again: at
                       most 2; every rank went out of core) */
+    int ooc_Tmax;  /* the largest T set-up may choose: a larger one's chunks did not fit the
+                      device memory limit (sk_ooc_retry; 0: no bound) */
+    int ooc_short; /* this rank's chunks did not fit at r->steps: the largest smaller T whose
+                      may (ooc.c; 0: none, or T was 1) */
     double ooc_bw, ooc_rate; /* the probe: bytes/s each way, both busy; kernel cells/s per step */
 } sk_run;
 
@@ -249,6 +253,12 @@ int sk_ooc_host(sk_run *r);
  * launch, the second the sweeps' own depth.
  */
 int sk_ooc_again(sk_run *r);
+/*
+ * Collective, after set-up failed with the agreed code rc: 1 when some rank's chunks did not fit
+ * at the T set up (r->ooc_short) and T was not forced; r->ooc_Tmax is then the least such bound,
+ * for set-up to run again under it (T only decreases, so this ends).
+ */
+int sk_ooc_retry(sk_run *r, int rc);
 void sk_ooc_release(sk_run *r);
 void sk_ooc_why(sk_run *r); /* stats.steps_why of the probe's T (ooc_stats.c) */
 void sk_ooc_sweep(sk_run *r, int src, int T, int next_T);

@@ -16,7 +16,8 @@
  * halo_bytes(1): this rank's sends and receives per exchange at T = 1. Halo bytes per step barely
  * change with T, so what T buys is latency against margin work. The ranks take the maximum of
  * each T's time (the slowest rank sets the pace), and the T in 1..SK_AUTO_MAX with the least,
- * the smallest on a tie; then no more than the parts fit (never a failure) and the iterations.
+ * the smallest on a tie; then no more than the parts fit (never a failure), the iterations, and
+ * an out-of-core rank's chunk buffers (r->ooc_Tmax, after a set-up whose chunks did not fit).
  * One rank without periodic boundaries sends nothing: T = 1.
  */
 #include <stdio.h>
@@ -181,6 +182,7 @@ static int automatic(sk_run *r, int all_fused, int fit)
     if (rc) return rc;
     if (r->iters >= 1 && best > r->iters) best = (int)r->iters;
     if (r->iters < 1) best = 1;
+    if (r->ooc_Tmax > 0 && best > r->ooc_Tmax) best = r->ooc_Tmax; /* larger chunks did not fit */
     r->steps = best <= fit ? best : fit;
     if (best <= fit)
         snprintf(r->why, sizeof r->why, "%s", how);

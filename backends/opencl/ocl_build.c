@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gen.h"
 #include "ocl.h"
@@ -34,9 +35,14 @@ static int build(sb_dev *dev, ocl_impl *o, const char **srcs, cl_uint n, const c
                  const char *what, cl_program *out)
 {
     cl_int err;
+    struct timespec t0, t1;
     cl_program p = clCreateProgramWithSource(o->ctx, n, srcs, NULL, &err);
     if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateProgramWithSource");
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     err = clBuildProgram(p, 1, &o->device, opts, NULL, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* stats.t_compile: the OpenCL compiler's time, as NVRTC's on CUDA (short when it cached). */
+    dev->t_compile += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (err == CL_BUILD_PROGRAM_FAILURE) {
         int rc = build_log(dev, o, p, what);
         clReleaseProgram(p);

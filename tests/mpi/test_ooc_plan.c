@@ -20,6 +20,7 @@ static int rank;
 typedef struct pctx {
     tu_check_ctx c;
     char msg[512];
+    stencil_stats s; /* the run's T and chunks, for the failure messages */
 } pctx;
 
 static void on_error(int code, const char *msg, void *user)
@@ -50,6 +51,8 @@ static int run_at(const stencil_desc *st, const long *sizes, long long limit, in
     p->c.ref = ref;
     p->c.bad = -1;
     p->msg[0] = '\0';
+    memset(&p->s, 0, sizeof p->s);
+    o.stats = &p->s;
     int rc;
     if (!persistent) {
         rc = stencil_skeleton(MPI_COMM_WORLD, sizes, st, 13, NULL, tu_init_cb, tu_check_cb, &o);
@@ -60,6 +63,7 @@ static int run_at(const stencil_desc *st, const long *sizes, long long limit, in
         if (!rc) rc = stencil_advance(run, 4);
         if (!rc) rc = stencil_advance(run, 5);
         if (!rc) rc = stencil_view(run, tu_check_cb);
+        if (!rc) rc = stencil_run_stats(run, &p->s);
         stencil_destroy(&run);
     }
     *bad = tu_allsum(MPI_COMM_WORLD, rc ? 0 : p->c.bad);
@@ -94,8 +98,9 @@ static void sweep(const char *name, const long *sizes, long long from, long long
             MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             ck_assert_msg(lo == hi, "%s limit %lld: codes differ between ranks", name, lim);
             if (rc == 0) {
-                ck_assert_msg(bad == 0, "%s %s limit %lld: %ld cells differ", name,
-                              persistent ? "persistent" : "skeleton", lim, bad);
+                ck_assert_msg(bad == 0, "%s %s limit %lld: %ld cells differ (T %d, %d chunks, %s)",
+                              name, persistent ? "persistent" : "skeleton", lim, bad, p.s.steps,
+                              p.s.ooc_chunks, p.s.steps_why);
                 if (!ok_at) ok_at = lim;
                 continue;
             }

@@ -463,6 +463,19 @@ START_TEST(build_errors)
 }
 END_TEST
 
+/* open reports the OpenCL compiler's time (stats.t_compile), never 0: a cached build takes some. */
+START_TEST(compile_time)
+{
+    fixture f;
+    stencil_desc d;
+    REQ(stencil_set_get(stencil_set_find("2d4"), STENCIL_FLOAT, &d) == 0);
+    fx_layout(&f, &d, sizes[2], 0);
+    OK(&f.dev, fx_open(&f, NULL));
+    ck_assert_msg(f.dev.t_compile > 0 && f.dev.t_compile < 600, "t_compile %g", f.dev.t_compile);
+    fx_end(&f);
+}
+END_TEST
+
 int main(void)
 {
     /* These tests pick devices themselves: the caller's choices must not interfere. */
@@ -478,6 +491,7 @@ int main(void)
     tcase_add_loop_test(tc, join_orders_queues, 0, 2);
     tcase_add_test(tc, cpu_arrays_staggered);
     tcase_add_test(tc, named_kernels);
+    tcase_add_test(tc, compile_time);
     tcase_add_test(tc, device_errors);
     tcase_add_test(tc, build_errors);
     suite_add_tcase(s, tc);
