@@ -209,7 +209,8 @@ void kgt_emit_gpu_vec(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int db
  * whose vector is not inside the box read clamped cells (below) and store only their cells in
  * the box. al: 16-byte loads and stores (NAME), else element by element (NAME_u). Blocks of many
  * threads walking a few rows or planes, issued along the rows, move memory as a plain copy does
- * (bench/RESULTS.md: bench/micro/probe_vec.cu, probe_vec3.cu).
+ * (the micro probes probe_vec.cu and probe_vec3.cu; docs/performance-notes.md says where git
+ * history keeps them).
  */
 enum { R_ROWS = 2 * KGT_MAX_RADIUS + 1 };
 typedef unsigned char window[R_ROWS][R_ROWS][V_X]; /* [plane position][y + 8][x] */
