@@ -15,8 +15,8 @@
 #include "parser.h"
 
 /*
- * Names follow STENCILS.md ("2d9nc", "3d-oct"): generated symbols are <prefix>_<stem>_..., so a
- * name needs only identifier characters once '-' becomes '_'.
+ * Names follow docs/STENCILS.md ("2d9nc", "3d-oct"): generated symbols are <prefix>_<stem>_..., so
+ * a name needs only identifier characters once '-' becomes '_'.
  */
 static int valid_name(const char *s)
 {

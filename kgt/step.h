@@ -1,0 +1,30 @@
+/*
+ * What the one-step streaming kernel's emitters (emit_step.c, emit_step_vec.c) share. Private to
+ * kgt.
+ */
+#ifndef KGT_STEP_H
+#define KGT_STEP_H
+
+#include "kgt_rt.h"
+
+/* Everything the emitters below share. */
+typedef struct step {
+    const kgt_stencil *s;
+    const kgt_step_info *in;
+    int dbl, nt, w, tot, k, p; /* threads, tile row width, tile cells, loads per thread, P */
+    int slots;                 /* shared-memory planes: 2, or pipe */
+    int v, rim, al;            /* vec: cells per vector, else 0; x rim on the left; NAME (1) or
+                                  NAME_u (0) under vec */
+} step;
+
+/* The kernel's signature and head: its tile, thread and plane indices; vec: shape vec. */
+void kgt_step_head(kgt_buf *b, const step *st, const char *sfx, int vec);
+/* The element-by-element copies of a plane's tile into shared memory. */
+void kgt_step_loader(kgt_buf *b, const step *st);
+/* a mod p in [0, p). */
+int kgt_step_mod(int a, int p);
+void kgt_step_split(kgt_buf *b, const step *st, char q, int a, int nc);
+/* Shape vec's kernel, NAME (al) or NAME_u. */
+void kgt_step_vec(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_info *in, int al);
+
+#endif

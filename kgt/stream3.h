@@ -1,0 +1,38 @@
+/*
+ * The 3D streaming kernels' shape and window (emit_stream3.c: the loads and a level's cells),
+ * shared with their walk, kernels and launcher (emit_stream3_kernel.c). Private to kgt.
+ */
+#ifndef KGT_STREAM3_H
+#define KGT_STREAM3_H
+
+#include "kgt_rt.h"
+
+/*
+ * HDEF3: planes a block walks at most. For 3d7 float at L = 3 (bench/RESULTS.md, plan section),
+ * 96 planes ran fastest on 512 x 1024^2 (a rank's part on two GPUs; 252 and 128 were slower),
+ * and as fast as 252 on 1024^3 and on a 96 x 768^2 box (an out-of-core chunk).
+ */
+enum { BX = 32, P = 2 /* input planes loaded ahead */, HDEF3 = 96 };
+
+typedef struct shape3 {
+    int lv, r, v, ny, by; /* levels; radius; columns and rows per thread; thread rows */
+    int hp, hy;           /* columns and rows not stored each side */
+    int hdef, hmin;       /* planes per block: at most, at least */
+    int elo[3], ehi[3];
+    int split;
+    float rd;
+    int box; /* one level (any stencil reaching one cell): tiles without unstored columns and
+                rows, their edge columns and the rows beyond them loaded too (kgt_s3_load_plane) */
+} shape3;
+
+shape3 kgt_s3_shape(const kgt_stencil *s, int dbl, int levels, const kgt_stream_tune *tune);
+/* The kernel's constants (an enum), for the kernel's body. */
+void kgt_s3_enum(kgt_buf *b, const shape3 *t);
+/* The warp macros the text needs (C as well as CUDA/HIP). */
+void kgt_s3_macros(kgt_buf *b);
+void kgt_s3_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t, int n);
+void kgt_s3_load_plane(kgt_buf *b, const char *fn, const char *ld, int dbl, const shape3 *t);
+/* Level k's cells of one plane, from the window of level k - 1. */
+void kgt_s3_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, int k);
+
+#endif
