@@ -10,6 +10,16 @@
 
 #include "prog.h"
 
+/* Names the expression parser and the statement parser (prog_parse.c, above it) both look up. */
+const char kgt_prog_dim_names[KGT_MAX_DIMS] = {'i', 'j', 'k'};
+
+int kgt_prog_find_field(const kgt_prog *p, const char *name)
+{
+    for (int f = 0; f < p->nf; f++)
+        if (strcmp(p->f[f].name, name) == 0) return f;
+    return -1;
+}
+
 typedef struct ex {
     kgt_prog *p;
     const kgt_ptok *t;

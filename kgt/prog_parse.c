@@ -21,15 +21,6 @@
 
 #define MAX_TOKS 1024
 
-const char kgt_prog_dim_names[KGT_MAX_DIMS] = {'i', 'j', 'k'};
-
-int kgt_prog_find_field(const kgt_prog *p, const char *name)
-{
-    for (int f = 0; f < p->nf; f++)
-        if (strcmp(p->f[f].name, name) == 0) return f;
-    return -1;
-}
-
 void kgt_prog_free(kgt_prog *p)
 {
     if (!p) return;

@@ -1,5 +1,6 @@
 /*
- * What the one-step streaming kernel's emitters (emit_step.c, emit_step_vec.c) share. Private to
+ * What the one-step streaming kernel's emitters (emit_step.c, emit_step_vec.c) share, defined
+ * in step_frame.c below both. Private to
  * kgt.
  */
 #ifndef KGT_STEP_H
@@ -17,6 +18,8 @@ typedef struct step {
                                   NAME_u (0) under vec */
 } step;
 
+/* The signature of every step kernel (kgt_rt.h) with its opening brace: in->name, then sfx. */
+void kgt_step_signature(kgt_buf *b, const kgt_step_info *in, int dbl, const char *sfx);
 /* The kernel's signature and head: its tile, thread and plane indices; vec: shape vec. */
 void kgt_step_head(kgt_buf *b, const step *st, const char *sfx, int vec);
 /* The element-by-element copies of a plane's tile into shared memory. */
