@@ -214,7 +214,7 @@ void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix)
         }
         emit_index(b, p, NULL, "    ");
         for (int f = 0; f < p->nf; f++) {
-            char out[80];
+            char out[128]; /* a name of up to 63 characters and an index */
             int m0 = 8 + 12 * f;
             if (p->f[f].coef) continue;
             kgt_printf(b, "    if (");

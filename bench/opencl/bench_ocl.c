@@ -129,7 +129,8 @@ static int bench_update(bench *b, long iters)
 {
     sl_box ub = sl_local_box(&b->l, &b->l.update);
     const sb_ops *o = &sb_opencl_ops;
-    if (o->update(&b->dev, SB_QINNER, 1, b->m[0], b->m[1], &ub, NULL) || o->wait(&b->dev, SB_QINNER))
+    if (o->update(&b->dev, SB_QINNER, 1, b->m[0], b->m[1], &ub, NULL) ||
+        o->wait(&b->dev, SB_QINNER))
         return die("update", b->dev.err);
     /* CPU time of all the process's threads too: on a shared CPU (PoCL in CI) it varies less
        with the machine's load than the wall time does. */
