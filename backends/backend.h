@@ -44,7 +44,33 @@ typedef struct sb_open_args {
     int stamps;                  /* timestamp slots to prepare for stamp(); 0: tracing off */
     int steps; /* time steps per exchange the run plans: 1 needs no two-step kernel (a backend
                   may skip preparing one); 0: not known */
+    /*
+     * A program run (kgt/prog.h; NULL: a stencil run): open builds or binds the program's
+     * kernels for st->type instead of the stencil's (st then is the union of every read, for
+     * the element type and the reach; named is NULL), and the skeleton calls prog_update, never
+     * update. Every field has its own buffers, all with the layout of `local`.
+     */
+    const struct kgt_prog *prog;
+    long origin[SL_D]; /* programs: global index of local cell (0, 0, 0) */
 } sb_open_args;
+
+/* The most fields a program has (KGT_PROG_MAX_FIELDS). */
+#define SB_PROG_FIELDS 16
+
+/*
+ * One time step of a program: every evolving field f computed over box[f] (local indices; an
+ * empty box computes nothing) from the levels in[] (every field, coefficients included) and
+ * prev[] (fields that keep their previous level; NULL for the others) into out[f] (NULL for
+ * coefficients). Field order is the program's declaration order. par: the parameters' values
+ * in declaration order, rounded to the element type by the backend. t: the step number the
+ * update expressions see. Reads beyond the boxes come from halos the skeleton filled.
+ */
+typedef struct sb_prog_step {
+    sb_mem in[SB_PROG_FIELDS], prev[SB_PROG_FIELDS], out[SB_PROG_FIELDS];
+    sl_box box[SB_PROG_FIELDS];
+    long t;
+    const double *par;
+} sb_prog_step;
 
 struct sb_ops;
 
@@ -148,6 +174,8 @@ typedef struct sb_ops {
      * withdrawn now, and buffers allocated from here on get none. ipc_export fails afterwards.
      */
     void (*ipc_seal)(sb_dev *dev);
+    /* Programs (sb_open_args.prog): one step, queued on q; STENCIL_ENOSYS where not built. */
+    int (*prog_update)(sb_dev *dev, int q, const sb_prog_step *s);
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

@@ -99,6 +99,12 @@ int gpu_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2])
     return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "norm kernel", e);
 }
 
+static int gpu_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
+{
+    (void)q, (void)s;
+    return sb_fail(dev, STENCIL_ENOSYS, SB_GPU_NAME ": programs are not built for this backend yet");
+}
+
 } /* namespace SB_GPU_NS */
 
 using namespace SB_GPU_NS;
@@ -138,5 +144,6 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_norm,
     /* ipc_seal: CUDA/HIP IPC handles name nothing that outlives the process. */
     NULL,
+    gpu_prog_update,
 };
 #endif

@@ -98,6 +98,8 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     h->repeat = rep && atol(rep) > 1 ? atol(rep) : 1;
     const char *fail = getenv("STENCIL_HOST_FAIL");
     h->fail_at = fail ? atol(fail) : 0;
+    h->prog = a->prog;
+    memcpy(h->origin, a->origin, sizeof h->origin);
     int rc = host_named(dev, h, a);
     if (rc) host_close(dev);
     return rc;
@@ -365,6 +367,7 @@ const sb_ops sb_host_ops = {
     .ipc_close = host_ipc_close,
     .copy_peer = host_copy_peer,
     .ipc_seal = host_ipc_seal,
+    .prog_update = host_prog_update,
     .peer_default = 0,
     .auto_try = 0,
     .norm = host_norm,

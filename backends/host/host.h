@@ -33,7 +33,12 @@ typedef struct host_impl {
     void *scratch;  /* update2's first step; a local array, allocated by the first update2 */
     void *scratch2; /* updatek's other intermediate steps (k > 2), allocated by the first one */
     long fail_at;   /* STENCIL_HOST_FAIL: this update call fails (a device error, for tests) */
+    const struct kgt_prog *prog; /* a program run: its steps are interpreted (host_prog.c) */
+    long origin[SL_D];
 } host_impl;
+
+/* Programs (host_prog.c): one step of h->prog. */
+int host_prog_update(sb_dev *dev, int q, const sb_prog_step *s);
 
 /*
  * Device memory (host_shm.c): in POSIX shared memory when the run may use the peer path, so that

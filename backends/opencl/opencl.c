@@ -439,6 +439,12 @@ static int ocl_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
     return 0;
 }
 
+static int ocl_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
+{
+    (void)q, (void)s;
+    return sb_fail(dev, STENCIL_ENOSYS, "opencl: programs are not built for this backend yet");
+}
+
 const sb_ops sb_opencl_ops = {
     .name = "opencl",
     .open = ocl_open,
@@ -468,4 +474,5 @@ const sb_ops sb_opencl_ops = {
     .peer_default = 1,
     .auto_try = 0,
     .norm = ocl_norm,
+    .prog_update = ocl_prog_update,
 };
