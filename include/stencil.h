@@ -82,6 +82,13 @@ typedef struct stencil_tile {
     int boundary_hi[STENCIL_MAX_DIMS]; /* 1: this tile's high face is the global high edge */
     int rank;
     long iteration; /* iterations done when the tile is shown */
+    /*
+     * Programs (stencil_program_*): the field this tile holds, by name, and its time level (0
+     * the current one; -1 the previous one of a field that keeps it, shown to init only).
+     * NULL and 0 for a stencil run.
+     */
+    const char *field;
+    int level;
 } stencil_tile;
 
 /* The change between two consecutive iterates over the updated cells of the whole array. */
@@ -103,8 +110,13 @@ typedef enum stencil_partition {
 } stencil_partition;
 
 typedef enum stencil_boundary {
-    STENCIL_BOUNDARY_FIXED = 0,   /* an outer frame of width = radius keeps its initial values */
-    STENCIL_BOUNDARY_PERIODIC = 1 /* offsets wrap around the global grid */
+    STENCIL_BOUNDARY_FIXED = 0,    /* an outer frame of width = radius keeps its initial values */
+    STENCIL_BOUNDARY_PERIODIC = 1, /* offsets wrap around the global grid */
+    /* Faces only (stencil_options.face): reads beyond the face reflect about it (ghost cell -1
+       is cell 0: zero gradient), and every cell up to the face is updated. */
+    STENCIL_BOUNDARY_MIRROR = 2,
+    /* Faces only: reads beyond the face read stencil_options.face_value; every cell updated. */
+    STENCIL_BOUNDARY_CONSTANT = 3
 } stencil_boundary;
 
 /*
@@ -259,6 +271,15 @@ typedef struct stencil_options {
      * numbers) once on stderr, "libstencil: <strerror>: rank N: <message>". 1: print nothing.
      */
     int quiet;
+    /*
+     * A boundary per face of a stencil run: face[d][0] the low side of dimension d, face[d][1]
+     * the high one, face_value the value a constant face reads. All FIXED (the default): the
+     * faces are options.boundary. Otherwise each face is its own, periodic on both sides of a
+     * dimension or neither (STENCIL_EINVAL), e.g. a channel periodic along one dimension with
+     * mirror walls across it. Programs state their boundaries in their text instead.
+     */
+    stencil_boundary face[STENCIL_MAX_DIMS][2];
+    double face_value[STENCIL_MAX_DIMS][2];
 } stencil_options;
 
 /* Sets the defaults: bands, fixed boundary, automatic backend and device, no stats. */
@@ -412,6 +433,63 @@ int stencil_read_info(MPI_Comm comm, const char *path, int *ndims, long *sizes, 
  */
 int stencil_write_png(MPI_Comm comm, const char *path, const stencil_tile *tile, int slice_dim,
                       long slice_index, double vmin, double vmax);
+
+/*
+ * Programs (README, "Programs"; the language: kgt/README.md, "Programs"): several evolving
+ * fields, read-only coefficient fields, named parameters, non-linear update expressions, a
+ * previous time level and a boundary per face, written once as text (`program NAME ... end`)
+ * and run on every backend through the same skeleton as a stencil. A linear stencil is one case
+ * of a program. A run of a program is a stencil_run: stencil_advance, stencil_advance_norm,
+ * stencil_view, stencil_checkpoint, stencil_load, stencil_run_stats and stencil_destroy take it.
+ */
+typedef struct stencil_program stencil_program;
+
+/*
+ * Parses one program block (comments and blank lines around it allowed); not collective.
+ * STENCIL_EFORMAT with "line:col: message" in msg when it does not parse; STENCIL_ENOMEM.
+ * On success *prog is the program (free it with stencil_program_free), else NULL.
+ */
+int stencil_program_parse(const char *text, stencil_program **prog, char *msg, size_t msglen);
+void stencil_program_free(stencil_program *prog);
+/* Its dimensions, name, and fields: evolving and coefficient ones, in declaration order. */
+int stencil_program_ndims(const stencil_program *prog);
+const char *stencil_program_name(const stencil_program *prog);
+int stencil_program_nfields(const stencil_program *prog);
+const char *stencil_program_field(const stencil_program *prog, int i); /* NULL out of range */
+int stencil_program_find_field(const stencil_program *prog, const char *name); /* -1: none */
+int stencil_program_is_coef(const stencil_program *prog, int i); /* 1: coefficient field */
+/*
+ * A parameter's value for the runs created after it (default: the program's text). EINVAL,
+ * with the name in msg where given, for an unknown parameter or a value that is not finite.
+ */
+int stencil_program_set_param(stencil_program *prog, const char *name, double value);
+int stencil_program_get_param(const stencil_program *prog, const char *name, double *value);
+
+/*
+ * As stencil_skeleton, for a program of the given element type: `sizes` has the program's
+ * dimension count; init is called on every rank once per field (tile->field names it, and once
+ * more with tile->level = -1 for each field that keeps its previous level); output, where
+ * given, once per field with the final tiles. Options as for a stencil, but boundary and face
+ * (the program states its boundaries).
+ */
+int stencil_program_skeleton(MPI_Comm comm, const long *sizes, const stencil_program *prog,
+                             stencil_type type, long iterations, stencil_init_fn init,
+                             stencil_output_fn output, const stencil_options *opt);
+/* As stencil_create, for a program (its parameters' values taken now). */
+int stencil_program_create(MPI_Comm comm, const long *sizes, const stencil_program *prog,
+                           stencil_type type, stencil_init_fn init, const stencil_options *opt,
+                           stencil_run **run);
+/*
+ * Collective: a parameter's value for the advances that follow; every rank must pass the same
+ * name and value (STENCIL_EINVAL otherwise, as for an unknown name or a stencil run).
+ */
+int stencil_run_set_param(stencil_run *run, const char *name, double value);
+/*
+ * As stencil_advance_norm, with the change of every field: changes[i] for field i in
+ * declaration order (nchanges entries at least the field count; a coefficient field's is all
+ * zero). For a stencil run, one entry.
+ */
+int stencil_advance_norms(stencil_run *run, long n, stencil_norm *changes, int nchanges);
 
 #ifdef __cplusplus
 }
