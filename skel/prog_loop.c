@@ -37,21 +37,23 @@ static void phase(sk_run *r, int coef, int what, int *nreq)
         sb_mem m = level_mem(sp, s->field, s->level);
         for (int j = 0; j < s->n; j++) {
             sk_plink *k = &s->link[j];
-            if (what == X_RECV)
+            if (what == X_RECV && k->rbytes)
                 net(r,
                     MPI_Irecv(k->rbuf, (int)k->rbytes, MPI_BYTE, k->peer, k->rtag, r->comm,
                               &sp->req[(*nreq)++]),
                     "MPI_Irecv");
-            if (what == X_PACK) DEV(r, o->copy_out(&r->dev, SB_QBORDER, m, &k->send, k->sbuf));
-            if (what == X_SEND) {
+            if (what == X_PACK && k->sbytes)
+                DEV(r, o->copy_out(&r->dev, SB_QBORDER, m, &k->send, k->sbuf));
+            if (what == X_SEND && k->sbytes) {
                 net(r,
                     MPI_Isend(k->sbuf, (int)k->sbytes, MPI_BYTE, k->peer, k->stag, r->comm,
                               &sp->req[(*nreq)++]),
                     "MPI_Isend");
-                r->stats.bytes_sent += (long long)k->sbytes;
-                r->stats.messages++;
+                r->x.bytes_sent += (long long)k->sbytes;
+                r->x.messages++;
             }
-            if (what == X_UNPACK) DEV(r, o->copy_in(&r->dev, SB_QBORDER, m, &k->recv, k->rbuf));
+            if (what == X_UNPACK && k->rbytes)
+                DEV(r, o->copy_in(&r->dev, SB_QBORDER, m, &k->recv, k->rbuf));
         }
     }
 }
@@ -70,90 +72,12 @@ static void exchange(sk_run *r, int coef)
     DEV(r, o->wait(&r->dev, SB_QBORDER));
 }
 
-/* Whether this rank holds ghosts of a mirror or constant face of field f. */
-static int has_ghosts(const sk_run *r, int f)
-{
-    const kgt_prog *p = r->prog->p;
-    for (int d = 0; d < p->ndims; d++)
-        for (int s = 0; s < 2; s++) {
-            int k = p->f[f].bc[d][s].kind, touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];
-            if (touch && (k == KGT_B_MIRROR || k == KGT_B_CONST) && r->prog->R[d][s] > 0) return 1;
-        }
-    return 0;
-}
-
-static double get(const void *a, int dbl, size_t i)
-{
-    return dbl ? ((const double *)a)[i] : (double)((const float *)a)[i];
-}
-
-/*
- * The ghosts of one level on the host (kgt_prog_ghost's values): a cell beyond the grid in
- * non-periodic dimensions takes the cell its mirror faces reflect it to (the periodic
- * dimensions' coordinates stay: the exchange filled those halos), or a constant face's value,
- * a later dimension's constant overriding. Cells beyond a fixed face are never read: left.
- */
-static void fill_ghosts(sk_run *r, int f, sb_mem m)
-{
-    sk_prog *sp = r->prog;
-    const kgt_prog *p = sp->p;
-    const sl_local *l = &r->loc;
-    int dbl = r->st.type == STENCIL_DOUBLE, nd = p->ndims;
-    size_t bytes = l->nelems * sb_elem_size(r->st.type);
-    const sb_ops *o = r->dev.ops;
-    DEV(r, o->wait(&r->dev, SB_QBORDER));
-    DEV(r, o->wait(&r->dev, SB_QINNER));
-    DEV(r, o->read(&r->dev, m, r->host, bytes));
-    if (r->rc) return;
-    long x[SL_D] = {0, 0, 0};
-    for (size_t i = 0; i < l->nelems; i++) {
-        size_t rest = i;
-        for (int d = 0; d < SL_D; d++) {
-            x[d] = l->ext.lo[d] + (long)(rest / (size_t)l->stride[d]);
-            rest %= (size_t)l->stride[d];
-        }
-        int out = 0, skip = 0, isc = 0;
-        double cv = 0;
-        long y[SL_D];
-        for (int d = 0; d < SL_D; d++) {
-            y[d] = x[d];
-            if (d >= nd || sp->periodic[f][d] || (x[d] >= 0 && x[d] < sp->n[d])) continue;
-            const kgt_bface *bf = &p->f[f].bc[d][x[d] >= sp->n[d]];
-            out = 1;
-            if (bf->kind == KGT_B_MIRROR)
-                y[d] = x[d] < 0 ? -1 - x[d] : 2 * sp->n[d] - 1 - x[d];
-            else if (bf->kind == KGT_B_CONST)
-                isc = 1, cv = bf->value, y[d] = x[d] < 0 ? 0 : sp->n[d] - 1;
-            else
-                skip = 1;
-            if (y[d] < l->ext.lo[d] || y[d] >= l->ext.hi[d]) skip = 1;
-        }
-        if (!out || skip) continue;
-        double v = isc ? cv : get(r->host, dbl, sl_local_index(l, y));
-        if (dbl)
-            ((double *)r->host)[i] = v;
-        else
-            ((float *)r->host)[i] = (float)v;
-    }
-    DEV(r, o->write(&r->dev, m, r->host, bytes));
-}
-
-static void ghosts(sk_run *r, int coef)
-{
-    sk_prog *sp = r->prog;
-    for (int i = 0; i < sp->nslot; i++) {
-        sk_pslot *s = &sp->slot[i];
-        if (sp->p->f[s->field].coef == coef && has_ghosts(r, s->field))
-            fill_ghosts(r, s->field, level_mem(sp, s->field, s->level));
-    }
-}
-
 /* Coefficients: halos and ghosts once (set-up), agreed. */
 int sk_prog_halos_coef(sk_run *r)
 {
     r->rc = 0;
     exchange(r, 1);
-    ghosts(r, 1);
+    sk_prog_ghosts(r, 1);
     return err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
 }
 
@@ -194,7 +118,7 @@ static void step(sk_run *r, long t)
     sb_prog_step s;
     memset(&s, 0, sizeof s);
     exchange(r, 0);
-    ghosts(r, 0);
+    sk_prog_ghosts(r, 0);
     for (int f = 0; f < p->nf; f++) {
         s.in[f] = sp->cur[f];
         s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;

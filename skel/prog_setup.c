@@ -201,7 +201,8 @@ static int alloc_levels(sk_run *r)
     return 0;
 }
 
-/* The links of one level of field f: R wide in every direction that has a neighbour for it. */
+/* The links of one level of a field: as wide as its reach on each side, in every direction that
+   has a neighbour for it (wrapping where the field is periodic). */
 static void slot_links(sk_run *r, sk_pslot *s, size_t es)
 {
     sk_prog *sp = r->prog;
@@ -209,6 +210,8 @@ static void slot_links(sk_run *r, sk_pslot *s, size_t es)
     const sl_partition *pt = &r->part;
     int nd = sp->p->ndims, e[SL_D];
     int tb = (s->field * 2 + (s->level ? 1 : 0)) * SL_NDIRS;
+    const kgt_pfield *fd = &sp->p->f[s->field];
+    const int(*w)[2] = s->level ? fd->preach : fd->reach; /* this level's halo, exactly */
     s->n = 0;
     for (int di = 0; di < SL_NDIRS; di++) {
         e[0] = di / 9 - 1, e[1] = di / 3 % 3 - 1, e[2] = di % 3 - 1;
@@ -227,16 +230,16 @@ static void slot_links(sk_run *r, sk_pslot *s, size_t es)
                 c[d] = (c[d] + pt->pgrid[d]) % pt->pgrid[d];
             }
             if (e[d] < 0) {
-                sb.hi[d] = sb.lo[d] + sp->R[d][1];
+                sb.hi[d] = sb.lo[d] + w[d][1];
                 rb.hi[d] = rb.lo[d];
-                rb.lo[d] -= sp->R[d][0];
+                rb.lo[d] -= w[d][0];
             } else if (e[d] > 0) {
-                sb.lo[d] = sb.hi[d] - sp->R[d][0];
+                sb.lo[d] = sb.hi[d] - w[d][0];
                 rb.lo[d] = rb.hi[d];
-                rb.hi[d] += sp->R[d][1];
+                rb.hi[d] += w[d][1];
             }
         }
-        if (!ok || zero || sl_box_empty(&sb)) continue;
+        if (!ok || zero || (sl_box_empty(&sb) && sl_box_empty(&rb))) continue;
         sk_plink *k = &s->link[s->n++];
         memset(k, 0, sizeof *k);
         for (int d = nd; d < SL_D; d++) c[d] = 0;
@@ -269,14 +272,23 @@ static int alloc_links(sk_run *r)
             slot_links(r, s, es);
             for (int i = 0; i < s->n; i++) {
                 sk_plink *k = &s->link[i];
-                int rc = r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf);
-                if (!rc) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
+                int rc = k->sbytes ? r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf) : 0;
+                if (!rc && k->rbytes) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
                 if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
             }
         }
+    size_t slab = 0; /* the largest ghost slab (prog_bound.c) */
+    for (int d = 0; d < p->ndims; d++) {
+        size_t v = (size_t)(sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1]);
+        for (int k = 0; k < SL_D; k++)
+            if (k != d) v *= (size_t)(r->loc.ext.hi[k] - r->loc.ext.lo[k]);
+        slab = v > slab ? v : slab;
+    }
+    sp->gbuf = malloc((slab ? slab : 1) * es);
     sp->req = calloc((size_t)(2 * SL_NDIRS * sp->nslot + 1), sizeof *sp->req);
     sp->st = calloc((size_t)(2 * SL_NDIRS * sp->nslot + 1), sizeof *sp->st);
-    return sp->req && sp->st ? 0 : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (requests)");
+    return sp->req && sp->st && sp->gbuf ? 0
+                                         : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (requests)");
 }
 
 void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level)
@@ -368,6 +380,7 @@ void sk_prog_free(sk_run *r)
         }
     }
     free(sp->req);
+    free(sp->gbuf);
     free(sp->st);
     kgt_prog_free(sp->p);
     free(sp);

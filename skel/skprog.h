@@ -2,6 +2,7 @@
  * Program runs (stencil_program_*): a stencil_run whose sk_run has `prog` set. The files:
  *   prog_api.c    the public calls: parsing, parameters, create, skeleton, norms
  *   prog_setup.c  partition, one local layout for every field, device, buffers, init
+ *   prog_bound.c  the ghosts of mirror and constant faces
  *   prog_loop.c   per step: halos of the fields read across cells, ghosts of mirror and
  *                 constant faces, the update, the rotation of the time levels; norms and view
  *
@@ -45,6 +46,7 @@ typedef struct sk_prog {
     sk_pslot slot[2 * KGT_PROG_MAX_FIELDS];
     MPI_Request *req;
     MPI_Status *st; /* not STATUSES_IGNORE (skel.h) */
+    void *gbuf;     /* a ghost slab on the host (prog_bound.c) */
     /* r->host: the host image of one level (the callbacks' tile, ghost fills) */
 } sk_prog;
 
@@ -53,6 +55,10 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
                   stencil_type type, stencil_init_fn init);
 void sk_prog_free(sk_run *r);
 void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level);
+
+/* prog_bound.c: the ghosts of mirror and constant faces of the slots of coefficient fields
+   (coef 1) or of the others, after their exchange; errors into r->rc. */
+void sk_prog_ghosts(sk_run *r, int coef);
 
 /* prog_loop.c */
 int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges);

@@ -100,6 +100,30 @@ static const prog_case cases[] = {
      "end\n",
      {17, 15, 1},
      0},
+    {"program upwind\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  coef vel\n"
+     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u)\n"
+     "  boundary u i- constant -0.5\n"
+     "  boundary u i+ mirror\n"
+     "  boundary * j periodic\n"
+     "end\n",
+     {25, 13, 1},
+     0},
+    {"program chan3\n"
+     "  dims 3\n"
+     "  field p\n"
+     "  field q\n"
+     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + (k == 2 ? t : 0)\n"
+     "  update q = min(q, p[1,0,0]) + 0.0625 * q[-1,-1,-1]\n"
+     "  boundary p i mirror\n"
+     "  boundary q i mirror\n"
+     "  boundary * j periodic\n"
+     "  boundary * k constant 2\n"
+     "end\n",
+     {8, 9, 10},
+     0},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -349,6 +373,12 @@ START_TEST(persistent_params)
     memcpy(c.ref, R.cur, sizeof c.ref);
     ck_assert_int_eq(stencil_view(run, check_out), 0);
     ck_assert_int_eq(sum_long(c.bad), 0);
+    stencil_stats st;
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    ck_assert(st.cells > 0 && st.nranks == nranks && st.steps == 1);
+    long iter = 0;
+    ck_assert_int_eq(stencil_iteration(run, &iter), 0);
+    ck_assert_int_eq(iter, 6);
     ck_assert_int_eq(stencil_destroy(&run), 0);
     ref_free(&R);
     stencil_program_free(p);
