@@ -63,9 +63,29 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
                        STENCIL_MAX_STEPS);
     if (r->opt.out_of_core == 1)
         return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
-    if (r->opt.checkpoint || r->opt.restart || r->opt.weights_auto)
+    if (r->opt.checkpoint || r->opt.restart || r->opt.weights_auto || r->opt.monitor)
         return SK_FAIL(r, STENCIL_EINVAL, "options.%s is not supported for programs yet",
-                       r->opt.weights_auto ? "weights_auto" : "checkpoint/restart");
+                       r->opt.weights_auto ? "weights_auto"
+                       : r->opt.monitor    ? "monitor"
+                                           : "checkpoint/restart");
+    return 0;
+}
+
+/* Ranks that disagree on the problem or the partition would wait on each other's messages. */
+static int same_problem(sk_run *r, stencil_type type)
+{
+    enum { N = SL_D + 2 + SL_D };
+    long v[2 * N], m[2 * N];
+    for (int d = 0; d < SL_D; d++) v[d] = r->prog->n[d], v[SL_D + 2 + d] = r->opt.proc_grid[d];
+    v[SL_D] = (long)type;
+    v[SL_D + 1] = (long)r->opt.partition * 2 + (r->opt.rank_weights != NULL);
+    for (int i = 0; i < N; i++) v[N + i] = -v[i];
+    if (MPI_Allreduce(v, m, 2 * N, MPI_LONG, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (sizes)");
+    for (int i = 0; i < N; i++)
+        if (m[i] != -m[N + i])
+            return SK_FAIL(r, STENCIL_EINVAL,
+                           "ranks passed different sizes, type, partition or proc_grid");
     return 0;
 }
 
@@ -338,16 +358,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     if (!rc) memcpy(sp->par, par, sizeof(double) * (size_t)sp->p->npar);
     SK_PHASE(r, rc, sk_same_text(r, text, "programs"));
     SK_PHASE(r, rc, check_args(r, sizes, sp->p, type, init));
-    if (!rc) {
-        long v[2 * SL_D], m[2 * SL_D];
-        for (int d = 0; d < SL_D; d++) v[d] = sp->n[d], v[SL_D + d] = -sp->n[d];
-        v[0] += (long)type * 1000000007L, v[SL_D] -= (long)type * 1000000007L;
-        if (MPI_Allreduce(v, m, 2 * SL_D, MPI_LONG, MPI_MAX, r->comm) != MPI_SUCCESS)
-            rc = SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (sizes)");
-        for (int d = 0; d < SL_D && !rc; d++)
-            if (m[d] != -m[SL_D + d])
-                rc = SK_FAIL(r, STENCIL_EINVAL, "ranks passed different sizes or types");
-    }
+    SK_PHASE(r, rc, same_problem(r, type));
     if (!rc) widths(sp);
     SK_PHASE(r, rc, union_stencil(r, sp->p, type));
     SK_PHASE(r, rc, sk_node_config(r));
