@@ -273,6 +273,29 @@ static void slot_links(sk_run *r, sk_pslot *s, size_t es)
     }
 }
 
+/*
+ * A rank that is its own neighbour (a periodic dimension it spans) copies those halos on the
+ * device from its own send box of the opposite direction, without messages or host staging,
+ * where the backend copies box to box (copy_peer; options.peer 0: through MPI as any link).
+ */
+static void self_links(sk_run *r, sk_pslot *s)
+{
+    sb_dev *dev = &r->dev;
+    sl_box none = {{0, 0, 0}, {0, 0, 0}};
+    if (r->opt.peer == 0 || !dev->ops->copy_peer ||
+        dev->ops->copy_peer(dev, SB_QBORDER, r->prog->cur[0], &none, r->loc.stride, r->prog->cur[0],
+                            &none, r->loc.stride) != 0)
+        return;
+    for (int i = 0; i < s->n; i++) {
+        sk_plink *k = &s->link[i];
+        for (int j = 0; j < s->n && k->peer == r->rank && !k->self; j++)
+            if (s->link[j].peer == r->rank && s->link[j].stag == k->rtag) {
+                k->self = 1;
+                k->ssrc = s->link[j].send;
+            }
+    }
+}
+
 static int alloc_links(sk_run *r)
 {
     sk_prog *sp = r->prog;
@@ -290,8 +313,10 @@ static int alloc_links(sk_run *r)
             s->field = f;
             s->level = lv;
             slot_links(r, s, es);
+            self_links(r, s);
             for (int i = 0; i < s->n; i++) {
                 sk_plink *k = &s->link[i];
+                if (k->self) continue;
                 int rc = k->sbytes ? r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf) : 0;
                 if (!rc && k->rbytes) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
                 if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);

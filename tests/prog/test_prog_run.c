@@ -344,6 +344,7 @@ START_TEST(persistent_params)
     o.steps = blocks ? 3 : 0; /* forced T > 1: bitwise the same */
     double w[8] = {1, 2, 1.5, 3, 1, 1, 1, 1};
     if (!blocks && nranks <= 8) o.rank_weights = w;
+    o.peer = blocks ? 0 : -1; /* self halos through MPI, or copied on the device */
     ctx c = {.prog = p, .binary = pc->binary, .dbl = dbl};
     o.user = &c;
     stencil_run *run = NULL;
