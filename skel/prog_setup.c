@@ -276,16 +276,12 @@ static void slot_links(sk_run *r, sk_pslot *s, size_t es)
 /*
  * A rank that is its own neighbour (a periodic dimension it spans) copies those halos on the
  * device from its own send box of the opposite direction, without messages or host staging,
- * where the backend copies box to box (copy_peer; options.peer 0: through MPI as any link).
+ * where the backend copies box to box (sk_prog.dcopy). options.peer 0: through MPI as any
+ * link, and mirror ghosts through the host.
  */
 static void self_links(sk_run *r, sk_pslot *s)
 {
-    sb_dev *dev = &r->dev;
-    sl_box none = {{0, 0, 0}, {0, 0, 0}};
-    if (r->opt.peer == 0 || !dev->ops->copy_peer ||
-        dev->ops->copy_peer(dev, SB_QBORDER, r->prog->cur[0], &none, r->loc.stride, r->prog->cur[0],
-                            &none, r->loc.stride) != 0)
-        return;
+    if (!r->prog->dcopy) return;
     for (int i = 0; i < s->n; i++) {
         sk_plink *k = &s->link[i];
         for (int j = 0; j < s->n && k->peer == r->rank && !k->self; j++)
@@ -301,6 +297,11 @@ static int alloc_links(sk_run *r)
     sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     size_t es = sb_elem_size(r->st.type);
+    sl_box none = {{0, 0, 0}, {0, 0, 0}};
+    sb_dev *dev = &r->dev;
+    sp->dcopy = r->opt.peer != 0 && dev->ops->copy_peer &&
+                dev->ops->copy_peer(dev, SB_QBORDER, sp->cur[0], &none, r->loc.stride, sp->cur[0],
+                                    &none, r->loc.stride) == 0;
     sp->nslot = 0;
     for (int f = 0; f < p->nf; f++)
         for (int lv = 0; lv >= -1; lv--) {

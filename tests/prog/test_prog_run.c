@@ -104,7 +104,7 @@ static const prog_case cases[] = {
      "  dims 2\n"
      "  field u\n"
      "  coef vel\n"
-     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u)\n"
+     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u) + 0.05 * (u[2,0] - u)\n"
      "  boundary u i- constant -0.5\n"
      "  boundary u i+ mirror\n"
      "  boundary * j periodic\n"
@@ -115,14 +115,14 @@ static const prog_case cases[] = {
      "  dims 3\n"
      "  field p\n"
      "  field q\n"
-     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + (k == 2 ? t : 0)\n"
+     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + 0.25 * p[-2,0,0] + (k == 2 ? t : 0)\n"
      "  update q = min(q, p[1,0,0]) + 0.0625 * q[-1,-1,-1]\n"
      "  boundary p i mirror\n"
      "  boundary q i mirror\n"
      "  boundary * j periodic\n"
      "  boundary * k constant 2\n"
      "end\n",
-     {8, 9, 10},
+     {14, 9, 10},
      0},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
