@@ -477,6 +477,45 @@ START_TEST(misuse)
 }
 END_TEST
 
+/* Halos exactly as the reads need: a field read towards i- only sends one row towards i+, a
+   field read at offset 0 only sends nothing, and the result is still the reference's. */
+START_TEST(exact_halos)
+{
+    const prog_case pc = {"program one\n"
+                          "  dims 2\n"
+                          "  field u\n"
+                          "  field v\n"
+                          "  update u = 0.5 * u[-1,0] + 0.25 * u + v\n"
+                          "  update v = v * 0.5 + u\n"
+                          "end\n",
+                          {4 * nranks + 3, 11, 1},
+                          0};
+    const long iters = 4;
+    stencil_program *p = parse(pc.text);
+    ref R;
+    ref_init(&R, &pc, 1);
+    for (long t = 0; t < iters; t++) ref_step(&R, t);
+    ctx c = {.prog = p, .dbl = 1};
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    stencil_options o;
+    opts(&o, 0);
+    o.user = &c;
+    stencil_run *run = NULL;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc.n, p, STENCIL_DOUBLE, init, &o, &run), 0);
+    ck_assert_int_eq(stencil_advance(run, iters), 0);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(c.bad), 0);
+    stencil_stats st;
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    long bytes = sum_long((long)st.bytes_sent);
+    ck_assert_int_eq(bytes, iters * (nranks - 1) * pc.n[1] * (long)sizeof(double));
+    stencil_destroy(&run);
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -488,6 +527,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
     tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
     tcase_add_test(tc, misuse);
+    tcase_add_test(tc, exact_halos);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     MPI_Finalize();
