@@ -157,10 +157,16 @@ stencil_program *parse(const char *text)
     return p;
 }
 
+const char *test_backend(void)
+{
+    const char *b = getenv("STENCIL_BACKEND");
+    return b && b[0] ? b : "host";
+}
+
 void opts(stencil_options *o, int blocks)
 {
     stencil_options_init(o);
-    o->backend = "host";
+    o->backend = test_backend();
     o->partition = blocks ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
     o->quiet = 1;
 }

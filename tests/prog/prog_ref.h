@@ -45,6 +45,9 @@ void ref_step(ref *R, long t);
 void ref_free(ref *R);
 long sum_long(long v);
 stencil_program *parse(const char *text);
+/* $STENCIL_BACKEND, else host. */
+const char *test_backend(void);
+/* Options of the tests: that backend, bands or blocks, quiet. */
 void opts(stencil_options *o, int blocks);
 
 #endif

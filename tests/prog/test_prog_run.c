@@ -1,9 +1,9 @@
 /*
- * Programs run through the library (stencil_program_*), under mpiexec -n 1..4 on the host
- * backend, bands and blocks, float and double, against a serial reference on random data: the
- * whole grid stepped by kgt's reference interpreter (kgt_prog_eval_step), which applies the
- * boundaries itself and knows nothing of partitions, halos or ghosts. The programs cover
- * coefficient fields, a previous level, parameters, the index and the time, comparisons and
+ * Programs run through the library (stencil_program_*), under mpiexec -n 1..4 on the backend
+ * of $STENCIL_BACKEND (host in CI), bands and blocks, float and double, against a serial reference
+ * on random data: the whole grid stepped by kgt's reference interpreter (kgt_prog_eval_step), which
+ * applies the boundaries itself and knows nothing of partitions, halos or ghosts. The programs
+ * cover coefficient fields, a previous level, parameters, the index and the time, comparisons and
  * selects, diagonal reads, and every boundary kind (fixed, periodic, mirror, constant, and
  * mixed per dimension). Bitwise. Also: a persistent run split into advances with a parameter
  * changed between them, per-field norms, and misuse. Every assertion is on allreduced values.
@@ -280,7 +280,7 @@ START_TEST(misuse)
     ck_assert_int_eq(
         stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
         STENCIL_ENOBACKEND);
-    o.backend = "host";
+    o.backend = test_backend();
     long other[2] = {12, rank == 0 ? 10 : 11};
     ck_assert_int_eq(
         stencil_program_create(MPI_COMM_WORLD, other, p, STENCIL_FLOAT, noop_init, &o, &run),
