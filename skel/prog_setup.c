@@ -366,7 +366,7 @@ static int alloc_links(sk_run *r)
 void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level)
 {
     sk_tile(r, t);
-    t->field = r->prog->p->f[f].name;
+    t->field = r->prog->linear ? NULL : r->prog->p->f[f].name;
     t->level = level;
     t->iteration = r->done;
 }
@@ -398,13 +398,14 @@ static int init_data(sk_run *r, stencil_init_fn init)
 int sk_prog_halos_coef(sk_run *r);
 
 int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
-                  stencil_type type, stencil_init_fn init)
+                  stencil_type type, stencil_init_fn init, int linear)
 {
     int rc = 0;
     kgt_perr e;
     sk_prog *sp = calloc(1, sizeof *sp);
     if (!sp) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory");
     r->prog = sp;
+    sp->linear = linear;
     sp->p = kgt_prog_parse_string(text, &e);
     if (!sp->p) rc = SK_FAIL(r, STENCIL_EFORMAT, "%d:%d: %s", e.line, e.col, e.msg);
     if (!rc) memcpy(sp->par, par, sizeof(double) * (size_t)sp->p->npar);

@@ -332,20 +332,15 @@ START_TEST(exact_halos)
 }
 END_TEST
 
-int main(int argc, char **argv)
+static void add_tests(TCase *tc)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    Suite *s = suite_create("program runs");
-    TCase *tc = tcase_create("prog");
-    tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
     tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
     tcase_add_test(tc, misuse);
     tcase_add_test(tc, exact_halos);
-    suite_add_tcase(s, tc);
-    int failed = tu_run_suite(s);
-    MPI_Finalize();
-    return failed != 0;
+}
+
+int main(int argc, char **argv)
+{
+    return tp_main(argc, argv, "program runs", add_tests, &rank, &nranks);
 }
