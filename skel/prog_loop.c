@@ -84,6 +84,7 @@ int sk_prog_halos_coef(sk_run *r)
     r->rc = 0;
     exchange(r, 1);
     sk_prog_ghosts(r, 1);
+    SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
     return err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
 }
 
@@ -125,6 +126,7 @@ static void step(sk_run *r, long t)
     memset(&s, 0, sizeof s);
     exchange(r, 0);
     sk_prog_ghosts(r, 0);
+    DEV(r, o->wait(&r->dev, SB_QBORDER)); /* device ghost copies, before the other queue reads */
     for (int f = 0; f < p->nf; f++) {
         s.in[f] = sp->cur[f];
         s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
