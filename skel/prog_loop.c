@@ -5,6 +5,7 @@
  * update, then the time levels rotate. t, the step number, is the run's iteration count.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,7 +190,17 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
     sk_prog *sp = r->prog;
     r->rc = 0;
     double t0 = MPI_Wtime();
-    for (long i = 0; i < n; i++) step(r, r->done + i);
+    long goal = r->goal > 0 ? r->goal : r->done + n, every = r->opt.progress;
+    for (long i = 0; i < n; i++) {
+        step(r, r->done + i);
+        long at = r->done + i + 1;
+        if (every > 0 && r->rank == 0 && at % every == 0) {
+            double dt = MPI_Wtime() - t0;
+            fprintf(stderr, "stencil: iteration %ld/%ld  %.3g Mcells/s  %.1f s left\n", at, goal,
+                    (double)r->stats.cells * (double)(i + 1) / dt / 1e6,
+                    dt / (double)(i + 1) * (double)(goal - at));
+        }
+    }
     r->stats.t_loop += MPI_Wtime() - t0;
     int rc = err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
     if (rc) return rc;

@@ -315,6 +315,7 @@ START_TEST(exact_halos)
     memcpy(c.ref, R.cur, sizeof c.ref);
     stencil_options o;
     opts(&o, 0);
+    o.progress = 3; /* a line on stderr at iteration 3 */
     o.user = &c;
     stencil_run *run = NULL;
     ck_assert_int_eq(
