@@ -1,8 +1,11 @@
 /*
- * The steps of a program run (skprog.h), one at a time and without overlap for now: the halos of
- * the levels read across cells (MPI through host staging), the ghosts of mirror and constant
- * faces on the ranks that touch them, the frame of the fields that keep a previous level, the
- * update, then the time levels rotate. t, the step number, is the run's iteration count.
+ * The steps of a program run (skprog.h), one at a time and without overlap for now: the halos
+ * of the levels read across cells (MPI through host staging, or device copies for a rank's own
+ * periodic halos), the ghosts of mirror and constant faces on the ranks that touch them, the
+ * frame of the fields that keep a previous level, the update, then the time levels rotate. t,
+ * the step number, is the run's iteration count. The two queues order each other on the device
+ * (after) wherever the host touches nothing, so a rank without messages whose faces are
+ * periodic or mirror queues its steps without waiting for them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -69,14 +72,16 @@ static void phase(sk_run *r, int coef, int what, int *nreq)
 static void exchange(sk_run *r, int coef)
 {
     const sb_ops *o = r->dev.ops;
-    int nreq = 0;
+    int nreq = 0, staged = r->prog->staged[coef];
+    DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER)); /* the level was computed there */
     phase(r, coef, X_RECV, &nreq);
     phase(r, coef, X_PACK, &nreq);
-    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     phase(r, coef, X_SEND, &nreq);
     net(r, MPI_Waitall(nreq, r->prog->req, r->prog->st), "MPI_Waitall");
     phase(r, coef, X_UNPACK, &nreq);
-    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    /* The receive buffers are posted again next step; device-to-device copies need no wait. */
+    if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
 }
 
 /* Coefficients: halos and ghosts once (set-up), agreed. */
@@ -127,7 +132,7 @@ static void step(sk_run *r, long t)
     memset(&s, 0, sizeof s);
     exchange(r, 0);
     sk_prog_ghosts(r, 0);
-    DEV(r, o->wait(&r->dev, SB_QBORDER)); /* device ghost copies, before the other queue reads */
+    DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* halos and ghosts before the update */
     for (int f = 0; f < p->nf; f++) {
         s.in[f] = sp->cur[f];
         s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
@@ -138,7 +143,7 @@ static void step(sk_run *r, long t)
     s.t = t;
     s.par = sp->par;
     DEV(r, o->prog_update(&r->dev, SB_QINNER, &s));
-    DEV(r, o->wait(&r->dev, SB_QINNER));
+    DEV(r, o->flush(&r->dev, SB_QINNER));
     for (int f = 0; f < p->nf; f++) {
         if (p->f[f].coef) continue;
         sb_mem c = sp->cur[f];
@@ -201,6 +206,8 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
                     dt / (double)(i + 1) * (double)(goal - at));
         }
     }
+    SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
+    SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QINNER));
     r->stats.t_loop += MPI_Wtime() - t0;
     int rc = err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
     if (rc) return rc;

@@ -344,6 +344,7 @@ static int alloc_links(sk_run *r)
             for (int i = 0; i < s->n; i++) {
                 sk_plink *k = &s->link[i];
                 if (k->self) continue;
+                sp->staged[fd->coef != 0]++;
                 int rc = k->sbytes ? r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf) : 0;
                 if (!rc && k->rbytes) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
                 if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);

@@ -51,6 +51,7 @@ typedef struct sk_prog {
     MPI_Status *st; /* not STATUSES_IGNORE (skel.h) */
     void *gbuf;     /* a ghost slab on the host (prog_bound.c) */
     int dcopy;      /* the backend copies box to box on the device (copy_peer) */
+    int staged[2];  /* links through host staging of non-coefficient (0) and coefficient slots */
     int linear;     /* a linear stencil with options.face (prog_face.c): tiles show no field */
     /* r->host: the host image of one level (the callbacks' tile, ghost fills) */
 } sk_prog;
