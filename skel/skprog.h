@@ -43,7 +43,9 @@ typedef struct sk_prog {
     int periodic[KGT_PROG_MAX_FIELDS][SL_D];
     /* Levels of field f: cur, prv (fields that keep it) and nxt (evolving fields). */
     sb_mem cur[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS];
-    sl_box box[KGT_PROG_MAX_FIELDS];      /* update box per evolving field, global */
+    sl_box box[KGT_PROG_MAX_FIELDS]; /* update box per evolving field, global */
+    /* box split: inner cells no halo, send or ghost touches, and 2 * ndims border slabs */
+    sl_box inner[KGT_PROG_MAX_FIELDS], border[KGT_PROG_MAX_FIELDS][2 * SL_D];
     long long cells[KGT_PROG_MAX_FIELDS]; /* global count of its updated cells */
     int nslot;
     sk_pslot slot[2 * KGT_PROG_MAX_FIELDS];
@@ -62,9 +64,17 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
 void sk_prog_free(sk_run *r);
 void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level);
 
-/* prog_bound.c: the ghosts of mirror and constant faces of the slots of coefficient fields
-   (coef 1) or of the others, after their exchange; errors into r->rc. */
-void sk_prog_ghosts(sk_run *r, int coef);
+/* The slots a step exchanges (the current level of evolving fields; the previous level's halos
+   are those it had as the current one) or set-up (all, coefficients and previous levels too). */
+enum { SK_SEL_STEP = 0, SK_SEL_ALL = 1 };
+static inline int sk_slot_in(const sk_prog *sp, const sk_pslot *s, int sel)
+{
+    return sel == SK_SEL_ALL || (!sp->p->f[s->field].coef && s->level == 0);
+}
+
+/* prog_bound.c: the ghosts of mirror and constant faces of the slots sel takes, after their
+   exchange; errors into r->rc. */
+void sk_prog_ghosts(sk_run *r, int sel);
 
 /* prog_face.c: a linear stencil with options.face set (sk_face_any) run as a program. */
 int sk_face_any(const stencil_options *o);
@@ -72,6 +82,7 @@ int sk_face_setup(sk_run *r, const long *sizes, const stencil_desc *st, const ch
                   stencil_init_fn init);
 
 /* prog_loop.c */
+int sk_prog_halos_all(sk_run *r);
 int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges);
 int sk_prog_view(sk_run *r, stencil_output_fn fn);
 
