@@ -117,6 +117,15 @@ static const prog_case cases[] = {
      "end\n",
      {14, 9, 10},
      0},
+    {"program d1\n"
+     "  dims 1\n"
+     "  field u prev\n"
+     "  update u = u[-1] * 0.5 + u[1] * 0.25 + u@prev[2] * 0.25 + i / 64\n"
+     "  boundary u i- mirror\n"
+     "  boundary u i+ constant 3\n"
+     "end\n",
+     {29, 1, 1},
+     0},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
