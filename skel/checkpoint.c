@@ -40,7 +40,7 @@ int sk_same_text(sk_run *r, const char *s, const char *what)
 }
 
 /* Rank 0 checks the directory first: a clear message, and no library's noise about it. */
-static int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
+int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
 {
     if (!path || !path[0]) return SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL or empty");
     if (snprintf(tmp, len, "%s.tmp", path) >= (int)len)
@@ -59,7 +59,7 @@ static int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
 }
 
 /* Rank 0 renames once every rank's part is in the temporary file (its collective close). */
-static int sk_commit(sk_run *r, const char *tmp, const char *path)
+int sk_commit(sk_run *r, const char *tmp, const char *path)
 {
     if (r->rank != 0) return 0;
     if (rename(tmp, path) != 0) {
@@ -70,7 +70,7 @@ static int sk_commit(sk_run *r, const char *tmp, const char *path)
 }
 
 /* An io call's agreed message ("rank K: reason") with what the run was doing, one prefix. */
-static int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io)
+int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io)
 {
     int k = -1, n = 0;
     if (sscanf(io, "rank %d: %n", &k, &n) >= 1 && n > 0)

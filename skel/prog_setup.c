@@ -412,38 +412,6 @@ static int alloc_links(sk_run *r)
                                          : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (requests)");
 }
 
-void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level)
-{
-    sk_tile(r, t);
-    t->field = r->prog->linear ? NULL : r->prog->p->f[f].name;
-    t->level = level;
-    t->iteration = r->done;
-}
-
-/* init per field and level into the host image, then to the device: level 0 into cur and nxt
-   (the fixed frame is never written), the previous level into prv. */
-static int init_data(sk_run *r, stencil_init_fn init)
-{
-    sk_prog *sp = r->prog;
-    const kgt_prog *p = sp->p;
-    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    const sb_ops *o = r->dev.ops;
-    for (int f = 0; f < p->nf; f++)
-        for (int lv = 0; lv >= (p->f[f].keeps ? -1 : 0); lv--) {
-            stencil_tile t;
-            memset(r->host, 0, bytes);
-            sk_prog_tile(r, &t, f, lv);
-            if (init(&t, r->opt.user))
-                return SK_FAIL(r, STENCIL_ECALLBACK, "init callback failed (field %s, level %d)",
-                               p->f[f].name, lv);
-            sb_mem a = lv ? sp->prv[f] : sp->cur[f], b = lv ? NULL : sp->nxt[f];
-            int rc = o->write(&r->dev, a, r->host, bytes);
-            if (!rc && b) rc = o->write(&r->dev, b, r->host, bytes);
-            if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
-        }
-    return 0;
-}
-
 int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
                   stencil_type type, stencil_init_fn init, int linear)
 {
@@ -455,6 +423,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     sp->linear = linear;
     sp->p = kgt_prog_parse_string(text, &e);
     if (!sp->p) rc = SK_FAIL(r, STENCIL_EFORMAT, "%d:%d: %s", e.line, e.col, e.msg);
+    sp->hash = sk_prog_hash(text);
     if (!rc) memcpy(sp->par, par, sizeof(double) * (size_t)sp->p->npar);
     SK_PHASE(r, rc, sk_same_text(r, text, "programs"));
     SK_PHASE(r, rc, check_args(r, sizes, sp->p, type, init));
@@ -467,7 +436,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     SK_PHASE(r, rc, open_backend(r));
     SK_PHASE(r, rc, alloc_levels(r));
     SK_PHASE(r, rc, alloc_links(r));
-    SK_PHASE(r, rc, init_data(r, init));
+    SK_PHASE(r, rc, sk_prog_init(r, init));
     if (!rc) rc = sk_prog_halos_all(r);
     r->t_up = MPI_Wtime() - r->t0;
     return rc;

@@ -195,23 +195,17 @@ int stencil_run_stats(stencil_run *run, stencil_stats *stats)
     return 0;
 }
 
-/* Not collective: every rank of a program run gets the same answer. */
-static int no_prog(sk_run *r, const char *what)
-{
-    return SK_FAIL(r, STENCIL_ENOSYS, "%s of program runs are not implemented yet", what);
-}
-
 int stencil_checkpoint(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
-    if (run->r->prog) return sk_done(run->r, no_prog(run->r, "checkpoints"));
+    if (run->r->prog) return sk_done(run->r, sk_prog_checkpoint(run->r, path));
     return sk_done(run->r, sk_checkpoint(run->r, path));
 }
 
 int stencil_load(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
-    if (run->r->prog) return sk_done(run->r, no_prog(run->r, "loading checkpoints"));
+    if (run->r->prog) return sk_done(run->r, sk_prog_load(run->r, path));
     return sk_done(run->r, sk_load(run->r, path));
 }
 

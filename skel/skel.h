@@ -231,6 +231,11 @@ int sk_upload(sk_run *r);
 /* The init callback on the host image, then sk_upload. */
 int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
+/* checkpoint.c's steps, for program runs too: path and its temporary name path.tmp checked
+   (rank 0 looks at the directory), rank 0's rename, an io failure's agreed message. */
+int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len);
+int sk_commit(sk_run *r, const char *tmp, const char *path);
+int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io);
 /* A public call's end: on_error with the agreed message, else rank 0 prints it (run.c). */
 int sk_report(sk_run *r, int rc);
 int sk_load(sk_run *r, const char *path);

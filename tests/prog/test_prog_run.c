@@ -16,6 +16,7 @@
 
 #include "cksuite.h"
 #include "prog_ref.h"
+#include "testutil.h"
 
 static int rank, nranks;
 
@@ -262,7 +263,7 @@ START_TEST(misuse)
                      nranks > 1 ? STENCIL_EINVAL : 0);
     stencil_norm one;
     ck_assert_int_eq(stencil_advance_norms(run, 1, &one, 1), STENCIL_EINVAL);
-    ck_assert_int_eq(stencil_checkpoint(run, "x.ck"), STENCIL_ENOSYS);
+    ck_assert_int_eq(stencil_checkpoint(run, "x.h5"), STENCIL_ENOSYS);
     ck_assert_int_eq(stencil_advance_norm(run, 2, &one), 0);
     ck_assert_int_eq(one.iteration, 2);
     stencil_destroy(&run);
@@ -343,12 +344,84 @@ START_TEST(exact_halos)
 }
 END_TEST
 
+/*
+ * A checkpoint at 3 written by the first n - 1 ranks (bands), loaded by all n (blocks) into a
+ * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. A run of
+ * another program refuses the files (the program's hash).
+ */
+START_TEST(checkpoint_resume)
+{
+    const prog_case *pc = &cases[_i == 0 ? 1 : 5]; /* wave (prev, coef), mixed (two fields) */
+    char dir[256], ck[320];
+    tu_scratch_make(MPI_COMM_WORLD, "prog-ck", dir, sizeof dir);
+    ck_assert(dir[0]);
+    snprintf(ck, sizeof ck, "%s/run.ck", dir);
+    int writers = nranks > 1 ? nranks - 1 : 1;
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < writers, rank, &sub);
+    stencil_program *p = parse(pc->text);
+    ref R;
+    ref_init(&R, pc, 1);
+    ctx c = {.prog = p, .binary = pc->binary, .dbl = 1};
+    stencil_options o;
+    opts(&o, 0);
+    o.user = &c;
+    stencil_run *run = NULL;
+    if (rank < writers) {
+        ck_assert_int_eq(stencil_program_create(sub, pc->n, p, STENCIL_DOUBLE, init, &o, &run), 0);
+        ck_assert_int_eq(stencil_advance(run, 3), 0);
+        ck_assert_int_eq(stencil_checkpoint(run, ck), 0);
+        stencil_destroy(&run);
+    }
+    MPI_Comm_free(&sub);
+    MPI_Barrier(MPI_COMM_WORLD);
+    opts(&o, 1);
+    o.user = &c;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc->n, p, STENCIL_DOUBLE, noop_init, &o, &run), 0);
+    ck_assert_int_eq(stencil_load(run, ck), 0);
+    long it = 0;
+    ck_assert_int_eq(stencil_iteration(run, &it), 0);
+    ck_assert_int_eq(it, 3);
+    ck_assert_int_eq(stencil_advance(run, 3), 0);
+    for (long t = 0; t < 6; t++) ref_step(&R, t);
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(c.bad), 0);
+    stencil_destroy(&run);
+    stencil_program *other = parse(cases[0].text);
+    ck_assert_int_eq(stencil_program_create(MPI_COMM_WORLD, cases[0].n, other, STENCIL_DOUBLE,
+                                            noop_init, &o, &run),
+                     0);
+    ck_assert_int_eq(stencil_load(run, ck), STENCIL_EFORMAT);
+    ck_assert_int_eq(stencil_advance(run, 1), 0); /* unchanged and usable */
+    stencil_destroy(&run);
+    stencil_program_free(other);
+    const char *names[8];
+    char nb[8][64];
+    int nn = 0;
+    for (int f = 0; f < stencil_program_nfields(p); f++)
+        for (int lv = 0; lv >= (R.p->f[f].keeps ? -1 : 0); lv--) {
+            if (f == 0 && lv == 0)
+                snprintf(nb[nn], sizeof nb[nn], "run.ck");
+            else
+                snprintf(nb[nn], sizeof nb[nn], "run.ck.%s%s", R.p->f[f].name, lv ? ".prev" : "");
+            names[nn] = nb[nn];
+            nn++;
+        }
+    tu_scratch_remove(MPI_COMM_WORLD, dir, names, (size_t)nn);
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
     tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
     tcase_add_test(tc, misuse);
     tcase_add_test(tc, exact_halos);
+    tcase_add_loop_test(tc, checkpoint_resume, 0, 2);
 }
 
 int main(int argc, char **argv)
