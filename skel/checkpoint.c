@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sio.h"
-#include "skel.h"
+#include "skprog.h"
 
 unsigned long long sk_stencil_hash(const sl_stencil *s)
 {
@@ -78,7 +78,7 @@ int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char
     return SK_FAIL(r, rc, "%s %s: %s", what, path, io);
 }
 
-int sk_checkpoint(sk_run *r, const char *path)
+static int sk_checkpoint_array(sk_run *r, const char *path)
 {
     char tmp[4200];
     stencil_tile t;
@@ -116,7 +116,7 @@ int sk_checkpoint(sk_run *r, const char *path)
     return rc;
 }
 
-int sk_load(sk_run *r, const char *path)
+static int sk_load_array(sk_run *r, const char *path)
 {
     stencil_tile t;
     long it = 0;
@@ -138,4 +138,15 @@ int sk_load(sk_run *r, const char *path)
     SK_PHASE(r, rc, sk_upload(r));
     if (!rc) r->done = it;
     return rc;
+}
+
+/* A program run has a file per field and level (prog_image.c). */
+int sk_checkpoint(sk_run *r, const char *path)
+{
+    return r->prog ? sk_prog_checkpoint(r, path) : sk_checkpoint_array(r, path);
+}
+
+int sk_load(sk_run *r, const char *path)
+{
+    return r->prog ? sk_prog_load(r, path) : sk_load_array(r, path);
 }

@@ -63,11 +63,9 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
                        STENCIL_MAX_STEPS);
     if (r->opt.out_of_core == 1)
         return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
-    if (r->opt.checkpoint || r->opt.restart || r->opt.weights_auto || r->opt.monitor)
+    if (r->opt.weights_auto || r->opt.monitor)
         return SK_FAIL(r, STENCIL_EINVAL, "options.%s is not supported for programs yet",
-                       r->opt.weights_auto ? "weights_auto"
-                       : r->opt.monitor    ? "monitor"
-                                           : "checkpoint/restart");
+                       r->opt.weights_auto ? "weights_auto" : "monitor");
     return 0;
 }
 
@@ -436,8 +434,14 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     SK_PHASE(r, rc, open_backend(r));
     SK_PHASE(r, rc, alloc_levels(r));
     SK_PHASE(r, rc, alloc_links(r));
-    SK_PHASE(r, rc, sk_prog_init(r, init));
-    if (!rc) rc = sk_prog_halos_all(r);
+    int resume = 0;
+    SK_PHASE(r, rc, sk_resuming(r, &resume));
+    if (resume) { /* options.restart: every level from options.checkpoint */
+        if (!rc) rc = sk_prog_load(r, r->opt.checkpoint);
+    } else {
+        SK_PHASE(r, rc, sk_prog_init(r, init));
+        if (!rc) rc = sk_prog_halos_all(r);
+    }
     r->t_up = MPI_Wtime() - r->t0;
     return rc;
 }

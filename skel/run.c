@@ -198,14 +198,12 @@ int stencil_run_stats(stencil_run *run, stencil_stats *stats)
 int stencil_checkpoint(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
-    if (run->r->prog) return sk_done(run->r, sk_prog_checkpoint(run->r, path));
     return sk_done(run->r, sk_checkpoint(run->r, path));
 }
 
 int stencil_load(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
-    if (run->r->prog) return sk_done(run->r, sk_prog_load(run->r, path));
     return sk_done(run->r, sk_load(run->r, path));
 }
 

@@ -283,7 +283,7 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
  * A restart resumes from options.checkpoint when asked to and the file exists: rank 0 looks, and
  * ranks that disagree on asking (or on the path) fail together rather than take both paths.
  */
-static int sk_resuming(sk_run *r, int *resume)
+int sk_resuming(sk_run *r, int *resume)
 {
     const char *ck = r->opt.checkpoint;
     int want = r->opt.restart && ck, v[3] = {want, -want, 0}, m[3];

@@ -164,6 +164,13 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
 /* The backend this rank will open: the named one, or for "auto" the first candidate (sb_auto). */
 const sb_ops *sk_planned_backend(const sk_run *r);
 
+/* Whether set-up resumes from options.checkpoint (options.restart and the file exists);
+   collective (setup.c). */
+int sk_resuming(sk_run *r, int *resume);
+/* The rest of a one-call run after set-up gave rc (skeleton.c): the loop to each monitor and
+   checkpoint point, the output, the statistics, the report; frees r. */
+int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output);
+
 /* Resolves r->cfg from options, environment and configuration file (config.c). */
 int sk_config_resolve(sk_run *r, int local_rank);
 

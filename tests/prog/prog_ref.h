@@ -50,6 +50,17 @@ stencil_program *parse(const char *text);
 const char *test_backend(void);
 /* Options of the tests: that backend, bands or blocks, quiet. */
 void opts(stencil_options *o, int blocks);
+/* What most tests start with: the program parsed, its reference at step 0, a ctx for the
+   callbacks (the program's fields, dbl), and options (opts) whose user is that ctx. */
+typedef struct tp_env {
+    stencil_program *p;
+    ref R;
+    ctx c;
+    stencil_options o;
+} tp_env;
+void tp_begin(tp_env *e, const prog_case *pc, int dbl, int blocks);
+void tp_end(tp_env *e);
+
 /* The main of a program test: MPI, *rank and *nranks, one test case filled by add, the suite
    run (cksuite.h); the exit status. */
 int tp_main(int argc, char **argv, const char *name, void (*add)(TCase *), int *rank, int *nranks);

@@ -344,6 +344,33 @@ START_TEST(exact_halos)
 }
 END_TEST
 
+/* A fresh directory dir and the checkpoint path dir/base in it. */
+static void scratch(char *dir, size_t dlen, char *ck, size_t clen, const char *stem,
+                    const char *base)
+{
+    tu_scratch_make(MPI_COMM_WORLD, stem, dir, dlen);
+    ck_assert(dir[0]);
+    snprintf(ck, clen, "%s/%s", dir, base);
+}
+
+/* Removes the files of the checkpoint dir/base of program p, and dir. */
+static void remove_checkpoint(const char *dir, const char *base, const kgt_prog *p)
+{
+    const char *names[2 * KGT_PROG_MAX_FIELDS];
+    char nb[2 * KGT_PROG_MAX_FIELDS][128];
+    int nn = 0;
+    for (int f = 0; f < p->nf; f++)
+        for (int lv = 0; lv >= (p->f[f].keeps ? -1 : 0); lv--) {
+            if (f == 0 && lv == 0)
+                snprintf(nb[nn], sizeof nb[nn], "%s", base);
+            else
+                snprintf(nb[nn], sizeof nb[nn], "%s.%s%s", base, p->f[f].name, lv ? ".prev" : "");
+            names[nn] = nb[nn];
+            nn++;
+        }
+    tu_scratch_remove(MPI_COMM_WORLD, dir, names, (size_t)nn);
+}
+
 /*
  * A checkpoint at 3 written by the first n - 1 ranks (bands), loaded by all n (blocks) into a
  * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. A run of
@@ -353,65 +380,74 @@ START_TEST(checkpoint_resume)
 {
     const prog_case *pc = &cases[_i == 0 ? 1 : 5]; /* wave (prev, coef), mixed (two fields) */
     char dir[256], ck[320];
-    tu_scratch_make(MPI_COMM_WORLD, "prog-ck", dir, sizeof dir);
-    ck_assert(dir[0]);
-    snprintf(ck, sizeof ck, "%s/run.ck", dir);
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-ck", "run.ck");
     int writers = nranks > 1 ? nranks - 1 : 1;
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, rank < writers, rank, &sub);
-    stencil_program *p = parse(pc->text);
-    ref R;
-    ref_init(&R, pc, 1);
-    ctx c = {.prog = p, .binary = pc->binary, .dbl = 1};
-    stencil_options o;
-    opts(&o, 0);
-    o.user = &c;
+    tp_env e;
+    tp_begin(&e, pc, 1, 0);
     stencil_run *run = NULL;
     if (rank < writers) {
-        ck_assert_int_eq(stencil_program_create(sub, pc->n, p, STENCIL_DOUBLE, init, &o, &run), 0);
+        ck_assert_int_eq(stencil_program_create(sub, pc->n, e.p, STENCIL_DOUBLE, init, &e.o, &run),
+                         0);
         ck_assert_int_eq(stencil_advance(run, 3), 0);
         ck_assert_int_eq(stencil_checkpoint(run, ck), 0);
         stencil_destroy(&run);
     }
     MPI_Comm_free(&sub);
     MPI_Barrier(MPI_COMM_WORLD);
-    opts(&o, 1);
-    o.user = &c;
+    e.o.partition = STENCIL_PART_BLOCKS;
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, pc->n, p, STENCIL_DOUBLE, noop_init, &o, &run), 0);
+        stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_DOUBLE, noop_init, &e.o, &run),
+        0);
     ck_assert_int_eq(stencil_load(run, ck), 0);
     long it = 0;
     ck_assert_int_eq(stencil_iteration(run, &it), 0);
     ck_assert_int_eq(it, 3);
     ck_assert_int_eq(stencil_advance(run, 3), 0);
-    for (long t = 0; t < 6; t++) ref_step(&R, t);
-    memcpy(c.ref, R.cur, sizeof c.ref);
+    for (long t = 0; t < 6; t++) ref_step(&e.R, t);
+    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
     ck_assert_int_eq(stencil_view(run, check_out), 0);
-    ck_assert_int_eq(sum_long(c.bad), 0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
     stencil_destroy(&run);
     stencil_program *other = parse(cases[0].text);
     ck_assert_int_eq(stencil_program_create(MPI_COMM_WORLD, cases[0].n, other, STENCIL_DOUBLE,
-                                            noop_init, &o, &run),
+                                            noop_init, &e.o, &run),
                      0);
     ck_assert_int_eq(stencil_load(run, ck), STENCIL_EFORMAT);
     ck_assert_int_eq(stencil_advance(run, 1), 0); /* unchanged and usable */
     stencil_destroy(&run);
     stencil_program_free(other);
-    const char *names[8];
-    char nb[8][64];
-    int nn = 0;
-    for (int f = 0; f < stencil_program_nfields(p); f++)
-        for (int lv = 0; lv >= (R.p->f[f].keeps ? -1 : 0); lv--) {
-            if (f == 0 && lv == 0)
-                snprintf(nb[nn], sizeof nb[nn], "run.ck");
-            else
-                snprintf(nb[nn], sizeof nb[nn], "run.ck.%s%s", R.p->f[f].name, lv ? ".prev" : "");
-            names[nn] = nb[nn];
-            nn++;
-        }
-    tu_scratch_remove(MPI_COMM_WORLD, dir, names, (size_t)nn);
-    ref_free(&R);
-    stencil_program_free(p);
+    remove_checkpoint(dir, "run.ck", e.R.p);
+    tp_end(&e);
+}
+END_TEST
+
+/* stencil_program_skeleton with checkpoints every 2 iterations, then a restart that goes on
+   from the last one (5) to 7 on another partition: the reference's 7 steps, bitwise. */
+START_TEST(skeleton_restart)
+{
+    const prog_case *pc = &cases[1];
+    char dir[256], ck[320];
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-sk", "sk.ck");
+    tp_env e;
+    tp_begin(&e, pc, 0, 1);
+    e.o.checkpoint = ck;
+    e.o.checkpoint_every = 2;
+    ck_assert_int_eq(
+        stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 5, init, NULL, &e.o),
+        0);
+    for (long t = 0; t < 7; t++) ref_step(&e.R, t);
+    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+    e.o.partition = STENCIL_PART_BANDS;
+    e.o.restart = 1;
+    ck_assert_int_eq(stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 7,
+                                              noop_init, check_out, &e.o),
+                     0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    ck_assert_int_eq(sum_long(e.c.seen), e.R.total * stencil_program_nfields(e.p));
+    remove_checkpoint(dir, "sk.ck", e.R.p);
+    tp_end(&e);
 }
 END_TEST
 
@@ -422,6 +458,7 @@ static void add_tests(TCase *tc)
     tcase_add_test(tc, misuse);
     tcase_add_test(tc, exact_halos);
     tcase_add_loop_test(tc, checkpoint_resume, 0, 2);
+    tcase_add_test(tc, skeleton_restart);
 }
 
 int main(int argc, char **argv)
