@@ -201,6 +201,7 @@ static int boxes(sk_run *r)
                 b.hi[d] -= p->f[f].frame[d][1];
             if (b.hi[d] < b.lo[d]) b.hi[d] = b.lo[d];
         }
+        if (p->f[f].coef) b.hi[0] = b.lo[0]; /* nothing to compute */
         sp->box[f] = b;
         split(sp, f, p->ndims);
         v[f] = p->f[f].coef ? 0 : sl_box_volume(&b);
