@@ -267,6 +267,15 @@ START_TEST(misuse)
     ck_assert_int_eq(stencil_advance_norm(run, 2, &one), 0);
     ck_assert_int_eq(one.iteration, 2);
     stencil_destroy(&run);
+    if (strcmp(test_backend(), "host") == 0) { /* a device failure on one rank, mid-run */
+        if (rank == nranks - 1) setenv("STENCIL_HOST_FAIL", "3", 1);
+        ck_assert_int_eq(
+            stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run), 0);
+        unsetenv("STENCIL_HOST_FAIL");
+        ck_assert_int_eq(stencil_advance(run, 5), STENCIL_EDEVICE);
+        ck_assert_int_eq(stencil_advance(run, 1), STENCIL_EINVAL); /* the run failed */
+        ck_assert_int_eq(stencil_destroy(&run), 0);
+    }
     o.steps = -1;
     ck_assert_int_eq(
         stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
