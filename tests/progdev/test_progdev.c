@@ -8,6 +8,10 @@
  * its own; every output array read back whole and compared bitwise with kgt's interpreter of
  * the host kernel (kgt_prog_eval_tile) run on host copies: the boxes must hold its values and
  * every other cell its old one. Suites 'unit' (host), 'opencl', 'gpu' (cuda, hip).
+ *
+ * BACKEND `rtc` (suite 'rtc', no GPU needed): each program's run-time CUDA/HIP text
+ * (kgt_prog_emit_gpu_rtc), both types, compiled by NVRTC for sm_90 (hiprtc for gfx90a) with
+ * the GPU backend's own options.
  */
 #include <check.h>
 #include <math.h>
@@ -17,6 +21,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "gen.h"
 #include "kgt.h"
 #include "layout.h"
 #include "prog.h"
@@ -209,6 +214,27 @@ START_TEST(empty_boxes)
 }
 END_TEST
 
+#if STENCIL_HAVE_CUDA_RTC || STENCIL_HAVE_HIP_RTC
+START_TEST(rtc_compile)
+{
+    const kgt_prog *p = file.prog[_i / 2];
+    char err[256] = "";
+    kgt_buf b = {0};
+    kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", _i % 2);
+    ck_assert(!b.oom && b.s);
+#if STENCIL_HAVE_CUDA_RTC
+    ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0, "%s: %s", p->name,
+                  err);
+#endif
+#if STENCIL_HAVE_HIP_RTC
+    ck_assert_msg(sb_hip_rtc_compile(b.s, "--offload-arch=gfx90a", err, sizeof err) == 0, "%s: %s",
+                  p->name, err);
+#endif
+    free(b.s);
+}
+END_TEST
+#endif
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -218,7 +244,7 @@ int main(int argc, char **argv)
     examples_path = argv[1];
     backend_name = argv[2];
     ops = sb_find(backend_name);
-    if (!ops) {
+    if (!ops && strcmp(backend_name, "rtc")) {
         fprintf(stderr, "backend %s is not built\n", backend_name);
         return 77;
     }
@@ -229,8 +255,16 @@ int main(int argc, char **argv)
     Suite *su = suite_create("progdev");
     TCase *tc = tcase_create(backend_name);
     tcase_set_timeout(tc, 240);
-    tcase_add_loop_test(tc, programs, 0, 2 * file.nprog);
-    tcase_add_test(tc, empty_boxes);
+    if (ops) {
+        tcase_add_loop_test(tc, programs, 0, 2 * file.nprog);
+        tcase_add_test(tc, empty_boxes);
+    } else {
+#if STENCIL_HAVE_CUDA_RTC || STENCIL_HAVE_HIP_RTC
+        tcase_add_loop_test(tc, rtc_compile, 0, 2 * file.nprog);
+#else
+        return 77;
+#endif
+    }
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
