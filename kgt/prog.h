@@ -176,6 +176,9 @@ void kgt_prog_emit_gpu_prelude(kgt_buf *b);
 /* The host functions prefix_NAME_host_f / _d (one step over the boxes of the args struct),
    after the header's text; the file needs <math.h> and contraction off (prog_out.c). */
 void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* A whole C translation unit of p's host functions (the header's text, then the functions) for
+   a compiler at run time; contraction off in the text itself. */
+void kgt_prog_emit_host_unit(kgt_buf *b, const kgt_prog *p, const char *prefix);
 /* OpenCL C source: kernel prefix_NAME, both types under #if STENCIL_DOUBLE. */
 void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix);
 /* CUDA/HIP source: kernels and C-linkage launchers prefix_NAME_cuda_f / _d. */

@@ -7,7 +7,9 @@
  * one prog_update with parameters away from their defaults, each evolving field over a box of
  * its own; every output array read back whole and compared bitwise with kgt's interpreter of
  * the host kernel (kgt_prog_eval_tile) run on host copies: the boxes must hold its values and
- * every other cell its old one. Suites 'unit' (host), 'opencl', 'gpu' (cuda, hip).
+ * every other cell its old one. Suites 'unit' (host), 'opencl', 'gpu' (cuda, hip). The host
+ * compiles its kernels with the system C compiler (STENCIL_CACHE_DIR: the build's folder); with
+ * STENCIL_HOST_CC pointing nowhere it interprets them and says so in its notice.
  *
  * BACKEND `rtc` (suite 'rtc', no GPU needed): each program's run-time CUDA/HIP text
  * (kgt_prog_emit_gpu_rtc), both types, compiled by NVRTC for sm_90 (hiprtc for gfx90a) with
@@ -91,6 +93,9 @@ static int open_prog(const kgt_prog *p, int dbl, const sl_local *l, sl_stencil *
     return ops->open(dev, a);
 }
 
+/* What the host backend should say at open: 0 compiled, 1 interpreted with a notice. */
+static int expect_interp;
+
 /* Program ip of the file in element type dbl on the backend, against the interpreter. */
 static void run_one(int ip, int dbl)
 {
@@ -124,6 +129,11 @@ static void run_one(int ip, int dbl)
         return;
     }
     OKD(&dev, rc);
+    if (strcmp(backend_name, "host") == 0 && expect_interp)
+        ck_assert_msg(strstr(dev.note, "interpreter") != NULL, "note: '%s'", dev.note);
+    else if (strcmp(backend_name, "host") == 0)
+        ck_assert_msg(strcmp(dev.kernel, "rtc") == 0 && !dev.note[0], "kernel %s, note '%s'",
+                      dev.kernel, dev.note);
     memset(&s, 0, sizeof s);
     memset(&tl, 0, sizeof tl);
     for (int f = 0; f < p->nf; f++) {
@@ -188,6 +198,15 @@ static void run_one(int ip, int dbl)
 
 START_TEST(programs)
 {
+    run_one(_i / 2, _i % 2);
+}
+END_TEST
+
+/* The host without a working compiler: the interpreter runs, with a notice, and agrees. */
+START_TEST(host_fallback)
+{
+    setenv("STENCIL_HOST_CC", "/nonexistent/cc", 1);
+    expect_interp = 1;
     run_one(_i / 2, _i % 2);
 }
 END_TEST
@@ -258,6 +277,11 @@ int main(int argc, char **argv)
     if (ops) {
         tcase_add_loop_test(tc, programs, 0, 2 * file.nprog);
         tcase_add_test(tc, empty_boxes);
+        if (strcmp(backend_name, "host") == 0) {
+            /* Compiled kernels checked against the interpreter need a compiler here. */
+            unsetenv("STENCIL_HOST_CC");
+            tcase_add_loop_test(tc, host_fallback, 0, 2 * file.nprog);
+        }
     } else {
 #if STENCIL_HAVE_CUDA_RTC || STENCIL_HAVE_HIP_RTC
         tcase_add_loop_test(tc, rtc_compile, 0, 2 * file.nprog);
