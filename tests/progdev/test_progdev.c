@@ -157,13 +157,14 @@ static void run_one(int ip, int dbl)
             tl.hi[f][d] = s.box[f].hi[d];
         }
     }
-    /* Parameters away from their defaults, whole ones kept (indices of a point source). */
+    /* Parameters away from their defaults, whole ones kept (indices of a point source); in
+       double, Gray-Scott takes the defaults (par NULL). */
     for (int i = 0; i < p->npar; i++) {
         double v = p->par[i].value;
         par[i] = v == floor(v) ? v : v * 1.1;
-        tl.par[i] = par[i];
+        tl.par[i] = ip == 0 && dbl ? v : par[i];
     }
-    s.par = par;
+    s.par = ip == 0 && dbl ? NULL : par;
     s.t = 4;
     tl.t = 4;
     for (int d = 0; d < 3; d++) tl.origin[d] = a.origin[d];
