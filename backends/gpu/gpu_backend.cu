@@ -10,6 +10,7 @@
  *   device.cuh  device choice, the three queues and their control, memory, whole-array transfers;
  *   stamp.cuh   timed events for tracing;
  *   bind.cuh    the kernel set up at open (named, run-time or generic);
+ *   prog.cuh    programs: their run-time kernel, compiled at open, and its launch per step;
  *   launch.cuh  update and update2: the launches;
  *   halo.cuh    halo copies to and from the staging buffers, and the intra-node peer path;
  * this file opens and closes a device and holds the ops table. One unit keeps the parts' helpers
@@ -64,6 +65,7 @@ void gpu_close(sb_dev *dev)
     if (im->goff) (void)gpuFree(im->goff);
     if (im->gw) (void)gpuFree(im->gw);
     rtc_unload(&im->rk);
+    rtc_unload_module(&im->pmod);
     for (int l = 0; l <= KGT_STREAM_MAX; l++) rtc_unload(&im->rs[l]);
     for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
     for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);
@@ -97,12 +99,6 @@ int gpu_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2])
     else
         e = norm_run((const float *)a, (const float *)b, box->lo, box->hi, im->stride, q, out);
     return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "norm kernel", e);
-}
-
-static int gpu_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
-{
-    (void)q, (void)s;
-    return sb_fail(dev, STENCIL_ENOSYS, SB_GPU_NAME ": programs are not built for this backend yet");
 }
 
 } /* namespace SB_GPU_NS */
