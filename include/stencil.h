@@ -24,7 +24,7 @@ extern "C" {
 #define STENCIL_MAX_RADIUS 8
 /* The most time steps per halo exchange options.steps may ask for. */
 #define STENCIL_MAX_STEPS 16
-/* Iterations traced at most (stencil_options.trace). */
+/* Iterations traced (stencil_options.trace): the passes that start within the first this many. */
 #define STENCIL_TRACE_MAX 100000L
 
 /* Error codes. */
@@ -122,12 +122,12 @@ typedef enum stencil_boundary {
 /*
  * Per-rank measurements; times in seconds, counts for this rank unless named global.
  *
- * exchange_hidden, with tracing on (options.trace): the exchange of an iteration is the interval
- * [border end, unpack end] and its inner update [inner start, inner end] (device timestamps);
- * the value is the sum over the traced iterations with an exchange of the length of their
- * intersection, divided by the sum of the exchange lengths. With tracing off it is a lower
- * bound: the host time from the border wait to the end of the unpack calls of the iterations
- * whose inner update was still running then, over all of that time.
+ * exchange_hidden, with tracing on (options.trace): the exchange of a pass (T iterations,
+ * options.steps) is the interval [border end, unpack end] and its inner update [inner start,
+ * inner end] (device timestamps); the value is the sum over the traced passes with an exchange
+ * of the length of their intersection, divided by the sum of the exchange lengths. With tracing
+ * off it is a lower bound: the host time from the border wait to the end of the unpack calls of
+ * the passes whose inner update was still running then, over all of that time.
  */
 typedef struct stencil_stats {
     double t_total;         /* whole call */
@@ -154,12 +154,15 @@ typedef struct stencil_stats {
     char steps_why[48]; /* how T was chosen: "forced", "automatic: ...", "parts too thin ..." */
     char backend[16];
     char device[64];
-    /* Tracing on: each phase's device time summed over the traced iterations (0 when off). */
+    /*
+     * Tracing on: each phase's device time summed over the traced passes (0 when off), and the
+     * iterations those passes cover: min(iterations, STENCIL_TRACE_MAX) up to a whole pass.
+     */
     double t_dev_border; /* [border start, border end] */
     double t_dev_pack;   /* [border end, pack end]: device->host halo copies */
     double t_dev_unpack; /* [unpack start, unpack end]: host->device or peer halo copies */
     double t_dev_inner;  /* [inner start, inner end] */
-    long traced;         /* iterations traced: min(iterations, STENCIL_TRACE_MAX); 0: off */
+    long traced;         /* iterations traced (not passes); 0: off */
     /*
      * The kernel this rank ran: "generic", "rtc" (specialized to the stencil at run time: NVRTC,
      * hiprtc or the OpenCL compiler, from kgt's emitters), or "named" (a registered kernel).
@@ -217,10 +220,12 @@ typedef struct stencil_options {
      */
     int fuse;
     /*
-     * Per-iteration phase timestamps: each rank writes "<trace>.<rank>.jsonl", one JSON line per
-     * traced iteration (README, "Tracing the overlap"). NULL = $STENCIL_TRACE; "" = off. The first
-     * STENCIL_TRACE_MAX iterations are traced (about 90 bytes of host memory each); the device
-     * timestamps are read back every 1024 iterations, a short pause of both queues.
+     * Phase timestamps: each rank writes "<trace>.<rank>.jsonl", one JSON line per traced pass (T
+     * iterations and their one exchange; "it" is the pass's first iteration, "steps" how many it
+     * covers; README, "Tracing the overlap"). NULL = $STENCIL_TRACE; "" = off. The passes that
+     * start within the first STENCIL_TRACE_MAX iterations are traced (about 90 bytes of host
+     * memory each); the device timestamps are read back every 1024 passes, a short pause of both
+     * queues.
      */
     const char *trace;
     stencil_stats *stats;      /* optional, stencil_skeleton fills it (all zeros after an error) */

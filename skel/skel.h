@@ -181,7 +181,7 @@ int sk_trace_slots(const sk_run *r);
 int sk_trace_open(sk_run *r);
 /* Before the loop, queues idle: the first clock reference. */
 void sk_trace_start(sk_run *r);
-/* Before iteration t: traced or not; reads the device stamps back when the chunk is full. */
+/* Before pass t: traced or not; reads the device stamps back when the chunk is full. */
 void sk_trace_begin(sk_run *r, long t);
 void sk_trace_stamp(sk_run *r, int q, int what);
 void sk_trace_host(sk_run *r, int what, double when);
