@@ -185,6 +185,15 @@ typedef struct stencil_stats {
     double ooc_hidden;          /* 0..1 */
     double ooc_bandwidth;       /* measured host<->device bytes/s, each way */
     double ooc_rate;            /* measured kernel cells/s (cells times steps) */
+    /*
+     * This rank's time writing checkpoints (options.checkpoint, stencil_checkpoint) and in the
+     * output (stencil_skeleton's output, stencil_view: the read-back from the device and the
+     * callback); parts of t_total, not of t_loop. The progress line's time left counts the
+     * checkpoints still to come at the mean time of those written; not the output, which runs
+     * once after the loop and so is not measured before it.
+     */
+    double t_checkpoint;
+    double t_output;
 } stencil_stats;
 
 typedef struct stencil_kernel stencil_kernel;
@@ -200,7 +209,7 @@ typedef struct stencil_options {
     int device;          /* device index; -1 = node-local rank modulo device count */
     int serialize;       /* 1: no overlap (phases one after another), for measuring */
     int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
-    int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
+    int progress; /* rank 0 prints a progress line every this many iterations (stats); 0 = off */
     /*
      * T, time steps per halo exchange (temporal blocking): each pass updates T steps from halos
      * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the
