@@ -154,15 +154,12 @@ typedef struct stencil_stats {
     char steps_why[48]; /* how T was chosen: "forced", "automatic: ...", "parts too thin ..." */
     char backend[16];
     char device[64];
-    /*
-     * Tracing on: each phase's device time summed over the traced passes (0 when off), and the
-     * iterations those passes cover: min(iterations, STENCIL_TRACE_MAX) up to a whole pass.
-     */
+    /* Tracing on: each phase's device time summed over the traced passes (0 when off). */
     double t_dev_border; /* [border start, border end] */
     double t_dev_pack;   /* [border end, pack end]: device->host halo copies */
     double t_dev_unpack; /* [unpack start, unpack end]: host->device or peer halo copies */
     double t_dev_inner;  /* [inner start, inner end] */
-    long traced;         /* iterations traced (not passes); 0: off */
+    long traced;         /* iterations the traced passes cover; 0: off */
     /*
      * The kernel this rank ran: "generic", "rtc" (specialized to the stencil at run time: NVRTC,
      * hiprtc or the OpenCL compiler, from kgt's emitters), or "named" (a registered kernel).
@@ -185,13 +182,8 @@ typedef struct stencil_stats {
     double ooc_hidden;          /* 0..1 */
     double ooc_bandwidth;       /* measured host<->device bytes/s, each way */
     double ooc_rate;            /* measured kernel cells/s (cells times steps) */
-    /*
-     * This rank's time writing checkpoints (options.checkpoint, stencil_checkpoint) and in the
-     * output (stencil_skeleton's output, stencil_view: the read-back from the device and the
-     * callback); parts of t_total, not of t_loop. The progress line's time left counts the
-     * checkpoints still to come at the mean time of those written; not the output, which runs
-     * once after the loop and so is not measured before it.
-     */
+    /* Time in checkpoints (options.checkpoint, stencil_checkpoint) and in the output
+       (stencil_skeleton's, stencil_view: read-back and callback): in t_total, not t_loop. */
     double t_checkpoint;
     double t_output;
 } stencil_stats;
@@ -209,7 +201,7 @@ typedef struct stencil_options {
     int device;          /* device index; -1 = node-local rank modulo device count */
     int serialize;       /* 1: no overlap (phases one after another), for measuring */
     int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
-    int progress; /* rank 0 prints a progress line every this many iterations (stats); 0 = off */
+    int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
     /*
      * T, time steps per halo exchange (temporal blocking): each pass updates T steps from halos
      * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the
@@ -229,12 +221,10 @@ typedef struct stencil_options {
      */
     int fuse;
     /*
-     * Phase timestamps: each rank writes "<trace>.<rank>.jsonl", one JSON line per traced pass (T
-     * iterations and their one exchange; "it" is the pass's first iteration, "steps" how many it
-     * covers; README, "Tracing the overlap"). NULL = $STENCIL_TRACE; "" = off. The passes that
-     * start within the first STENCIL_TRACE_MAX iterations are traced (about 90 bytes of host
-     * memory each); the device timestamps are read back every 1024 passes, a short pause of both
-     * queues.
+     * Phase timestamps: each rank writes "<trace>.<rank>.jsonl", a JSON line per pass of T steps
+     * ("it": its first iteration, "steps": how many; README, "Tracing the overlap"). NULL =
+     * $STENCIL_TRACE; "" = off. Passes starting in the first STENCIL_TRACE_MAX iterations are
+     * traced (about 90 bytes each); device stamps are read back every 1024 passes (a pause).
      */
     const char *trace;
     stencil_stats *stats;      /* optional, stencil_skeleton fills it (all zeros after an error) */
