@@ -78,7 +78,7 @@ static int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, con
     return SK_FAIL(r, rc, "%s %s: %s", what, path, io);
 }
 
-int sk_checkpoint(sk_run *r, const char *path)
+static int checkpoint(sk_run *r, const char *path)
 {
     char tmp[4200];
     stencil_tile t;
@@ -113,6 +113,16 @@ int sk_checkpoint(sk_run *r, const char *path)
     if (!rc && m.format && (rc = si_xdmf_commit(r->comm, path, io, sizeof io)))
         sk_io_fail(r, rc, "checkpoint (its sidecar)", path, io);
     if (rc && m.format && r->rank == 0) si_xdmf_discard(path);
+    return rc;
+}
+
+/* Timed (stats.t_checkpoint), and counted for the progress line's estimate of those to come. */
+int sk_checkpoint(sk_run *r, const char *path)
+{
+    double t = MPI_Wtime();
+    int rc = checkpoint(r, path);
+    r->stats.t_checkpoint += MPI_Wtime() - t;
+    if (!rc) r->nckpt++;
     return rc;
 }
 

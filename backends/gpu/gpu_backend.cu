@@ -2,8 +2,9 @@
  * The GPU backend: one source for CUDA (nvcc, exports sb_cuda_ops) and HIP (hipcc, exports
  * sb_hip_ops). Everything vendor-specific goes through vendor.h.
  *
- * Queues are two non-blocking streams: SB_QBORDER at the highest priority (border updates and
- * halo copies are on the critical path of the exchange), SB_QINNER at the lowest.
+ * Queues are three non-blocking streams: SB_QBORDER at the highest priority (border updates and
+ * halo copies are on the critical path of the exchange), SB_QINNER at the lowest, SB_QXFER (the
+ * out-of-core downloads) at the highest too.
  *
  * One translation unit made of parts of one concern each, included here:
  *   state.cuh   the per-device state (struct impl), runtime errors, allocation records, boxes;
@@ -11,7 +12,7 @@
  *   stamp.cuh   timed events for tracing;
  *   bind.cuh    the kernel set up at open (named, run-time or generic);
  *   prog.cuh    programs: their run-time kernel, compiled at open, and its launch per step;
- *   launch.cuh  update and update2: the launches;
+ *   launch.cuh  the update op (k steps a call: one-step, two-step and streaming launches);
  *   halo.cuh    halo copies to and from the staging buffers, and the intra-node peer path;
  * this file opens and closes a device and holds the ops table. One unit keeps the parts' helpers
  * static, with no internal header of shared declarations, and lets nvcc see each launch with its
