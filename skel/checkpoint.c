@@ -78,7 +78,7 @@ int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char
     return SK_FAIL(r, rc, "%s %s: %s", what, path, io);
 }
 
-static int sk_checkpoint_array(sk_run *r, const char *path)
+static int checkpoint(sk_run *r, const char *path)
 {
     char tmp[4200];
     stencil_tile t;
@@ -116,7 +116,18 @@ static int sk_checkpoint_array(sk_run *r, const char *path)
     return rc;
 }
 
-static int sk_load_array(sk_run *r, const char *path)
+/* Timed (stats.t_checkpoint), and counted for the progress line's estimate of those to come. A
+   program run has a file per field and level (prog_image.c). */
+int sk_checkpoint(sk_run *r, const char *path)
+{
+    double t = MPI_Wtime();
+    int rc = r->prog ? sk_prog_checkpoint(r, path) : checkpoint(r, path);
+    r->stats.t_checkpoint += MPI_Wtime() - t;
+    if (!rc) r->nckpt++;
+    return rc;
+}
+
+static int load_array(sk_run *r, const char *path)
 {
     stencil_tile t;
     long it = 0;
@@ -140,13 +151,7 @@ static int sk_load_array(sk_run *r, const char *path)
     return rc;
 }
 
-/* A program run has a file per field and level (prog_image.c). */
-int sk_checkpoint(sk_run *r, const char *path)
-{
-    return r->prog ? sk_prog_checkpoint(r, path) : sk_checkpoint_array(r, path);
-}
-
 int sk_load(sk_run *r, const char *path)
 {
-    return r->prog ? sk_prog_load(r, path) : sk_load_array(r, path);
+    return r->prog ? sk_prog_load(r, path) : load_array(r, path);
 }

@@ -87,10 +87,12 @@ int sk_advance(sk_run *r, long n, stencil_norm *change)
     return rc;
 }
 
+/* Timed (stats.t_output): the read-back from the device and the callback. */
 int sk_view(sk_run *r, stencil_output_fn fn)
 {
     stencil_tile t;
     int rc = 0;
+    double t0 = MPI_Wtime();
     SK_PHASE(r, rc, sk_usable(r));
     SK_PHASE(r, rc, fn ? 0 : SK_FAIL(r, STENCIL_EINVAL, "the view callback is NULL"));
     if (r->prog) {
@@ -100,6 +102,7 @@ int sk_view(sk_run *r, stencil_output_fn fn)
     SK_PHASE(r, rc, sk_current(r, &t, 1));
     SK_PHASE(r, rc,
              fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
+    r->stats.t_output += MPI_Wtime() - t0;
     return rc;
 }
 

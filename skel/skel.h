@@ -108,6 +108,7 @@ typedef struct sk_run {
     int cur;       /* buf[cur] holds the current iterate */
     int failed;    /* an advance failed (agreed code): the run refuses more work */
     int traced;    /* the first advance was traced; later ones are not */
+    long nckpt;    /* checkpoints written (stats.t_checkpoint is their time) */
     double t0;     /* MPI_Wtime() at creation */
     double t_up;   /* setup time, for stats */
     sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
@@ -194,7 +195,7 @@ int sk_trace_slots(const sk_run *r);
 int sk_trace_open(sk_run *r);
 /* Before the loop, queues idle: the first clock reference. */
 void sk_trace_start(sk_run *r);
-/* Before iteration t: traced or not; reads the device stamps back when the chunk is full. */
+/* Before pass t: traced or not; reads the device stamps back when the chunk is full. */
 void sk_trace_begin(sk_run *r, long t);
 void sk_trace_stamp(sk_run *r, int q, int what);
 void sk_trace_host(sk_run *r, int what, double when);
@@ -208,6 +209,8 @@ int sk_loop(sk_run *r, long n);
 void sk_local_pass(sk_run *r, long k);
 /* Passes of the loop for n iterations: n / steps, rounded up. */
 long sk_passes(const sk_run *r, long n);
+/* The progress line's seconds left at iteration done of goal, per_iter seconds per iteration. */
+double sk_time_left(const sk_run *r, double per_iter, long done, long goal);
 /* Time steps per exchange for this run, the same on every rank, and the layout for it (steps.c). */
 int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
                    const stencil_kernel *named);
