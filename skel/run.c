@@ -97,11 +97,11 @@ int sk_view(sk_run *r, stencil_output_fn fn)
     SK_PHASE(r, rc, fn ? 0 : SK_FAIL(r, STENCIL_EINVAL, "the view callback is NULL"));
     if (r->prog) {
         SK_PHASE(r, rc, sk_prog_view(r, fn));
-        return rc;
+    } else {
+        SK_PHASE(r, rc, sk_current(r, &t, 1));
+        SK_PHASE(r, rc,
+                 fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
     }
-    SK_PHASE(r, rc, sk_current(r, &t, 1));
-    SK_PHASE(r, rc,
-             fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
     r->stats.t_output += MPI_Wtime() - t0;
     return rc;
 }
