@@ -234,6 +234,7 @@ static int open_backend(sk_run *r)
         rc = ops->open(&r->dev, &a);
         if (!rc) {
             r->dev_open = 1;
+            r->stats.t_compile += r->dev.t_compile;
             if (!r->dev.kernel[0]) snprintf(r->dev.kernel, sizeof r->dev.kernel, "program");
             return 0;
         }
@@ -433,6 +434,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     SK_PHASE(r, rc, layout(r));
     SK_PHASE(r, rc, boxes(r));
     SK_PHASE(r, rc, open_backend(r));
+    SK_PHASE(r, rc, sk_notice(r)); /* e.g. the host's interpreter, where nothing compiled */
     SK_PHASE(r, rc, alloc_levels(r));
     SK_PHASE(r, rc, alloc_links(r));
     int resume = 0;

@@ -139,7 +139,7 @@ static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
  * A backend's notice (a run-time kernel that fell back to the generic one): printed once per
  * call by rank 0, with how many ranks it concerns. Collective; never an error.
  */
-static int sk_notice(sk_run *r)
+int sk_notice(sk_run *r)
 {
     int mine = r->dev.note[0] != 0, n = 0;
     if (r->noticed || MPI_Allreduce(&mine, &n, 1, MPI_INT, MPI_SUM, r->comm) != MPI_SUCCESS)

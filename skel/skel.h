@@ -172,6 +172,10 @@ int sk_resuming(sk_run *r, int *resume);
    checkpoint point, the output, the statistics, the report; frees r. */
 int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output);
 
+/* A backend's notice (dev.note), printed once per call by rank 0 with how many ranks it
+   concerns; collective, never an error (setup.c). */
+int sk_notice(sk_run *r);
+
 /* Resolves r->cfg from options, environment and configuration file (config.c). */
 int sk_config_resolve(sk_run *r, int local_rank);
 
