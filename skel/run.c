@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "skel.h"
-
-struct stencil_run {
-    sk_run *r;
-};
+#include "skprog.h"
 
 /* The same n on every rank, else every rank fails (a mismatch would deadlock the exchange). */
 static int sk_same_count(sk_run *r, long n, long least)
@@ -60,9 +56,21 @@ static int sk_norm(sk_run *r, stencil_norm *out)
     return 0;
 }
 
+int sk_advance_prog(sk_run *r, long n, stencil_norm *changes, int nchanges)
+{
+    int rc = 0;
+    SK_PHASE(r, rc, sk_usable(r));
+    SK_PHASE(r, rc, sk_same_count(r, n, changes ? 1 : 0));
+    if (rc) return rc;
+    rc = sk_prog_advance(r, n, changes, nchanges);
+    if (rc) r->failed = rc;
+    return rc;
+}
+
 int sk_advance(sk_run *r, long n, stencil_norm *change)
 {
     int rc = 0;
+    if (r->prog) return sk_advance_prog(r, n, change, -1);
     SK_PHASE(r, rc, sk_usable(r));
     SK_PHASE(r, rc, sk_same_count(r, n, change ? 1 : 0));
     if (rc) return rc; /* the run is as it was */
@@ -87,9 +95,13 @@ int sk_view(sk_run *r, stencil_output_fn fn)
     double t0 = MPI_Wtime();
     SK_PHASE(r, rc, sk_usable(r));
     SK_PHASE(r, rc, fn ? 0 : SK_FAIL(r, STENCIL_EINVAL, "the view callback is NULL"));
-    SK_PHASE(r, rc, sk_current(r, &t, 1));
-    SK_PHASE(r, rc,
-             fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
+    if (r->prog) {
+        SK_PHASE(r, rc, sk_prog_view(r, fn));
+    } else {
+        SK_PHASE(r, rc, sk_current(r, &t, 1));
+        SK_PHASE(r, rc,
+                 fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
+    }
     r->stats.t_output += MPI_Wtime() - t0;
     return rc;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "skel.h"
+#include "skprog.h"
 
 static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, long iters,
                          stencil_init_fn init, int resume)
@@ -110,7 +110,7 @@ static int sk_setup_layout(sk_run *r, const long *sizes, const stencil_kernel *n
 }
 
 /* Node-local rank (device selection) and this rank's backend, device and weight. */
-static int sk_node_config(sk_run *r)
+int sk_node_config(sk_run *r)
 {
     MPI_Comm node;
     int rc = MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node);
@@ -139,7 +139,7 @@ static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
  * A backend's notice (a run-time kernel that fell back to the generic one): printed once per
  * call by rank 0, with how many ranks it concerns. Collective; never an error.
  */
-static int sk_notice(sk_run *r)
+int sk_notice(sk_run *r)
 {
     int mine = r->dev.note[0] != 0, n = 0;
     if (r->noticed || MPI_Allreduce(&mine, &n, 1, MPI_INT, MPI_SUM, r->comm) != MPI_SUCCESS)
@@ -250,6 +250,7 @@ void sk_free(sk_run *r)
 {
     if (!r) return;
     sk_trace_free(r);
+    sk_prog_free(r);
     sk_release(r);
     free(r->weights);
     sl_stencil_free(&r->st);
@@ -282,7 +283,7 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
  * A restart resumes from options.checkpoint when asked to and the file exists: rank 0 looks, and
  * ranks that disagree on asking (or on the path) fail together rather than take both paths.
  */
-static int sk_resuming(sk_run *r, int *resume)
+int sk_resuming(sk_run *r, int *resume)
 {
     const char *ck = r->opt.checkpoint;
     int want = r->opt.restart && ck, v[3] = {want, -want, 0}, m[3];
@@ -303,6 +304,7 @@ int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *k
 {
     const stencil_kernel *named = NULL;
     int rc = 0, resume = 0;
+    if (sk_face_any(&r->opt)) return sk_face_setup(r, sizes, st, kernel, init);
     SK_PHASE(r, rc, sk_resuming(r, &resume));
     SK_PHASE(r, rc, sk_check_args(r, sizes, st, r->iters, init, resume));
     if (!rc) rc = sk_check_same(r, sizes, kernel);

@@ -120,7 +120,13 @@ typedef struct sk_run {
     int ooc_short; /* this rank's chunks did not fit at r->steps: the largest smaller T whose
                       may (ooc.c; 0: none, or T was 1) */
     double ooc_bw, ooc_rate; /* the probe: bytes/s each way, both busy; kernel cells/s per step */
+    struct sk_prog *prog;    /* a program run (skprog.h), else NULL */
 } sk_run;
+
+/* The public handle of a persistent run. */
+struct stencil_run {
+    sk_run *r;
+};
 
 /* Failures of the run's phases: err.h's helpers into r->msg. */
 #define SK_FAIL(r, code, ...) ERR_FAIL(r, code, __VA_ARGS__)
@@ -158,6 +164,17 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
 
 /* The backend this rank will open: the named one, or for "auto" the first candidate (sb_auto). */
 const sb_ops *sk_planned_backend(const sk_run *r);
+
+/* Whether set-up resumes from options.checkpoint (options.restart and the file exists);
+   collective (setup.c). */
+int sk_resuming(sk_run *r, int *resume);
+/* The rest of a one-call run after set-up gave rc (skeleton.c): the loop to each monitor and
+   checkpoint point, the output, the statistics, the report; frees r. */
+int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output);
+
+/* A backend's notice (dev.note), printed once per call by rank 0 with how many ranks it
+   concerns; collective, never an error (setup.c). */
+int sk_notice(sk_run *r);
 
 /* Resolves r->cfg from options, environment and configuration file (config.c). */
 int sk_config_resolve(sk_run *r, int local_rank);
@@ -213,14 +230,26 @@ int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *k
              stencil_init_fn init);
 void sk_free(sk_run *r);
 int sk_advance(sk_run *r, long n, stencil_norm *change);
+/* A program run's advance (skprog.h): changes per field (nchanges >= fields) or, with
+   nchanges -1, one for all fields together; NULL: none. */
+int sk_advance_prog(sk_run *r, long n, stencil_norm *changes, int nchanges);
+/* Node-local rank and this rank's backend configuration (setup.c). */
+int sk_node_config(sk_run *r);
 /* The current tile: data read back from the device when fetch, else NULL. */
 int sk_current(sk_run *r, stencil_tile *t, int fetch);
 int sk_view(sk_run *r, stencil_output_fn fn);
+/* The tile of the host image r->host (image.c), as the callbacks see it. */
+void sk_tile(sk_run *r, stencil_tile *t);
 /* The host image (image.c) into both device buffers. */
 int sk_upload(sk_run *r);
 /* The init callback on the host image, then sk_upload. */
 int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
+/* checkpoint.c's steps, for program runs too: path and its temporary name path.tmp checked
+   (rank 0 looks at the directory), rank 0's rename, an io failure's agreed message. */
+int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len);
+int sk_commit(sk_run *r, const char *tmp, const char *path);
+int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io);
 /* A public call's end: on_error with the agreed message, else rank 0 prints it (run.c). */
 int sk_report(sk_run *r, int rc);
 int sk_load(sk_run *r, const char *path);

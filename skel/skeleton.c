@@ -51,6 +51,17 @@ static int sk_periodic(sk_run *r, long total)
     return rc;
 }
 
+int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output)
+{
+    if (!rc) rc = sk_periodic(r, iterations);
+    if (!rc && output) rc = sk_view(r, output);
+    if (!rc) sk_stats(r, r->t0, r->t_up);
+    sk_report(r, rc);
+    if (!rc && r->opt.stats) *r->opt.stats = r->stats;
+    sk_free(r);
+    return rc;
+}
+
 int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, long iterations,
                      const char *kernel, stencil_init_fn init, stencil_output_fn output,
                      const stencil_options *opt)
@@ -60,14 +71,7 @@ int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, l
     int rc = sk_new(comm, opt, &r);
     if (rc) return rc;
     r->iters = r->goal = iterations;
-    rc = sk_setup(r, sizes, st, kernel, init);
-    if (!rc) rc = sk_periodic(r, iterations);
-    if (!rc && output) rc = sk_view(r, output);
-    if (!rc) sk_stats(r, r->t0, r->t_up);
-    sk_report(r, rc);
-    if (!rc && r->opt.stats) *r->opt.stats = r->stats;
-    sk_free(r);
-    return rc;
+    return sk_skeleton_finish(r, sk_setup(r, sizes, st, kernel, init), iterations, output);
 }
 
 int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen)

@@ -1,0 +1,247 @@
+/*
+ * The steps of a program run (skprog.h), one at a time and without overlap for now: the halos
+ * of the levels read across cells (MPI through host staging, or device copies for a rank's own
+ * periodic halos), the ghosts of mirror and constant faces on the ranks that touch them, the
+ * frame of the fields that keep a previous level, the update, then the time levels rotate. t,
+ * the step number, is the run's iteration count. The two queues order each other on the device
+ * (after) wherever the host touches nothing, so a rank without messages whose faces are
+ * periodic or mirror queues its steps without waiting for them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skprog.h"
+
+#define DEV(r, call) SK_DEV(r, call)
+
+static sb_mem level_mem(const sk_prog *sp, int f, int level)
+{
+    return level ? sp->prv[f] : sp->cur[f];
+}
+
+/* A device call's failure into r->rc (SK_DEV), MPI calls likewise: every rank keeps going. */
+static void net(sk_run *r, int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS && !r->rc) r->rc = err_mpi(r->msg, sizeof r->msg, STENCIL_EMPI, rc, what);
+}
+
+enum { X_RECV, X_PACK, X_SEND, X_UNPACK };
+
+/* One phase of the exchange over the links of the slots sel takes (sk_slot_in). */
+static void phase(sk_run *r, int sel, int what, int *nreq)
+{
+    sk_prog *sp = r->prog;
+    const sb_ops *o = r->dev.ops;
+    for (int i = 0; i < sp->nslot; i++) {
+        sk_pslot *s = &sp->slot[i];
+        if (!sk_slot_in(sp, s, sel)) continue;
+        sb_mem m = level_mem(sp, s->field, s->level);
+        for (int j = 0; j < s->n; j++) {
+            sk_plink *k = &s->link[j];
+            if (k->self) {
+                if (what == X_UNPACK && k->rbytes)
+                    DEV(r, o->copy_peer(&r->dev, SB_QBORDER, m, &k->recv, r->loc.stride, m,
+                                        &k->ssrc, r->loc.stride));
+                continue;
+            }
+            if (what == X_RECV && k->rbytes)
+                net(r,
+                    MPI_Irecv(k->rbuf, (int)k->rbytes, MPI_BYTE, k->peer, k->rtag, r->comm,
+                              &sp->req[(*nreq)++]),
+                    "MPI_Irecv");
+            if (what == X_PACK && k->sbytes)
+                DEV(r, o->copy_out(&r->dev, SB_QBORDER, m, &k->send, k->sbuf));
+            if (what == X_SEND && k->sbytes) {
+                net(r,
+                    MPI_Isend(k->sbuf, (int)k->sbytes, MPI_BYTE, k->peer, k->stag, r->comm,
+                              &sp->req[(*nreq)++]),
+                    "MPI_Isend");
+                r->x.bytes_sent += (long long)k->sbytes;
+                r->x.messages++;
+            }
+            if (what == X_UNPACK && k->rbytes)
+                DEV(r, o->copy_in(&r->dev, SB_QBORDER, m, &k->recv, k->rbuf));
+        }
+    }
+}
+
+/* Set-up: the halos and ghosts of every level, before the first step; agreed. */
+int sk_prog_halos_all(sk_run *r)
+{
+    const sb_ops *o = r->dev.ops;
+    int nreq = 0;
+    r->rc = 0;
+    phase(r, SK_SEL_ALL, X_RECV, &nreq);
+    phase(r, SK_SEL_ALL, X_PACK, &nreq);
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    phase(r, SK_SEL_ALL, X_SEND, &nreq);
+    net(r, MPI_Waitall(nreq, r->prog->req, r->prog->st), "MPI_Waitall");
+    phase(r, SK_SEL_ALL, X_UNPACK, &nreq);
+    sk_prog_ghosts(r, SK_SEL_ALL);
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    return err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
+}
+
+/*
+ * The level to be written (nxt) of a field that keeps its previous level was, two steps ago, a
+ * previous level, whose frame is the init callback's level -1: the fixed frame of the current
+ * one goes there first (it never changes afterwards, so this matters once per buffer, but costs
+ * only the frame's cells).
+ */
+static void copy_frame(sk_run *r, int f)
+{
+    sk_prog *sp = r->prog;
+    const sl_local *l = &r->loc;
+    const sb_ops *o = r->dev.ops;
+    for (int d = 0; d < sp->p->ndims; d++)
+        for (int s = 0; s < 2; s++) {
+            sl_box b = l->owned;
+            if (s == 0) {
+                if (b.lo[d] == sp->box[f].lo[d]) continue;
+                b.hi[d] = sp->box[f].lo[d];
+            } else {
+                if (b.hi[d] == sp->box[f].hi[d]) continue;
+                b.lo[d] = sp->box[f].hi[d];
+            }
+            sl_box lb = sl_local_box(l, &b);
+            DEV(r, o->copy_out(&r->dev, SB_QBORDER, sp->cur[f], &lb, r->host));
+            DEV(r, o->wait(&r->dev, SB_QBORDER));
+            DEV(r, o->copy_in(&r->dev, SB_QBORDER, sp->nxt[f], &lb, r->host));
+            DEV(r, o->wait(&r->dev, SB_QBORDER));
+        }
+}
+
+/* The levels rotate: the one just written becomes the current one. */
+static void rotate(sk_prog *sp)
+{
+    const kgt_prog *p = sp->p;
+    for (int f = 0; f < p->nf; f++) {
+        if (p->f[f].coef) continue;
+        sb_mem c = sp->cur[f];
+        sp->cur[f] = sp->nxt[f];
+        if (p->f[f].keeps) {
+            sp->nxt[f] = sp->prv[f];
+            sp->prv[f] = c;
+        } else {
+            sp->nxt[f] = c;
+        }
+    }
+}
+
+/*
+ * One step, its halos filled: the border boxes of every field on the border queue, the levels
+ * rotate, the new level's border goes out while the inner boxes are computed, then its halos
+ * and ghosts come in, ready for the next step. The border of a field is as wide as any read of
+ * it reaches (sent and mirrored cells are border cells), so the inner update, on the other
+ * queue, touches no cell the border queue reads or writes meanwhile.
+ */
+static void step(sk_run *r, long t)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    const sb_ops *o = r->dev.ops;
+    int nreq = 0, staged = sp->staged[SK_SEL_STEP];
+    sb_prog_step s;
+    memset(&s, 0, sizeof s);
+    DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER)); /* the last step read what this writes */
+    for (int f = 0; f < p->nf; f++) {
+        s.in[f] = sp->cur[f];
+        s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
+        s.out[f] = p->f[f].coef ? NULL : sp->nxt[f];
+        if (p->f[f].keeps) copy_frame(r, f);
+    }
+    s.t = t;
+    s.par = sp->par;
+    /* Without messages nothing would overlap the inner update: the whole box in one launch. */
+    for (int i = 0; i < (staged ? 2 * p->ndims : 1); i++) {
+        for (int f = 0; f < p->nf; f++)
+            s.box[f] = sl_local_box(&r->loc, staged ? &sp->border[f][i] : &sp->box[f]);
+        DEV(r, o->prog_update(&r->dev, SB_QBORDER, &s));
+    }
+    rotate(sp);
+    phase(r, SK_SEL_STEP, X_RECV, &nreq);
+    phase(r, SK_SEL_STEP, X_PACK, &nreq);
+    if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
+    phase(r, SK_SEL_STEP, X_SEND, &nreq);
+    for (int f = 0; f < p->nf && staged; f++) s.box[f] = sl_local_box(&r->loc, &sp->inner[f]);
+    if (staged) DEV(r, o->prog_update(&r->dev, SB_QINNER, &s));
+    DEV(r, o->flush(&r->dev, SB_QINNER));
+    net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
+    phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
+    sk_prog_ghosts(r, SK_SEL_STEP);
+    /* The receive buffers are posted again next step; device-to-device copies need no wait. */
+    if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
+    DEV(r, o->flush(&r->dev, SB_QBORDER));
+    DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the next inner update reads them */
+}
+
+/* The change of the last step of field f (cur against the level before it): sums of ranks. */
+static int field_norm(sk_run *r, int f, double g[2])
+{
+    sk_prog *sp = r->prog;
+    double v[2] = {0, 0};
+    int rc = 0;
+    g[0] = g[1] = 0;
+    if (!sp->p->f[f].coef) {
+        sb_mem old = sp->p->f[f].keeps ? sp->prv[f] : sp->nxt[f];
+        sl_box b = sl_local_box(&r->loc, &sp->box[f]);
+        if (!sl_box_empty(&b)) rc = r->dev.ops->norm(&r->dev, sp->cur[f], old, &b, v);
+        if (rc) rc = SK_FAIL(r, rc, "norm: %s", r->dev.err);
+    }
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
+    if (rc) return rc;
+    if (MPI_Allreduce(&v[0], &g[0], 1, MPI_DOUBLE, MPI_SUM, r->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&v[1], &g[1], 1, MPI_DOUBLE, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (norm)");
+    return 0;
+}
+
+static void put_norm(stencil_norm *c, const double g[2], long long cells, long it)
+{
+    c->l2 = sqrt(g[0]);
+    c->max = isnan(g[0]) ? NAN : g[1];
+    c->cells = cells;
+    c->iteration = it;
+}
+
+/*
+ * n steps; changes (nchanges >= 1) the change of the last one: one entry per field, or with
+ * nchanges == -1 one entry for all evolving fields together (stencil_advance_norm).
+ */
+int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
+{
+    sk_prog *sp = r->prog;
+    r->rc = 0;
+    double t0 = MPI_Wtime();
+    long goal = r->goal > 0 ? r->goal : r->done + n, every = r->opt.progress;
+    for (long i = 0; i < n; i++) {
+        step(r, r->done + i);
+        long at = r->done + i + 1;
+        if (every > 0 && r->rank == 0 && at % every == 0) {
+            double dt = MPI_Wtime() - t0;
+            fprintf(stderr, "stencil: iteration %ld/%ld  %.3g Mcells/s  %.1f s left\n", at, goal,
+                    (double)r->stats.cells * (double)(i + 1) / dt / 1e6,
+                    dt / (double)(i + 1) * (double)(goal - at));
+        }
+    }
+    SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
+    SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QINNER));
+    r->stats.t_loop += MPI_Wtime() - t0;
+    int rc = err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
+    if (rc) return rc;
+    r->done += n;
+    r->ran += n;
+    if (!changes) return 0;
+    double all[2] = {0, 0};
+    for (int f = 0; f < sp->p->nf; f++) {
+        double g[2];
+        if ((rc = field_norm(r, f, g))) return rc;
+        if (nchanges > 0) put_norm(&changes[f], g, sp->p->f[f].coef ? 0 : sp->cells[f], r->done);
+        all[0] += g[0];
+        all[1] = g[1] > all[1] || isnan(g[1]) ? g[1] : all[1];
+    }
+    if (nchanges < 0) put_norm(changes, all, r->stats.cells, r->done);
+    return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * Helpers of the program tests (tests/prog): the serial reference (kgt's interpreter over the
+ * whole grid), random data the same on every rank, and the callbacks that fill tiles and
+ * compare them with the reference bitwise.
+ */
+#ifndef TP_PROG_REF_H
+#define TP_PROG_REF_H
+
+#include <check.h>
+#include <stddef.h>
+
+#include "prog.h"
+#include "stencil.h"
+
+typedef struct prog_case {
+    const char *text;
+    long n[3];
+    int binary; /* 0/1 data (Game of Life) */
+} prog_case;
+
+typedef struct ctx {
+    const stencil_program *prog;
+    int binary, dbl;
+    void *ref[KGT_PROG_MAX_FIELDS]; /* the expected current level, whole grid */
+    long bad, seen;
+} ctx;
+
+/* The serial reference: levels of every field over the whole grid, stepped in place. */
+typedef struct ref {
+    kgt_prog *p;
+    int dbl;
+    long n[3], total;
+    void *cur[KGT_PROG_MAX_FIELDS], *prev[KGT_PROG_MAX_FIELDS], *out[KGT_PROG_MAX_FIELDS];
+    double par[KGT_PROG_MAX_PARAMS];
+    double l2[KGT_PROG_MAX_FIELDS], max[KGT_PROG_MAX_FIELDS];
+} ref;
+
+/* Random value of field f, level lv (0 or -1), global cell g: the same on every rank. */
+double value(int f, int lv, const long *g, int binary);
+/* The init callback (user: a ctx) and the output callback counting differences into ctx. */
+int init(stencil_tile *t, void *user);
+int check_out(const stencil_tile *t, void *user);
+void ref_init(ref *R, const prog_case *pc, int dbl);
+/* Step t of the reference, with the change of each field kept in l2/max. */
+void ref_step(ref *R, long t);
+void ref_free(ref *R);
+long sum_long(long v);
+stencil_program *parse(const char *text);
+/* $STENCIL_BACKEND, else host. */
+const char *test_backend(void);
+/* Options of the tests: that backend, bands or blocks, quiet. */
+void opts(stencil_options *o, int blocks);
+/* What most tests start with: the program parsed, its reference at step 0, a ctx for the
+   callbacks (the program's fields, dbl), and options (opts) whose user is that ctx. */
+typedef struct tp_env {
+    stencil_program *p;
+    ref R;
+    ctx c;
+    stencil_options o;
+} tp_env;
+void tp_begin(tp_env *e, const prog_case *pc, int dbl, int blocks);
+void tp_end(tp_env *e);
+
+/* The main of a program test: MPI, *rank and *nranks, one test case filled by add, the suite
+   run (cksuite.h); the exit status. */
+int tp_main(int argc, char **argv, const char *name, void (*add)(TCase *), int *rank, int *nranks);
+
+#endif

@@ -1,0 +1,476 @@
+/*
+ * Programs run through the library (stencil_program_*), under mpiexec -n 1..4 on the backend
+ * of $STENCIL_BACKEND (host in CI), bands and blocks, float and double, against a serial reference
+ * on random data: the whole grid stepped by kgt's reference interpreter (kgt_prog_eval_step), which
+ * applies the boundaries itself and knows nothing of partitions, halos or ghosts. The programs
+ * cover coefficient fields, a previous level, parameters, the index and the time, comparisons and
+ * selects, diagonal reads, and every boundary kind (fixed, periodic, mirror, constant, and
+ * mixed per dimension). Bitwise. Also: a persistent run split into advances with a parameter
+ * changed between them, per-field norms, and misuse. Every assertion is on allreduced values.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cksuite.h"
+#include "prog_ref.h"
+#include "testutil.h"
+
+static int rank, nranks;
+
+static const prog_case cases[] = {
+    {"program heat\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  coef k\n"
+     "  param dt = 0.1\n"
+     "  update u = u + dt * (k * (u[-1,0] + u[1,0] - 2 * u) + k[0,1] * (u[0,-1] + u[0,1] - 2 * "
+     "u))\n"
+     "  boundary * i mirror\n"
+     "  boundary * j periodic\n"
+     "end\n",
+     {23, 17, 1},
+     0},
+    {"# the wave equation\n"
+     "program wave\n"
+     "  dims 2\n"
+     "  field u prev\n"
+     "  coef c\n"
+     "  param s = 0.5\n"
+     "  update u = 2 * u - u@prev + c * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1] - 4 * u) + (i == 3 "
+     "&& j == 4 ? s * t : 0)\n"
+     "  boundary * i- constant 0.25\n"
+     "  boundary * i+ mirror\n"
+     "end\n",
+     {19, 21, 1},
+     0},
+    {"program gs\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  field v\n"
+     "  param F = 0.035\n"
+     "  let uvv = u * v * v\n"
+     "  update u = u + 0.2 * (u[-1,-1] + u[1,1] + u[-1,1] + u[1,-1] - 4 * u) - uvv + F * (1 - "
+     "u)\n"
+     "  update v = max(v + 0.1 * (v[-2,0] + v[0,2] - 2 * v) + uvv, sqrt(abs(u)) * 0.01)\n"
+     "  boundary * all periodic\n"
+     "end\n",
+     {22, 18, 1},
+     0},
+    {"program h3\n"
+     "  dims 3\n"
+     "  field u\n"
+     "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
+     "u[1,1,1]) / 7\n"
+     "  boundary u i mirror\n"
+     "  boundary u j- constant 1.5\n"
+     "  boundary u j+ mirror\n"
+     "  boundary u k periodic\n"
+     "end\n",
+     {9, 8, 7},
+     0},
+    {"program life\n"
+     "  dims 2\n"
+     "  field c\n"
+     "  let n = c[-1,-1] + c[-1,0] + c[-1,1] + c[0,-1] + c[0,1] + c[1,-1] + c[1,0] + c[1,1]\n"
+     "  update c = (n == 3 || (c == 1 && n == 2)) ? 1 : 0\n"
+     "end\n",
+     {20, 24, 1},
+     1},
+    {"program mixed\n"
+     "  dims 2\n"
+     "  field a prev\n"
+     "  field b\n"
+     "  coef m\n"
+     "  param w = 0.25\n"
+     "  update a = a@prev[1,0] * w + b[0,-1] - m * a[-1,1]\n"
+     "  update b = b[2,0] < a ? b + w : b - w * j / 16\n"
+     "  boundary a i periodic\n"
+     "  boundary b i periodic\n"
+     "  boundary m i periodic\n"
+     "  boundary * j mirror\n"
+     "end\n",
+     {17, 15, 1},
+     0},
+    {"program upwind\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  coef vel\n"
+     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u) + 0.05 * (u[2,0] - u)\n"
+     "  boundary u i- constant -0.5\n"
+     "  boundary u i+ mirror\n"
+     "  boundary * j periodic\n"
+     "end\n",
+     {25, 13, 1},
+     0},
+    {"program chan3\n"
+     "  dims 3\n"
+     "  field p\n"
+     "  field q\n"
+     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + 0.25 * p[-2,0,0] + (k == 2 ? t : 0)\n"
+     "  update q = min(q, p[1,0,0]) + 0.0625 * q[-1,-1,-1]\n"
+     "  boundary p i mirror\n"
+     "  boundary q i mirror\n"
+     "  boundary * j periodic\n"
+     "  boundary * k constant 2\n"
+     "end\n",
+     {14, 9, 10},
+     0},
+    {"program d1\n"
+     "  dims 1\n"
+     "  field u prev\n"
+     "  update u = u[-1] * 0.5 + u[1] * 0.25 + u@prev[2] * 0.25 + i / 64\n"
+     "  boundary u i- mirror\n"
+     "  boundary u i+ constant 3\n"
+     "end\n",
+     {29, 1, 1},
+     0},
+};
+#define NCASES (int)(sizeof cases / sizeof cases[0])
+
+/* i: case, type, partition. The whole run through stencil_program_skeleton. */
+START_TEST(skeleton_bitwise)
+{
+    const prog_case *pc = &cases[_i / 4];
+    int dbl = _i % 2, blocks = _i / 2 % 2;
+    const long iters = 6;
+    stencil_program *p = parse(pc->text);
+    ref R;
+    ref_init(&R, pc, dbl);
+    for (long t = 0; t < iters; t++) ref_step(&R, t);
+    ctx c = {.prog = p, .binary = pc->binary, .dbl = dbl};
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    stencil_options o;
+    opts(&o, blocks);
+    o.user = &c;
+    int rc = stencil_program_skeleton(
+        MPI_COMM_WORLD, pc->n, p, dbl ? STENCIL_DOUBLE : STENCIL_FLOAT, iters, init, check_out, &o);
+    ck_assert_int_eq(rc, 0);
+    long bad = sum_long(c.bad), seen = sum_long(c.seen);
+    ck_assert_msg(bad == 0, "%s %s %s: %ld of %ld cells differ", R.p->name,
+                  dbl ? "double" : "float", blocks ? "blocks" : "bands", bad, seen);
+    ck_assert_int_eq(seen, R.total * stencil_program_nfields(p));
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
+/* A persistent run: advances of 2, 1, then a parameter changed, then norms of the last step. */
+START_TEST(persistent_params)
+{
+    const prog_case *pc = &cases[_i / 2];
+    int dbl = 1, blocks = _i % 2;
+    stencil_program *p = parse(pc->text);
+    ref R;
+    ref_init(&R, pc, dbl);
+    stencil_options o;
+    opts(&o, blocks);
+    o.steps = blocks ? 3 : 0; /* forced T > 1: bitwise the same */
+    double w[8] = {1, 2, 1.5, 3, 1, 1, 1, 1};
+    if (!blocks && nranks <= 8) o.rank_weights = w;
+    o.peer = blocks ? 0 : -1; /* self halos through MPI, or copied on the device */
+    ctx c = {.prog = p, .binary = pc->binary, .dbl = dbl};
+    o.user = &c;
+    stencil_run *run = NULL;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc->n, p, STENCIL_DOUBLE, init, &o, &run), 0);
+    stencil_program_free(p); /* the run keeps its own copy */
+    p = parse(pc->text);
+    c.prog = p;
+    ck_assert_int_eq(stencil_advance(run, 2), 0);
+    ck_assert_int_eq(stencil_advance(run, 1), 0);
+    for (long t = 0; t < 3; t++) ref_step(&R, t);
+    if (R.p->npar > 0) {
+        ck_assert_int_eq(stencil_run_set_param(run, R.p->par[0].name, 0.125), 0);
+        R.par[0] = 0.125;
+    }
+    stencil_norm nr[KGT_PROG_MAX_FIELDS];
+    ck_assert_int_eq(stencil_advance_norms(run, 3, nr, KGT_PROG_MAX_FIELDS), 0);
+    for (long t = 3; t < 6; t++) ref_step(&R, t);
+    for (int f = 0; f < R.p->nf; f++) {
+        if (R.p->f[f].coef) {
+            ck_assert(nr[f].l2 == 0 && nr[f].max == 0);
+            continue;
+        }
+        ck_assert_msg(nr[f].max == R.max[f], "field %d max %g, expected %g", f, nr[f].max,
+                      R.max[f]);
+        ck_assert(fabs(nr[f].l2 - R.l2[f]) <= 1e-12 * (R.l2[f] + 1e-300));
+        ck_assert_int_eq(nr[f].iteration, 6);
+    }
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(c.bad), 0);
+    stencil_stats st;
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    ck_assert(st.cells > 0 && st.nranks == nranks && st.steps == 1);
+    long iter = 0;
+    ck_assert_int_eq(stencil_iteration(run, &iter), 0);
+    ck_assert_int_eq(iter, 6);
+    ck_assert_int_eq(stencil_destroy(&run), 0);
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
+static int noop_init(stencil_tile *t, void *user)
+{
+    (void)t;
+    (void)user;
+    return 0;
+}
+
+/* Fails on the last rank only: every rank gets the error. */
+static int fail_init(stencil_tile *t, void *user)
+{
+    (void)user;
+    return t->rank == nranks - 1;
+}
+
+START_TEST(misuse)
+{
+    char msg[256];
+    stencil_program *p = NULL;
+    ck_assert_int_eq(stencil_program_parse("program x\n  dims 2\n  field u\n  update u = u + "
+                                           "q\nend\n",
+                                           &p, msg, sizeof msg),
+                     STENCIL_EFORMAT);
+    ck_assert_ptr_null(p);
+    ck_assert_msg(strncmp(msg, "4:", 2) == 0 && strstr(msg, "q"), "message: %s", msg);
+    p = parse(cases[0].text);
+    ck_assert_int_eq(stencil_program_ndims(p), 2);
+    ck_assert_str_eq(stencil_program_name(p), "heat");
+    ck_assert_int_eq(stencil_program_nfields(p), 2);
+    ck_assert_str_eq(stencil_program_field(p, 1), "k");
+    ck_assert_ptr_null(stencil_program_field(p, 2));
+    ck_assert_int_eq(stencil_program_is_coef(p, 1), 1);
+    ck_assert_int_eq(stencil_program_find_field(p, "nope"), -1);
+    double v = 0;
+    ck_assert_int_eq(stencil_program_get_param(p, "dt", &v), 0);
+    ck_assert(v == 0.1);
+    ck_assert_int_eq(stencil_program_set_param(p, "dt", NAN), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_program_set_param(p, "nope", 1), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_program_set_param(p, "dt", 0.2), 0);
+    stencil_options o;
+    opts(&o, 0);
+    stencil_run *run = NULL;
+    long n[2] = {12, 10};
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run), 0);
+    ck_assert_int_eq(stencil_run_set_param(run, "nope", 1), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_run_set_param(run, "dt", rank == 0 ? 1.0 : 2.0),
+                     nranks > 1 ? STENCIL_EINVAL : 0);
+    stencil_norm one;
+    ck_assert_int_eq(stencil_advance_norms(run, 1, &one, 1), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_checkpoint(run, "x.h5"), STENCIL_ENOSYS);
+    ck_assert_int_eq(stencil_advance_norm(run, 2, &one), 0);
+    ck_assert_int_eq(one.iteration, 2);
+    stencil_destroy(&run);
+    if (strcmp(test_backend(), "host") == 0) { /* a device failure on one rank, mid-run */
+        if (rank == nranks - 1) setenv("STENCIL_HOST_FAIL", "3", 1);
+        ck_assert_int_eq(
+            stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run), 0);
+        unsetenv("STENCIL_HOST_FAIL");
+        ck_assert_int_eq(stencil_advance(run, 5), STENCIL_EDEVICE);
+        ck_assert_int_eq(stencil_advance(run, 1), STENCIL_EINVAL); /* the run failed */
+        ck_assert_int_eq(stencil_destroy(&run), 0);
+    }
+    o.steps = -1;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_EINVAL);
+    ck_assert_ptr_null(run);
+    o.steps = 0;
+    /* bands (or, on one rank, a periodic grid) thinner than gs's reach (2) along i: refused */
+    long thin[2] = {nranks * 2 - 1, 18};
+    stencil_program *gs = parse(cases[2].text);
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, thin, gs, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_EPARTITION);
+    ck_assert_ptr_null(run);
+    stencil_program_free(gs);
+    stencil_destroy(&run);
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, fail_init, &o, &run),
+        STENCIL_ECALLBACK);
+    ck_assert_ptr_null(run);
+    o.backend = "nope";
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_ENOBACKEND);
+    o.backend = test_backend();
+    long other[2] = {12, rank == 0 ? 10 : 11};
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, other, p, STENCIL_FLOAT, noop_init, &o, &run),
+        nranks > 1 ? STENCIL_EINVAL : 0);
+    stencil_destroy(&run);
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, NULL, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_EINVAL);
+    stencil_program_free(p);
+}
+END_TEST
+
+/* Halos exactly as the reads need: a field read towards i- only sends one row towards i+, a
+   field read at offset 0 only sends nothing, and the result is still the reference's. */
+START_TEST(exact_halos)
+{
+    const prog_case pc = {"program one\n"
+                          "  dims 2\n"
+                          "  field u\n"
+                          "  field v\n"
+                          "  update u = 0.5 * u[-1,0] + 0.25 * u + v\n"
+                          "  update v = v * 0.5 + u\n"
+                          "end\n",
+                          {4 * nranks + 3, 11, 1},
+                          0};
+    const long iters = 4;
+    stencil_program *p = parse(pc.text);
+    ref R;
+    ref_init(&R, &pc, 1);
+    for (long t = 0; t < iters; t++) ref_step(&R, t);
+    ctx c = {.prog = p, .dbl = 1};
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    stencil_options o;
+    opts(&o, 0);
+    o.progress = 3; /* a line on stderr at iteration 3 */
+    o.user = &c;
+    stencil_run *run = NULL;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc.n, p, STENCIL_DOUBLE, init, &o, &run), 0);
+    ck_assert_int_eq(stencil_advance(run, iters), 0);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(c.bad), 0);
+    stencil_stats st;
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    long bytes = sum_long((long)st.bytes_sent);
+    /* one exchange at set-up, one per step */
+    ck_assert_int_eq(bytes, (iters + 1) * (nranks - 1) * pc.n[1] * (long)sizeof(double));
+    stencil_destroy(&run);
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
+/* A fresh directory dir and the checkpoint path dir/base in it. */
+static void scratch(char *dir, size_t dlen, char *ck, size_t clen, const char *stem,
+                    const char *base)
+{
+    tu_scratch_make(MPI_COMM_WORLD, stem, dir, dlen);
+    ck_assert(dir[0]);
+    snprintf(ck, clen, "%s/%s", dir, base);
+}
+
+/* Removes the files of the checkpoint dir/base of program p, and dir. */
+static void remove_checkpoint(const char *dir, const char *base, const kgt_prog *p)
+{
+    const char *names[2 * KGT_PROG_MAX_FIELDS];
+    char nb[2 * KGT_PROG_MAX_FIELDS][128];
+    int nn = 0;
+    for (int f = 0; f < p->nf; f++)
+        for (int lv = 0; lv >= (p->f[f].keeps ? -1 : 0); lv--) {
+            if (f == 0 && lv == 0)
+                snprintf(nb[nn], sizeof nb[nn], "%s", base);
+            else
+                snprintf(nb[nn], sizeof nb[nn], "%s.%s%s", base, p->f[f].name, lv ? ".prev" : "");
+            names[nn] = nb[nn];
+            nn++;
+        }
+    tu_scratch_remove(MPI_COMM_WORLD, dir, names, (size_t)nn);
+}
+
+/*
+ * A checkpoint at 3 written by the first n - 1 ranks (bands), loaded by all n (blocks) into a
+ * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. A run of
+ * another program refuses the files (the program's hash).
+ */
+START_TEST(checkpoint_resume)
+{
+    const prog_case *pc = &cases[_i == 0 ? 1 : 5]; /* wave (prev, coef), mixed (two fields) */
+    char dir[256], ck[320];
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-ck", "run.ck");
+    int writers = nranks > 1 ? nranks - 1 : 1;
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < writers, rank, &sub);
+    tp_env e;
+    tp_begin(&e, pc, 1, 0);
+    stencil_run *run = NULL;
+    if (rank < writers) {
+        ck_assert_int_eq(stencil_program_create(sub, pc->n, e.p, STENCIL_DOUBLE, init, &e.o, &run),
+                         0);
+        ck_assert_int_eq(stencil_advance(run, 3), 0);
+        ck_assert_int_eq(stencil_checkpoint(run, ck), 0);
+        stencil_destroy(&run);
+    }
+    MPI_Comm_free(&sub);
+    MPI_Barrier(MPI_COMM_WORLD);
+    e.o.partition = STENCIL_PART_BLOCKS;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_DOUBLE, noop_init, &e.o, &run),
+        0);
+    ck_assert_int_eq(stencil_load(run, ck), 0);
+    long it = 0;
+    ck_assert_int_eq(stencil_iteration(run, &it), 0);
+    ck_assert_int_eq(it, 3);
+    ck_assert_int_eq(stencil_advance(run, 3), 0);
+    for (long t = 0; t < 6; t++) ref_step(&e.R, t);
+    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    stencil_destroy(&run);
+    stencil_program *other = parse(cases[0].text);
+    ck_assert_int_eq(stencil_program_create(MPI_COMM_WORLD, cases[0].n, other, STENCIL_DOUBLE,
+                                            noop_init, &e.o, &run),
+                     0);
+    ck_assert_int_eq(stencil_load(run, ck), STENCIL_EFORMAT);
+    ck_assert_int_eq(stencil_advance(run, 1), 0); /* unchanged and usable */
+    stencil_destroy(&run);
+    stencil_program_free(other);
+    remove_checkpoint(dir, "run.ck", e.R.p);
+    tp_end(&e);
+}
+END_TEST
+
+/* stencil_program_skeleton with checkpoints every 2 iterations, then a restart that goes on
+   from the last one (5) to 7 on another partition: the reference's 7 steps, bitwise. */
+START_TEST(skeleton_restart)
+{
+    const prog_case *pc = &cases[1];
+    char dir[256], ck[320];
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-sk", "sk.ck");
+    tp_env e;
+    tp_begin(&e, pc, 0, 1);
+    e.o.checkpoint = ck;
+    e.o.checkpoint_every = 2;
+    ck_assert_int_eq(
+        stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 5, init, NULL, &e.o),
+        0);
+    for (long t = 0; t < 7; t++) ref_step(&e.R, t);
+    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+    e.o.partition = STENCIL_PART_BANDS;
+    e.o.restart = 1;
+    ck_assert_int_eq(stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 7,
+                                              noop_init, check_out, &e.o),
+                     0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    ck_assert_int_eq(sum_long(e.c.seen), e.R.total * stencil_program_nfields(e.p));
+    remove_checkpoint(dir, "sk.ck", e.R.p);
+    tp_end(&e);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+    tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
+    tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
+    tcase_add_test(tc, misuse);
+    tcase_add_test(tc, exact_halos);
+    tcase_add_loop_test(tc, checkpoint_resume, 0, 2);
+    tcase_add_test(tc, skeleton_restart);
+}
+
+int main(int argc, char **argv)
+{
+    return tp_main(argc, argv, "program runs", add_tests, &rank, &nranks);
+}
