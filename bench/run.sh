@@ -46,6 +46,9 @@
 #   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES, OOC_T), test_ooc on the GPU
 #   oocbig     a periodic 2D grid larger than the GPU (OOCBIG_N, default 110000^2 fp32: two arrays of
 #              48.4 GB), out of core automatically, every cell checked (bench/ooc_big.c)
+#   progs      programs: the tests PROG_TESTS (build-relative paths) with CUDA and NVIDIA OpenCL on
+#              1 and 2 ranks; Gray-Scott fp32 8192^2 and the wave equation fp32 16384^2
+#              (bench/prog_bench, bench/progs/) on both, 2d4 and 3d7 defaults in the same call
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
@@ -603,6 +606,30 @@ scenario_oocbig() {
         -i ${OOCBIG_I:-300} -b cuda
     grep -h '^{' "$LOGS/oocbig.log" | tee -a "$OUT/oocbig.jsonl"
     free -g | tee -a "$LOGS/oocbig-free.log"
+}
+
+scenario_progs() { # programs: PROG_TESTS on CUDA and NVIDIA OpenCL; Gray-Scott and the wave rates
+    local pb=$B/bench/prog_bench sb=$B/bench/stencil_bench t n
+    for t in ${PROG_TESTS:-}; do
+        for n in 1 2; do
+            runlog prog-cuda-$(basename $t)-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n \
+                -x STENCIL_BACKEND $B/$t
+            runlog prog-nvocl-$(basename $t)-n$n 300 env STENCIL_BACKEND=opencl \
+                STENCIL_OPENCL_PLATFORM=NVIDIA "${MPI[@]}" -n $n -x STENCIL_BACKEND \
+                -x STENCIL_OPENCL_PLATFORM -x OCL_ICD_FILENAMES=libpocl.so.2:libnvidia-opencl.so.1 $B/$t
+        done
+    done
+    for bk in cuda opencl; do
+        runlog prog-gs-$bk 300 env STENCIL_OPENCL_PLATFORM=NVIDIA $pb -b $bk \
+            -f bench/progs/grayscott.stencil -n 8192x8192 -i 2000 --repeat 3 --label gs-$bk
+        runlog prog-wave-$bk 300 env STENCIL_OPENCL_PLATFORM=NVIDIA $pb -b $bk \
+            -f bench/progs/wave.stencil -n 16384x16384 -i 500 --repeat 3 --label wave-$bk
+    done
+    runlog prog-2d4 300 $sb -b cuda -S 2d4 -n 20480x20480 -i 1000 --repeat 3 --label lin-2d4
+    runlog prog-3d7 300 $sb -b cuda -S 3d7 -n 1024x1024x1024 -i 200 --repeat 3 --label lin-3d7
+    grep -h '^{' "$LOGS"/prog-gs-*.log "$LOGS"/prog-wave-*.log "$LOGS"/prog-2d4.log \
+        "$LOGS"/prog-3d7.log >"$OUT/progs.jsonl" 2>/dev/null
+    note "progs: $(wc -l <"$OUT/progs.jsonl") runs"
 }
 
 for s in "$@"; do
