@@ -103,6 +103,15 @@ static void widths(sk_prog *sp)
         }
 }
 
+/* A timed calibration runs the stencil path: not for programs yet, on any rank. */
+static int no_auto_weights(sk_run *r)
+{
+    int mine = r->cfg.weight_auto, any = 0;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (weights)");
+    return any ? SK_FAIL(r, STENCIL_EINVAL, "automatic weights are not there for programs yet") : 0;
+}
+
 /* The local layout: owned box of the partition widened by R on every side. */
 static int layout(sk_run *r)
 {
@@ -116,7 +125,7 @@ static int layout(sk_run *r)
         int m = sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1];
         minpart[d] = m > 1 ? m : 1;
     }
-    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->opt.rank_weights, minpart, 0, r->msg,
+    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->weights, minpart, 0, r->msg,
                            sizeof r->msg);
     if (rc) return rc;
     memset(l, 0, sizeof *l);
@@ -431,6 +440,8 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     if (!rc) widths(sp);
     SK_PHASE(r, rc, union_stencil(r, sp->p, type));
     SK_PHASE(r, rc, sk_node_config(r));
+    SK_PHASE(r, rc, no_auto_weights(r));
+    if (!rc) rc = sk_weights(r, sizes, NULL); /* options.rank_weights or configured ones */
     SK_PHASE(r, rc, layout(r));
     SK_PHASE(r, rc, boxes(r));
     SK_PHASE(r, rc, open_backend(r));
