@@ -63,9 +63,8 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
                        STENCIL_MAX_STEPS);
     if (r->opt.out_of_core == 1)
         return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
-    if (r->opt.weights_auto || r->opt.monitor)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.%s is not supported for programs yet",
-                       r->opt.weights_auto ? "weights_auto" : "monitor");
+    if (r->opt.weights_auto)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.weights_auto is not supported for programs yet");
     return 0;
 }
 
