@@ -68,6 +68,23 @@ int sk_prog_view(sk_run *r, stencil_output_fn fn)
     return 0;
 }
 
+int sk_prog_monitor(sk_run *r, const stencil_norm *changes, int *stop)
+{
+    sk_prog *sp = r->prog;
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    int rc = 0, mine = 0;
+    for (int f = 0; f < sp->p->nf && !rc; f++) {
+        stencil_tile t;
+        int e = r->opt.monitor_data ? r->dev.ops->read(&r->dev, sp->cur[f], r->host, bytes) : 0;
+        SK_PHASE(r, rc, e ? SK_FAIL(r, e, "%s", r->dev.err) : 0);
+        if (rc) return rc;
+        sk_prog_tile(r, &t, f, 0);
+        if (!r->opt.monitor_data) t.data = NULL;
+        rc = sk_monitor_call(r, &t, &changes[f], &mine);
+    }
+    return sk_monitor_stop(r, rc, mine, stop);
+}
+
 /* The file of field f's level lv (0 or -1) of the checkpoint at path. */
 static int level_path(const sk_run *r, const char *path, int f, int lv, char *out, size_t len)
 {

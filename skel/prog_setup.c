@@ -63,9 +63,8 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
                        STENCIL_MAX_STEPS);
     if (r->opt.out_of_core == 1)
         return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
-    if (r->opt.weights_auto || r->opt.monitor)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.%s is not supported for programs yet",
-                       r->opt.weights_auto ? "weights_auto" : "monitor");
+    if (r->opt.weights_auto)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.weights_auto is not supported for programs yet");
     return 0;
 }
 
@@ -103,6 +102,15 @@ static void widths(sk_prog *sp)
         }
 }
 
+/* A timed calibration runs the stencil path: not for programs yet, on any rank. */
+static int no_auto_weights(sk_run *r)
+{
+    int mine = r->cfg.weight_auto, any = 0;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (weights)");
+    return any ? SK_FAIL(r, STENCIL_EINVAL, "automatic weights are not there for programs yet") : 0;
+}
+
 /* The local layout: owned box of the partition widened by R on every side. */
 static int layout(sk_run *r)
 {
@@ -116,7 +124,7 @@ static int layout(sk_run *r)
         int m = sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1];
         minpart[d] = m > 1 ? m : 1;
     }
-    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->opt.rank_weights, minpart, 0, r->msg,
+    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->weights, minpart, 0, r->msg,
                            sizeof r->msg);
     if (rc) return rc;
     memset(l, 0, sizeof *l);
@@ -431,6 +439,8 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     if (!rc) widths(sp);
     SK_PHASE(r, rc, union_stencil(r, sp->p, type));
     SK_PHASE(r, rc, sk_node_config(r));
+    SK_PHASE(r, rc, no_auto_weights(r));
+    if (!rc) rc = sk_weights(r, sizes, NULL); /* options.rank_weights or configured ones */
     SK_PHASE(r, rc, layout(r));
     SK_PHASE(r, rc, boxes(r));
     SK_PHASE(r, rc, open_backend(r));

@@ -168,6 +168,10 @@ const sb_ops *sk_planned_backend(const sk_run *r);
 /* Whether set-up resumes from options.checkpoint (options.restart and the file exists);
    collective (setup.c). */
 int sk_resuming(sk_run *r, int *resume);
+/* options.monitor (skeleton.c): one call, its result agreed (1 sets *mine); then, after every
+   call, whether any rank asked to stop (*stop), collective. */
+int sk_monitor_call(sk_run *r, const stencil_tile *t, const stencil_norm *change, int *mine);
+int sk_monitor_stop(sk_run *r, int rc, int mine, int *stop);
 /* The rest of a one-call run after set-up gave rc (skeleton.c): the loop to each monitor and
    checkpoint point, the output, the statistics, the report; frees r. */
 int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output);

@@ -89,6 +89,9 @@ int sk_prog_init(sk_run *r, stencil_init_fn init);
 int sk_prog_view(sk_run *r, stencil_output_fn fn);
 int sk_prog_checkpoint(sk_run *r, const char *path);
 int sk_prog_load(sk_run *r, const char *path);
+/* options.monitor of a program run: called per field with its tile and change (changes[f]); 1
+   from any call on any rank stops every rank (*stop). Collective. */
+int sk_prog_monitor(sk_run *r, const stencil_norm *changes, int *stop);
 
 /* prog_loop.c */
 int sk_prog_halos_all(sk_run *r);

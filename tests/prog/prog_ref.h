@@ -35,6 +35,11 @@ typedef struct ref {
     double l2[KGT_PROG_MAX_FIELDS], max[KGT_PROG_MAX_FIELDS];
 } ref;
 
+/* The test programs (prog_cases.c) and an init that leaves the tile as it is. */
+extern const prog_case tp_cases[];
+extern const int tp_ncases;
+int tp_noop_init(stencil_tile *t, void *user);
+
 /* Random value of field f, level lv (0 or -1), global cell g: the same on every rank. */
 double value(int f, int lv, const long *g, int binary);
 /* The init callback (user: a ctx) and the output callback counting differences into ctx. */

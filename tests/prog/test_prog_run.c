@@ -16,124 +16,13 @@
 
 #include "cksuite.h"
 #include "prog_ref.h"
-#include "testutil.h"
 
 static int rank, nranks;
-
-static const prog_case cases[] = {
-    {"program heat\n"
-     "  dims 2\n"
-     "  field u\n"
-     "  coef k\n"
-     "  param dt = 0.1\n"
-     "  update u = u + dt * (k * (u[-1,0] + u[1,0] - 2 * u) + k[0,1] * (u[0,-1] + u[0,1] - 2 * "
-     "u))\n"
-     "  boundary * i mirror\n"
-     "  boundary * j periodic\n"
-     "end\n",
-     {23, 17, 1},
-     0},
-    {"# the wave equation\n"
-     "program wave\n"
-     "  dims 2\n"
-     "  field u prev\n"
-     "  coef c\n"
-     "  param s = 0.5\n"
-     "  update u = 2 * u - u@prev + c * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1] - 4 * u) + (i == 3 "
-     "&& j == 4 ? s * t : 0)\n"
-     "  boundary * i- constant 0.25\n"
-     "  boundary * i+ mirror\n"
-     "end\n",
-     {19, 21, 1},
-     0},
-    {"program gs\n"
-     "  dims 2\n"
-     "  field u\n"
-     "  field v\n"
-     "  param F = 0.035\n"
-     "  let uvv = u * v * v\n"
-     "  update u = u + 0.2 * (u[-1,-1] + u[1,1] + u[-1,1] + u[1,-1] - 4 * u) - uvv + F * (1 - "
-     "u)\n"
-     "  update v = max(v + 0.1 * (v[-2,0] + v[0,2] - 2 * v) + uvv, sqrt(abs(u)) * 0.01)\n"
-     "  boundary * all periodic\n"
-     "end\n",
-     {22, 18, 1},
-     0},
-    {"program h3\n"
-     "  dims 3\n"
-     "  field u\n"
-     "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
-     "u[1,1,1]) / 7\n"
-     "  boundary u i mirror\n"
-     "  boundary u j- constant 1.5\n"
-     "  boundary u j+ mirror\n"
-     "  boundary u k periodic\n"
-     "end\n",
-     {9, 8, 7},
-     0},
-    {"program life\n"
-     "  dims 2\n"
-     "  field c\n"
-     "  let n = c[-1,-1] + c[-1,0] + c[-1,1] + c[0,-1] + c[0,1] + c[1,-1] + c[1,0] + c[1,1]\n"
-     "  update c = (n == 3 || (c == 1 && n == 2)) ? 1 : 0\n"
-     "end\n",
-     {20, 24, 1},
-     1},
-    {"program mixed\n"
-     "  dims 2\n"
-     "  field a prev\n"
-     "  field b\n"
-     "  coef m\n"
-     "  param w = 0.25\n"
-     "  update a = a@prev[1,0] * w + b[0,-1] - m * a[-1,1]\n"
-     "  update b = b[2,0] < a ? b + w : b - w * j / 16\n"
-     "  boundary a i periodic\n"
-     "  boundary b i periodic\n"
-     "  boundary m i periodic\n"
-     "  boundary * j mirror\n"
-     "end\n",
-     {17, 15, 1},
-     0},
-    {"program upwind\n"
-     "  dims 2\n"
-     "  field u\n"
-     "  coef vel\n"
-     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u) + 0.05 * (u[2,0] - u)\n"
-     "  boundary u i- constant -0.5\n"
-     "  boundary u i+ mirror\n"
-     "  boundary * j periodic\n"
-     "end\n",
-     {25, 13, 1},
-     0},
-    {"program chan3\n"
-     "  dims 3\n"
-     "  field p\n"
-     "  field q\n"
-     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + 0.25 * p[-2,0,0] + (k == 2 ? t : 0)\n"
-     "  update q = min(q, p[1,0,0]) + 0.0625 * q[-1,-1,-1]\n"
-     "  boundary p i mirror\n"
-     "  boundary q i mirror\n"
-     "  boundary * j periodic\n"
-     "  boundary * k constant 2\n"
-     "end\n",
-     {14, 9, 10},
-     0},
-    {"program d1\n"
-     "  dims 1\n"
-     "  field u prev\n"
-     "  update u = u[-1] * 0.5 + u[1] * 0.25 + u@prev[2] * 0.25 + i / 64\n"
-     "  boundary u i- mirror\n"
-     "  boundary u i+ constant 3\n"
-     "end\n",
-     {29, 1, 1},
-     0},
-};
-#define NCASES (int)(sizeof cases / sizeof cases[0])
 
 /* i: case, type, partition. The whole run through stencil_program_skeleton. */
 START_TEST(skeleton_bitwise)
 {
-    const prog_case *pc = &cases[_i / 4];
+    const prog_case *pc = &tp_cases[_i / 4];
     int dbl = _i % 2, blocks = _i / 2 % 2;
     const long iters = 6;
     stencil_program *p = parse(pc->text);
@@ -160,7 +49,7 @@ END_TEST
 /* A persistent run: advances of 2, 1, then a parameter changed, then norms of the last step. */
 START_TEST(persistent_params)
 {
-    const prog_case *pc = &cases[_i / 2];
+    const prog_case *pc = &tp_cases[_i / 2];
     int dbl = 1, blocks = _i % 2;
     stencil_program *p = parse(pc->text);
     ref R;
@@ -214,13 +103,6 @@ START_TEST(persistent_params)
 }
 END_TEST
 
-static int noop_init(stencil_tile *t, void *user)
-{
-    (void)t;
-    (void)user;
-    return 0;
-}
-
 /* Fails on the last rank only: every rank gets the error. */
 static int fail_init(stencil_tile *t, void *user)
 {
@@ -238,7 +120,7 @@ START_TEST(misuse)
                      STENCIL_EFORMAT);
     ck_assert_ptr_null(p);
     ck_assert_msg(strncmp(msg, "4:", 2) == 0 && strstr(msg, "q"), "message: %s", msg);
-    p = parse(cases[0].text);
+    p = parse(tp_cases[0].text);
     ck_assert_int_eq(stencil_program_ndims(p), 2);
     ck_assert_str_eq(stencil_program_name(p), "heat");
     ck_assert_int_eq(stencil_program_nfields(p), 2);
@@ -257,7 +139,7 @@ START_TEST(misuse)
     stencil_run *run = NULL;
     long n[2] = {12, 10};
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run), 0);
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run), 0);
     ck_assert_int_eq(stencil_run_set_param(run, "nope", 1), STENCIL_EINVAL);
     ck_assert_int_eq(stencil_run_set_param(run, "dt", rank == 0 ? 1.0 : 2.0),
                      nranks > 1 ? STENCIL_EINVAL : 0);
@@ -270,7 +152,7 @@ START_TEST(misuse)
     if (strcmp(test_backend(), "host") == 0) { /* a device failure on one rank, mid-run */
         if (rank == nranks - 1) setenv("STENCIL_HOST_FAIL", "3", 1);
         ck_assert_int_eq(
-            stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run), 0);
+            stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run), 0);
         unsetenv("STENCIL_HOST_FAIL");
         ck_assert_int_eq(stencil_advance(run, 5), STENCIL_EDEVICE);
         ck_assert_int_eq(stencil_advance(run, 1), STENCIL_EINVAL); /* the run failed */
@@ -278,15 +160,15 @@ START_TEST(misuse)
     }
     o.steps = -1;
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_EINVAL);
     ck_assert_ptr_null(run);
     o.steps = 0;
     /* bands (or, on one rank, a periodic grid) thinner than gs's reach (2) along i: refused */
     long thin[2] = {nranks * 2 - 1, 18};
-    stencil_program *gs = parse(cases[2].text);
+    stencil_program *gs = parse(tp_cases[2].text);
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, thin, gs, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, thin, gs, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_EPARTITION);
     ck_assert_ptr_null(run);
     stencil_program_free(gs);
@@ -297,16 +179,16 @@ START_TEST(misuse)
     ck_assert_ptr_null(run);
     o.backend = "nope";
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_ENOBACKEND);
     o.backend = test_backend();
     long other[2] = {12, rank == 0 ? 10 : 11};
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, other, p, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, other, p, STENCIL_FLOAT, tp_noop_init, &o, &run),
         nranks > 1 ? STENCIL_EINVAL : 0);
     stencil_destroy(&run);
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, NULL, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, n, NULL, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_EINVAL);
     stencil_program_free(p);
 }
@@ -353,121 +235,12 @@ START_TEST(exact_halos)
 }
 END_TEST
 
-/* A fresh directory dir and the checkpoint path dir/base in it. */
-static void scratch(char *dir, size_t dlen, char *ck, size_t clen, const char *stem,
-                    const char *base)
-{
-    tu_scratch_make(MPI_COMM_WORLD, stem, dir, dlen);
-    ck_assert(dir[0]);
-    snprintf(ck, clen, "%s/%s", dir, base);
-}
-
-/* Removes the files of the checkpoint dir/base of program p, and dir. */
-static void remove_checkpoint(const char *dir, const char *base, const kgt_prog *p)
-{
-    const char *names[2 * KGT_PROG_MAX_FIELDS];
-    char nb[2 * KGT_PROG_MAX_FIELDS][128];
-    int nn = 0;
-    for (int f = 0; f < p->nf; f++)
-        for (int lv = 0; lv >= (p->f[f].keeps ? -1 : 0); lv--) {
-            if (f == 0 && lv == 0)
-                snprintf(nb[nn], sizeof nb[nn], "%s", base);
-            else
-                snprintf(nb[nn], sizeof nb[nn], "%s.%s%s", base, p->f[f].name, lv ? ".prev" : "");
-            names[nn] = nb[nn];
-            nn++;
-        }
-    tu_scratch_remove(MPI_COMM_WORLD, dir, names, (size_t)nn);
-}
-
-/*
- * A checkpoint at 3 written by the first n - 1 ranks (bands), loaded by all n (blocks) into a
- * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. A run of
- * another program refuses the files (the program's hash).
- */
-START_TEST(checkpoint_resume)
-{
-    const prog_case *pc = &cases[_i == 0 ? 1 : 5]; /* wave (prev, coef), mixed (two fields) */
-    char dir[256], ck[320];
-    scratch(dir, sizeof dir, ck, sizeof ck, "prog-ck", "run.ck");
-    int writers = nranks > 1 ? nranks - 1 : 1;
-    MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < writers, rank, &sub);
-    tp_env e;
-    tp_begin(&e, pc, 1, 0);
-    stencil_run *run = NULL;
-    if (rank < writers) {
-        ck_assert_int_eq(stencil_program_create(sub, pc->n, e.p, STENCIL_DOUBLE, init, &e.o, &run),
-                         0);
-        ck_assert_int_eq(stencil_advance(run, 3), 0);
-        ck_assert_int_eq(stencil_checkpoint(run, ck), 0);
-        stencil_destroy(&run);
-    }
-    MPI_Comm_free(&sub);
-    MPI_Barrier(MPI_COMM_WORLD);
-    e.o.partition = STENCIL_PART_BLOCKS;
-    ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_DOUBLE, noop_init, &e.o, &run),
-        0);
-    ck_assert_int_eq(stencil_load(run, ck), 0);
-    long it = 0;
-    ck_assert_int_eq(stencil_iteration(run, &it), 0);
-    ck_assert_int_eq(it, 3);
-    ck_assert_int_eq(stencil_advance(run, 3), 0);
-    for (long t = 0; t < 6; t++) ref_step(&e.R, t);
-    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
-    ck_assert_int_eq(stencil_view(run, check_out), 0);
-    ck_assert_int_eq(sum_long(e.c.bad), 0);
-    stencil_destroy(&run);
-    stencil_program *other = parse(cases[0].text);
-    ck_assert_int_eq(stencil_program_create(MPI_COMM_WORLD, cases[0].n, other, STENCIL_DOUBLE,
-                                            noop_init, &e.o, &run),
-                     0);
-    ck_assert_int_eq(stencil_load(run, ck), STENCIL_EFORMAT);
-    ck_assert_int_eq(stencil_advance(run, 1), 0); /* unchanged and usable */
-    stencil_destroy(&run);
-    stencil_program_free(other);
-    remove_checkpoint(dir, "run.ck", e.R.p);
-    tp_end(&e);
-}
-END_TEST
-
-/* stencil_program_skeleton with checkpoints every 2 iterations, then a restart that goes on
-   from the last one (5) to 7 on another partition: the reference's 7 steps, bitwise. */
-START_TEST(skeleton_restart)
-{
-    const prog_case *pc = &cases[1];
-    char dir[256], ck[320];
-    scratch(dir, sizeof dir, ck, sizeof ck, "prog-sk", "sk.ck");
-    tp_env e;
-    tp_begin(&e, pc, 0, 1);
-    e.o.checkpoint = ck;
-    e.o.checkpoint_every = 2;
-    ck_assert_int_eq(
-        stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 5, init, NULL, &e.o),
-        0);
-    for (long t = 0; t < 7; t++) ref_step(&e.R, t);
-    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
-    e.o.partition = STENCIL_PART_BANDS;
-    e.o.restart = 1;
-    ck_assert_int_eq(stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 7,
-                                              noop_init, check_out, &e.o),
-                     0);
-    ck_assert_int_eq(sum_long(e.c.bad), 0);
-    ck_assert_int_eq(sum_long(e.c.seen), e.R.total * stencil_program_nfields(e.p));
-    remove_checkpoint(dir, "sk.ck", e.R.p);
-    tp_end(&e);
-}
-END_TEST
-
 static void add_tests(TCase *tc)
 {
-    tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
-    tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
+    tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * tp_ncases);
+    tcase_add_loop_test(tc, persistent_params, 0, 2 * tp_ncases);
     tcase_add_test(tc, misuse);
     tcase_add_test(tc, exact_halos);
-    tcase_add_loop_test(tc, checkpoint_resume, 0, 2);
-    tcase_add_test(tc, skeleton_restart);
 }
 
 int main(int argc, char **argv)
