@@ -138,7 +138,8 @@ typedef struct stencil_stats {
     double t_halo_in;       /* host time issuing host->device halo copies */
     double exchange_hidden; /* fraction of the exchange during which the inner update ran, 0..1 */
     double gcells;          /* global updated cells * iterations / t_loop / 1e9 */
-    long long cells;        /* global updated cells per iteration */
+    long long cells;        /* global updated cells per iteration (programs: of the grid, the
+                               most any evolving field updates, not summed over the fields) */
     long long bytes_sent;   /* halo bytes this rank sent */
     long long messages;     /* halo messages this rank sent */
     int peer_links;         /* of those, links whose halos arrive device to device */

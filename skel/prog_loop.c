@@ -106,10 +106,9 @@ static void copy_frame(sk_run *r, int f)
                 b.lo[d] = sp->box[f].hi[d];
             }
             sl_box lb = sl_local_box(l, &b);
-            DEV(r, o->copy_out(&r->dev, SB_QBORDER, sp->cur[f], &lb, r->host));
-            DEV(r, o->wait(&r->dev, SB_QBORDER));
-            DEV(r, o->copy_in(&r->dev, SB_QBORDER, sp->nxt[f], &lb, r->host));
-            DEV(r, o->wait(&r->dev, SB_QBORDER));
+            /* On the device, queued: the host neither waits nor stages. */
+            DEV(r, o->copy_peer(&r->dev, SB_QBORDER, sp->nxt[f], &lb, l->stride, sp->cur[f], &lb,
+                                l->stride));
         }
 }
 
@@ -235,13 +234,15 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
     r->ran += n;
     if (!changes) return 0;
     double all[2] = {0, 0};
+    long long cells = 0;
     for (int f = 0; f < sp->p->nf; f++) {
         double g[2];
         if ((rc = field_norm(r, f, g))) return rc;
         if (nchanges > 0) put_norm(&changes[f], g, sp->p->f[f].coef ? 0 : sp->cells[f], r->done);
+        cells += sp->p->f[f].coef ? 0 : sp->cells[f];
         all[0] += g[0];
         all[1] = g[1] > all[1] || isnan(g[1]) ? g[1] : all[1];
     }
-    if (nchanges < 0) put_norm(changes, all, r->stats.cells, r->done);
+    if (nchanges < 0) put_norm(changes, all, cells, r->done);
     return 0;
 }
