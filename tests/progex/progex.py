@@ -6,6 +6,9 @@ the same program: every operation done separately in the element type, binary op
 to right, as the arithmetic contract says (numpy contracts nothing into fused multiply-adds).
 
     progex.py EXAMPLE MPIEXEC EXE DIR [MPIEXEC ARGS...]
+
+With PROGEX_PNG=1 (libstencil built with libpng), grayscott also writes its PNG of v (-g),
+which must be a PNG file.
 """
 import os
 import subprocess
@@ -163,8 +166,15 @@ def main():
         prefix = os.path.join(out, "%s-n%d-%s-%s" % (name, ranks, typ, part))
         cmd = [mpiexec] + margs + ["-n", str(ranks), exe, "-n", str(n), "-i", str(iters), "-s",
                                    str(SEED), "-f", typ, "-p", part, "-o", prefix]
+        png = prefix + ".v.png" if name == "grayscott" and os.environ.get("PROGEX_PNG") == "1" else None
+        if png:
+            cmd += ["-g", png]
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
+        if png:
+            with open(png, "rb") as f:
+                assert f.read(8) == b"\x89PNG\r\n\x1a\n", png + " is not a PNG file"
+            print("  %s: a PNG file" % png)
         for field, ref in want.items():
             got = read_sten(prefix + "." + field + ".sten", dt, sizes)
             bad = np.count_nonzero(got.view(np.uint8) != ref.view(np.uint8))

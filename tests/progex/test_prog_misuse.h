@@ -171,6 +171,20 @@ START_TEST(create_param_differs)
 }
 END_TEST
 
+/* The ranks pass different programs. */
+START_TEST(create_program_differs)
+{
+    pcall c;
+    baseline(&c, rank_of() == 0 ? pair_text : reach2_text);
+    stencil_run *run = NULL;
+    int rc = stencil_program_create(MPI_COMM_WORLD, c.sizes, c.prog, c.type, c.init, &c.opt, &run);
+    expect(rc, nranks() > 1 ? STENCIL_EINVAL : 0, NULL);
+    if (rc) ck_assert_ptr_null(run);
+    stencil_destroy(&run);
+    stencil_program_free(c.prog);
+}
+END_TEST
+
 static TCase *misuse_tcase(void)
 {
     TCase *tc = tcase_create("misuse");
@@ -181,5 +195,6 @@ static TCase *misuse_tcase(void)
     tcase_add_test(tc, run_param_stencil_run);
     tcase_add_test(tc, norms_too_few);
     tcase_add_test(tc, create_param_differs);
+    tcase_add_test(tc, create_program_differs);
     return tc;
 }
