@@ -3,7 +3,7 @@
 
 #include "skel.h"
 
-static void sk_tile(sk_run *r, stencil_tile *t)
+void sk_tile(sk_run *r, stencil_tile *t)
 {
     size_t es = sb_elem_size(r->st.type);
     memset(t, 0, sizeof *t);

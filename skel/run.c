@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "skel.h"
-
-struct stencil_run {
-    sk_run *r;
-};
+#include "skprog.h"
 
 /* The same n on every rank, else every rank fails (a mismatch would deadlock the exchange). */
 static int sk_same_count(sk_run *r, long n, long least)
@@ -60,9 +56,21 @@ static int sk_norm(sk_run *r, stencil_norm *out)
     return 0;
 }
 
+int sk_advance_prog(sk_run *r, long n, stencil_norm *changes, int nchanges)
+{
+    int rc = 0;
+    SK_PHASE(r, rc, sk_usable(r));
+    SK_PHASE(r, rc, sk_same_count(r, n, changes ? 1 : 0));
+    if (rc) return rc;
+    rc = sk_prog_advance(r, n, changes, nchanges);
+    if (rc) r->failed = rc;
+    return rc;
+}
+
 int sk_advance(sk_run *r, long n, stencil_norm *change)
 {
     int rc = 0;
+    if (r->prog) return sk_advance_prog(r, n, change, -1);
     SK_PHASE(r, rc, sk_usable(r));
     SK_PHASE(r, rc, sk_same_count(r, n, change ? 1 : 0));
     if (rc) return rc; /* the run is as it was */
@@ -85,6 +93,10 @@ int sk_view(sk_run *r, stencil_output_fn fn)
     int rc = 0;
     SK_PHASE(r, rc, sk_usable(r));
     SK_PHASE(r, rc, fn ? 0 : SK_FAIL(r, STENCIL_EINVAL, "the view callback is NULL"));
+    if (r->prog) {
+        SK_PHASE(r, rc, sk_prog_view(r, fn));
+        return rc;
+    }
     SK_PHASE(r, rc, sk_current(r, &t, 1));
     SK_PHASE(r, rc,
              fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
@@ -183,15 +195,23 @@ int stencil_run_stats(stencil_run *run, stencil_stats *stats)
     return 0;
 }
 
+/* Not collective: every rank of a program run gets the same answer. */
+static int no_prog(sk_run *r, const char *what)
+{
+    return SK_FAIL(r, STENCIL_ENOSYS, "%s of program runs are not implemented yet", what);
+}
+
 int stencil_checkpoint(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
+    if (run->r->prog) return sk_done(run->r, no_prog(run->r, "checkpoints"));
     return sk_done(run->r, sk_checkpoint(run->r, path));
 }
 
 int stencil_load(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
+    if (run->r->prog) return sk_done(run->r, no_prog(run->r, "loading checkpoints"));
     return sk_done(run->r, sk_load(run->r, path));
 }
 

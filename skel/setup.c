@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "skel.h"
+#include "skprog.h"
 
 static int sk_check_args(sk_run *r, const long *sizes, const stencil_desc *st, long iters,
                          stencil_init_fn init, int resume)
@@ -110,7 +110,7 @@ static int sk_setup_layout(sk_run *r, const long *sizes, const stencil_kernel *n
 }
 
 /* Node-local rank (device selection) and this rank's backend, device and weight. */
-static int sk_node_config(sk_run *r)
+int sk_node_config(sk_run *r)
 {
     MPI_Comm node;
     int rc = MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node);
@@ -250,6 +250,7 @@ void sk_free(sk_run *r)
 {
     if (!r) return;
     sk_trace_free(r);
+    sk_prog_free(r);
     sk_release(r);
     free(r->weights);
     sl_stencil_free(&r->st);

@@ -119,7 +119,13 @@ typedef struct sk_run {
     int ooc_short; /* this rank's chunks did not fit at r->steps: the largest smaller T whose
                       may (ooc.c; 0: none, or T was 1) */
     double ooc_bw, ooc_rate; /* the probe: bytes/s each way, both busy; kernel cells/s per step */
+    struct sk_prog *prog;    /* a program run (skprog.h), else NULL */
 } sk_run;
+
+/* The public handle of a persistent run. */
+struct stencil_run {
+    sk_run *r;
+};
 
 /* Failures of the run's phases: err.h's helpers into r->msg. */
 #define SK_FAIL(r, code, ...) ERR_FAIL(r, code, __VA_ARGS__)
@@ -210,9 +216,16 @@ int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *k
              stencil_init_fn init);
 void sk_free(sk_run *r);
 int sk_advance(sk_run *r, long n, stencil_norm *change);
+/* A program run's advance (skprog.h): changes per field (nchanges >= fields) or, with
+   nchanges -1, one for all fields together; NULL: none. */
+int sk_advance_prog(sk_run *r, long n, stencil_norm *changes, int nchanges);
+/* Node-local rank and this rank's backend configuration (setup.c). */
+int sk_node_config(sk_run *r);
 /* The current tile: data read back from the device when fetch, else NULL. */
 int sk_current(sk_run *r, stencil_tile *t, int fetch);
 int sk_view(sk_run *r, stencil_output_fn fn);
+/* The tile of the host image r->host (image.c), as the callbacks see it. */
+void sk_tile(sk_run *r, stencil_tile *t);
 /* The host image (image.c) into both device buffers. */
 int sk_upload(sk_run *r);
 /* The init callback on the host image, then sk_upload. */

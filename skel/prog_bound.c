@@ -1,0 +1,95 @@
+/*
+ * The ghosts of mirror and constant faces (kgt/README.md, "Programs"), on the ranks that touch
+ * the face, after the exchange filled the halos inside the grid and across periodic faces.
+ *
+ * Per dimension in order, per side, a slab as wide as the level's reach there, over the whole
+ * local array in the other dimensions: a mirror face's slab is its source slab reversed along
+ * the dimension (ghost -1 is cell 0), a constant face's the value. Done dimension after
+ * dimension, a corner beyond two faces takes the second dimension's rule applied to the first's
+ * ghosts, which is kgt_prog_ghost's per-cell rule: mirror about every face it lies beyond, a
+ * later constant face overriding an earlier one. Cells beyond a fixed face are never read.
+ */
+#include <string.h>
+
+#include "skprog.h"
+
+#define DEV(r, call) SK_DEV(r, call)
+
+/* The slab of width w beyond side s of dimension d (ghost), and its mirror image (src). */
+static void slabs(const sk_run *r, int d, int s, int w, sl_box *ghost, sl_box *src)
+{
+    const sl_local *l = &r->loc;
+    long n = r->prog->n[d];
+    *ghost = *src = l->ext;
+    if (s == 0) {
+        ghost->lo[d] = -w, ghost->hi[d] = 0;
+        src->lo[d] = 0, src->hi[d] = w;
+    } else {
+        ghost->lo[d] = n, ghost->hi[d] = n + w;
+        src->lo[d] = n - w, src->hi[d] = n;
+    }
+}
+
+/* b (size e per dimension, row-major) = a reversed along dimension d. */
+static void reverse(void *b, const void *a, const long *e, int d, size_t es)
+{
+    long outer = 1, inner = 1;
+    for (int k = 0; k < d; k++) outer *= e[k];
+    for (int k = d + 1; k < SL_D; k++) inner *= e[k];
+    size_t row = (size_t)inner * es;
+    for (long o = 0; o < outer; o++)
+        for (long i = 0; i < e[d]; i++)
+            memcpy((char *)b + ((size_t)(o * e[d] + i)) * row,
+                   (const char *)a + ((size_t)(o * e[d] + e[d] - 1 - i)) * row, row);
+}
+
+static void fill(void *b, size_t count, double v, int dbl)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (dbl)
+            ((double *)b)[i] = v;
+        else
+            ((float *)b)[i] = (float)v;
+    }
+}
+
+static void face(sk_run *r, sb_mem m, int d, int s, int w, const kgt_bface *bf)
+{
+    const sb_ops *o = r->dev.ops;
+    size_t es = sb_elem_size(r->st.type);
+    sl_box g, src;
+    long e[SL_D];
+    slabs(r, d, s, w, &g, &src);
+    for (int k = 0; k < SL_D; k++) e[k] = g.hi[k] - g.lo[k];
+    sl_box lg = sl_local_box(&r->loc, &g), ls = sl_local_box(&r->loc, &src);
+    if (bf->kind == KGT_B_CONST) {
+        fill(r->prog->gbuf, (size_t)sl_box_volume(&g), bf->value, r->st.type == STENCIL_DOUBLE);
+    } else {
+        DEV(r, o->copy_out(&r->dev, SB_QBORDER, m, &ls, r->host));
+        DEV(r, o->wait(&r->dev, SB_QBORDER));
+        if (!r->rc) reverse(r->prog->gbuf, r->host, e, d, es);
+    }
+    DEV(r, o->copy_in(&r->dev, SB_QBORDER, m, &lg, r->prog->gbuf));
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+}
+
+void sk_prog_ghosts(sk_run *r, int coef)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    for (int i = 0; i < sp->nslot; i++) {
+        const sk_pslot *sl = &sp->slot[i];
+        const kgt_pfield *fd = &p->f[sl->field];
+        if (fd->coef != coef) continue;
+        const int(*reach)[2] = sl->level ? fd->preach : fd->reach;
+        sb_mem m = sl->level ? sp->prv[sl->field] : sp->cur[sl->field];
+        for (int d = 0; d < p->ndims; d++)
+            for (int s = 0; s < 2; s++) {
+                const kgt_bface *bf = &fd->bc[d][s];
+                int touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];
+                if (touch && reach[d][s] > 0 &&
+                    (bf->kind == KGT_B_MIRROR || bf->kind == KGT_B_CONST))
+                    face(r, m, d, s, reach[d][s], bf);
+            }
+    }
+}

@@ -1,0 +1,217 @@
+/*
+ * The steps of a program run (skprog.h), one at a time and without overlap for now: the halos of
+ * the levels read across cells (MPI through host staging), the ghosts of mirror and constant
+ * faces on the ranks that touch them, the frame of the fields that keep a previous level, the
+ * update, then the time levels rotate. t, the step number, is the run's iteration count.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skprog.h"
+
+#define DEV(r, call) SK_DEV(r, call)
+
+static sb_mem level_mem(const sk_prog *sp, int f, int level)
+{
+    return level ? sp->prv[f] : sp->cur[f];
+}
+
+/* A device call's failure into r->rc (SK_DEV), MPI calls likewise: every rank keeps going. */
+static void net(sk_run *r, int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS && !r->rc) r->rc = err_mpi(r->msg, sizeof r->msg, STENCIL_EMPI, rc, what);
+}
+
+enum { X_RECV, X_PACK, X_SEND, X_UNPACK };
+
+/* One phase of the exchange over the links of the slots of coefficient fields (coef 1) or of
+   the others (coef 0). */
+static void phase(sk_run *r, int coef, int what, int *nreq)
+{
+    sk_prog *sp = r->prog;
+    const sb_ops *o = r->dev.ops;
+    for (int i = 0; i < sp->nslot; i++) {
+        sk_pslot *s = &sp->slot[i];
+        if (sp->p->f[s->field].coef != coef) continue;
+        sb_mem m = level_mem(sp, s->field, s->level);
+        for (int j = 0; j < s->n; j++) {
+            sk_plink *k = &s->link[j];
+            if (what == X_RECV && k->rbytes)
+                net(r,
+                    MPI_Irecv(k->rbuf, (int)k->rbytes, MPI_BYTE, k->peer, k->rtag, r->comm,
+                              &sp->req[(*nreq)++]),
+                    "MPI_Irecv");
+            if (what == X_PACK && k->sbytes)
+                DEV(r, o->copy_out(&r->dev, SB_QBORDER, m, &k->send, k->sbuf));
+            if (what == X_SEND && k->sbytes) {
+                net(r,
+                    MPI_Isend(k->sbuf, (int)k->sbytes, MPI_BYTE, k->peer, k->stag, r->comm,
+                              &sp->req[(*nreq)++]),
+                    "MPI_Isend");
+                r->x.bytes_sent += (long long)k->sbytes;
+                r->x.messages++;
+            }
+            if (what == X_UNPACK && k->rbytes)
+                DEV(r, o->copy_in(&r->dev, SB_QBORDER, m, &k->recv, k->rbuf));
+        }
+    }
+}
+
+/* The halos of one kind of slots (phase), all their messages at once. */
+static void exchange(sk_run *r, int coef)
+{
+    const sb_ops *o = r->dev.ops;
+    int nreq = 0;
+    phase(r, coef, X_RECV, &nreq);
+    phase(r, coef, X_PACK, &nreq);
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    phase(r, coef, X_SEND, &nreq);
+    net(r, MPI_Waitall(nreq, r->prog->req, r->prog->st), "MPI_Waitall");
+    phase(r, coef, X_UNPACK, &nreq);
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+}
+
+/* Coefficients: halos and ghosts once (set-up), agreed. */
+int sk_prog_halos_coef(sk_run *r)
+{
+    r->rc = 0;
+    exchange(r, 1);
+    sk_prog_ghosts(r, 1);
+    return err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
+}
+
+/*
+ * The level to be written (nxt) of a field that keeps its previous level was, two steps ago, a
+ * previous level, whose frame is the init callback's level -1: the fixed frame of the current
+ * one goes there first (it never changes afterwards, so this matters once per buffer, but costs
+ * only the frame's cells).
+ */
+static void copy_frame(sk_run *r, int f)
+{
+    sk_prog *sp = r->prog;
+    const sl_local *l = &r->loc;
+    const sb_ops *o = r->dev.ops;
+    for (int d = 0; d < sp->p->ndims; d++)
+        for (int s = 0; s < 2; s++) {
+            sl_box b = l->owned;
+            if (s == 0) {
+                if (b.lo[d] == sp->box[f].lo[d]) continue;
+                b.hi[d] = sp->box[f].lo[d];
+            } else {
+                if (b.hi[d] == sp->box[f].hi[d]) continue;
+                b.lo[d] = sp->box[f].hi[d];
+            }
+            sl_box lb = sl_local_box(l, &b);
+            DEV(r, o->copy_out(&r->dev, SB_QBORDER, sp->cur[f], &lb, r->host));
+            DEV(r, o->wait(&r->dev, SB_QBORDER));
+            DEV(r, o->copy_in(&r->dev, SB_QBORDER, sp->nxt[f], &lb, r->host));
+            DEV(r, o->wait(&r->dev, SB_QBORDER));
+        }
+}
+
+static void step(sk_run *r, long t)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    const sb_ops *o = r->dev.ops;
+    sb_prog_step s;
+    memset(&s, 0, sizeof s);
+    exchange(r, 0);
+    sk_prog_ghosts(r, 0);
+    for (int f = 0; f < p->nf; f++) {
+        s.in[f] = sp->cur[f];
+        s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
+        s.out[f] = p->f[f].coef ? NULL : sp->nxt[f];
+        s.box[f] = sl_local_box(&r->loc, &sp->box[f]);
+        if (p->f[f].keeps) copy_frame(r, f);
+    }
+    s.t = t;
+    s.par = sp->par;
+    DEV(r, o->prog_update(&r->dev, SB_QINNER, &s));
+    DEV(r, o->wait(&r->dev, SB_QINNER));
+    for (int f = 0; f < p->nf; f++) {
+        if (p->f[f].coef) continue;
+        sb_mem c = sp->cur[f];
+        sp->cur[f] = sp->nxt[f];
+        if (p->f[f].keeps) {
+            sp->nxt[f] = sp->prv[f];
+            sp->prv[f] = c;
+        } else {
+            sp->nxt[f] = c;
+        }
+    }
+}
+
+/* The change of the last step of field f (cur against the level before it): sums of ranks. */
+static int field_norm(sk_run *r, int f, double g[2])
+{
+    sk_prog *sp = r->prog;
+    double v[2] = {0, 0};
+    int rc = 0;
+    g[0] = g[1] = 0;
+    if (!sp->p->f[f].coef) {
+        sb_mem old = sp->p->f[f].keeps ? sp->prv[f] : sp->nxt[f];
+        sl_box b = sl_local_box(&r->loc, &sp->box[f]);
+        if (!sl_box_empty(&b)) rc = r->dev.ops->norm(&r->dev, sp->cur[f], old, &b, v);
+        if (rc) rc = SK_FAIL(r, rc, "norm: %s", r->dev.err);
+    }
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
+    if (rc) return rc;
+    if (MPI_Allreduce(&v[0], &g[0], 1, MPI_DOUBLE, MPI_SUM, r->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&v[1], &g[1], 1, MPI_DOUBLE, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (norm)");
+    return 0;
+}
+
+static void put_norm(stencil_norm *c, const double g[2], long long cells, long it)
+{
+    c->l2 = sqrt(g[0]);
+    c->max = isnan(g[0]) ? NAN : g[1];
+    c->cells = cells;
+    c->iteration = it;
+}
+
+/*
+ * n steps; changes (nchanges >= 1) the change of the last one: one entry per field, or with
+ * nchanges == -1 one entry for all evolving fields together (stencil_advance_norm).
+ */
+int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
+{
+    sk_prog *sp = r->prog;
+    r->rc = 0;
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < n; i++) step(r, r->done + i);
+    r->stats.t_loop += MPI_Wtime() - t0;
+    int rc = err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
+    if (rc) return rc;
+    r->done += n;
+    r->ran += n;
+    if (!changes) return 0;
+    double all[2] = {0, 0};
+    for (int f = 0; f < sp->p->nf; f++) {
+        double g[2];
+        if ((rc = field_norm(r, f, g))) return rc;
+        if (nchanges > 0) put_norm(&changes[f], g, sp->p->f[f].coef ? 0 : sp->cells[f], r->done);
+        all[0] += g[0];
+        all[1] = g[1] > all[1] || isnan(g[1]) ? g[1] : all[1];
+    }
+    if (nchanges < 0) put_norm(changes, all, r->stats.cells, r->done);
+    return 0;
+}
+
+int sk_prog_view(sk_run *r, stencil_output_fn fn)
+{
+    sk_prog *sp = r->prog;
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    for (int f = 0; f < sp->p->nf; f++) {
+        stencil_tile t;
+        int rc = r->dev.ops->read(&r->dev, sp->cur[f], r->host, bytes);
+        rc = err_agree(r->comm, rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0, r->msg, sizeof r->msg);
+        if (rc) return rc;
+        sk_prog_tile(r, &t, f, 0);
+        rc = fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0;
+        if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
+    }
+    return 0;
+}

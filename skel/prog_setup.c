@@ -1,0 +1,388 @@
+/*
+ * Set-up of a program run (skprog.h): the program parsed again from its text (the run owns its
+ * copy), the union of its reads as the layout's stencil, the partition, one local array shape
+ * for every field, the backend opened for the program, the levels allocated and initialised.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skprog.h"
+
+/* The union of every offset any update reads (weights 1): the backend's st. */
+static int union_stencil(sk_run *r, const kgt_prog *p, stencil_type type)
+{
+    sl_stencil *s = &r->st;
+    int nd = p->ndims, n = 0, cap = p->nnodes + 1;
+    memset(s, 0, sizeof *s);
+    s->ndims = nd;
+    s->type = type;
+    s->divisor = 1;
+    s->off = calloc((size_t)cap, sizeof *s->off);
+    s->w = calloc((size_t)cap, sizeof *s->w);
+    if (!s->off || !s->w) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory (program reads)");
+    n = 1; /* the centre, always */
+    for (int i = 0; i < p->nnodes; i++) {
+        const kgt_pnode *e = p->nodes[i];
+        if (e->kind != KP_READ) continue;
+        int o[SL_D] = {0, 0, 0}, dup = 0;
+        for (int d = 0; d < nd; d++) o[d] = e->off[d];
+        for (int k = 0; k < n && !dup; k++) dup = !memcmp(s->off[k], o, sizeof o);
+        if (!dup) memcpy(s->off[n++], o, sizeof o);
+    }
+    s->npts = n;
+    for (int k = 0; k < n; k++) s->w[k] = 1;
+    for (int d = 0; d < nd; d++) {
+        for (int k = 0; k < n; k++) {
+            if (-s->off[k][d] > s->rlo[d]) s->rlo[d] = -s->off[k][d];
+            if (s->off[k][d] > s->rhi[d]) s->rhi[d] = s->off[k][d];
+        }
+        s->flo[d] = s->rlo[d];
+        s->fhi[d] = s->rhi[d];
+    }
+    return 0;
+}
+
+static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_type type,
+                      stencil_init_fn init)
+{
+    sk_prog *sp = r->prog;
+    if (!sizes || !init) return SK_FAIL(r, STENCIL_EINVAL, "%s is NULL", !sizes ? "sizes" : "init");
+    if (type != STENCIL_FLOAT && type != STENCIL_DOUBLE)
+        return SK_FAIL(r, STENCIL_EINVAL, "unknown element type %d", (int)type);
+    for (int d = 0; d < SL_D; d++) sp->n[d] = 1;
+    for (int d = 0; d < p->ndims; d++) {
+        if (sizes[d] <= 0)
+            return SK_FAIL(r, STENCIL_EINVAL, "size of dimension %d is %ld", d, sizes[d]);
+        sp->n[d] = sizes[d];
+    }
+    if (r->opt.partition != STENCIL_PART_BANDS && r->opt.partition != STENCIL_PART_BLOCKS)
+        return SK_FAIL(r, STENCIL_EINVAL, "unknown partition kind %d", (int)r->opt.partition);
+    if (r->opt.steps < 0 || r->opt.steps > STENCIL_MAX_STEPS)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d", r->opt.steps,
+                       STENCIL_MAX_STEPS);
+    if (r->opt.out_of_core == 1)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
+    if (r->opt.checkpoint || r->opt.restart || r->opt.weights_auto)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.%s is not supported for programs yet",
+                       r->opt.weights_auto ? "weights_auto" : "checkpoint/restart");
+    return 0;
+}
+
+/* The halo width per side: every field's reach and previous level's reach, at least 0. */
+static void widths(sk_prog *sp)
+{
+    const kgt_prog *p = sp->p;
+    memset(sp->R, 0, sizeof sp->R);
+    for (int f = 0; f < p->nf; f++)
+        for (int d = 0; d < p->ndims; d++) {
+            for (int s = 0; s < 2; s++) {
+                int a = p->f[f].reach[d][s], b = p->f[f].preach[d][s];
+                if (a > sp->R[d][s]) sp->R[d][s] = a;
+                if (b > sp->R[d][s]) sp->R[d][s] = b;
+            }
+            sp->periodic[f][d] = p->f[f].bc[d][0].kind == KGT_B_PERIODIC;
+        }
+}
+
+/* The local layout: owned box of the partition widened by R on every side. */
+static int layout(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    int nd = sp->p->ndims, pgrid[SL_D], minpart[SL_D] = {1, 1, 1};
+    sl_local *l = &r->loc;
+    int rc = sl_grid_choose(nd, sp->n, r->size, r->opt.partition, r->opt.proc_grid, pgrid, r->msg,
+                            sizeof r->msg);
+    if (rc) return rc;
+    for (int d = 0; d < nd; d++) {
+        int m = sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1];
+        minpart[d] = m > 1 ? m : 1;
+    }
+    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->opt.rank_weights, minpart, 0, r->msg,
+                           sizeof r->msg);
+    if (rc) return rc;
+    memset(l, 0, sizeof *l);
+    l->rank = r->rank;
+    l->ndims = nd;
+    sl_partition_coords(&r->part, r->rank, l->coords);
+    l->owned = sl_partition_owned(&r->part, r->rank);
+    l->ext = l->owned;
+    for (int d = 0; d < nd; d++) {
+        l->ext.lo[d] -= sp->R[d][0];
+        l->ext.hi[d] += sp->R[d][1];
+        l->bnd_lo[d] = l->owned.lo[d] == 0;
+        l->bnd_hi[d] = l->owned.hi[d] == sp->n[d];
+    }
+    l->update = l->live = l->inner = l->owned;
+    l->nelems = 1;
+    for (int k = SL_D - 1; k >= 0; k--) {
+        l->stride[k] = (long)l->nelems;
+        l->nelems *= (size_t)(l->ext.hi[k] - l->ext.lo[k]);
+    }
+    r->steps = 1;
+    /* A forced T > 1 runs one step per exchange too: bitwise the same, only slower. */
+    snprintf(r->why, sizeof r->why, "%s",
+             r->opt.steps > 1 ? "program: T > 1 not yet, one step" : "program: one step");
+    return 0;
+}
+
+/* Per evolving field: owned minus its fixed frame where this rank touches the face. */
+static int boxes(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    long long v[KGT_PROG_MAX_FIELDS], g[KGT_PROG_MAX_FIELDS];
+    for (int f = 0; f < p->nf; f++) {
+        sl_box b = r->loc.owned;
+        for (int d = 0; d < p->ndims; d++) {
+            if (p->f[f].bc[d][0].kind == KGT_B_FIXED && r->loc.bnd_lo[d])
+                b.lo[d] += p->f[f].frame[d][0];
+            if (p->f[f].bc[d][1].kind == KGT_B_FIXED && r->loc.bnd_hi[d])
+                b.hi[d] -= p->f[f].frame[d][1];
+            if (b.hi[d] < b.lo[d]) b.hi[d] = b.lo[d];
+        }
+        sp->box[f] = b;
+        v[f] = p->f[f].coef ? 0 : sl_box_volume(&b);
+    }
+    if (MPI_Allreduce(v, g, p->nf, MPI_LONG_LONG, MPI_SUM, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (cells)");
+    r->stats.cells = 0;
+    for (int f = 0; f < p->nf; f++) r->stats.cells += sp->cells[f] = g[f];
+    return 0;
+}
+
+static int open_backend(sk_run *r)
+{
+    sb_open_args a = {.peer = 0,
+                      .device = r->cfg.device,
+                      .local_rank = r->local_rank,
+                      .local_size = r->local_size,
+                      .st = &r->st,
+                      .local = &r->loc,
+                      .steps = 1,
+                      .prog = r->prog->p};
+    for (int d = 0; d < SL_D; d++) a.origin[d] = r->loc.ext.lo[d];
+    const char *name = r->cfg.backend;
+    int rc = STENCIL_ENOBACKEND;
+    for (int i = 0;; i++) {
+        const sb_ops *ops = strcmp(name, "auto") ? (i ? NULL : sb_find(name)) : sb_auto(i);
+        if (!ops) break;
+        memset(&r->dev, 0, sizeof r->dev);
+        r->dev.ops = ops;
+        rc = ops->open(&r->dev, &a);
+        if (!rc) {
+            r->dev_open = 1;
+            if (!r->dev.kernel[0]) snprintf(r->dev.kernel, sizeof r->dev.kernel, "program");
+            return 0;
+        }
+        SK_FAIL(r, rc, "%s backend: %s", ops->name, r->dev.err);
+    }
+    if (rc == STENCIL_ENOBACKEND)
+        SK_FAIL(r, rc, "backend '%s' is not built in (built: %s)", name, sb_names());
+    return rc;
+}
+
+static int alloc_levels(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    r->host = calloc(r->loc.nelems, sb_elem_size(r->st.type));
+    if (!r->host) return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
+    for (int f = 0; f < p->nf; f++) {
+        sb_mem *m[3] = {&sp->cur[f], p->f[f].coef ? NULL : &sp->nxt[f],
+                        p->f[f].keeps ? &sp->prv[f] : NULL};
+        for (int i = 0; i < 3; i++) {
+            if (!m[i]) continue;
+            int rc = r->dev.ops->mem_alloc(&r->dev, bytes, m[i]);
+            if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+        }
+    }
+    return 0;
+}
+
+/* The links of one level of a field: as wide as its reach on each side, in every direction that
+   has a neighbour for it (wrapping where the field is periodic). */
+static void slot_links(sk_run *r, sk_pslot *s, size_t es)
+{
+    sk_prog *sp = r->prog;
+    const sl_local *l = &r->loc;
+    const sl_partition *pt = &r->part;
+    int nd = sp->p->ndims, e[SL_D];
+    int tb = (s->field * 2 + (s->level ? 1 : 0)) * SL_NDIRS;
+    const kgt_pfield *fd = &sp->p->f[s->field];
+    const int(*w)[2] = s->level ? fd->preach : fd->reach; /* this level's halo, exactly */
+    s->n = 0;
+    for (int di = 0; di < SL_NDIRS; di++) {
+        e[0] = di / 9 - 1, e[1] = di / 3 % 3 - 1, e[2] = di % 3 - 1;
+        int ok = 1, zero = 1, c[SL_D], ne[SL_D];
+        sl_box sb = l->owned, rb = l->owned;
+        for (int d = 0; d < SL_D && ok; d++) {
+            ne[d] = -e[d];
+            if (d >= nd) {
+                ok = e[d] == 0;
+                continue;
+            }
+            c[d] = l->coords[d] + e[d];
+            if (e[d]) zero = 0;
+            if (c[d] < 0 || c[d] >= pt->pgrid[d]) {
+                if (!sp->periodic[s->field][d]) ok = 0;
+                c[d] = (c[d] + pt->pgrid[d]) % pt->pgrid[d];
+            }
+            if (e[d] < 0) {
+                sb.hi[d] = sb.lo[d] + w[d][1];
+                rb.hi[d] = rb.lo[d];
+                rb.lo[d] -= w[d][0];
+            } else if (e[d] > 0) {
+                sb.lo[d] = sb.hi[d] - w[d][0];
+                rb.lo[d] = rb.hi[d];
+                rb.hi[d] += w[d][1];
+            }
+        }
+        if (!ok || zero || (sl_box_empty(&sb) && sl_box_empty(&rb))) continue;
+        sk_plink *k = &s->link[s->n++];
+        memset(k, 0, sizeof *k);
+        for (int d = nd; d < SL_D; d++) c[d] = 0;
+        k->peer = (c[0] * pt->pgrid[1] + c[1]) * pt->pgrid[2] + c[2];
+        k->stag = tb + di;
+        k->rtag = tb + sl_dir_index(ne);
+        k->send = sl_local_box(l, &sb);
+        k->recv = sl_local_box(l, &rb);
+        k->sbytes = (size_t)sl_box_volume(&sb) * es;
+        k->rbytes = (size_t)sl_box_volume(&rb) * es;
+    }
+}
+
+static int alloc_links(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    size_t es = sb_elem_size(r->st.type);
+    sp->nslot = 0;
+    for (int f = 0; f < p->nf; f++)
+        for (int lv = 0; lv >= -1; lv--) {
+            const kgt_pfield *fd = &p->f[f];
+            const int(*reach)[2] = lv ? fd->preach : fd->reach;
+            int any = 0;
+            for (int d = 0; d < p->ndims; d++) any |= reach[d][0] || reach[d][1];
+            if (!any || (lv && !fd->keeps)) continue;
+            sk_pslot *s = &sp->slot[sp->nslot++];
+            s->field = f;
+            s->level = lv;
+            slot_links(r, s, es);
+            for (int i = 0; i < s->n; i++) {
+                sk_plink *k = &s->link[i];
+                int rc = k->sbytes ? r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf) : 0;
+                if (!rc && k->rbytes) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
+                if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+            }
+        }
+    size_t slab = 0; /* the largest ghost slab (prog_bound.c) */
+    for (int d = 0; d < p->ndims; d++) {
+        size_t v = (size_t)(sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1]);
+        for (int k = 0; k < SL_D; k++)
+            if (k != d) v *= (size_t)(r->loc.ext.hi[k] - r->loc.ext.lo[k]);
+        slab = v > slab ? v : slab;
+    }
+    sp->gbuf = malloc((slab ? slab : 1) * es);
+    sp->req = calloc((size_t)(2 * SL_NDIRS * sp->nslot + 1), sizeof *sp->req);
+    sp->st = calloc((size_t)(2 * SL_NDIRS * sp->nslot + 1), sizeof *sp->st);
+    return sp->req && sp->st && sp->gbuf ? 0
+                                         : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (requests)");
+}
+
+void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level)
+{
+    sk_tile(r, t);
+    t->field = r->prog->p->f[f].name;
+    t->level = level;
+    t->iteration = r->done;
+}
+
+/* init per field and level into the host image, then to the device: level 0 into cur and nxt
+   (the fixed frame is never written), the previous level into prv. */
+static int init_data(sk_run *r, stencil_init_fn init)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    const sb_ops *o = r->dev.ops;
+    for (int f = 0; f < p->nf; f++)
+        for (int lv = 0; lv >= (p->f[f].keeps ? -1 : 0); lv--) {
+            stencil_tile t;
+            memset(r->host, 0, bytes);
+            sk_prog_tile(r, &t, f, lv);
+            if (init(&t, r->opt.user))
+                return SK_FAIL(r, STENCIL_ECALLBACK, "init callback failed (field %s, level %d)",
+                               p->f[f].name, lv);
+            sb_mem a = lv ? sp->prv[f] : sp->cur[f], b = lv ? NULL : sp->nxt[f];
+            int rc = o->write(&r->dev, a, r->host, bytes);
+            if (!rc && b) rc = o->write(&r->dev, b, r->host, bytes);
+            if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+        }
+    return 0;
+}
+
+int sk_prog_halos_coef(sk_run *r);
+
+int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
+                  stencil_type type, stencil_init_fn init)
+{
+    int rc = 0;
+    kgt_perr e;
+    sk_prog *sp = calloc(1, sizeof *sp);
+    if (!sp) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory");
+    r->prog = sp;
+    sp->p = kgt_prog_parse_string(text, &e);
+    if (!sp->p) rc = SK_FAIL(r, STENCIL_EFORMAT, "%d:%d: %s", e.line, e.col, e.msg);
+    if (!rc) memcpy(sp->par, par, sizeof(double) * (size_t)sp->p->npar);
+    SK_PHASE(r, rc, sk_same_text(r, text, "programs"));
+    SK_PHASE(r, rc, check_args(r, sizes, sp->p, type, init));
+    if (!rc) {
+        long v[2 * SL_D], m[2 * SL_D];
+        for (int d = 0; d < SL_D; d++) v[d] = sp->n[d], v[SL_D + d] = -sp->n[d];
+        v[0] += (long)type * 1000000007L, v[SL_D] -= (long)type * 1000000007L;
+        if (MPI_Allreduce(v, m, 2 * SL_D, MPI_LONG, MPI_MAX, r->comm) != MPI_SUCCESS)
+            rc = SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (sizes)");
+        for (int d = 0; d < SL_D && !rc; d++)
+            if (m[d] != -m[SL_D + d])
+                rc = SK_FAIL(r, STENCIL_EINVAL, "ranks passed different sizes or types");
+    }
+    if (!rc) widths(sp);
+    SK_PHASE(r, rc, union_stencil(r, sp->p, type));
+    SK_PHASE(r, rc, sk_node_config(r));
+    SK_PHASE(r, rc, layout(r));
+    SK_PHASE(r, rc, boxes(r));
+    SK_PHASE(r, rc, open_backend(r));
+    SK_PHASE(r, rc, alloc_levels(r));
+    SK_PHASE(r, rc, alloc_links(r));
+    SK_PHASE(r, rc, init_data(r, init));
+    if (!rc) rc = sk_prog_halos_coef(r);
+    r->t_up = MPI_Wtime() - r->t0;
+    return rc;
+}
+
+void sk_prog_free(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    if (!sp) return;
+    if (r->dev_open) {
+        for (int i = 0; i < sp->nslot; i++)
+            for (int j = 0; j < sp->slot[i].n; j++) {
+                sk_plink *k = &sp->slot[i].link[j];
+                if (k->sbuf) r->dev.ops->host_free(&r->dev, k->sbuf);
+                if (k->rbuf) r->dev.ops->host_free(&r->dev, k->rbuf);
+            }
+        for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
+            sb_mem m[3] = {sp->cur[f], sp->nxt[f], sp->prv[f]};
+            for (int i = 0; i < 3; i++)
+                if (m[i]) r->dev.ops->mem_free(&r->dev, m[i]);
+        }
+    }
+    free(sp->req);
+    free(sp->gbuf);
+    free(sp->st);
+    kgt_prog_free(sp->p);
+    free(sp);
+    r->prog = NULL;
+}

@@ -1,0 +1,458 @@
+/*
+ * Programs run through the library (stencil_program_*), under mpiexec -n 1..4 on the host
+ * backend, bands and blocks, float and double, against a serial reference on random data: the
+ * whole grid stepped by kgt's reference interpreter (kgt_prog_eval_step), which applies the
+ * boundaries itself and knows nothing of partitions, halos or ghosts. The programs cover
+ * coefficient fields, a previous level, parameters, the index and the time, comparisons and
+ * selects, diagonal reads, and every boundary kind (fixed, periodic, mirror, constant, and
+ * mixed per dimension). Bitwise. Also: a persistent run split into advances with a parameter
+ * changed between them, per-field norms, and misuse. Every assertion is on allreduced values.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cksuite.h"
+#include "prog.h"
+#include "stencil.h"
+
+static int rank, nranks;
+
+typedef struct prog_case {
+    const char *text;
+    long n[3];
+    int binary; /* 0/1 data (Game of Life) */
+} prog_case;
+
+static const prog_case cases[] = {
+    {"program heat\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  coef k\n"
+     "  param dt = 0.1\n"
+     "  update u = u + dt * (k * (u[-1,0] + u[1,0] - 2 * u) + k[0,1] * (u[0,-1] + u[0,1] - 2 * "
+     "u))\n"
+     "  boundary * i mirror\n"
+     "  boundary * j periodic\n"
+     "end\n",
+     {23, 17, 1},
+     0},
+    {"# the wave equation\n"
+     "program wave\n"
+     "  dims 2\n"
+     "  field u prev\n"
+     "  coef c\n"
+     "  param s = 0.5\n"
+     "  update u = 2 * u - u@prev + c * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1] - 4 * u) + (i == 3 "
+     "&& j == 4 ? s * t : 0)\n"
+     "  boundary * i- constant 0.25\n"
+     "  boundary * i+ mirror\n"
+     "end\n",
+     {19, 21, 1},
+     0},
+    {"program gs\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  field v\n"
+     "  param F = 0.035\n"
+     "  let uvv = u * v * v\n"
+     "  update u = u + 0.2 * (u[-1,-1] + u[1,1] + u[-1,1] + u[1,-1] - 4 * u) - uvv + F * (1 - "
+     "u)\n"
+     "  update v = max(v + 0.1 * (v[-2,0] + v[0,2] - 2 * v) + uvv, sqrt(abs(u)) * 0.01)\n"
+     "  boundary * all periodic\n"
+     "end\n",
+     {22, 18, 1},
+     0},
+    {"program h3\n"
+     "  dims 3\n"
+     "  field u\n"
+     "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
+     "u[1,1,1]) / 7\n"
+     "  boundary u i mirror\n"
+     "  boundary u j- constant 1.5\n"
+     "  boundary u j+ mirror\n"
+     "  boundary u k periodic\n"
+     "end\n",
+     {9, 8, 7},
+     0},
+    {"program life\n"
+     "  dims 2\n"
+     "  field c\n"
+     "  let n = c[-1,-1] + c[-1,0] + c[-1,1] + c[0,-1] + c[0,1] + c[1,-1] + c[1,0] + c[1,1]\n"
+     "  update c = (n == 3 || (c == 1 && n == 2)) ? 1 : 0\n"
+     "end\n",
+     {20, 24, 1},
+     1},
+    {"program mixed\n"
+     "  dims 2\n"
+     "  field a prev\n"
+     "  field b\n"
+     "  coef m\n"
+     "  param w = 0.25\n"
+     "  update a = a@prev[1,0] * w + b[0,-1] - m * a[-1,1]\n"
+     "  update b = b[2,0] < a ? b + w : b - w * j / 16\n"
+     "  boundary a i periodic\n"
+     "  boundary b i periodic\n"
+     "  boundary m i periodic\n"
+     "  boundary * j mirror\n"
+     "end\n",
+     {17, 15, 1},
+     0},
+    {"program upwind\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  coef vel\n"
+     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u)\n"
+     "  boundary u i- constant -0.5\n"
+     "  boundary u i+ mirror\n"
+     "  boundary * j periodic\n"
+     "end\n",
+     {25, 13, 1},
+     0},
+    {"program chan3\n"
+     "  dims 3\n"
+     "  field p\n"
+     "  field q\n"
+     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + (k == 2 ? t : 0)\n"
+     "  update q = min(q, p[1,0,0]) + 0.0625 * q[-1,-1,-1]\n"
+     "  boundary p i mirror\n"
+     "  boundary q i mirror\n"
+     "  boundary * j periodic\n"
+     "  boundary * k constant 2\n"
+     "end\n",
+     {8, 9, 10},
+     0},
+};
+#define NCASES (int)(sizeof cases / sizeof cases[0])
+
+/* Random value of field f, level lv (0 or -1), global cell g: the same on every rank. */
+static double value(int f, int lv, const long *g, int binary)
+{
+    unsigned long h = 2166136261UL ^ (unsigned long)(f * 7 + lv + 3);
+    for (int d = 0; d < 3; d++) h = (h ^ (unsigned long)(g[d] + 1)) * 16777619UL % 4294967296UL;
+    h = h * 2654435761UL % 4294967296UL;
+    double x = (double)(h >> 8) / 16777216.0;
+    return binary ? (x < 0.4) : x;
+}
+
+typedef struct ctx {
+    const stencil_program *prog;
+    int binary, dbl;
+    void *ref[KGT_PROG_MAX_FIELDS]; /* the expected current level, whole grid */
+    long bad, seen;
+} ctx;
+
+static size_t cell_of(const stencil_tile *t, const long *x)
+{
+    size_t i = 0;
+    for (int d = 0; d < t->ndims; d++) i += (size_t)(x[d] * t->stride[d]);
+    return i;
+}
+
+static long gindex(const long *n, int nd, const long *g)
+{
+    long i = 0;
+    for (int d = 0; d < nd; d++) i = i * n[d] + g[d];
+    return i;
+}
+
+/* Calls fn for every owned cell of a tile: i its element, g its global index. */
+typedef void (*cell_fn)(const stencil_tile *t, size_t i, const long *g, ctx *c, int f);
+static void each_cell(const stencil_tile *t, cell_fn fn, ctx *c, int f)
+{
+    long x[3] = {0, 0, 0}, g[3] = {0, 0, 0}, n[3] = {1, 1, 1};
+    for (int d = 0; d < t->ndims; d++) n[d] = t->size[d];
+    for (x[0] = 0; x[0] < n[0]; x[0]++)
+        for (x[1] = 0; x[1] < n[1]; x[1]++)
+            for (x[2] = 0; x[2] < n[2]; x[2]++) {
+                for (int d = 0; d < 3; d++) g[d] = x[d] + (d < t->ndims ? t->offset[d] : 0);
+                fn(t, cell_of(t, x), g, c, f);
+            }
+}
+
+static void init_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, int f)
+{
+    double v = value(f, t->level, g, c->binary);
+    if (t->type == STENCIL_DOUBLE)
+        ((double *)t->data)[i] = v;
+    else
+        ((float *)t->data)[i] = (float)v;
+}
+
+static int init(stencil_tile *t, void *user)
+{
+    ctx *c = user;
+    int f = stencil_program_find_field(c->prog, t->field);
+    if (f < 0) return 1;
+    each_cell(t, init_cell, c, f);
+    return 0;
+}
+
+static void check_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, int f)
+{
+    long k = gindex(t->global_size, t->ndims, g);
+    int same = c->dbl ? !memcmp(&((double *)t->data)[i], &((double *)c->ref[f])[k], sizeof(double))
+                      : !memcmp(&((float *)t->data)[i], &((float *)c->ref[f])[k], sizeof(float));
+    c->bad += !same;
+    c->seen++;
+}
+
+static int check_out(const stencil_tile *t, void *user)
+{
+    ctx *c = user;
+    int f = stencil_program_find_field(c->prog, t->field);
+    if (f < 0) return 1;
+    each_cell(t, check_cell, c, f);
+    return 0;
+}
+
+/* The serial reference: levels of every field over the whole grid, stepped in place. */
+typedef struct ref {
+    kgt_prog *p;
+    int dbl;
+    long n[3], total;
+    void *cur[KGT_PROG_MAX_FIELDS], *prev[KGT_PROG_MAX_FIELDS], *out[KGT_PROG_MAX_FIELDS];
+    double par[KGT_PROG_MAX_PARAMS];
+    double l2[KGT_PROG_MAX_FIELDS], max[KGT_PROG_MAX_FIELDS];
+} ref;
+
+static void ref_init(ref *R, const prog_case *pc, int dbl)
+{
+    kgt_perr e;
+    memset(R, 0, sizeof *R);
+    R->p = kgt_prog_parse_string(pc->text, &e);
+    ck_assert_msg(R->p, "%d:%d: %s", e.line, e.col, e.msg);
+    R->dbl = dbl;
+    R->total = 1;
+    for (int d = 0; d < R->p->ndims; d++) R->n[d] = pc->n[d], R->total *= pc->n[d];
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    for (int f = 0; f < R->p->nf; f++) {
+        R->cur[f] = malloc((size_t)R->total * es);
+        R->prev[f] = malloc((size_t)R->total * es);
+        R->out[f] = malloc((size_t)R->total * es);
+        for (long i = 0; i < R->total; i++) {
+            long g[3] = {0, 0, 0};
+            for (long k = i, d = R->p->ndims - 1; d >= 0; d--) g[d] = k % R->n[d], k /= R->n[d];
+            for (int lv = 0; lv >= -1; lv--) {
+                double v = value(f, lv, g, pc->binary);
+                void *a = lv ? R->prev[f] : R->cur[f];
+                if (dbl)
+                    ((double *)a)[i] = v;
+                else
+                    ((float *)a)[i] = (float)v;
+            }
+        }
+    }
+    for (int i = 0; i < R->p->npar; i++) R->par[i] = R->p->par[i].value;
+}
+
+static double rget(const ref *R, const void *a, long i)
+{
+    return R->dbl ? ((const double *)a)[i] : ((const float *)a)[i];
+}
+
+static void ref_step(ref *R, long t)
+{
+    double par[KGT_PROG_MAX_PARAMS];
+    for (int i = 0; i < R->p->npar; i++) par[i] = R->dbl ? R->par[i] : (float)R->par[i];
+    ck_assert_int_eq(kgt_prog_eval_step(R->p, R->dbl, R->n, t, par, R->cur, R->prev, R->out), 0);
+    for (int f = 0; f < R->p->nf; f++) {
+        if (R->p->f[f].coef) continue;
+        double s = 0, m = 0;
+        for (long i = 0; i < R->total; i++) {
+            double d = rget(R, R->out[f], i) - rget(R, R->cur[f], i);
+            s += d * d;
+            m = fabs(d) > m ? fabs(d) : m;
+        }
+        R->l2[f] = sqrt(s), R->max[f] = m;
+        void *old = R->prev[f];
+        R->prev[f] = R->cur[f];
+        R->cur[f] = R->out[f];
+        R->out[f] = old;
+    }
+}
+
+static void ref_free(ref *R)
+{
+    for (int f = 0; f < R->p->nf; f++) free(R->cur[f]), free(R->prev[f]), free(R->out[f]);
+    kgt_prog_free(R->p);
+}
+
+static long sum_long(long v)
+{
+    long s;
+    MPI_Allreduce(&v, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return s;
+}
+
+static stencil_program *parse(const char *text)
+{
+    char msg[256];
+    stencil_program *p = NULL;
+    int rc = stencil_program_parse(text, &p, msg, sizeof msg);
+    ck_assert_msg(rc == 0, "parse: %s", msg);
+    return p;
+}
+
+static void opts(stencil_options *o, int blocks)
+{
+    stencil_options_init(o);
+    o->backend = "host";
+    o->partition = blocks ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
+    o->quiet = 1;
+}
+
+/* i: case, type, partition. The whole run through stencil_program_skeleton. */
+START_TEST(skeleton_bitwise)
+{
+    const prog_case *pc = &cases[_i / 4];
+    int dbl = _i % 2, blocks = _i / 2 % 2;
+    const long iters = 6;
+    stencil_program *p = parse(pc->text);
+    ref R;
+    ref_init(&R, pc, dbl);
+    for (long t = 0; t < iters; t++) ref_step(&R, t);
+    ctx c = {.prog = p, .binary = pc->binary, .dbl = dbl};
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    stencil_options o;
+    opts(&o, blocks);
+    o.user = &c;
+    int rc = stencil_program_skeleton(
+        MPI_COMM_WORLD, pc->n, p, dbl ? STENCIL_DOUBLE : STENCIL_FLOAT, iters, init, check_out, &o);
+    ck_assert_int_eq(rc, 0);
+    long bad = sum_long(c.bad), seen = sum_long(c.seen);
+    ck_assert_msg(bad == 0, "%s %s %s: %ld of %ld cells differ", R.p->name,
+                  dbl ? "double" : "float", blocks ? "blocks" : "bands", bad, seen);
+    ck_assert_int_eq(seen, R.total * stencil_program_nfields(p));
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
+/* A persistent run: advances of 2, 1, then a parameter changed, then norms of the last step. */
+START_TEST(persistent_params)
+{
+    const prog_case *pc = &cases[_i / 2];
+    int dbl = 1, blocks = _i % 2;
+    stencil_program *p = parse(pc->text);
+    ref R;
+    ref_init(&R, pc, dbl);
+    stencil_options o;
+    opts(&o, blocks);
+    o.steps = blocks ? 3 : 0; /* forced T > 1: bitwise the same */
+    ctx c = {.prog = p, .binary = pc->binary, .dbl = dbl};
+    o.user = &c;
+    stencil_run *run = NULL;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc->n, p, STENCIL_DOUBLE, init, &o, &run), 0);
+    stencil_program_free(p); /* the run keeps its own copy */
+    p = parse(pc->text);
+    c.prog = p;
+    ck_assert_int_eq(stencil_advance(run, 2), 0);
+    ck_assert_int_eq(stencil_advance(run, 1), 0);
+    for (long t = 0; t < 3; t++) ref_step(&R, t);
+    if (R.p->npar > 0) {
+        ck_assert_int_eq(stencil_run_set_param(run, R.p->par[0].name, 0.125), 0);
+        R.par[0] = 0.125;
+    }
+    stencil_norm nr[KGT_PROG_MAX_FIELDS];
+    ck_assert_int_eq(stencil_advance_norms(run, 3, nr, KGT_PROG_MAX_FIELDS), 0);
+    for (long t = 3; t < 6; t++) ref_step(&R, t);
+    for (int f = 0; f < R.p->nf; f++) {
+        if (R.p->f[f].coef) {
+            ck_assert(nr[f].l2 == 0 && nr[f].max == 0);
+            continue;
+        }
+        ck_assert_msg(nr[f].max == R.max[f], "field %d max %g, expected %g", f, nr[f].max,
+                      R.max[f]);
+        ck_assert(fabs(nr[f].l2 - R.l2[f]) <= 1e-12 * (R.l2[f] + 1e-300));
+        ck_assert_int_eq(nr[f].iteration, 6);
+    }
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(c.bad), 0);
+    stencil_stats st;
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    ck_assert(st.cells > 0 && st.nranks == nranks && st.steps == 1);
+    long iter = 0;
+    ck_assert_int_eq(stencil_iteration(run, &iter), 0);
+    ck_assert_int_eq(iter, 6);
+    ck_assert_int_eq(stencil_destroy(&run), 0);
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
+static int noop_init(stencil_tile *t, void *user)
+{
+    (void)t;
+    (void)user;
+    return 0;
+}
+
+START_TEST(misuse)
+{
+    char msg[256];
+    stencil_program *p = NULL;
+    ck_assert_int_eq(stencil_program_parse("program x\n  dims 2\n  field u\n  update u = u + "
+                                           "q\nend\n",
+                                           &p, msg, sizeof msg),
+                     STENCIL_EFORMAT);
+    ck_assert_ptr_null(p);
+    ck_assert_msg(strncmp(msg, "4:", 2) == 0 && strstr(msg, "q"), "message: %s", msg);
+    p = parse(cases[0].text);
+    ck_assert_int_eq(stencil_program_ndims(p), 2);
+    ck_assert_str_eq(stencil_program_name(p), "heat");
+    ck_assert_int_eq(stencil_program_nfields(p), 2);
+    ck_assert_str_eq(stencil_program_field(p, 1), "k");
+    ck_assert_ptr_null(stencil_program_field(p, 2));
+    ck_assert_int_eq(stencil_program_is_coef(p, 1), 1);
+    ck_assert_int_eq(stencil_program_find_field(p, "nope"), -1);
+    double v = 0;
+    ck_assert_int_eq(stencil_program_get_param(p, "dt", &v), 0);
+    ck_assert(v == 0.1);
+    ck_assert_int_eq(stencil_program_set_param(p, "dt", NAN), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_program_set_param(p, "nope", 1), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_program_set_param(p, "dt", 0.2), 0);
+    stencil_options o;
+    opts(&o, 0);
+    stencil_run *run = NULL;
+    long n[2] = {12, 10};
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run), 0);
+    ck_assert_int_eq(stencil_run_set_param(run, "nope", 1), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_run_set_param(run, "dt", rank == 0 ? 1.0 : 2.0),
+                     nranks > 1 ? STENCIL_EINVAL : 0);
+    stencil_norm one;
+    ck_assert_int_eq(stencil_advance_norms(run, 1, &one, 1), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_checkpoint(run, "x.ck"), STENCIL_ENOSYS);
+    ck_assert_int_eq(stencil_advance_norm(run, 2, &one), 0);
+    ck_assert_int_eq(one.iteration, 2);
+    stencil_destroy(&run);
+    o.steps = -1;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_EINVAL);
+    ck_assert_ptr_null(run);
+    stencil_program_free(p);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    Suite *s = suite_create("program runs");
+    TCase *tc = tcase_create("prog");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
+    tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
+    tcase_add_test(tc, misuse);
+    suite_add_tcase(s, tc);
+    int failed = tu_run_suite(s);
+    MPI_Finalize();
+    return failed != 0;
+}
