@@ -37,6 +37,12 @@ static void phase(sk_run *r, int coef, int what, int *nreq)
         sb_mem m = level_mem(sp, s->field, s->level);
         for (int j = 0; j < s->n; j++) {
             sk_plink *k = &s->link[j];
+            if (k->self) {
+                if (what == X_UNPACK && k->rbytes)
+                    DEV(r, o->copy_peer(&r->dev, SB_QBORDER, m, &k->recv, r->loc.stride, m,
+                                        &k->ssrc, r->loc.stride));
+                continue;
+            }
             if (what == X_RECV && k->rbytes)
                 net(r,
                     MPI_Irecv(k->rbuf, (int)k->rbytes, MPI_BYTE, k->peer, k->rtag, r->comm,

@@ -63,9 +63,29 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
                        STENCIL_MAX_STEPS);
     if (r->opt.out_of_core == 1)
         return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
-    if (r->opt.checkpoint || r->opt.restart || r->opt.weights_auto)
+    if (r->opt.checkpoint || r->opt.restart || r->opt.weights_auto || r->opt.monitor)
         return SK_FAIL(r, STENCIL_EINVAL, "options.%s is not supported for programs yet",
-                       r->opt.weights_auto ? "weights_auto" : "checkpoint/restart");
+                       r->opt.weights_auto ? "weights_auto"
+                       : r->opt.monitor    ? "monitor"
+                                           : "checkpoint/restart");
+    return 0;
+}
+
+/* Ranks that disagree on the problem or the partition would wait on each other's messages. */
+static int same_problem(sk_run *r, stencil_type type)
+{
+    enum { N = SL_D + 2 + SL_D };
+    long v[2 * N], m[2 * N];
+    for (int d = 0; d < SL_D; d++) v[d] = r->prog->n[d], v[SL_D + 2 + d] = r->opt.proc_grid[d];
+    v[SL_D] = (long)type;
+    v[SL_D + 1] = (long)r->opt.partition * 2 + (r->opt.rank_weights != NULL);
+    for (int i = 0; i < N; i++) v[N + i] = -v[i];
+    if (MPI_Allreduce(v, m, 2 * N, MPI_LONG, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (sizes)");
+    for (int i = 0; i < N; i++)
+        if (m[i] != -m[N + i])
+            return SK_FAIL(r, STENCIL_EINVAL,
+                           "ranks passed different sizes, type, partition or proc_grid");
     return 0;
 }
 
@@ -253,6 +273,29 @@ static void slot_links(sk_run *r, sk_pslot *s, size_t es)
     }
 }
 
+/*
+ * A rank that is its own neighbour (a periodic dimension it spans) copies those halos on the
+ * device from its own send box of the opposite direction, without messages or host staging,
+ * where the backend copies box to box (copy_peer; options.peer 0: through MPI as any link).
+ */
+static void self_links(sk_run *r, sk_pslot *s)
+{
+    sb_dev *dev = &r->dev;
+    sl_box none = {{0, 0, 0}, {0, 0, 0}};
+    if (r->opt.peer == 0 || !dev->ops->copy_peer ||
+        dev->ops->copy_peer(dev, SB_QBORDER, r->prog->cur[0], &none, r->loc.stride, r->prog->cur[0],
+                            &none, r->loc.stride) != 0)
+        return;
+    for (int i = 0; i < s->n; i++) {
+        sk_plink *k = &s->link[i];
+        for (int j = 0; j < s->n && k->peer == r->rank && !k->self; j++)
+            if (s->link[j].peer == r->rank && s->link[j].stag == k->rtag) {
+                k->self = 1;
+                k->ssrc = s->link[j].send;
+            }
+    }
+}
+
 static int alloc_links(sk_run *r)
 {
     sk_prog *sp = r->prog;
@@ -270,8 +313,10 @@ static int alloc_links(sk_run *r)
             s->field = f;
             s->level = lv;
             slot_links(r, s, es);
+            self_links(r, s);
             for (int i = 0; i < s->n; i++) {
                 sk_plink *k = &s->link[i];
+                if (k->self) continue;
                 int rc = k->sbytes ? r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf) : 0;
                 if (!rc && k->rbytes) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
                 if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
@@ -338,16 +383,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     if (!rc) memcpy(sp->par, par, sizeof(double) * (size_t)sp->p->npar);
     SK_PHASE(r, rc, sk_same_text(r, text, "programs"));
     SK_PHASE(r, rc, check_args(r, sizes, sp->p, type, init));
-    if (!rc) {
-        long v[2 * SL_D], m[2 * SL_D];
-        for (int d = 0; d < SL_D; d++) v[d] = sp->n[d], v[SL_D + d] = -sp->n[d];
-        v[0] += (long)type * 1000000007L, v[SL_D] -= (long)type * 1000000007L;
-        if (MPI_Allreduce(v, m, 2 * SL_D, MPI_LONG, MPI_MAX, r->comm) != MPI_SUCCESS)
-            rc = SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (sizes)");
-        for (int d = 0; d < SL_D && !rc; d++)
-            if (m[d] != -m[SL_D + d])
-                rc = SK_FAIL(r, STENCIL_EINVAL, "ranks passed different sizes or types");
-    }
+    SK_PHASE(r, rc, same_problem(r, type));
     if (!rc) widths(sp);
     SK_PHASE(r, rc, union_stencil(r, sp->p, type));
     SK_PHASE(r, rc, sk_node_config(r));

@@ -24,6 +24,8 @@ typedef struct sk_plink {
     sl_box send, recv; /* local indices */
     size_t sbytes, rbytes;
     void *sbuf, *rbuf;
+    int self;    /* our own neighbour: recv copied on the device from ssrc, no message */
+    sl_box ssrc; /* local indices */
 } sk_plink;
 
 typedef struct sk_pslot {

@@ -342,6 +342,9 @@ START_TEST(persistent_params)
     stencil_options o;
     opts(&o, blocks);
     o.steps = blocks ? 3 : 0; /* forced T > 1: bitwise the same */
+    double w[8] = {1, 2, 1.5, 3, 1, 1, 1, 1};
+    if (!blocks && nranks <= 8) o.rank_weights = w;
+    o.peer = blocks ? 0 : -1; /* self halos through MPI, or copied on the device */
     ctx c = {.prog = p, .binary = pc->binary, .dbl = dbl};
     o.user = &c;
     stencil_run *run = NULL;
@@ -392,6 +395,13 @@ static int noop_init(stencil_tile *t, void *user)
     return 0;
 }
 
+/* Fails on the last rank only: every rank gets the error. */
+static int fail_init(stencil_tile *t, void *user)
+{
+    (void)user;
+    return t->rank == nranks - 1;
+}
+
 START_TEST(misuse)
 {
     char msg[256];
@@ -436,6 +446,33 @@ START_TEST(misuse)
         stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
         STENCIL_EINVAL);
     ck_assert_ptr_null(run);
+    o.steps = 0;
+    /* bands (or, on one rank, a periodic grid) thinner than gs's reach (2) along i: refused */
+    long thin[2] = {nranks * 2 - 1, 18};
+    stencil_program *gs = parse(cases[2].text);
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, thin, gs, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_EPARTITION);
+    ck_assert_ptr_null(run);
+    stencil_program_free(gs);
+    stencil_destroy(&run);
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, fail_init, &o, &run),
+        STENCIL_ECALLBACK);
+    ck_assert_ptr_null(run);
+    o.backend = "nope";
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_ENOBACKEND);
+    o.backend = "host";
+    long other[2] = {12, rank == 0 ? 10 : 11};
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, other, p, STENCIL_FLOAT, noop_init, &o, &run),
+        nranks > 1 ? STENCIL_EINVAL : 0);
+    stencil_destroy(&run);
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, NULL, STENCIL_FLOAT, noop_init, &o, &run),
+        STENCIL_EINVAL);
     stencil_program_free(p);
 }
 END_TEST
