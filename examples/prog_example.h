@@ -4,6 +4,7 @@
  * the output callback that writes each field with stencil_write() for those tests.
  *
  *   -n SIZE  -i ITERATIONS  -s SEED  -f float|double  -p bands|blocks  -b BACKEND  -o PREFIX
+ *   -t STEPS (time steps per halo exchange, options.steps; 0 automatic)
  *
  * -o PREFIX writes every field, at the end, to PREFIX.FIELD.sten (stencil_write's format: a
  * 128-byte header, then the elements row-major).
@@ -46,6 +47,7 @@ static inline void prog_example_args(prog_example *ex, int argc, char **argv, lo
         if (!strcmp(a, "-p"))
             ex->opt.partition = strcmp(v, "blocks") ? STENCIL_PART_BANDS : STENCIL_PART_BLOCKS;
         if (!strcmp(a, "-b")) ex->opt.backend = v;
+        if (!strcmp(a, "-t")) ex->opt.steps = atoi(v);
         if (!strcmp(a, "-o")) ex->prefix = v;
         if (!strcmp(a, "-g")) ex->png = v;
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs one of the program examples (examples/grayscott.c, life.c, wave2d.c, heat3d_flux.c) on
-1 and 3 ranks, in float and double, in bands and blocks, reads the fields it wrote with -o
+1 to 3 ranks, in float and double, in bands and blocks, with 1 and forced 2 or 3 time steps per
+halo exchange, reads the fields it wrote with -o
 (stencil_write's format) and compares them bitwise with an independent numpy computation of
 the same program: every operation done separately in the element type, binary operators left
 to right, as the arithmetic contract says (numpy contracts nothing into fused multiply-adds).
@@ -41,7 +42,8 @@ def read_sten(path, dtype, sizes):
         head = f.read(128)
         assert head[:8] == b"STENCIL\0", path
         ndims = int.from_bytes(head[16:20], "little")
-        file_sizes = tuple(int.from_bytes(head[32 + 8 * d : 40 + 8 * d], "little") for d in range(ndims))
+        file_sizes = tuple(int.from_bytes(head[32 + 8 * d : 40 + 8 * d], "little")
+                           for d in range(ndims))
         assert file_sizes == tuple(sizes), (path, file_sizes, sizes)
         data = np.frombuffer(f.read(), dtype=np.dtype(dtype).newbyteorder("<"))
     assert data.size == np.prod(sizes), (path, data.size)
@@ -68,7 +70,8 @@ def vmin(a, b):
 
 def lap2(p, a, c):
     """a[-1,0] + a[1,0] + a[0,-1] + a[0,1] - 4 * a, left to right."""
-    return (((shift(p, (-1, 0)) + shift(p, (1, 0))) + shift(p, (0, -1))) + shift(p, (0, 1))) - c(4) * a
+    s = ((shift(p, (-1, 0)) + shift(p, (1, 0))) + shift(p, (0, -1))) + shift(p, (0, 1))
+    return s - c(4) * a
 
 
 def grayscott(n, iters, dt):
@@ -149,7 +152,9 @@ EXAMPLES = {  # name: (reference, size, iterations)
     "heat3d_flux": (heat3d_flux, 10, 20),
 }
 
-RUNS = [(1, "float", "bands"), (3, "float", "blocks"), (1, "double", "blocks"), (3, "double", "bands")]
+# (ranks, type, partition, time steps per exchange: options.steps, 1 or forced deeper halos)
+RUNS = [(1, "float", "bands", 1), (3, "float", "blocks", 1), (1, "double", "blocks", 1),
+        (3, "double", "bands", 1), (3, "float", "bands", 3), (2, "double", "blocks", 2)]
 
 
 def main():
@@ -158,15 +163,16 @@ def main():
     ref_fn, n, iters = EXAMPLES[name]
     os.makedirs(out, exist_ok=True)
     refs = {}
-    for ranks, typ, part in RUNS:
+    for ranks, typ, part, steps in RUNS:
         dt = np.dtype(np.float32 if typ == "float" else np.float64)
         if typ not in refs:
             refs[typ] = ref_fn(n, iters, dt)
         sizes, want = refs[typ]
-        prefix = os.path.join(out, "%s-n%d-%s-%s" % (name, ranks, typ, part))
+        prefix = os.path.join(out, "%s-n%d-%s-%s-t%d" % (name, ranks, typ, part, steps))
         cmd = [mpiexec] + margs + ["-n", str(ranks), exe, "-n", str(n), "-i", str(iters), "-s",
-                                   str(SEED), "-f", typ, "-p", part, "-o", prefix]
-        png = prefix + ".v.png" if name == "grayscott" and os.environ.get("PROGEX_PNG") == "1" else None
+                                   str(SEED), "-f", typ, "-p", part, "-t", str(steps), "-o", prefix]
+        want_png = name == "grayscott" and os.environ.get("PROGEX_PNG") == "1"
+        png = prefix + ".v.png" if want_png else None
         if png:
             cmd += ["-g", png]
         print(" ".join(cmd), flush=True)
