@@ -8,6 +8,8 @@
  * dimension, a corner beyond two faces takes the second dimension's rule applied to the first's
  * ghosts, which is kgt_prog_ghost's per-cell rule: mirror about every face it lies beyond, a
  * later constant face overriding an earlier one. Cells beyond a fixed face are never read.
+ * Where the backend copies box to box (copy_peer), a mirror slab is copied layer by layer on
+ * the device (ghost layer -1 - i from layer i), with no trip through the host.
  */
 #include <string.h>
 
@@ -62,6 +64,17 @@ static void face(sk_run *r, sb_mem m, int d, int s, int w, const kgt_bface *bf)
     slabs(r, d, s, w, &g, &src);
     for (int k = 0; k < SL_D; k++) e[k] = g.hi[k] - g.lo[k];
     sl_box lg = sl_local_box(&r->loc, &g), ls = sl_local_box(&r->loc, &src);
+    if (bf->kind == KGT_B_MIRROR && r->prog->dcopy) { /* layer -1 - i is layer i, on the device */
+        for (int i = 0; i < w; i++) {
+            sl_box a = g, b = src;
+            a.lo[d] = s ? g.lo[d] + i : g.hi[d] - 1 - i;
+            b.lo[d] = s ? src.hi[d] - 1 - i : src.lo[d] + i;
+            a.hi[d] = a.lo[d] + 1, b.hi[d] = b.lo[d] + 1;
+            sl_box la = sl_local_box(&r->loc, &a), lb = sl_local_box(&r->loc, &b);
+            DEV(r, o->copy_peer(&r->dev, SB_QBORDER, m, &la, r->loc.stride, m, &lb, r->loc.stride));
+        }
+        return;
+    }
     if (bf->kind == KGT_B_CONST) {
         fill(r->prog->gbuf, (size_t)sl_box_volume(&g), bf->value, r->st.type == STENCIL_DOUBLE);
     } else {

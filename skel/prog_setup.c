@@ -221,48 +221,74 @@ static int alloc_levels(sk_run *r)
     return 0;
 }
 
-/* The links of one level of a field: as wide as its reach on each side, in every direction that
-   has a neighbour for it (wrapping where the field is periodic). */
+/*
+ * Whether some read of field f's level (prev: the previous one) reaches into direction e (each
+ * -1..1) from a cell at that side of the part, and how deep: per dimension where e is not 0,
+ * the widest such read's offset. A read reaches into e when its offset has e's sign in every
+ * dimension where e has one; along the others it stays within the part's extent. So a field
+ * read only along the axes sends no corners, and one read towards one side only sends nothing
+ * the other way.
+ */
+static int dir_need(const kgt_prog *p, int f, int prev, const int *e, long *w)
+{
+    int any = 0;
+    for (int d = 0; d < SL_D; d++) w[d] = 0;
+    for (int i = 0; i < p->nnodes; i++) {
+        const kgt_pnode *n = p->nodes[i];
+        int match = n->kind == KP_READ && n->ref == f && !n->prev == !prev;
+        for (int d = 0; d < p->ndims && match; d++)
+            if (e[d] && n->off[d] * e[d] <= 0) match = 0;
+        if (!match) continue;
+        any = 1;
+        for (int d = 0; d < p->ndims; d++)
+            if (e[d] && labs(n->off[d]) > w[d]) w[d] = labs(n->off[d]);
+    }
+    return any;
+}
+
+/* The links of one level of a field, exactly what its reads need (dir_need), in every direction
+   that has a neighbour for the field (wrapping where it is periodic). */
 static void slot_links(sk_run *r, sk_pslot *s, size_t es)
 {
     sk_prog *sp = r->prog;
     const sl_local *l = &r->loc;
     const sl_partition *pt = &r->part;
-    int nd = sp->p->ndims, e[SL_D];
+    int nd = sp->p->ndims;
     int tb = (s->field * 2 + (s->level ? 1 : 0)) * SL_NDIRS;
-    const kgt_pfield *fd = &sp->p->f[s->field];
-    const int(*w)[2] = s->level ? fd->preach : fd->reach; /* this level's halo, exactly */
     s->n = 0;
     for (int di = 0; di < SL_NDIRS; di++) {
-        e[0] = di / 9 - 1, e[1] = di / 3 % 3 - 1, e[2] = di % 3 - 1;
-        int ok = 1, zero = 1, c[SL_D], ne[SL_D];
-        sl_box sb = l->owned, rb = l->owned;
-        for (int d = 0; d < SL_D && ok; d++) {
+        int e[SL_D] = {di / 9 - 1, di / 3 % 3 - 1, di % 3 - 1}, ne[SL_D], c[SL_D] = {0, 0, 0};
+        int ok = di != SL_NDIRS / 2;
+        long wr[SL_D], ws[SL_D];
+        for (int d = 0; d < SL_D; d++) {
             ne[d] = -e[d];
-            if (d >= nd) {
-                ok = e[d] == 0;
-                continue;
-            }
+            if (d >= nd && e[d]) ok = 0;
+        }
+        for (int d = 0; d < nd && ok; d++) {
             c[d] = l->coords[d] + e[d];
-            if (e[d]) zero = 0;
-            if (c[d] < 0 || c[d] >= pt->pgrid[d]) {
-                if (!sp->periodic[s->field][d]) ok = 0;
-                c[d] = (c[d] + pt->pgrid[d]) % pt->pgrid[d];
-            }
+            if ((c[d] < 0 || c[d] >= pt->pgrid[d]) && !sp->periodic[s->field][d]) ok = 0;
+            c[d] = (c[d] + pt->pgrid[d]) % pt->pgrid[d];
+        }
+        if (!ok) continue;
+        int need_r = dir_need(sp->p, s->field, s->level, e, wr);
+        int need_s = dir_need(sp->p, s->field, s->level, ne, ws);
+        if (!need_r && !need_s) continue;
+        sl_box sb = l->owned, rb = l->owned;
+        for (int d = 0; d < nd; d++) {
             if (e[d] < 0) {
-                sb.hi[d] = sb.lo[d] + w[d][1];
+                sb.hi[d] = sb.lo[d] + ws[d];
                 rb.hi[d] = rb.lo[d];
-                rb.lo[d] -= w[d][0];
+                rb.lo[d] -= wr[d];
             } else if (e[d] > 0) {
-                sb.lo[d] = sb.hi[d] - w[d][0];
+                sb.lo[d] = sb.hi[d] - ws[d];
                 rb.lo[d] = rb.hi[d];
-                rb.hi[d] += w[d][1];
+                rb.hi[d] += wr[d];
             }
         }
-        if (!ok || zero || (sl_box_empty(&sb) && sl_box_empty(&rb))) continue;
+        if (!need_s) sb.hi[0] = sb.lo[0];
+        if (!need_r) rb.hi[0] = rb.lo[0];
         sk_plink *k = &s->link[s->n++];
         memset(k, 0, sizeof *k);
-        for (int d = nd; d < SL_D; d++) c[d] = 0;
         k->peer = (c[0] * pt->pgrid[1] + c[1]) * pt->pgrid[2] + c[2];
         k->stag = tb + di;
         k->rtag = tb + sl_dir_index(ne);
@@ -276,16 +302,12 @@ static void slot_links(sk_run *r, sk_pslot *s, size_t es)
 /*
  * A rank that is its own neighbour (a periodic dimension it spans) copies those halos on the
  * device from its own send box of the opposite direction, without messages or host staging,
- * where the backend copies box to box (copy_peer; options.peer 0: through MPI as any link).
+ * where the backend copies box to box (sk_prog.dcopy). options.peer 0: through MPI as any
+ * link, and mirror ghosts through the host.
  */
 static void self_links(sk_run *r, sk_pslot *s)
 {
-    sb_dev *dev = &r->dev;
-    sl_box none = {{0, 0, 0}, {0, 0, 0}};
-    if (r->opt.peer == 0 || !dev->ops->copy_peer ||
-        dev->ops->copy_peer(dev, SB_QBORDER, r->prog->cur[0], &none, r->loc.stride, r->prog->cur[0],
-                            &none, r->loc.stride) != 0)
-        return;
+    if (!r->prog->dcopy) return;
     for (int i = 0; i < s->n; i++) {
         sk_plink *k = &s->link[i];
         for (int j = 0; j < s->n && k->peer == r->rank && !k->self; j++)
@@ -301,6 +323,11 @@ static int alloc_links(sk_run *r)
     sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     size_t es = sb_elem_size(r->st.type);
+    sl_box none = {{0, 0, 0}, {0, 0, 0}};
+    sb_dev *dev = &r->dev;
+    sp->dcopy = r->opt.peer != 0 && dev->ops->copy_peer &&
+                dev->ops->copy_peer(dev, SB_QBORDER, sp->cur[0], &none, r->loc.stride, sp->cur[0],
+                                    &none, r->loc.stride) == 0;
     sp->nslot = 0;
     for (int f = 0; f < p->nf; f++)
         for (int lv = 0; lv >= -1; lv--) {

@@ -49,6 +49,7 @@ typedef struct sk_prog {
     MPI_Request *req;
     MPI_Status *st; /* not STATUSES_IGNORE (skel.h) */
     void *gbuf;     /* a ghost slab on the host (prog_bound.c) */
+    int dcopy;      /* the backend copies box to box on the device (copy_peer) */
     /* r->host: the host image of one level (the callbacks' tile, ghost fills) */
 } sk_prog;
 

@@ -15,16 +15,9 @@
 #include <string.h>
 
 #include "cksuite.h"
-#include "prog.h"
-#include "stencil.h"
+#include "prog_ref.h"
 
 static int rank, nranks;
-
-typedef struct prog_case {
-    const char *text;
-    long n[3];
-    int binary; /* 0/1 data (Game of Life) */
-} prog_case;
 
 static const prog_case cases[] = {
     {"program heat\n"
@@ -104,7 +97,7 @@ static const prog_case cases[] = {
      "  dims 2\n"
      "  field u\n"
      "  coef vel\n"
-     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u)\n"
+     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u) + 0.05 * (u[2,0] - u)\n"
      "  boundary u i- constant -0.5\n"
      "  boundary u i+ mirror\n"
      "  boundary * j periodic\n"
@@ -115,194 +108,17 @@ static const prog_case cases[] = {
      "  dims 3\n"
      "  field p\n"
      "  field q\n"
-     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + (k == 2 ? t : 0)\n"
+     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + 0.25 * p[-2,0,0] + (k == 2 ? t : 0)\n"
      "  update q = min(q, p[1,0,0]) + 0.0625 * q[-1,-1,-1]\n"
      "  boundary p i mirror\n"
      "  boundary q i mirror\n"
      "  boundary * j periodic\n"
      "  boundary * k constant 2\n"
      "end\n",
-     {8, 9, 10},
+     {14, 9, 10},
      0},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
-
-/* Random value of field f, level lv (0 or -1), global cell g: the same on every rank. */
-static double value(int f, int lv, const long *g, int binary)
-{
-    unsigned long h = 2166136261UL ^ (unsigned long)(f * 7 + lv + 3);
-    for (int d = 0; d < 3; d++) h = (h ^ (unsigned long)(g[d] + 1)) * 16777619UL % 4294967296UL;
-    h = h * 2654435761UL % 4294967296UL;
-    double x = (double)(h >> 8) / 16777216.0;
-    return binary ? (x < 0.4) : x;
-}
-
-typedef struct ctx {
-    const stencil_program *prog;
-    int binary, dbl;
-    void *ref[KGT_PROG_MAX_FIELDS]; /* the expected current level, whole grid */
-    long bad, seen;
-} ctx;
-
-static size_t cell_of(const stencil_tile *t, const long *x)
-{
-    size_t i = 0;
-    for (int d = 0; d < t->ndims; d++) i += (size_t)(x[d] * t->stride[d]);
-    return i;
-}
-
-static long gindex(const long *n, int nd, const long *g)
-{
-    long i = 0;
-    for (int d = 0; d < nd; d++) i = i * n[d] + g[d];
-    return i;
-}
-
-/* Calls fn for every owned cell of a tile: i its element, g its global index. */
-typedef void (*cell_fn)(const stencil_tile *t, size_t i, const long *g, ctx *c, int f);
-static void each_cell(const stencil_tile *t, cell_fn fn, ctx *c, int f)
-{
-    long x[3] = {0, 0, 0}, g[3] = {0, 0, 0}, n[3] = {1, 1, 1};
-    for (int d = 0; d < t->ndims; d++) n[d] = t->size[d];
-    for (x[0] = 0; x[0] < n[0]; x[0]++)
-        for (x[1] = 0; x[1] < n[1]; x[1]++)
-            for (x[2] = 0; x[2] < n[2]; x[2]++) {
-                for (int d = 0; d < 3; d++) g[d] = x[d] + (d < t->ndims ? t->offset[d] : 0);
-                fn(t, cell_of(t, x), g, c, f);
-            }
-}
-
-static void init_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, int f)
-{
-    double v = value(f, t->level, g, c->binary);
-    if (t->type == STENCIL_DOUBLE)
-        ((double *)t->data)[i] = v;
-    else
-        ((float *)t->data)[i] = (float)v;
-}
-
-static int init(stencil_tile *t, void *user)
-{
-    ctx *c = user;
-    int f = stencil_program_find_field(c->prog, t->field);
-    if (f < 0) return 1;
-    each_cell(t, init_cell, c, f);
-    return 0;
-}
-
-static void check_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, int f)
-{
-    long k = gindex(t->global_size, t->ndims, g);
-    int same = c->dbl ? !memcmp(&((double *)t->data)[i], &((double *)c->ref[f])[k], sizeof(double))
-                      : !memcmp(&((float *)t->data)[i], &((float *)c->ref[f])[k], sizeof(float));
-    c->bad += !same;
-    c->seen++;
-}
-
-static int check_out(const stencil_tile *t, void *user)
-{
-    ctx *c = user;
-    int f = stencil_program_find_field(c->prog, t->field);
-    if (f < 0) return 1;
-    each_cell(t, check_cell, c, f);
-    return 0;
-}
-
-/* The serial reference: levels of every field over the whole grid, stepped in place. */
-typedef struct ref {
-    kgt_prog *p;
-    int dbl;
-    long n[3], total;
-    void *cur[KGT_PROG_MAX_FIELDS], *prev[KGT_PROG_MAX_FIELDS], *out[KGT_PROG_MAX_FIELDS];
-    double par[KGT_PROG_MAX_PARAMS];
-    double l2[KGT_PROG_MAX_FIELDS], max[KGT_PROG_MAX_FIELDS];
-} ref;
-
-static void ref_init(ref *R, const prog_case *pc, int dbl)
-{
-    kgt_perr e;
-    memset(R, 0, sizeof *R);
-    R->p = kgt_prog_parse_string(pc->text, &e);
-    ck_assert_msg(R->p, "%d:%d: %s", e.line, e.col, e.msg);
-    R->dbl = dbl;
-    R->total = 1;
-    for (int d = 0; d < R->p->ndims; d++) R->n[d] = pc->n[d], R->total *= pc->n[d];
-    size_t es = dbl ? sizeof(double) : sizeof(float);
-    for (int f = 0; f < R->p->nf; f++) {
-        R->cur[f] = malloc((size_t)R->total * es);
-        R->prev[f] = malloc((size_t)R->total * es);
-        R->out[f] = malloc((size_t)R->total * es);
-        for (long i = 0; i < R->total; i++) {
-            long g[3] = {0, 0, 0};
-            for (long k = i, d = R->p->ndims - 1; d >= 0; d--) g[d] = k % R->n[d], k /= R->n[d];
-            for (int lv = 0; lv >= -1; lv--) {
-                double v = value(f, lv, g, pc->binary);
-                void *a = lv ? R->prev[f] : R->cur[f];
-                if (dbl)
-                    ((double *)a)[i] = v;
-                else
-                    ((float *)a)[i] = (float)v;
-            }
-        }
-    }
-    for (int i = 0; i < R->p->npar; i++) R->par[i] = R->p->par[i].value;
-}
-
-static double rget(const ref *R, const void *a, long i)
-{
-    return R->dbl ? ((const double *)a)[i] : ((const float *)a)[i];
-}
-
-static void ref_step(ref *R, long t)
-{
-    double par[KGT_PROG_MAX_PARAMS];
-    for (int i = 0; i < R->p->npar; i++) par[i] = R->dbl ? R->par[i] : (float)R->par[i];
-    ck_assert_int_eq(kgt_prog_eval_step(R->p, R->dbl, R->n, t, par, R->cur, R->prev, R->out), 0);
-    for (int f = 0; f < R->p->nf; f++) {
-        if (R->p->f[f].coef) continue;
-        double s = 0, m = 0;
-        for (long i = 0; i < R->total; i++) {
-            double d = rget(R, R->out[f], i) - rget(R, R->cur[f], i);
-            s += d * d;
-            m = fabs(d) > m ? fabs(d) : m;
-        }
-        R->l2[f] = sqrt(s), R->max[f] = m;
-        void *old = R->prev[f];
-        R->prev[f] = R->cur[f];
-        R->cur[f] = R->out[f];
-        R->out[f] = old;
-    }
-}
-
-static void ref_free(ref *R)
-{
-    for (int f = 0; f < R->p->nf; f++) free(R->cur[f]), free(R->prev[f]), free(R->out[f]);
-    kgt_prog_free(R->p);
-}
-
-static long sum_long(long v)
-{
-    long s;
-    MPI_Allreduce(&v, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    return s;
-}
-
-static stencil_program *parse(const char *text)
-{
-    char msg[256];
-    stencil_program *p = NULL;
-    int rc = stencil_program_parse(text, &p, msg, sizeof msg);
-    ck_assert_msg(rc == 0, "parse: %s", msg);
-    return p;
-}
-
-static void opts(stencil_options *o, int blocks)
-{
-    stencil_options_init(o);
-    o->backend = "host";
-    o->partition = blocks ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
-    o->quiet = 1;
-}
 
 /* i: case, type, partition. The whole run through stencil_program_skeleton. */
 START_TEST(skeleton_bitwise)
@@ -477,6 +293,45 @@ START_TEST(misuse)
 }
 END_TEST
 
+/* Halos exactly as the reads need: a field read towards i- only sends one row towards i+, a
+   field read at offset 0 only sends nothing, and the result is still the reference's. */
+START_TEST(exact_halos)
+{
+    const prog_case pc = {"program one\n"
+                          "  dims 2\n"
+                          "  field u\n"
+                          "  field v\n"
+                          "  update u = 0.5 * u[-1,0] + 0.25 * u + v\n"
+                          "  update v = v * 0.5 + u\n"
+                          "end\n",
+                          {4 * nranks + 3, 11, 1},
+                          0};
+    const long iters = 4;
+    stencil_program *p = parse(pc.text);
+    ref R;
+    ref_init(&R, &pc, 1);
+    for (long t = 0; t < iters; t++) ref_step(&R, t);
+    ctx c = {.prog = p, .dbl = 1};
+    memcpy(c.ref, R.cur, sizeof c.ref);
+    stencil_options o;
+    opts(&o, 0);
+    o.user = &c;
+    stencil_run *run = NULL;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc.n, p, STENCIL_DOUBLE, init, &o, &run), 0);
+    ck_assert_int_eq(stencil_advance(run, iters), 0);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(c.bad), 0);
+    stencil_stats st;
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    long bytes = sum_long((long)st.bytes_sent);
+    ck_assert_int_eq(bytes, iters * (nranks - 1) * pc.n[1] * (long)sizeof(double));
+    stencil_destroy(&run);
+    ref_free(&R);
+    stencil_program_free(p);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -488,6 +343,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
     tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
     tcase_add_test(tc, misuse);
+    tcase_add_test(tc, exact_halos);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     MPI_Finalize();

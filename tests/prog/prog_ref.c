@@ -1,0 +1,166 @@
+/* Helpers of the program tests (prog_ref.h). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prog_ref.h"
+
+double value(int f, int lv, const long *g, int binary)
+{
+    unsigned long h = 2166136261UL ^ (unsigned long)(f * 7 + lv + 3);
+    for (int d = 0; d < 3; d++) h = (h ^ (unsigned long)(g[d] + 1)) * 16777619UL % 4294967296UL;
+    h = h * 2654435761UL % 4294967296UL;
+    double x = (double)(h >> 8) / 16777216.0;
+    return binary ? (x < 0.4) : x;
+}
+
+static size_t cell_of(const stencil_tile *t, const long *x)
+{
+    size_t i = 0;
+    for (int d = 0; d < t->ndims; d++) i += (size_t)(x[d] * t->stride[d]);
+    return i;
+}
+
+static long gindex(const long *n, int nd, const long *g)
+{
+    long i = 0;
+    for (int d = 0; d < nd; d++) i = i * n[d] + g[d];
+    return i;
+}
+
+/* Calls fn for every owned cell of a tile: i its element, g its global index. */
+typedef void (*cell_fn)(const stencil_tile *t, size_t i, const long *g, ctx *c, int f);
+static void each_cell(const stencil_tile *t, cell_fn fn, ctx *c, int f)
+{
+    long x[3] = {0, 0, 0}, g[3] = {0, 0, 0}, n[3] = {1, 1, 1};
+    for (int d = 0; d < t->ndims; d++) n[d] = t->size[d];
+    for (x[0] = 0; x[0] < n[0]; x[0]++)
+        for (x[1] = 0; x[1] < n[1]; x[1]++)
+            for (x[2] = 0; x[2] < n[2]; x[2]++) {
+                for (int d = 0; d < 3; d++) g[d] = x[d] + (d < t->ndims ? t->offset[d] : 0);
+                fn(t, cell_of(t, x), g, c, f);
+            }
+}
+
+static void init_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, int f)
+{
+    double v = value(f, t->level, g, c->binary);
+    if (t->type == STENCIL_DOUBLE)
+        ((double *)t->data)[i] = v;
+    else
+        ((float *)t->data)[i] = (float)v;
+}
+
+int init(stencil_tile *t, void *user)
+{
+    ctx *c = user;
+    int f = stencil_program_find_field(c->prog, t->field);
+    if (f < 0) return 1;
+    each_cell(t, init_cell, c, f);
+    return 0;
+}
+
+static void check_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, int f)
+{
+    long k = gindex(t->global_size, t->ndims, g);
+    int same = c->dbl ? !memcmp(&((double *)t->data)[i], &((double *)c->ref[f])[k], sizeof(double))
+                      : !memcmp(&((float *)t->data)[i], &((float *)c->ref[f])[k], sizeof(float));
+    c->bad += !same;
+    c->seen++;
+}
+
+int check_out(const stencil_tile *t, void *user)
+{
+    ctx *c = user;
+    int f = stencil_program_find_field(c->prog, t->field);
+    if (f < 0) return 1;
+    each_cell(t, check_cell, c, f);
+    return 0;
+}
+
+void ref_init(ref *R, const prog_case *pc, int dbl)
+{
+    kgt_perr e;
+    memset(R, 0, sizeof *R);
+    R->p = kgt_prog_parse_string(pc->text, &e);
+    ck_assert_msg(R->p, "%d:%d: %s", e.line, e.col, e.msg);
+    R->dbl = dbl;
+    R->total = 1;
+    for (int d = 0; d < R->p->ndims; d++) R->n[d] = pc->n[d], R->total *= pc->n[d];
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    for (int f = 0; f < R->p->nf; f++) {
+        R->cur[f] = malloc((size_t)R->total * es);
+        R->prev[f] = malloc((size_t)R->total * es);
+        R->out[f] = malloc((size_t)R->total * es);
+        for (long i = 0; i < R->total; i++) {
+            long g[3] = {0, 0, 0};
+            for (long k = i, d = R->p->ndims - 1; d >= 0; d--) g[d] = k % R->n[d], k /= R->n[d];
+            for (int lv = 0; lv >= -1; lv--) {
+                double v = value(f, lv, g, pc->binary);
+                void *a = lv ? R->prev[f] : R->cur[f];
+                if (dbl)
+                    ((double *)a)[i] = v;
+                else
+                    ((float *)a)[i] = (float)v;
+            }
+        }
+    }
+    for (int i = 0; i < R->p->npar; i++) R->par[i] = R->p->par[i].value;
+}
+
+static double rget(const ref *R, const void *a, long i)
+{
+    return R->dbl ? ((const double *)a)[i] : ((const float *)a)[i];
+}
+
+void ref_step(ref *R, long t)
+{
+    double par[KGT_PROG_MAX_PARAMS];
+    for (int i = 0; i < R->p->npar; i++) par[i] = R->dbl ? R->par[i] : (float)R->par[i];
+    ck_assert_int_eq(kgt_prog_eval_step(R->p, R->dbl, R->n, t, par, R->cur, R->prev, R->out), 0);
+    for (int f = 0; f < R->p->nf; f++) {
+        if (R->p->f[f].coef) continue;
+        double s = 0, m = 0;
+        for (long i = 0; i < R->total; i++) {
+            double d = rget(R, R->out[f], i) - rget(R, R->cur[f], i);
+            s += d * d;
+            m = fabs(d) > m ? fabs(d) : m;
+        }
+        R->l2[f] = sqrt(s), R->max[f] = m;
+        void *old = R->prev[f];
+        R->prev[f] = R->cur[f];
+        R->cur[f] = R->out[f];
+        R->out[f] = old;
+    }
+}
+
+void ref_free(ref *R)
+{
+    for (int f = 0; f < R->p->nf; f++) free(R->cur[f]), free(R->prev[f]), free(R->out[f]);
+    kgt_prog_free(R->p);
+}
+
+long sum_long(long v)
+{
+    long s;
+    MPI_Allreduce(&v, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return s;
+}
+
+stencil_program *parse(const char *text)
+{
+    char msg[256];
+    stencil_program *p = NULL;
+    int rc = stencil_program_parse(text, &p, msg, sizeof msg);
+    ck_assert_msg(rc == 0, "parse: %s", msg);
+    return p;
+}
+
+void opts(stencil_options *o, int blocks)
+{
+    stencil_options_init(o);
+    o->backend = "host";
+    o->partition = blocks ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
+    o->quiet = 1;
+}

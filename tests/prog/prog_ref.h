@@ -1,0 +1,50 @@
+/*
+ * Helpers of the program tests (tests/prog): the serial reference (kgt's interpreter over the
+ * whole grid), random data the same on every rank, and the callbacks that fill tiles and
+ * compare them with the reference bitwise.
+ */
+#ifndef TP_PROG_REF_H
+#define TP_PROG_REF_H
+
+#include <stddef.h>
+
+#include "prog.h"
+#include "stencil.h"
+
+typedef struct prog_case {
+    const char *text;
+    long n[3];
+    int binary; /* 0/1 data (Game of Life) */
+} prog_case;
+
+typedef struct ctx {
+    const stencil_program *prog;
+    int binary, dbl;
+    void *ref[KGT_PROG_MAX_FIELDS]; /* the expected current level, whole grid */
+    long bad, seen;
+} ctx;
+
+/* The serial reference: levels of every field over the whole grid, stepped in place. */
+typedef struct ref {
+    kgt_prog *p;
+    int dbl;
+    long n[3], total;
+    void *cur[KGT_PROG_MAX_FIELDS], *prev[KGT_PROG_MAX_FIELDS], *out[KGT_PROG_MAX_FIELDS];
+    double par[KGT_PROG_MAX_PARAMS];
+    double l2[KGT_PROG_MAX_FIELDS], max[KGT_PROG_MAX_FIELDS];
+} ref;
+
+/* Random value of field f, level lv (0 or -1), global cell g: the same on every rank. */
+double value(int f, int lv, const long *g, int binary);
+/* The init callback (user: a ctx) and the output callback counting differences into ctx. */
+int init(stencil_tile *t, void *user);
+int check_out(const stencil_tile *t, void *user);
+void ref_init(ref *R, const prog_case *pc, int dbl);
+/* Step t of the reference, with the change of each field kept in l2/max. */
+void ref_step(ref *R, long t);
+void ref_free(ref *R);
+long sum_long(long v);
+stencil_program *parse(const char *text);
+void opts(stencil_options *o, int blocks);
+
+#endif
