@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs one of the program examples (examples/grayscott.c, life.c, wave2d.c, heat3d_flux.c) on
-1 to 3 ranks, in float and double, in bands and blocks, with 1 and forced 2 or 3 time steps per
+1 to 4 ranks, in float and double, in bands and blocks, with 1 and forced 2 or 3 time steps per
 halo exchange, reads the fields it wrote with -o
 (stencil_write's format) and compares them bitwise with an independent numpy computation of
 the same program: every operation done separately in the element type, binary operators left
@@ -158,7 +158,8 @@ EXAMPLES = {  # name: (reference, size, iterations)
 
 # (ranks, type, partition, time steps per exchange: options.steps, 1 or forced deeper halos)
 RUNS = [(1, "float", "bands", 1), (3, "float", "blocks", 1), (1, "double", "blocks", 1),
-        (3, "double", "bands", 1), (3, "float", "bands", 3), (2, "double", "blocks", 2)]
+        (3, "double", "bands", 1), (3, "float", "bands", 3), (2, "double", "blocks", 2),
+        (4, "float", "blocks", 1)]  # 2 x 2 (x 1): corners between ranks
 
 
 def main():
