@@ -1,6 +1,7 @@
 /*
  * grayscott: Gray-Scott reaction-diffusion, two chemicals u and v on a periodic square, that
- * grows spots and stripes from a small seeded square (u = 1 - 0.5, v = 0.25 plus noise):
+ * grows spots from a small seeded square (u = 0.5, v = 0.25 in it, u = 1 and v = 0 around,
+ * and noise of up to 0.01 on v):
  *
  *   u+ = u + dt (Du lap(u) - u v v + F (1 - u))
  *   v+ = v + dt (Dv lap(v) + u v v - (F + k) v)
@@ -10,7 +11,7 @@
  * libstencil has libpng) and, with -o, both fields for tests/progex.
  *
  *   mpiexec -n 4 ./grayscott [-n SIZE] [-i ITERATIONS] [-s SEED] [-g V.png] [-o PREFIX]
- *                            [-f float|double] [-p bands|blocks] [-b BACKEND]
+ *                            [-f float|double] [-p bands|blocks] [-b BACKEND] [-t STEPS]
  */
 #include "prog_example.h"
 

@@ -6,7 +6,7 @@
  * The start is random (from -s SEED).
  *
  *   mpiexec -n 8 ./heat3d_flux [-n SIZE] [-i ITERATIONS] [-s SEED] [-o PREFIX]
- *                              [-f float|double] [-p bands|blocks] [-b BACKEND]
+ *                              [-f float|double] [-p bands|blocks] [-b BACKEND] [-t STEPS]
  *
  * The grid is SIZE x (SIZE + 1) x (SIZE + 2). It shows a persistent run: stencil_program_create,
  * stencil_advance_norms for the first half of the iterations with dt = 0.1, then

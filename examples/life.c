@@ -5,7 +5,7 @@
  * SEED). Rank 0 prints how many cells live at the end.
  *
  *   mpiexec -n 4 ./life [-n SIZE] [-i GENERATIONS] [-s SEED] [-o PREFIX] [-f float|double]
- *                       [-p bands|blocks] [-b BACKEND]
+ *                       [-p bands|blocks] [-b BACKEND] [-t STEPS]
  */
 #include "prog_example.h"
 

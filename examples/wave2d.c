@@ -7,7 +7,7 @@
  * w cells of them, so that few come back.
  *
  *   mpiexec -n 4 ./wave2d [-n SIZE] [-i STEPS] [-s SEED] [-o PREFIX] [-f float|double]
- *                         [-p bands|blocks] [-b BACKEND]
+ *                         [-p bands|blocks] [-b BACKEND] [-t STEPS]
  *
  * The grid is SIZE x (SIZE + SIZE/2); the sizes, the source and the sponge width are the
  * program's parameters, set with stencil_program_set_param() before the run.
