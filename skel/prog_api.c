@@ -122,7 +122,7 @@ int stencil_program_create(MPI_Comm comm, const long *sizes, const stencil_progr
     if (!prog)
         rc = SK_FAIL(r, STENCIL_EINVAL, "the program is NULL");
     else
-        rc = sk_prog_setup(r, sizes, prog->text, prog->par, type, init);
+        rc = sk_prog_setup(r, sizes, prog->text, prog->par, type, init, 0);
     stencil_run *h = rc ? NULL : malloc(sizeof *h);
     if (!rc && !h) rc = STENCIL_ENOMEM;
     rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);

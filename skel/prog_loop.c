@@ -1,10 +1,14 @@
 /*
- * The steps of a program run (skprog.h), one at a time and without overlap for now: the halos of
- * the levels read across cells (MPI through host staging), the ghosts of mirror and constant
- * faces on the ranks that touch them, the frame of the fields that keep a previous level, the
- * update, then the time levels rotate. t, the step number, is the run's iteration count.
+ * The steps of a program run (skprog.h), one at a time and without overlap for now: the halos
+ * of the levels read across cells (MPI through host staging, or device copies for a rank's own
+ * periodic halos), the ghosts of mirror and constant faces on the ranks that touch them, the
+ * frame of the fields that keep a previous level, the update, then the time levels rotate. t,
+ * the step number, is the run's iteration count. The two queues order each other on the device
+ * (after) wherever the host touches nothing, so a rank without messages whose faces are
+ * periodic or mirror queues its steps without waiting for them.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,15 +29,14 @@ static void net(sk_run *r, int rc, const char *what)
 
 enum { X_RECV, X_PACK, X_SEND, X_UNPACK };
 
-/* One phase of the exchange over the links of the slots of coefficient fields (coef 1) or of
-   the others (coef 0). */
-static void phase(sk_run *r, int coef, int what, int *nreq)
+/* One phase of the exchange over the links of the slots sel takes (sk_slot_in). */
+static void phase(sk_run *r, int sel, int what, int *nreq)
 {
     sk_prog *sp = r->prog;
     const sb_ops *o = r->dev.ops;
     for (int i = 0; i < sp->nslot; i++) {
         sk_pslot *s = &sp->slot[i];
-        if (sp->p->f[s->field].coef != coef) continue;
+        if (!sk_slot_in(sp, s, sel)) continue;
         sb_mem m = level_mem(sp, s->field, s->level);
         for (int j = 0; j < s->n; j++) {
             sk_plink *k = &s->link[j];
@@ -64,26 +67,20 @@ static void phase(sk_run *r, int coef, int what, int *nreq)
     }
 }
 
-/* The halos of one kind of slots (phase), all their messages at once. */
-static void exchange(sk_run *r, int coef)
+/* Set-up: the halos and ghosts of every level, before the first step; agreed. */
+int sk_prog_halos_all(sk_run *r)
 {
     const sb_ops *o = r->dev.ops;
     int nreq = 0;
-    phase(r, coef, X_RECV, &nreq);
-    phase(r, coef, X_PACK, &nreq);
-    DEV(r, o->wait(&r->dev, SB_QBORDER));
-    phase(r, coef, X_SEND, &nreq);
-    net(r, MPI_Waitall(nreq, r->prog->req, r->prog->st), "MPI_Waitall");
-    phase(r, coef, X_UNPACK, &nreq);
-    DEV(r, o->wait(&r->dev, SB_QBORDER));
-}
-
-/* Coefficients: halos and ghosts once (set-up), agreed. */
-int sk_prog_halos_coef(sk_run *r)
-{
     r->rc = 0;
-    exchange(r, 1);
-    sk_prog_ghosts(r, 1);
+    phase(r, SK_SEL_ALL, X_RECV, &nreq);
+    phase(r, SK_SEL_ALL, X_PACK, &nreq);
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    phase(r, SK_SEL_ALL, X_SEND, &nreq);
+    net(r, MPI_Waitall(nreq, r->prog->req, r->prog->st), "MPI_Waitall");
+    phase(r, SK_SEL_ALL, X_UNPACK, &nreq);
+    sk_prog_ghosts(r, SK_SEL_ALL);
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
     return err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
 }
 
@@ -116,26 +113,10 @@ static void copy_frame(sk_run *r, int f)
         }
 }
 
-static void step(sk_run *r, long t)
+/* The levels rotate: the one just written becomes the current one. */
+static void rotate(sk_prog *sp)
 {
-    sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
-    const sb_ops *o = r->dev.ops;
-    sb_prog_step s;
-    memset(&s, 0, sizeof s);
-    exchange(r, 0);
-    sk_prog_ghosts(r, 0);
-    for (int f = 0; f < p->nf; f++) {
-        s.in[f] = sp->cur[f];
-        s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
-        s.out[f] = p->f[f].coef ? NULL : sp->nxt[f];
-        s.box[f] = sl_local_box(&r->loc, &sp->box[f]);
-        if (p->f[f].keeps) copy_frame(r, f);
-    }
-    s.t = t;
-    s.par = sp->par;
-    DEV(r, o->prog_update(&r->dev, SB_QINNER, &s));
-    DEV(r, o->wait(&r->dev, SB_QINNER));
     for (int f = 0; f < p->nf; f++) {
         if (p->f[f].coef) continue;
         sb_mem c = sp->cur[f];
@@ -147,6 +128,53 @@ static void step(sk_run *r, long t)
             sp->nxt[f] = c;
         }
     }
+}
+
+/*
+ * One step, its halos filled: the border boxes of every field on the border queue, the levels
+ * rotate, the new level's border goes out while the inner boxes are computed, then its halos
+ * and ghosts come in, ready for the next step. The border of a field is as wide as any read of
+ * it reaches (sent and mirrored cells are border cells), so the inner update, on the other
+ * queue, touches no cell the border queue reads or writes meanwhile.
+ */
+static void step(sk_run *r, long t)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    const sb_ops *o = r->dev.ops;
+    int nreq = 0, staged = sp->staged[SK_SEL_STEP];
+    sb_prog_step s;
+    memset(&s, 0, sizeof s);
+    DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER)); /* the last step read what this writes */
+    for (int f = 0; f < p->nf; f++) {
+        s.in[f] = sp->cur[f];
+        s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
+        s.out[f] = p->f[f].coef ? NULL : sp->nxt[f];
+        if (p->f[f].keeps) copy_frame(r, f);
+    }
+    s.t = t;
+    s.par = sp->par;
+    /* Without messages nothing would overlap the inner update: the whole box in one launch. */
+    for (int i = 0; i < (staged ? 2 * p->ndims : 1); i++) {
+        for (int f = 0; f < p->nf; f++)
+            s.box[f] = sl_local_box(&r->loc, staged ? &sp->border[f][i] : &sp->box[f]);
+        DEV(r, o->prog_update(&r->dev, SB_QBORDER, &s));
+    }
+    rotate(sp);
+    phase(r, SK_SEL_STEP, X_RECV, &nreq);
+    phase(r, SK_SEL_STEP, X_PACK, &nreq);
+    if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
+    phase(r, SK_SEL_STEP, X_SEND, &nreq);
+    for (int f = 0; f < p->nf && staged; f++) s.box[f] = sl_local_box(&r->loc, &sp->inner[f]);
+    if (staged) DEV(r, o->prog_update(&r->dev, SB_QINNER, &s));
+    DEV(r, o->flush(&r->dev, SB_QINNER));
+    net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
+    phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
+    sk_prog_ghosts(r, SK_SEL_STEP);
+    /* The receive buffers are posted again next step; device-to-device copies need no wait. */
+    if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
+    DEV(r, o->flush(&r->dev, SB_QBORDER));
+    DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the next inner update reads them */
 }
 
 /* The change of the last step of field f (cur against the level before it): sums of ranks. */
@@ -187,7 +215,19 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
     sk_prog *sp = r->prog;
     r->rc = 0;
     double t0 = MPI_Wtime();
-    for (long i = 0; i < n; i++) step(r, r->done + i);
+    long goal = r->goal > 0 ? r->goal : r->done + n, every = r->opt.progress;
+    for (long i = 0; i < n; i++) {
+        step(r, r->done + i);
+        long at = r->done + i + 1;
+        if (every > 0 && r->rank == 0 && at % every == 0) {
+            double dt = MPI_Wtime() - t0;
+            fprintf(stderr, "stencil: iteration %ld/%ld  %.3g Mcells/s  %.1f s left\n", at, goal,
+                    (double)r->stats.cells * (double)(i + 1) / dt / 1e6,
+                    dt / (double)(i + 1) * (double)(goal - at));
+        }
+    }
+    SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));
+    SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QINNER));
     r->stats.t_loop += MPI_Wtime() - t0;
     int rc = err_agree(r->comm, r->rc, r->msg, sizeof r->msg);
     if (rc) return rc;

@@ -146,6 +146,48 @@ static int layout(sk_run *r)
     return 0;
 }
 
+/*
+ * The inner box of field f: its update box less, on every side, the widest read of it (current
+ * or previous level, any direction): what is sent, and the sources of mirror ghosts, are border
+ * cells. The border: 2 * nd slabs covering the rest (dimension d's two slabs are inner along
+ * the dimensions before d and the whole box along those after).
+ */
+static void split(sk_prog *sp, int f, int nd)
+{
+    const kgt_pfield *fd = &sp->p->f[f];
+    sl_box b = sp->box[f], in = b, none = b;
+    int empty = sl_box_empty(&b);
+    none.hi[0] = none.lo[0];
+    for (int d = 0; d < nd; d++) {
+        int w = 0;
+        for (int s = 0; s < 2; s++) {
+            w = fd->reach[d][s] > w ? fd->reach[d][s] : w;
+            w = fd->preach[d][s] > w ? fd->preach[d][s] : w;
+        }
+        in.lo[d] += w;
+        in.hi[d] -= w;
+        if (in.hi[d] <= in.lo[d]) empty = 1;
+    }
+    for (int i = 0; i < 2 * SL_D; i++) sp->border[f][i] = none;
+    if (empty) { /* one border slab: the whole box */
+        sp->inner[f] = none;
+        sp->border[f][0] = b;
+        return;
+    }
+    sp->inner[f] = in;
+    for (int d = 0; d < nd; d++) {
+        sl_box lo = b, hi = b;
+        for (int e = 0; e < d; e++) {
+            lo.lo[e] = hi.lo[e] = in.lo[e];
+            lo.hi[e] = hi.hi[e] = in.hi[e];
+        }
+        lo.hi[d] = in.lo[d];
+        hi.lo[d] = in.hi[d];
+        sp->border[f][2 * d] = lo;
+        sp->border[f][2 * d + 1] = hi;
+    }
+}
+
 /* Per evolving field: owned minus its fixed frame where this rank touches the face. */
 static int boxes(sk_run *r)
 {
@@ -162,6 +204,7 @@ static int boxes(sk_run *r)
             if (b.hi[d] < b.lo[d]) b.hi[d] = b.lo[d];
         }
         sp->box[f] = b;
+        split(sp, f, p->ndims);
         v[f] = p->f[f].coef ? 0 : sl_box_volume(&b);
     }
     if (MPI_Allreduce(v, g, p->nf, MPI_LONG_LONG, MPI_SUM, r->comm) != MPI_SUCCESS)
@@ -222,20 +265,21 @@ static int alloc_levels(sk_run *r)
 }
 
 /*
- * Whether some read of field f's level (prev: the previous one) reaches into direction e (each
+ * Whether some read of field f (which: 0 its current level, 1 its previous one, 2 both: the
+ * current level of a field that keeps its previous one) reaches into direction e (each
  * -1..1) from a cell at that side of the part, and how deep: per dimension where e is not 0,
  * the widest such read's offset. A read reaches into e when its offset has e's sign in every
  * dimension where e has one; along the others it stays within the part's extent. So a field
  * read only along the axes sends no corners, and one read towards one side only sends nothing
  * the other way.
  */
-static int dir_need(const kgt_prog *p, int f, int prev, const int *e, long *w)
+static int dir_need(const kgt_prog *p, int f, int which, const int *e, long *w)
 {
     int any = 0;
     for (int d = 0; d < SL_D; d++) w[d] = 0;
     for (int i = 0; i < p->nnodes; i++) {
         const kgt_pnode *n = p->nodes[i];
-        int match = n->kind == KP_READ && n->ref == f && !n->prev == !prev;
+        int match = n->kind == KP_READ && n->ref == f && (which == 2 || !n->prev == !which);
         for (int d = 0; d < p->ndims && match; d++)
             if (e[d] && n->off[d] * e[d] <= 0) match = 0;
         if (!match) continue;
@@ -270,8 +314,9 @@ static void slot_links(sk_run *r, sk_pslot *s, size_t es)
             c[d] = (c[d] + pt->pgrid[d]) % pt->pgrid[d];
         }
         if (!ok) continue;
-        int need_r = dir_need(sp->p, s->field, s->level, e, wr);
-        int need_s = dir_need(sp->p, s->field, s->level, ne, ws);
+        int which = s->level ? 1 : sp->p->f[s->field].keeps ? 2 : 0;
+        int need_r = dir_need(sp->p, s->field, which, e, wr);
+        int need_s = dir_need(sp->p, s->field, which, ne, ws);
         if (!need_r && !need_s) continue;
         sl_box sb = l->owned, rb = l->owned;
         for (int d = 0; d < nd; d++) {
@@ -335,6 +380,8 @@ static int alloc_links(sk_run *r)
             const int(*reach)[2] = lv ? fd->preach : fd->reach;
             int any = 0;
             for (int d = 0; d < p->ndims; d++) any |= reach[d][0] || reach[d][1];
+            for (int d = 0; d < p->ndims && !lv && fd->keeps; d++)
+                any |= fd->preach[d][0] || fd->preach[d][1];
             if (!any || (lv && !fd->keeps)) continue;
             sk_pslot *s = &sp->slot[sp->nslot++];
             s->field = f;
@@ -344,6 +391,8 @@ static int alloc_links(sk_run *r)
             for (int i = 0; i < s->n; i++) {
                 sk_plink *k = &s->link[i];
                 if (k->self) continue;
+                sp->staged[SK_SEL_ALL]++;
+                if (sk_slot_in(sp, s, SK_SEL_STEP)) sp->staged[SK_SEL_STEP]++;
                 int rc = k->sbytes ? r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf) : 0;
                 if (!rc && k->rbytes) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
                 if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
@@ -366,7 +415,7 @@ static int alloc_links(sk_run *r)
 void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level)
 {
     sk_tile(r, t);
-    t->field = r->prog->p->f[f].name;
+    t->field = r->prog->linear ? NULL : r->prog->p->f[f].name;
     t->level = level;
     t->iteration = r->done;
 }
@@ -395,16 +444,15 @@ static int init_data(sk_run *r, stencil_init_fn init)
     return 0;
 }
 
-int sk_prog_halos_coef(sk_run *r);
-
 int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
-                  stencil_type type, stencil_init_fn init)
+                  stencil_type type, stencil_init_fn init, int linear)
 {
     int rc = 0;
     kgt_perr e;
     sk_prog *sp = calloc(1, sizeof *sp);
     if (!sp) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory");
     r->prog = sp;
+    sp->linear = linear;
     sp->p = kgt_prog_parse_string(text, &e);
     if (!sp->p) rc = SK_FAIL(r, STENCIL_EFORMAT, "%d:%d: %s", e.line, e.col, e.msg);
     if (!rc) memcpy(sp->par, par, sizeof(double) * (size_t)sp->p->npar);
@@ -420,7 +468,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     SK_PHASE(r, rc, alloc_levels(r));
     SK_PHASE(r, rc, alloc_links(r));
     SK_PHASE(r, rc, init_data(r, init));
-    if (!rc) rc = sk_prog_halos_coef(r);
+    if (!rc) rc = sk_prog_halos_all(r);
     r->t_up = MPI_Wtime() - r->t0;
     return rc;
 }

@@ -304,6 +304,7 @@ int sk_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *k
 {
     const stencil_kernel *named = NULL;
     int rc = 0, resume = 0;
+    if (sk_face_any(&r->opt)) return sk_face_setup(r, sizes, st, kernel, init);
     SK_PHASE(r, rc, sk_resuming(r, &resume));
     SK_PHASE(r, rc, sk_check_args(r, sizes, st, r->iters, init, resume));
     if (!rc) rc = sk_check_same(r, sizes, kernel);

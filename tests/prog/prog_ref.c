@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cksuite.h"
 #include "prog_ref.h"
 
 double value(int f, int lv, const long *g, int binary)
@@ -157,10 +158,31 @@ stencil_program *parse(const char *text)
     return p;
 }
 
+const char *test_backend(void)
+{
+    const char *b = getenv("STENCIL_BACKEND");
+    return b && b[0] ? b : "host";
+}
+
 void opts(stencil_options *o, int blocks)
 {
     stencil_options_init(o);
-    o->backend = "host";
+    o->backend = test_backend();
     o->partition = blocks ? STENCIL_PART_BLOCKS : STENCIL_PART_BANDS;
     o->quiet = 1;
+}
+
+int tp_main(int argc, char **argv, const char *name, void (*add)(TCase *), int *rank, int *nranks)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+    Suite *s = suite_create(name);
+    TCase *tc = tcase_create("prog");
+    tcase_set_timeout(tc, 600);
+    add(tc);
+    suite_add_tcase(s, tc);
+    int failed = tu_run_suite(s);
+    MPI_Finalize();
+    return failed != 0;
 }

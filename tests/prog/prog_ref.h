@@ -6,6 +6,7 @@
 #ifndef TP_PROG_REF_H
 #define TP_PROG_REF_H
 
+#include <check.h>
 #include <stddef.h>
 
 #include "prog.h"
@@ -45,6 +46,12 @@ void ref_step(ref *R, long t);
 void ref_free(ref *R);
 long sum_long(long v);
 stencil_program *parse(const char *text);
+/* $STENCIL_BACKEND, else host. */
+const char *test_backend(void);
+/* Options of the tests: that backend, bands or blocks, quiet. */
 void opts(stencil_options *o, int blocks);
+/* The main of a program test: MPI, *rank and *nranks, one test case filled by add, the suite
+   run (cksuite.h); the exit status. */
+int tp_main(int argc, char **argv, const char *name, void (*add)(TCase *), int *rank, int *nranks);
 
 #endif
