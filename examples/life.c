@@ -32,15 +32,8 @@ static int init(stencil_tile *t, void *user)
 
 static int output(const stencil_tile *t, void *user)
 {
-    double alive = 0, total = 0;
-    for (long i = 0; i < t->size[0]; i++)
-        for (long j = 0; j < t->size[1]; j++) {
-            long at = i * t->stride[0] + j * t->stride[1];
-            alive += t->type == STENCIL_DOUBLE ? ((const double *)t->data)[at]
-                                               : ((const float *)t->data)[at];
-        }
-    MPI_Reduce(&alive, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (t->rank == 0) printf("life: %.0f cells alive after %ld generations\n", total, t->iteration);
+    double alive = prog_example_total(t);
+    if (t->rank == 0) printf("life: %.0f cells alive after %ld generations\n", alive, t->iteration);
     return prog_example_output(t, user);
 }
 

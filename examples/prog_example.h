@@ -1,7 +1,7 @@
 /*
- * What the program examples (grayscott.c, life.c, wave2d.c, heat3d_flux.c) share: their command
- * line, a seeded pseudo-random number per cell that tests/progex/progex.py computes too, and
- * the output callback that writes each field with stencil_write() for those tests.
+ * What the program examples (grayscott.c, life.c, wave2d.c, heat3d_flux.c, channel.c) share: their
+ * command line, a seeded pseudo-random number per cell that tests/progex/progex.py computes too,
+ * and the output callback that writes each field with stencil_write() for those tests.
  *
  *   -n SIZE  -i ITERATIONS  -s SEED  -f float|double  -p bands|blocks  -b BACKEND  -o PREFIX
  *   -t STEPS (time steps per halo exchange, options.steps; 0 automatic)
@@ -84,13 +84,27 @@ static inline void prog_example_fill(stencil_tile *t,
             }
 }
 
-/* The output callback: each field to PREFIX.FIELD.sten when -o was given. */
+/* The sum of a 2D tile's values over every rank, on rank 0 (collective). */
+static inline double prog_example_total(const stencil_tile *t)
+{
+    double mine = 0, total = 0;
+    for (long i = 0; i < t->size[0]; i++)
+        for (long j = 0; j < t->size[1]; j++) {
+            long at = i * t->stride[0] + j * t->stride[1];
+            mine += t->type == STENCIL_DOUBLE ? ((const double *)t->data)[at]
+                                              : ((const float *)t->data)[at];
+        }
+    MPI_Reduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    return total;
+}
+
+/* The output callback: each field to PREFIX.FIELD.sten when -o was given (a stencil's: u). */
 static inline int prog_example_output(const stencil_tile *t, void *user)
 {
     const prog_example *ex = user;
     char path[512];
     if (!ex->prefix) return 0;
-    snprintf(path, sizeof path, "%s.%s.sten", ex->prefix, t->field);
+    snprintf(path, sizeof path, "%s.%s.sten", ex->prefix, t->field ? t->field : "u");
     return stencil_write(MPI_COMM_WORLD, path, t) != 0;
 }
 

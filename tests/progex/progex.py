@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Runs one of the program examples (examples/grayscott.c, life.c, wave2d.c, heat3d_flux.c) on
-1 to 4 ranks, in float and double, in bands and blocks, with 1 and forced 2 or 3 time steps per
-halo exchange, reads the fields it wrote with -o
-(stencil_write's format) and compares them bitwise with an independent numpy computation of
-the same program: every operation done separately in the element type, binary operators left
-to right, as the arithmetic contract says (numpy contracts nothing into fused multiply-adds).
+"""Runs one of the program examples (examples/grayscott.c, life.c, wave2d.c, heat3d_flux.c, and
+channel.c, a linear stencil with a boundary per face) on 1 to 4 ranks, in float and double, in
+bands and blocks, with 1 and forced 2 or 3 time steps per halo exchange, reads the fields it
+wrote with -o (stencil_write's format) and compares them bitwise with an independent numpy
+computation of the same program: every operation done separately in the element type, binary
+operators left to right, as the arithmetic contract says (numpy contracts nothing into fused
+multiply-adds).
 
     progex.py EXAMPLE MPIEXEC EXE DIR [MPIEXEC ARGS...]
 
@@ -149,11 +150,30 @@ def heat3d_flux(n, iters, dt):
     return sizes, {"T": T, "kap": kap}
 
 
+def channel(n, iters, dt):
+    """A linear stencil (backends/backend.h's contract: the non-zero terms in row-major order,
+    then the division), mirror faces across dimension 0, periodic along dimension 1."""
+    c = dt.type
+    sizes = (n, 2 * n)
+    _, lin = grid(sizes)
+    u = random(lin, SEED).astype(dt)
+    for _ in range(iters):
+        p = np.pad(np.pad(u, ((0, 0), (1, 1)), mode="wrap"), ((1, 1), (0, 0)), mode="symmetric")
+        acc = shift(p, (-1, 0))
+        acc = acc + c(2) * shift(p, (0, -1))
+        acc = acc + c(3) * u
+        acc = acc + shift(p, (0, 1))
+        acc = acc + shift(p, (1, 0))
+        u = acc / c(8)
+    return sizes, {"u": u}
+
+
 EXAMPLES = {  # name: (reference, size, iterations)
     "grayscott": (grayscott, 24, 30),
     "life": (life, 20, 40),
     "wave2d": (wave2d, 24, 60),
     "heat3d_flux": (heat3d_flux, 10, 20),
+    "channel": (channel, 12, 40),
 }
 
 # (ranks, type, partition, time steps per exchange: options.steps, 1 or forced deeper halos)
