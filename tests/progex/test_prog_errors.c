@@ -3,8 +3,8 @@
  * stencil_program_parse with STENCIL_EFORMAT and its exact "line:col: message"
  * (bad_programs.h), and misuse of the program API (unknown parameters, non-finite values,
  * values that differ between ranks, a grid too thin for a boundary's reach, bad sizes, too few
- * norms, failing callbacks), each with its exact code on every rank and the same message on
- * every rank, where there is one. Run under mpiexec -n 2 (and 1).
+ * norms, failing callbacks, a linear stencil's bad options.face), each with its exact code on
+ * every rank and the same exact message on every rank. Run under mpiexec -n 2 (and 1).
  */
 #include <check.h>
 #include <math.h>

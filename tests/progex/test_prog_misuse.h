@@ -209,6 +209,38 @@ START_TEST(create_program_differs)
 }
 END_TEST
 
+/* A linear stencil's options.face: a dimension periodic on one side, no such kind, a face of a
+   dimension the stencil has not. */
+static const struct face_case {
+    int d, side, kind;
+    const char *msg;
+} face_cases[] = {
+    {1, 0, STENCIL_BOUNDARY_PERIODIC,
+     "rank 0: options.face: dimension 1 is periodic on one side only"},
+    {0, 1, 9, "rank 0: options.face[0][1] is 9, no boundary kind"},
+    {2, 0, STENCIL_BOUNDARY_MIRROR, "rank 0: options.face[2] set for a 2D stencil"},
+};
+
+START_TEST(stencil_faces)
+{
+    static const double w[9] = {0, 1, 0, 1, 0, 1, 0, 1, 0};
+    stencil_desc st = {.ndims = 2,
+                       .radius_lo = {1, 1},
+                       .radius_hi = {1, 1},
+                       .weights = w,
+                       .divisor = 4,
+                       .type = STENCIL_FLOAT};
+    const struct face_case *k = &face_cases[_i];
+    pcall c;
+    baseline(&c, pair_text);
+    c.opt.face[0][0] = c.opt.face[0][1] = STENCIL_BOUNDARY_MIRROR;
+    c.opt.face[k->d][k->side] = (stencil_boundary)k->kind;
+    int rc = stencil_skeleton(MPI_COMM_WORLD, c.sizes, &st, 2, NULL, init_ok, output_ok, &c.opt);
+    expect(rc, STENCIL_EINVAL, k->msg);
+    stencil_program_free(c.prog);
+}
+END_TEST
+
 static TCase *misuse_tcase(void)
 {
     TCase *tc = tcase_create("misuse");
@@ -222,5 +254,6 @@ static TCase *misuse_tcase(void)
        they agree (create_param_differs gets 0 on 2 ranks); prog-run's to mend. */
     (void)create_param_differs;
     tcase_add_test(tc, create_program_differs);
+    tcase_add_loop_test(tc, stencil_faces, 0, (int)(sizeof face_cases / sizeof face_cases[0]));
     return tc;
 }
