@@ -24,7 +24,7 @@ extern "C" {
 #define STENCIL_MAX_RADIUS 8
 /* The most time steps per halo exchange options.steps may ask for. */
 #define STENCIL_MAX_STEPS 16
-/* Iterations traced at most (stencil_options.trace). */
+/* Iterations traced (stencil_options.trace): the passes that start within the first this many. */
 #define STENCIL_TRACE_MAX 100000L
 
 /* Error codes. */
@@ -122,12 +122,12 @@ typedef enum stencil_boundary {
 /*
  * Per-rank measurements; times in seconds, counts for this rank unless named global.
  *
- * exchange_hidden, with tracing on (options.trace): the exchange of an iteration is the interval
- * [border end, unpack end] and its inner update [inner start, inner end] (device timestamps);
- * the value is the sum over the traced iterations with an exchange of the length of their
- * intersection, divided by the sum of the exchange lengths. With tracing off it is a lower
- * bound: the host time from the border wait to the end of the unpack calls of the iterations
- * whose inner update was still running then, over all of that time.
+ * exchange_hidden, with tracing on (options.trace): the exchange of a pass (T iterations,
+ * options.steps) is the interval [border end, unpack end] and its inner update [inner start,
+ * inner end] (device timestamps); the value is the sum over the traced passes with an exchange
+ * of the length of their intersection, divided by the sum of the exchange lengths. With tracing
+ * off it is a lower bound: the host time from the border wait to the end of the unpack calls of
+ * the passes whose inner update was still running then, over all of that time.
  */
 typedef struct stencil_stats {
     double t_total;         /* whole call */
@@ -154,12 +154,12 @@ typedef struct stencil_stats {
     char steps_why[48]; /* how T was chosen: "forced", "automatic: ...", "parts too thin ..." */
     char backend[16];
     char device[64];
-    /* Tracing on: each phase's device time summed over the traced iterations (0 when off). */
+    /* Tracing on: each phase's device time summed over the traced passes (0 when off). */
     double t_dev_border; /* [border start, border end] */
     double t_dev_pack;   /* [border end, pack end]: device->host halo copies */
     double t_dev_unpack; /* [unpack start, unpack end]: host->device or peer halo copies */
     double t_dev_inner;  /* [inner start, inner end] */
-    long traced;         /* iterations traced: min(iterations, STENCIL_TRACE_MAX); 0: off */
+    long traced;         /* iterations the traced passes cover; 0: off */
     /*
      * The kernel this rank ran: "generic", "rtc" (specialized to the stencil at run time: NVRTC,
      * hiprtc or the OpenCL compiler, from kgt's emitters), or "named" (a registered kernel).
@@ -182,6 +182,10 @@ typedef struct stencil_stats {
     double ooc_hidden;          /* 0..1 */
     double ooc_bandwidth;       /* measured host<->device bytes/s, each way */
     double ooc_rate;            /* measured kernel cells/s (cells times steps) */
+    /* Time in checkpoints (options.checkpoint, stencil_checkpoint) and in the output
+       (stencil_skeleton's, stencil_view: read-back and callback): in t_total, not t_loop. */
+    double t_checkpoint;
+    double t_output;
 } stencil_stats;
 
 typedef struct stencil_kernel stencil_kernel;
@@ -217,10 +221,10 @@ typedef struct stencil_options {
      */
     int fuse;
     /*
-     * Per-iteration phase timestamps: each rank writes "<trace>.<rank>.jsonl", one JSON line per
-     * traced iteration (README, "Tracing the overlap"). NULL = $STENCIL_TRACE; "" = off. The first
-     * STENCIL_TRACE_MAX iterations are traced (about 90 bytes of host memory each); the device
-     * timestamps are read back every 1024 iterations, a short pause of both queues.
+     * Phase timestamps: each rank writes "<trace>.<rank>.jsonl", a JSON line per pass of T steps
+     * ("it": its first iteration, "steps": how many; README, "Tracing the overlap"). NULL =
+     * $STENCIL_TRACE; "" = off. Passes starting in the first STENCIL_TRACE_MAX iterations are
+     * traced (about 90 bytes each); device stamps are read back every 1024 passes (a pause).
      */
     const char *trace;
     stencil_stats *stats;      /* optional, stencil_skeleton fills it (all zeros after an error) */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain.h"
 #include "kgt.h"
 #include "prog.h"
 
@@ -38,6 +39,8 @@ static const char usage[] =
     "                        without extension, other characters than [A-Za-z0-9_] made '_')\n"
     "  -o, --output-dir DIR  directory of the outputs (default .)\n"
     "  -c, --check           validate FILE, write nothing\n"
+    "      --explain         print the kernel family and plan each stencil gets on each GPU\n"
+    "                        path (named and run-time kernels), write nothing\n"
     "  -w, --walk N          CUDA/HIP 2D/3D kernels: cells of dimension 0 per thread,\n"
     "                        1..32 (default 8)\n"
     "      --fused MODE      which 2D stencils also get CUDA/HIP kernels computing two time\n"
@@ -81,7 +84,7 @@ static const char usage[] =
     "Example:\n";
 
 typedef struct opts {
-    int check, targets, walk, fused;
+    int check, explain, targets, walk, fused;
     const char *prefix, *outdir, *file;
 } opts;
 
@@ -164,6 +167,8 @@ static int parse_args(int argc, char **argv, opts *o)
             return 1;
         } else if (is_opt(a, "-c", "--check")) {
             o->check = 1;
+        } else if (is_opt(a, NULL, "--explain")) {
+            o->explain = 1;
         } else if (is_opt(a, "-t", "--target")) {
             if (!(v = opt_value(argc, argv, &i, a)) || parse_targets(v, &o->targets)) return -1;
         } else if (is_opt(a, "-w", "--walk")) {
@@ -296,6 +301,19 @@ static int generate(const opts *o, const kgt_file *f, const char *prefix)
     return emit_gpu(&g, dir);
 }
 
+/* --explain: the plans the options (--walk, --fused) give, on stdout. */
+static int explain(const opts *o, const kgt_file *f)
+{
+    kgt_gen g;
+    memset(&g, 0, sizeof g);
+    g.file = f;
+    g.walk = o->walk;
+    g.fused = o->fused;
+    if (kgt_explain(stdout, &g) == 0 && fflush(stdout) == 0) return 0;
+    fprintf(stderr, "kgt: cannot write the explanation: %s\n", strerror(errno));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     opts o;
@@ -309,7 +327,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (kgt_parse(o.file, &f)) return 1;
-    if (!o.check) {
+    if (o.explain) {
+        rc = explain(&o, &f);
+    } else if (!o.check) {
         if (!o.prefix && !(prefix = default_prefix(o.file))) {
             fprintf(stderr, "kgt: out of memory\n");
             rc = 1;

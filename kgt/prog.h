@@ -176,10 +176,20 @@ void kgt_prog_emit_gpu_prelude(kgt_buf *b);
 /* The host functions prefix_NAME_host_f / _d (one step over the boxes of the args struct),
    after the header's text; the file needs <math.h> and contraction off (prog_out.c). */
 void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* A whole C translation unit of p's host functions (the header's text, then the functions) for
+   a compiler at run time; contraction off in the text itself. */
+void kgt_prog_emit_host_unit(kgt_buf *b, const kgt_prog *p, const char *prefix);
 /* OpenCL C source: kernel prefix_NAME, both types under #if STENCIL_DOUBLE. */
 void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix);
 /* CUDA/HIP source: kernels and C-linkage launchers prefix_NAME_cuda_f / _d. */
 void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* The same kernel of one element type alone, for NVRTC/hiprtc (no headers, no launcher):
+   extern "C" __global__ void prefix_NAME_cuda_kf / _kd(const kgt_prog_args_f / _d a, long u0,
+   long u1, long u2), the args struct by value, launched as the launchers do: u the union of the
+   boxes' lower corners, blocks of kgt_prog_gpu_block threads, grid x over the last dimension's
+   extent of the union, y over the one before (2D, 3D), z over dimension 0 (3D). */
+void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl);
+void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by);
 /* The texts of kgt's program outputs for a file (prog_out.c): h = P_prog.h, c = P_prog.c (host
    functions, OpenCL sources as strings), g = P_prog.cu and P_prog_hip.cpp (left empty unless
    targets has cuda or hip). */

@@ -231,41 +231,66 @@ void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix)
     kgt_printf(b, "#endif\n");
 }
 
-/* CUDA/HIP: per type the args struct (by value), a kernel over the union of the boxes (x along
-   the last dimension), and a C-linkage launcher returning non-zero on a launch error. */
+void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by)
+{
+    *bx = ndims == 1 ? 256 : 64;
+    *by = ndims == 1 ? 1 : 4;
+}
+
+/* The CUDA/HIP kernel of one type over the union of the boxes (x along the last dimension),
+   from u0.. on: NAME_cuda_kf / _kd, or (rtc) with C linkage, the name NVRTC looks up. */
+static void emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int rtc)
+{
+    char c = dbl ? 'd' : 'f';
+    int nd = p->ndims;
+    kgt_printf(b,
+               "%s__global__ void %s_%s_cuda_k%c(const kgt_prog_args_%c a, long u0, long u1, "
+               "long u2)\n{\n    const long t = a.t;\n    (void)t;\n",
+               rtc ? "extern \"C\" " : "", prefix, p->name, c, c);
+    for (int d = 0; d < nd; d++) {
+        static const char *const ax[] = {"x", "y", "z"};
+        const char *w = ax[nd - 1 - d];
+        kgt_printf(b,
+                   "    const long x%d = u%d + (long)blockIdx.%s * blockDim.%s + threadIdx.%s;\n",
+                   d, d, w, w, w);
+    }
+    emit_decls(b, p, dbl, "a.");
+    emit_index(b, p, "a.", "    ");
+    for (int f = 0; f < p->nf; f++) {
+        char out[32];
+        if (p->f[f].coef) continue;
+        kgt_printf(b, "    if (");
+        for (int d = 0; d < nd; d++)
+            kgt_printf(b, "%sx%d >= a.lo[%d][%d] && x%d < a.hi[%d][%d]", d ? " && " : "", d, f, d,
+                       d, f, d);
+        kgt_printf(b, ") { /* update %s */\n", p->f[f].name);
+        snprintf(out, sizeof out, "a.out[%d]", f);
+        emit_cell(b, p, f, dbl, KGT_PT_CUDA, out, "        ");
+        kgt_printf(b, "    }\n");
+    }
+    kgt_printf(b, "}\n\n");
+}
+
+void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl)
+{
+    kgt_emit_rn_helpers(b);
+    emit_helpers(b, KGT_PT_CUDA, dbl);
+    emit_args(b, dbl);
+    emit_gpu_kernel(b, p, prefix, dbl, 1);
+}
+
+/* CUDA/HIP: per type the args struct (by value), the kernel, and a C-linkage launcher
+   returning non-zero on a launch error. */
 void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix)
 {
     for (int dbl = 0; dbl < 2; dbl++) {
         char c = dbl ? 'd' : 'f';
         int nd = p->ndims;
+        unsigned bx, by;
+        kgt_prog_gpu_block(nd, &bx, &by);
         emit_helpers(b, KGT_PT_CUDA, dbl);
         emit_args(b, dbl);
-        kgt_printf(b,
-                   "__global__ void %s_%s_cuda_k%c(const kgt_prog_args_%c a, long u0, long u1, "
-                   "long u2)\n{\n    const long t = a.t;\n    (void)t;\n",
-                   prefix, p->name, c, c);
-        for (int d = 0; d < nd; d++) {
-            static const char *const ax[] = {"x", "y", "z"};
-            const char *w = ax[nd - 1 - d];
-            kgt_printf(
-                b, "    const long x%d = u%d + (long)blockIdx.%s * blockDim.%s + threadIdx.%s;\n",
-                d, d, w, w, w);
-        }
-        emit_decls(b, p, dbl, "a.");
-        emit_index(b, p, "a.", "    ");
-        for (int f = 0; f < p->nf; f++) {
-            char out[32];
-            if (p->f[f].coef) continue;
-            kgt_printf(b, "    if (");
-            for (int d = 0; d < nd; d++)
-                kgt_printf(b, "%sx%d >= a.lo[%d][%d] && x%d < a.hi[%d][%d]", d ? " && " : "", d, f,
-                           d, d, f, d);
-            kgt_printf(b, ") { /* update %s */\n", p->f[f].name);
-            snprintf(out, sizeof out, "a.out[%d]", f);
-            emit_cell(b, p, f, dbl, KGT_PT_CUDA, out, "        ");
-            kgt_printf(b, "    }\n");
-        }
-        kgt_printf(b, "}\n\n");
+        emit_gpu_kernel(b, p, prefix, dbl, 0);
         kgt_printf(b,
                    "extern \"C\" int KGT_PROG_LAUNCHER(%s_%s, %c)(const kgt_prog_args_%c *a, "
                    "KGT_STREAM_T stream)\n"
@@ -280,7 +305,7 @@ void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix)
                    "    for (int d = 0; d < %d; d++) {\n"
                    "        if (v[d] <= u[d]) return 0;\n        n[d] = v[d] - u[d];\n    }\n",
                    prefix, p->name, c, c, p->nf, nd, nd);
-        kgt_printf(b, "    dim3 block(%d, %d, 1);\n", nd == 1 ? 256 : 64, nd == 1 ? 1 : 4);
+        kgt_printf(b, "    dim3 block(%u, %u, 1);\n", bx, by);
         kgt_printf(b, "    dim3 grid((unsigned)((n[%d] + block.x - 1) / block.x), ", nd - 1);
         if (nd > 1)
             kgt_printf(b, "(unsigned)((n[%d] + block.y - 1) / block.y), ", nd - 2);

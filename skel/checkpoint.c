@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sio.h"
-#include "skel.h"
+#include "skprog.h"
 
 unsigned long long sk_stencil_hash(const sl_stencil *s)
 {
@@ -40,7 +40,7 @@ int sk_same_text(sk_run *r, const char *s, const char *what)
 }
 
 /* Rank 0 checks the directory first: a clear message, and no library's noise about it. */
-static int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
+int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
 {
     if (!path || !path[0]) return SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL or empty");
     if (snprintf(tmp, len, "%s.tmp", path) >= (int)len)
@@ -59,7 +59,7 @@ static int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
 }
 
 /* Rank 0 renames once every rank's part is in the temporary file (its collective close). */
-static int sk_commit(sk_run *r, const char *tmp, const char *path)
+int sk_commit(sk_run *r, const char *tmp, const char *path)
 {
     if (r->rank != 0) return 0;
     if (rename(tmp, path) != 0) {
@@ -70,7 +70,7 @@ static int sk_commit(sk_run *r, const char *tmp, const char *path)
 }
 
 /* An io call's agreed message ("rank K: reason") with what the run was doing, one prefix. */
-static int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io)
+int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io)
 {
     int k = -1, n = 0;
     if (sscanf(io, "rank %d: %n", &k, &n) >= 1 && n > 0)
@@ -78,7 +78,7 @@ static int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, con
     return SK_FAIL(r, rc, "%s %s: %s", what, path, io);
 }
 
-int sk_checkpoint(sk_run *r, const char *path)
+static int checkpoint(sk_run *r, const char *path)
 {
     char tmp[4200];
     stencil_tile t;
@@ -116,7 +116,18 @@ int sk_checkpoint(sk_run *r, const char *path)
     return rc;
 }
 
-int sk_load(sk_run *r, const char *path)
+/* Timed (stats.t_checkpoint), and counted for the progress line's estimate of those to come. A
+   program run has a file per field and level (prog_image.c). */
+int sk_checkpoint(sk_run *r, const char *path)
+{
+    double t = MPI_Wtime();
+    int rc = r->prog ? sk_prog_checkpoint(r, path) : checkpoint(r, path);
+    r->stats.t_checkpoint += MPI_Wtime() - t;
+    if (!rc) r->nckpt++;
+    return rc;
+}
+
+static int load_array(sk_run *r, const char *path)
 {
     stencil_tile t;
     long it = 0;
@@ -138,4 +149,9 @@ int sk_load(sk_run *r, const char *path)
     SK_PHASE(r, rc, sk_upload(r));
     if (!rc) r->done = it;
     return rc;
+}
+
+int sk_load(sk_run *r, const char *path)
+{
+    return r->prog ? sk_prog_load(r, path) : load_array(r, path);
 }

@@ -243,7 +243,23 @@ static void progress(sk_run *r, long t, double t0)
     const char *unit = rate >= 1e9 ? "G" : rate >= 1e6 ? "M" : "k";
     double scale = rate >= 1e9 ? 1e9 : rate >= 1e6 ? 1e6 : 1e3;
     fprintf(stderr, "stencil: iteration %ld/%ld  %.3g %scells/s  %.1f s left\n", done, goal,
-            rate / scale, unit, dt / (double)here * (double)(goal - done));
+            rate / scale, unit, sk_time_left(r, dt / (double)here, done, goal));
+}
+
+/*
+ * Seconds left at iteration done of goal: the iterations at per_iter each, and the skeleton's
+ * checkpoints still to come (one every checkpoint_every, and one at the end unless the last is
+ * there) at the mean time of those written. The output runs once, after the loop: no earlier
+ * call measures it, so it is not in the estimate.
+ */
+double sk_time_left(const sk_run *r, double per_iter, long done, long goal)
+{
+    double left = per_iter * (double)(goal - done);
+    long every = r->goal > 0 && r->opt.checkpoint ? r->opt.checkpoint_every : 0;
+    if (every <= 0 || r->nckpt <= 0) return left;
+    long start = r->done - r->ran; /* a restart's first iteration */
+    long ahead = goal / every - start / every + (goal % every != 0) - r->nckpt;
+    return left + (ahead > 0 ? (double)ahead * r->stats.t_checkpoint / (double)r->nckpt : 0);
 }
 
 /*

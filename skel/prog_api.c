@@ -137,20 +137,21 @@ int stencil_program_create(MPI_Comm comm, const long *sizes, const stencil_progr
     return 0;
 }
 
+/* As stencil_skeleton: periodic checkpoints, a restart from options.checkpoint, statistics. */
 int stencil_program_skeleton(MPI_Comm comm, const long *sizes, const stencil_program *prog,
                              stencil_type type, long iterations, stencil_init_fn init,
                              stencil_output_fn output, const stencil_options *opt)
 {
-    stencil_run *run = NULL;
-    stencil_stats *stats = opt ? opt->stats : NULL;
-    if (stats) memset(stats, 0, sizeof *stats);
-    int rc = stencil_program_create(comm, sizes, prog, type, init, opt, &run);
+    sk_run *r;
+    if (opt && opt->stats) memset(opt->stats, 0, sizeof *opt->stats);
+    int rc = sk_new(comm, opt, &r);
     if (rc) return rc;
-    rc = stencil_advance(run, iterations);
-    if (!rc && output) rc = stencil_view(run, output);
-    if (!rc && stats) rc = stencil_run_stats(run, stats);
-    stencil_destroy(&run);
-    return rc;
+    r->iters = r->goal = iterations;
+    if (!prog)
+        rc = SK_FAIL(r, STENCIL_EINVAL, "the program is NULL");
+    else
+        rc = sk_prog_setup(r, sizes, prog->text, prog->par, type, init, 0);
+    return sk_skeleton_finish(r, err_agree(r->comm, rc, r->msg, sizeof r->msg), iterations, output);
 }
 
 /* The same name and value on every rank, else STENCIL_EINVAL everywhere. */

@@ -245,19 +245,3 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
     if (nchanges < 0) put_norm(changes, all, r->stats.cells, r->done);
     return 0;
 }
-
-int sk_prog_view(sk_run *r, stencil_output_fn fn)
-{
-    sk_prog *sp = r->prog;
-    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    for (int f = 0; f < sp->p->nf; f++) {
-        stencil_tile t;
-        int rc = r->dev.ops->read(&r->dev, sp->cur[f], r->host, bytes);
-        rc = err_agree(r->comm, rc ? SK_FAIL(r, rc, "%s", r->dev.err) : 0, r->msg, sizeof r->msg);
-        if (rc) return rc;
-        sk_prog_tile(r, &t, f, 0);
-        rc = fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0;
-        if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) return rc;
-    }
-    return 0;
-}

@@ -63,11 +63,8 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
                        STENCIL_MAX_STEPS);
     if (r->opt.out_of_core == 1)
         return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
-    if (r->opt.checkpoint || r->opt.restart || r->opt.weights_auto || r->opt.monitor)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.%s is not supported for programs yet",
-                       r->opt.weights_auto ? "weights_auto"
-                       : r->opt.monitor    ? "monitor"
-                                           : "checkpoint/restart");
+    if (r->opt.weights_auto)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.weights_auto is not supported for programs yet");
     return 0;
 }
 
@@ -105,6 +102,15 @@ static void widths(sk_prog *sp)
         }
 }
 
+/* A timed calibration runs the stencil path: not for programs yet, on any rank. */
+static int no_auto_weights(sk_run *r)
+{
+    int mine = r->cfg.weight_auto, any = 0;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (weights)");
+    return any ? SK_FAIL(r, STENCIL_EINVAL, "automatic weights are not there for programs yet") : 0;
+}
+
 /* The local layout: owned box of the partition widened by R on every side. */
 static int layout(sk_run *r)
 {
@@ -118,7 +124,7 @@ static int layout(sk_run *r)
         int m = sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1];
         minpart[d] = m > 1 ? m : 1;
     }
-    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->opt.rank_weights, minpart, 0, r->msg,
+    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->weights, minpart, 0, r->msg,
                            sizeof r->msg);
     if (rc) return rc;
     memset(l, 0, sizeof *l);
@@ -203,6 +209,7 @@ static int boxes(sk_run *r)
                 b.hi[d] -= p->f[f].frame[d][1];
             if (b.hi[d] < b.lo[d]) b.hi[d] = b.lo[d];
         }
+        if (p->f[f].coef) b.hi[0] = b.lo[0]; /* nothing to compute */
         sp->box[f] = b;
         split(sp, f, p->ndims);
         v[f] = p->f[f].coef ? 0 : sl_box_volume(&b);
@@ -235,6 +242,7 @@ static int open_backend(sk_run *r)
         rc = ops->open(&r->dev, &a);
         if (!rc) {
             r->dev_open = 1;
+            r->stats.t_compile += r->dev.t_compile;
             if (!r->dev.kernel[0]) snprintf(r->dev.kernel, sizeof r->dev.kernel, "program");
             return 0;
         }
@@ -412,38 +420,6 @@ static int alloc_links(sk_run *r)
                                          : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (requests)");
 }
 
-void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level)
-{
-    sk_tile(r, t);
-    t->field = r->prog->linear ? NULL : r->prog->p->f[f].name;
-    t->level = level;
-    t->iteration = r->done;
-}
-
-/* init per field and level into the host image, then to the device: level 0 into cur and nxt
-   (the fixed frame is never written), the previous level into prv. */
-static int init_data(sk_run *r, stencil_init_fn init)
-{
-    sk_prog *sp = r->prog;
-    const kgt_prog *p = sp->p;
-    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    const sb_ops *o = r->dev.ops;
-    for (int f = 0; f < p->nf; f++)
-        for (int lv = 0; lv >= (p->f[f].keeps ? -1 : 0); lv--) {
-            stencil_tile t;
-            memset(r->host, 0, bytes);
-            sk_prog_tile(r, &t, f, lv);
-            if (init(&t, r->opt.user))
-                return SK_FAIL(r, STENCIL_ECALLBACK, "init callback failed (field %s, level %d)",
-                               p->f[f].name, lv);
-            sb_mem a = lv ? sp->prv[f] : sp->cur[f], b = lv ? NULL : sp->nxt[f];
-            int rc = o->write(&r->dev, a, r->host, bytes);
-            if (!rc && b) rc = o->write(&r->dev, b, r->host, bytes);
-            if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
-        }
-    return 0;
-}
-
 int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
                   stencil_type type, stencil_init_fn init, int linear)
 {
@@ -455,6 +431,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     sp->linear = linear;
     sp->p = kgt_prog_parse_string(text, &e);
     if (!sp->p) rc = SK_FAIL(r, STENCIL_EFORMAT, "%d:%d: %s", e.line, e.col, e.msg);
+    sp->hash = sk_prog_hash(text);
     if (!rc) memcpy(sp->par, par, sizeof(double) * (size_t)sp->p->npar);
     SK_PHASE(r, rc, sk_same_text(r, text, "programs"));
     SK_PHASE(r, rc, check_args(r, sizes, sp->p, type, init));
@@ -462,13 +439,22 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     if (!rc) widths(sp);
     SK_PHASE(r, rc, union_stencil(r, sp->p, type));
     SK_PHASE(r, rc, sk_node_config(r));
+    SK_PHASE(r, rc, no_auto_weights(r));
+    if (!rc) rc = sk_weights(r, sizes, NULL); /* options.rank_weights or configured ones */
     SK_PHASE(r, rc, layout(r));
     SK_PHASE(r, rc, boxes(r));
     SK_PHASE(r, rc, open_backend(r));
+    SK_PHASE(r, rc, sk_notice(r)); /* e.g. the host's interpreter, where nothing compiled */
     SK_PHASE(r, rc, alloc_levels(r));
     SK_PHASE(r, rc, alloc_links(r));
-    SK_PHASE(r, rc, init_data(r, init));
-    if (!rc) rc = sk_prog_halos_all(r);
+    int resume = 0;
+    SK_PHASE(r, rc, sk_resuming(r, &resume));
+    if (resume) { /* options.restart: every level from options.checkpoint */
+        if (!rc) rc = sk_prog_load(r, r->opt.checkpoint);
+    } else {
+        SK_PHASE(r, rc, sk_prog_init(r, init));
+        if (!rc) rc = sk_prog_halos_all(r);
+    }
     r->t_up = MPI_Wtime() - r->t0;
     return rc;
 }

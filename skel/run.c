@@ -87,19 +87,22 @@ int sk_advance(sk_run *r, long n, stencil_norm *change)
     return rc;
 }
 
+/* Timed (stats.t_output): the read-back from the device and the callback. */
 int sk_view(sk_run *r, stencil_output_fn fn)
 {
     stencil_tile t;
     int rc = 0;
+    double t0 = MPI_Wtime();
     SK_PHASE(r, rc, sk_usable(r));
     SK_PHASE(r, rc, fn ? 0 : SK_FAIL(r, STENCIL_EINVAL, "the view callback is NULL"));
     if (r->prog) {
         SK_PHASE(r, rc, sk_prog_view(r, fn));
-        return rc;
+    } else {
+        SK_PHASE(r, rc, sk_current(r, &t, 1));
+        SK_PHASE(r, rc,
+                 fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
     }
-    SK_PHASE(r, rc, sk_current(r, &t, 1));
-    SK_PHASE(r, rc,
-             fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
+    r->stats.t_output += MPI_Wtime() - t0;
     return rc;
 }
 
@@ -195,23 +198,15 @@ int stencil_run_stats(stencil_run *run, stencil_stats *stats)
     return 0;
 }
 
-/* Not collective: every rank of a program run gets the same answer. */
-static int no_prog(sk_run *r, const char *what)
-{
-    return SK_FAIL(r, STENCIL_ENOSYS, "%s of program runs are not implemented yet", what);
-}
-
 int stencil_checkpoint(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
-    if (run->r->prog) return sk_done(run->r, no_prog(run->r, "checkpoints"));
     return sk_done(run->r, sk_checkpoint(run->r, path));
 }
 
 int stencil_load(stencil_run *run, const char *path)
 {
     SK_RUN_OF(run);
-    if (run->r->prog) return sk_done(run->r, no_prog(run->r, "loading checkpoints"));
     return sk_done(run->r, sk_load(run->r, path));
 }
 

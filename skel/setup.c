@@ -139,7 +139,7 @@ static int sk_try_open(sk_run *r, const sb_ops *ops, const sb_open_args *a)
  * A backend's notice (a run-time kernel that fell back to the generic one): printed once per
  * call by rank 0, with how many ranks it concerns. Collective; never an error.
  */
-static int sk_notice(sk_run *r)
+int sk_notice(sk_run *r)
 {
     int mine = r->dev.note[0] != 0, n = 0;
     if (r->noticed || MPI_Allreduce(&mine, &n, 1, MPI_INT, MPI_SUM, r->comm) != MPI_SUCCESS)
@@ -283,7 +283,7 @@ int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named)
  * A restart resumes from options.checkpoint when asked to and the file exists: rank 0 looks, and
  * ranks that disagree on asking (or on the path) fail together rather than take both paths.
  */
-static int sk_resuming(sk_run *r, int *resume)
+int sk_resuming(sk_run *r, int *resume)
 {
     const char *ck = r->opt.checkpoint;
     int want = r->opt.restart && ck, v[3] = {want, -want, 0}, m[3];

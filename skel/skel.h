@@ -108,6 +108,7 @@ typedef struct sk_run {
     int cur;       /* buf[cur] holds the current iterate */
     int failed;    /* an advance failed (agreed code): the run refuses more work */
     int traced;    /* the first advance was traced; later ones are not */
+    long nckpt;    /* checkpoints written (stats.t_checkpoint is their time) */
     double t0;     /* MPI_Wtime() at creation */
     double t_up;   /* setup time, for stats */
     sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
@@ -164,6 +165,21 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
 /* The backend this rank will open: the named one, or for "auto" the first candidate (sb_auto). */
 const sb_ops *sk_planned_backend(const sk_run *r);
 
+/* Whether set-up resumes from options.checkpoint (options.restart and the file exists);
+   collective (setup.c). */
+int sk_resuming(sk_run *r, int *resume);
+/* options.monitor (skeleton.c): one call, its result agreed (1 sets *mine); then, after every
+   call, whether any rank asked to stop (*stop), collective. */
+int sk_monitor_call(sk_run *r, const stencil_tile *t, const stencil_norm *change, int *mine);
+int sk_monitor_stop(sk_run *r, int rc, int mine, int *stop);
+/* The rest of a one-call run after set-up gave rc (skeleton.c): the loop to each monitor and
+   checkpoint point, the output, the statistics, the report; frees r. */
+int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output);
+
+/* A backend's notice (dev.note), printed once per call by rank 0 with how many ranks it
+   concerns; collective, never an error (setup.c). */
+int sk_notice(sk_run *r);
+
 /* Resolves r->cfg from options, environment and configuration file (config.c). */
 int sk_config_resolve(sk_run *r, int local_rank);
 
@@ -187,7 +203,7 @@ int sk_trace_slots(const sk_run *r);
 int sk_trace_open(sk_run *r);
 /* Before the loop, queues idle: the first clock reference. */
 void sk_trace_start(sk_run *r);
-/* Before iteration t: traced or not; reads the device stamps back when the chunk is full. */
+/* Before pass t: traced or not; reads the device stamps back when the chunk is full. */
 void sk_trace_begin(sk_run *r, long t);
 void sk_trace_stamp(sk_run *r, int q, int what);
 void sk_trace_host(sk_run *r, int what, double when);
@@ -201,6 +217,8 @@ int sk_loop(sk_run *r, long n);
 void sk_local_pass(sk_run *r, long k);
 /* Passes of the loop for n iterations: n / steps, rounded up. */
 long sk_passes(const sk_run *r, long n);
+/* The progress line's seconds left at iteration done of goal, per_iter seconds per iteration. */
+double sk_time_left(const sk_run *r, double per_iter, long done, long goal);
 /* Time steps per exchange for this run, the same on every rank, and the layout for it (steps.c). */
 int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
                    const stencil_kernel *named);
@@ -231,6 +249,11 @@ int sk_upload(sk_run *r);
 /* The init callback on the host image, then sk_upload. */
 int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
+/* checkpoint.c's steps, for program runs too: path and its temporary name path.tmp checked
+   (rank 0 looks at the directory), rank 0's rename, an io failure's agreed message. */
+int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len);
+int sk_commit(sk_run *r, const char *tmp, const char *path);
+int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io);
 /* A public call's end: on_error with the agreed message, else rank 0 prints it (run.c). */
 int sk_report(sk_run *r, int rc);
 int sk_load(sk_run *r, const char *path);

@@ -4,24 +4,36 @@
  */
 #include <string.h>
 
-#include "skel.h"
+#include "skprog.h"
 
-/* The monitor sees the tile and the last step's change; 1 from any rank stops every rank. */
-static int sk_monitor(sk_run *r, const stencil_norm *change, int *stop)
+int sk_monitor_call(sk_run *r, const stencil_tile *t, const stencil_norm *change, int *mine)
 {
-    stencil_tile t;
-    int rc = 0, mine = 0, any = 0;
-    SK_PHASE(r, rc, sk_current(r, &t, r->opt.monitor_data));
-    if (rc) return rc;
-    int cb = r->opt.monitor(&t, change, r->opt.user);
-    if (cb == 1) mine = 1;
+    int rc = 0, cb = r->opt.monitor(t, change, r->opt.user);
+    if (cb == 1) *mine = 1;
     SK_PHASE(r, rc,
              cb == 0 || cb == 1 ? 0 : SK_FAIL(r, STENCIL_ECALLBACK, "monitor callback failed"));
+    return rc;
+}
+
+int sk_monitor_stop(sk_run *r, int rc, int mine, int *stop)
+{
+    int any = 0;
     if (!rc && MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
         rc = err_agree(r->comm, SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce (monitor)"), r->msg,
                        sizeof r->msg);
     *stop = any;
     return rc;
+}
+
+/* The monitor sees the tile and the last step's change; 1 from any rank stops every rank. */
+static int sk_monitor(sk_run *r, const stencil_norm *change, int *stop)
+{
+    stencil_tile t;
+    int rc = 0, mine = 0;
+    SK_PHASE(r, rc, sk_current(r, &t, r->opt.monitor_data));
+    if (rc) return rc;
+    rc = sk_monitor_call(r, &t, change, &mine); /* before mine is read */
+    return sk_monitor_stop(r, rc, mine, stop);
 }
 
 static long sk_next_stop(long done, long every, long next)
@@ -40,14 +52,29 @@ static int sk_periodic(sk_run *r, long total)
     while (!rc && !stop && r->done < total) {
         long next = sk_next_stop(r->done, ce, sk_next_stop(r->done, me, total));
         int mon = me > 0 && next % me == 0;
-        stencil_norm change;
-        rc = sk_advance(r, next - r->done, mon ? &change : NULL);
-        if (!rc && mon) rc = sk_monitor(r, &change, &stop);
+        stencil_norm change[SB_PROG_FIELDS]; /* a program's: one per field */
+        if (r->prog)
+            rc = sk_advance_prog(r, next - r->done, mon ? change : NULL, SB_PROG_FIELDS);
+        else
+            rc = sk_advance(r, next - r->done, mon ? change : NULL);
+        if (!rc && mon)
+            rc = r->prog ? sk_prog_monitor(r, change, &stop) : sk_monitor(r, change, &stop);
         saved = ce > 0 && next % ce == 0;
         if (!rc && saved) rc = sk_checkpoint(r, r->opt.checkpoint);
     }
     /* The end (or a stop) gets its checkpoint too, unless one was just written. */
     if (!rc && ce > 0 && !saved) rc = sk_checkpoint(r, r->opt.checkpoint);
+    return rc;
+}
+
+int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output)
+{
+    if (!rc) rc = sk_periodic(r, iterations);
+    if (!rc && output) rc = sk_view(r, output);
+    if (!rc) sk_stats(r, r->t0, r->t_up);
+    sk_report(r, rc);
+    if (!rc && r->opt.stats) *r->opt.stats = r->stats;
+    sk_free(r);
     return rc;
 }
 
@@ -60,14 +87,7 @@ int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, l
     int rc = sk_new(comm, opt, &r);
     if (rc) return rc;
     r->iters = r->goal = iterations;
-    rc = sk_setup(r, sizes, st, kernel, init);
-    if (!rc) rc = sk_periodic(r, iterations);
-    if (!rc && output) rc = sk_view(r, output);
-    if (!rc) sk_stats(r, r->t0, r->t_up);
-    sk_report(r, rc);
-    if (!rc && r->opt.stats) *r->opt.stats = r->stats;
-    sk_free(r);
-    return rc;
+    return sk_skeleton_finish(r, sk_setup(r, sizes, st, kernel, init), iterations, output);
 }
 
 int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen)

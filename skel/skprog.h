@@ -4,6 +4,7 @@
  *   prog_setup.c  partition, one local layout for every field, device, buffers, init
  *   prog_bound.c  the ghosts of mirror and constant faces
  *   prog_face.c   a linear stencil with a boundary per face, as a program
+ *   prog_image.c  tiles for the callbacks, checkpoints
  *   prog_loop.c   per step: halos of the fields read across cells, ghosts of mirror and
  *                 constant faces, the update, the rotation of the time levels; norms and view
  *
@@ -54,7 +55,8 @@ typedef struct sk_prog {
     void *gbuf;     /* a ghost slab on the host (prog_bound.c) */
     int dcopy;      /* the backend copies box to box on the device (copy_peer) */
     int staged[2];  /* links through host staging of non-coefficient (0) and coefficient slots */
-    int linear;     /* a linear stencil with options.face (prog_face.c): tiles show no field */
+    unsigned long long hash; /* of the program text (checkpoints) */
+    int linear; /* a linear stencil with options.face (prog_face.c): tiles show no field */
     /* r->host: the host image of one level (the callbacks' tile, ghost fills) */
 } sk_prog;
 
@@ -62,7 +64,6 @@ typedef struct sk_prog {
 int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
                   stencil_type type, stencil_init_fn init, int linear);
 void sk_prog_free(sk_run *r);
-void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level);
 
 /* The slots a step exchanges (the current level of evolving fields; the previous level's halos
    are those it had as the current one) or set-up (all, coefficients and previous levels too). */
@@ -81,9 +82,19 @@ int sk_face_any(const stencil_options *o);
 int sk_face_setup(sk_run *r, const long *sizes, const stencil_desc *st, const char *kernel,
                   stencil_init_fn init);
 
+/* prog_image.c: tiles, init, view, checkpoints */
+unsigned long long sk_prog_hash(const char *text);
+void sk_prog_tile(sk_run *r, stencil_tile *t, int f, int level);
+int sk_prog_init(sk_run *r, stencil_init_fn init);
+int sk_prog_view(sk_run *r, stencil_output_fn fn);
+int sk_prog_checkpoint(sk_run *r, const char *path);
+int sk_prog_load(sk_run *r, const char *path);
+/* options.monitor of a program run: called per field with its tile and change (changes[f]); 1
+   from any call on any rank stops every rank (*stop). Collective. */
+int sk_prog_monitor(sk_run *r, const stencil_norm *changes, int *stop);
+
 /* prog_loop.c */
 int sk_prog_halos_all(sk_run *r);
 int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges);
-int sk_prog_view(sk_run *r, stencil_output_fn fn);
 
 #endif

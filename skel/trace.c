@@ -13,7 +13,9 @@
  * order in the trace is exact whatever the offset.
  *
  * What is traced is a pass of the loop (r->npass of them): T time steps (options.steps), whose
- * single exchange is what the overlap is about.
+ * single exchange is what the overlap is about. A user counts iterations, though (progress,
+ * monitor, checkpoints and stencil.h's STENCIL_TRACE_MAX all do), so a line names its pass by
+ * the first iteration it covers and how many it covers, and stats.traced counts iterations.
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +25,7 @@
 
 #define SK_TRACE_CHUNK 1024L
 
-/* Times of one iteration in seconds since tr->base; NAN where nothing was recorded. */
+/* Times of one pass in seconds since tr->base; NAN where nothing was recorded. */
 typedef struct sk_trace_rec {
     double v[SK_NDEV + SK_NHOST]; /* device stamps, then host times */
     double err;                   /* uncertainty of the device times on the host clock */
@@ -31,12 +33,12 @@ typedef struct sk_trace_rec {
 
 struct sk_trace {
     FILE *f;
-    long cap;        /* iterations traced */
-    long t;          /* the iteration being traced, -1 when none */
-    long chunk0;     /* first iteration whose stamps are still on the device */
+    long cap;        /* passes traced */
+    long t;          /* the pass being traced, -1 when none */
+    long chunk0;     /* first pass whose stamps are still on the device */
     int next;        /* next free slot */
     int nslots;      /* slots the device has */
-    int *slot;       /* [iteration - chunk0][SK_NDEV]: slot of each stamp, 0 when none */
+    int *slot;       /* [pass - chunk0][SK_NDEV]: slot of each stamp, 0 when none */
     double *sec;     /* stamp_read output */
     double base;     /* host time of the first reference */
     double ref, err; /* the current reference on the host clock (since base), its uncertainty */
@@ -54,6 +56,13 @@ int sk_trace_slots(const sk_run *r)
     return 1 + SK_NDEV * (int)chunk_len(r);
 }
 
+/* The passes that start within the first STENCIL_TRACE_MAX iterations. */
+static long passes_traced(const sk_run *r)
+{
+    long n = (STENCIL_TRACE_MAX + r->steps - 1) / r->steps;
+    return r->npass < n ? r->npass : n;
+}
+
 int sk_trace_open(sk_run *r)
 {
     int n = sk_trace_slots(r);
@@ -63,7 +72,7 @@ int sk_trace_open(sk_run *r)
     if (tr) {
         tr->nslots = n;
         tr->t = -1;
-        tr->cap = r->npass < STENCIL_TRACE_MAX ? r->npass : STENCIL_TRACE_MAX;
+        tr->cap = passes_traced(r);
         tr->slot = calloc((size_t)(SK_NDEV * chunk_len(r) + 1), sizeof *tr->slot);
         tr->sec = malloc(sizeof *tr->sec * (size_t)n);
         tr->rec = malloc(sizeof *tr->rec * (size_t)(tr->cap + 1));
@@ -118,7 +127,7 @@ void sk_trace_start(sk_run *r)
     anchor(r);
 }
 
-/* Queues idle: the device stamps of iterations chunk0..end-1 onto the host clock. */
+/* Queues idle: the device stamps of passes chunk0..end-1 onto the host clock. */
 static void collect(sk_run *r, long end)
 {
     struct sk_trace *tr = r->tr;
@@ -180,17 +189,20 @@ static void totals(sk_run *r)
         const double *v = tr->rec[t].v;
         s->t_dev_border += v[SK_B1] - v[SK_B0];
         s->t_dev_inner += v[SK_I1] - v[SK_I0];
-        if (isnan(v[SK_U1])) continue; /* the last iteration: no exchange */
+        if (isnan(v[SK_U1])) continue; /* the last pass: no exchange */
         s->t_dev_pack += v[SK_P1] - v[SK_B1];
         s->t_dev_unpack += v[SK_U1] - v[SK_U0];
         r->hidden += overlap(v);
         r->xtime += v[SK_U1] - v[SK_B1];
     }
-    s->traced = tr->cap;
+    s->traced = tr->cap == r->npass ? r->iters : tr->cap * r->steps;
 }
 
-/* One JSON line: times in microseconds since off (the loop start), in timeline order. */
-static void write_line(FILE *f, long t, const sk_trace_rec *e, double off)
+/*
+ * One JSON line of the pass that covers iterations [it, it + steps) of the loop: times in
+ * microseconds since off (the loop start), in timeline order.
+ */
+static void write_line(FILE *f, long it, int steps, const sk_trace_rec *e, double off)
 {
     static const struct {
         const char *key;
@@ -199,7 +211,7 @@ static void write_line(FILE *f, long t, const sk_trace_rec *e, double off)
         {"border_start", SK_B0},     {"border_end", SK_B1},           {"pack_end", SK_P1},
         {"send", SK_NDEV + SK_SEND}, {"wait_end", SK_NDEV + SK_WAIT}, {"unpack_start", SK_U0},
         {"unpack_end", SK_U1},       {"inner_start", SK_I0},          {"inner_end", SK_I1}};
-    fprintf(f, "{\"it\":%ld", t);
+    fprintf(f, "{\"it\":%ld,\"steps\":%d", it, steps);
     for (size_t k = 0; k < sizeof col / sizeof col[0]; k++)
         if (!isnan(e->v[col[k].i]))
             fprintf(f, ",\"%s\":%.3f", col[k].key, (e->v[col[k].i] - off) * 1e6);
@@ -218,7 +230,10 @@ void sk_trace_finish(sk_run *r, double t0)
     collect(r, tr->cap);
     if (r->rc) return;
     totals(r);
-    for (long t = 0; t < tr->cap; t++) write_line(tr->f, t, &tr->rec[t], t0 - tr->base);
+    for (long t = 0; t < tr->cap; t++) {
+        long it = t * r->steps, left = r->iters - it;
+        write_line(tr->f, it, left < r->steps ? (int)left : r->steps, &tr->rec[t], t0 - tr->base);
+    }
     int bad = ferror(tr->f) != 0;
     bad |= fclose(tr->f) != 0;
     tr->f = NULL;

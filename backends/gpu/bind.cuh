@@ -5,6 +5,7 @@
 #ifndef SB_GPU_BIND_CUH
 #define SB_GPU_BIND_CUH
 
+#include "prog.cuh"
 #include "state.cuh"
 
 namespace SB_GPU_NS
@@ -229,6 +230,9 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
         im->rhi[d] = d < st->ndims ? st->rhi[d] : 0;
     }
     im->nelems = a->local->nelems;
+    if (a->prog && a->named)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": a program run takes no named kernel");
+    if (a->prog) return bind_prog(dev, im, a);
     if (!a->named) return bind_generic(dev, im, st, a->local->nelems, a->steps);
     im->named = a->named->SB_GPU_LAUNCHER[st->type];
     im->fused = a->named->SB_GPU_FUSED[st->type];

@@ -2,15 +2,17 @@
  * The GPU backend: one source for CUDA (nvcc, exports sb_cuda_ops) and HIP (hipcc, exports
  * sb_hip_ops). Everything vendor-specific goes through vendor.h.
  *
- * Queues are two non-blocking streams: SB_QBORDER at the highest priority (border updates and
- * halo copies are on the critical path of the exchange), SB_QINNER at the lowest.
+ * Queues are three non-blocking streams: SB_QBORDER at the highest priority (border updates and
+ * halo copies are on the critical path of the exchange), SB_QINNER at the lowest, SB_QXFER (the
+ * out-of-core downloads) at the highest too.
  *
  * One translation unit made of parts of one concern each, included here:
  *   state.cuh   the per-device state (struct impl), runtime errors, allocation records, boxes;
  *   device.cuh  device choice, the three queues and their control, memory, whole-array transfers;
  *   stamp.cuh   timed events for tracing;
  *   bind.cuh    the kernel set up at open (named, run-time or generic);
- *   launch.cuh  update and update2: the launches;
+ *   prog.cuh    programs: their run-time kernel, compiled at open, and its launch per step;
+ *   launch.cuh  the update op (k steps a call: one-step, two-step and streaming launches);
  *   halo.cuh    halo copies to and from the staging buffers, and the intra-node peer path;
  * this file opens and closes a device and holds the ops table. One unit keeps the parts' helpers
  * static, with no internal header of shared declarations, and lets nvcc see each launch with its
@@ -64,6 +66,7 @@ void gpu_close(sb_dev *dev)
     if (im->goff) (void)gpuFree(im->goff);
     if (im->gw) (void)gpuFree(im->gw);
     rtc_unload(&im->rk);
+    rtc_unload_module(&im->pmod);
     for (int l = 0; l <= KGT_STREAM_MAX; l++) rtc_unload(&im->rs[l]);
     for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
     for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);
@@ -97,12 +100,6 @@ int gpu_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2])
     else
         e = norm_run((const float *)a, (const float *)b, box->lo, box->hi, im->stride, q, out);
     return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "norm kernel", e);
-}
-
-static int gpu_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
-{
-    (void)q, (void)s;
-    return sb_fail(dev, STENCIL_ENOSYS, SB_GPU_NAME ": programs are not built for this backend yet");
 }
 
 } /* namespace SB_GPU_NS */

@@ -332,6 +332,8 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
     impl *im = im_of(dev);
     if (q < 0 || q >= SB_NQUEUES || k < 1)
         return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad queue or step count");
+    if (im->kprog) /* no stencil kernel was bound (prog.cuh) */
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": a program run has no stencil update");
     if (sl_box_empty(b)) return 0;
     if (k == 1) return gpu_update(dev, q, in, out, b);
     if (k == 2 && (im->named ? im->fused != NULL : im->fuse_r != 0))

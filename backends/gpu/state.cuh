@@ -22,6 +22,7 @@
 #include "stencil.h"
 extern "C" {
 #include "backend.h"
+#include "prog.h"
 }
 
 #include "fused.cuh"
@@ -92,6 +93,10 @@ struct impl {
     int rlo[SL_D], rhi[SL_D];   /* the stencil's reach (updatek's steps one at a time) */
     size_t nelems;              /* elements of a local array */
     sb_mem kscr[SB_NQUEUES][2]; /* updatek's steps one at a time: scratch per queue, or NULL */
+    const kgt_prog *kprog;      /* a program run (prog.cuh): its kernel is pfn in pmod */
+    long origin[SL_D];          /* programs: global index of local cell 0 */
+    rtc_module pmod;
+    rtc_func pfn;
 };
 
 static impl *im_of(sb_dev *dev)

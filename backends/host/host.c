@@ -42,6 +42,7 @@ static void host_close(sb_dev *dev)
 {
     host_impl *h = dev->impl;
     if (h) {
+        host_prog_close(h);
         while (h->shm) host_shm_drop(h, h->shm->p);
         free(h->doff);
         free(h->wd);
@@ -101,6 +102,7 @@ static int host_open(sb_dev *dev, const sb_open_args *a)
     h->prog = a->prog;
     memcpy(h->origin, a->origin, sizeof h->origin);
     int rc = host_named(dev, h, a);
+    if (!rc && h->prog) host_prog_open(dev, h);
     if (rc) host_close(dev);
     return rc;
 }

@@ -33,12 +33,19 @@ typedef struct host_impl {
     void *scratch;  /* update2's first step; a local array, allocated by the first update2 */
     void *scratch2; /* updatek's other intermediate steps (k > 2), allocated by the first one */
     long fail_at;   /* STENCIL_HOST_FAIL: this update call fails (a device error, for tests) */
-    const struct kgt_prog *prog; /* a program run: its steps are interpreted (host_prog.c) */
+    const struct kgt_prog *prog; /* a program run: its compiled kernel (host_prog_cc.c) or
+                                    the interpreter runs its steps (host_prog.c) */
     long origin[SL_D];
+    void *prog_so;                     /* the compiled kernel's shared object, or NULL */
+    void (*prog_fn)(const void *args); /* its host function of h->type, or NULL: interpreted */
 } host_impl;
 
 /* Programs (host_prog.c): one step of h->prog. */
 int host_prog_update(sb_dev *dev, int q, const sb_prog_step *s);
+/* host_prog_cc.c: compiles and loads h->prog's kernel at open, else leaves a notice in
+   dev->note (the interpreter runs); host_prog_close unloads it. */
+void host_prog_open(sb_dev *dev, host_impl *h);
+void host_prog_close(host_impl *h);
 
 /*
  * Device memory (host_shm.c): in POSIX shared memory when the run may use the peer path, so that

@@ -52,6 +52,9 @@ typedef struct ocl_impl {
     int stagger;          /* arrays placed half a page apart (ocl_mem.c; CPU devices) */
     size_t base_align;    /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins */
     uintptr_t first_addr; /* host address of the first array on a CPU device, else 0 */
+    const struct kgt_prog *kprog; /* a program run (ocl_prog.c): update is its kernel */
+    long origin[SL_D];            /* programs: global index of local cell 0 */
+    char kname[96];               /* the program kernel's name */
     /* ocl_norm.c's program, kernel and partial sums, built on first use */
     struct ocl_norm *norm;
 } ocl_impl;
@@ -101,6 +104,11 @@ int ocl_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *
 
 int ocl_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
 int ocl_copy_in(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);
+
+/* Programs (ocl_prog.c): the OpenCL text of p (kernel sb_prog_NAME, its name into kname; NULL
+   when out of memory; the caller frees it), and one step (sb_ops.prog_update). */
+char *ocl_prog_source(const struct kgt_prog *p, char *kname, size_t cap);
+int ocl_prog_update(sb_dev *dev, int q, const sb_prog_step *s);
 
 /* The norm of a change (sb_ops.norm, ocl_norm.c); ocl_norm_free releases what it built. */
 int ocl_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2]);

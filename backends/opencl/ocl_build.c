@@ -82,6 +82,18 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
                                                  : "#pragma OPENCL FP_CONTRACT OFF\n";
     const char *srcs[4] = {head, sb_ocl_src_copy, "#line 1\n", NULL};
     char what[96];
+    if (a->prog) {
+        /* The program's text carries its own pragmas per type (kgt_prog_emit_opencl). */
+        char *src = ocl_prog_source(a->prog, o->kname, sizeof o->kname);
+        if (!src) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the program");
+        snprintf(what, sizeof what, "program '%s'", o->kname + 8);
+        srcs[3] = src;
+        o->walk = 1;
+        int rc = build(dev, o, srcs, 4, opts, what, &o->prog);
+        free(src);
+        if (!rc) snprintf(dev->kernel, sizeof dev->kernel, "rtc");
+        return rc;
+    }
     if (a->named) {
         if (!a->named->opencl_source)
             return sb_fail(dev, STENCIL_ENOKERNEL, "kernel '%s' has no OpenCL source",
@@ -166,9 +178,9 @@ int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a)
     snprintf(opts, sizeof opts, "-Dreal_t=%s -DSTENCIL_DOUBLE=%d -Delem_t=%s%s",
              dbl ? "double" : "float", dbl, dbl ? "ulong" : "uint",
              crdiv ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
-    if (!a->named) rc = pick_walk(dev, o);
+    if (!a->named && !a->prog) rc = pick_walk(dev, o);
     if (!rc) rc = build_all(dev, o, a, opts);
-    if (!rc) rc = make_kernel(dev, o->prog, "stencil_update", &o->update);
+    if (!rc) rc = make_kernel(dev, o->prog, a->prog ? o->kname : "stencil_update", &o->update);
     if (!rc) rc = make_kernel(dev, o->prog, "sb_pack", &o->pack);
     if (!rc) rc = make_kernel(dev, o->prog, "sb_unpack", &o->unpack);
     if (!rc) rc = make_kernel(dev, o->prog, "sb_copy_box", &o->copybox);

@@ -159,6 +159,12 @@ static int ocl_open(sb_dev *dev, const sb_open_args *a)
     o->bounds_all = !a->named || (a->named->opencl_source &&
                                   strstr(a->named->opencl_source, "STENCIL_ALL_IDS_CHECKED"));
     memcpy(o->stride, a->local->stride, sizeof o->stride);
+    o->kprog = a->prog;
+    memcpy(o->origin, a->origin, sizeof o->origin);
+    if (a->prog && a->named) {
+        ocl_close(dev);
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: a program run takes no named kernel");
+    }
     o->nstamps = a->stamps > 0 ? a->stamps : 0;
     o->stamp = o->nstamps ? calloc((size_t)o->nstamps, sizeof *o->stamp) : NULL;
     if (o->nstamps && !o->stamp) {
@@ -291,6 +297,8 @@ static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
 {
     ocl_impl *o = dev->impl;
     if (q < 0 || q >= SB_NQUEUES) return sb_fail(dev, STENCIL_EINVAL, "OpenCL: no queue %d", q);
+    if (o->kprog)
+        return sb_fail(dev, STENCIL_EINVAL, "OpenCL: a program run has no stencil update");
     if (sl_box_empty(b)) return 0;
     cl_mem mi = in, mo = out;
     cl_long a[8] = {b->lo[0],
@@ -437,12 +445,6 @@ static int ocl_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
     (void)st, (void)named;
     return 0;
-}
-
-static int ocl_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
-{
-    (void)q, (void)s;
-    return sb_fail(dev, STENCIL_ENOSYS, "opencl: programs are not built for this backend yet");
 }
 
 const sb_ops sb_opencl_ops = {

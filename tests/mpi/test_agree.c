@@ -1,6 +1,7 @@
 /*
  * Options that must agree between ranks, configuration files and option ranges, and what a
- * user sees of an error, under mpiexec -n 2 and -n 4 (host backend):
+ * user sees of an error, under mpiexec -n 2 and -n 4 (host backend) and -n 2 (OpenCL, PoCL in
+ * CI; STENCIL_BACKEND picks):
  *   - options.rank_weights, monitor and checkpoint that differ between ranks (or are set on one
  *     rank only) fail with STENCIL_EINVAL on every rank, nothing hangs;
  *   - configuration rules without backend= keep the default backend; lines of any length;
@@ -58,10 +59,17 @@ static int monitor(const stencil_tile *t, const stencil_norm *n, void *user)
     return 0;
 }
 
+/* The backend under test: STENCIL_BACKEND's (host or opencl, tests/mpi/meson.build). */
+static const char *backend(void)
+{
+    const char *b = getenv("STENCIL_BACKEND");
+    return b && b[0] ? b : "host";
+}
+
 static void options(stencil_options *o, result *r)
 {
     stencil_options_init(o);
-    o->backend = "host";
+    o->backend = backend();
     o->stats = &r->s;
     o->user = r; /* r->c is first: the test callbacks see a tu_check_ctx */
     o->on_error = on_error;
@@ -159,19 +167,23 @@ static void config(const char *name, const char *text, char *path, size_t len)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* A run with this configuration: rank 1's weight (stats) on every rank. */
+/*
+ * A run with this configuration: rank 1's weight (stats) on every rank. The backend is what the
+ * file and the environment leave: STENCIL_BACKEND's, checked on every rank.
+ */
 static double weight_of_rank1(const char *path, int *rc)
 {
     result r = {0};
     stencil_options o;
     options(&o, &r);
-    o.backend = NULL; /* what the file and the environment leave: the test runs host */
+    o.backend = NULL;
     o.config = path;
     long bad = -1;
     *rc = run(&o, &r, &bad);
     double w = rank == 1 ? r.s.weight : 0, all = 0;
     MPI_Allreduce(&w, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    if (!*rc && bad) *rc = 1;
+    long other = tu_allsum(MPI_COMM_WORLD, !*rc && strcmp(r.s.backend, backend()) != 0);
+    if (!*rc && (bad || other)) *rc = 1;
     return all;
 }
 
@@ -179,7 +191,7 @@ START_TEST(config_rules)
 {
     char p[300];
     int rc;
-    /* No backend= on the line: the default stays (the environment's host here). */
+    /* No backend= on the line: the default stays (the environment's). */
     config("nobackend.conf", "rank=1 weight=3\n", p, sizeof p);
     double w = weight_of_rank1(p, &rc);
     ck_assert_msg(agreed(rc, 0), "a rule without backend=");

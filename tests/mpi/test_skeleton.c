@@ -297,7 +297,7 @@ END_TEST
 
 /*
  * Tracing (options.trace, STENCIL_TRACE): results stay bitwise right, each rank writes one line
- * per iteration, and the stamps keep the order their queues guarantee. No timing thresholds.
+ * per pass, and the stamps keep the order their queues guarantee. No timing thresholds.
  */
 static char trace_dir[64]; /* rank 0's temporary folder, broadcast */
 
@@ -327,13 +327,19 @@ static double field(const char *line, const char *key)
     return p ? strtod(p + strlen(pat), NULL) : NAN;
 }
 
-/* Order guaranteed within one queue, and within one host thread; 0 when the line keeps it. */
-static int line_errors(const char *line, long it, long iters, int serialized)
+/*
+ * Line k of a run of iters iterations in passes of T: it names the pass by its first iteration
+ * and the iterations it covers (stencil.h), and keeps the order guaranteed within one queue and
+ * within one host thread; 0 when the line is right.
+ */
+static int line_errors(const char *line, long k, long iters, int T, int serialized)
 {
+    long it = k * T, left = iters - it;
     double b0 = field(line, "border_start"), b1 = field(line, "border_end");
     double i0 = field(line, "inner_start"), i1 = field(line, "inner_end");
     int bad = field(line, "it") != (double)it || !(b0 <= b1) || !(i0 <= i1);
-    if (it == iters - 1) return bad + !isnan(field(line, "unpack_end")) + !(b1 <= i0);
+    bad += field(line, "steps") != (double)(left < T ? left : T);
+    if (left <= T) return bad + !isnan(field(line, "unpack_end")) + !(b1 <= i0);
     double p1 = field(line, "pack_end"), u0 = field(line, "unpack_start");
     double u1 = field(line, "unpack_end"), h = field(line, "hidden");
     bad += !(b1 <= p1 && p1 <= u0 && u0 <= u1) + !(h >= 0 && h <= 1);
@@ -343,7 +349,7 @@ static int line_errors(const char *line, long it, long iters, int serialized)
 }
 
 /* Reads and removes this rank's trace file; the number of broken lines (-1: no file). */
-static long trace_check(const char *prefix, long iters, int serialized)
+static long trace_check(const char *prefix, long iters, int T, int serialized)
 {
     int rank;
     char path[160], line[1024];
@@ -352,10 +358,10 @@ static long trace_check(const char *prefix, long iters, int serialized)
     FILE *f = fopen(path, "r");
     if (!f) return -1;
     long n = 0, bad = 0;
-    while (fgets(line, sizeof line, f)) bad += line_errors(line, n++, iters, serialized) != 0;
+    while (fgets(line, sizeof line, f)) bad += line_errors(line, n++, iters, T, serialized) != 0;
     fclose(f);
     remove(path);
-    return bad + (n != iters ? 1000 : 0);
+    return bad + (n != (iters + T - 1) / T ? 1000 : 0); /* a line per pass */
 }
 
 enum { TR_OPTION, TR_ENV, TR_OFF }; /* options.trace, STENCIL_TRACE, or "" over STENCIL_TRACE */
@@ -364,11 +370,10 @@ enum { TR_OPTION, TR_ENV, TR_OFF }; /* options.trace, STENCIL_TRACE, or "" over 
 static long trace_verdict(const stencil_stats *s, const char *prefix, long iters, int serialize,
                           int how)
 {
-    long passes = (iters + s->steps - 1) / s->steps; /* a line per exchange */
-    long bad = trace_check(prefix, passes, serialize);
+    long bad = trace_check(prefix, iters, s->steps, serialize);
     if (how == TR_OFF) return bad != -1 || s->traced != 0;
     bad += !(s->exchange_hidden >= 0 && s->exchange_hidden <= 1);
-    return bad + (s->traced != passes || (serialize && s->exchange_hidden != 0));
+    return bad + (s->traced != iters || (serialize && s->exchange_hidden != 0));
 }
 
 /* One traced run of 2d9 (double, periodic blocks): the number of problems over all ranks. */
@@ -391,7 +396,10 @@ static long traced_run(const char *name, long iters, int serialize, int peer, in
     return wrong + tu_allsum(MPI_COMM_WORLD, bad);
 }
 
-/* Two steps per exchange: one line per pass, the odd last step a pass of its own. */
+/*
+ * Two steps per exchange: one line per pass, named by its first iteration (0, 2, 4, 6), the odd
+ * last step a pass of its own; stats.traced counts the 7 iterations, not the 4 passes.
+ */
 START_TEST(trace_fused)
 {
     ck_assert_msg(trace_dir[0], "no temporary folder");

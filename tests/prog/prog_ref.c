@@ -186,3 +186,21 @@ int tp_main(int argc, char **argv, const char *name, void (*add)(TCase *), int *
     MPI_Finalize();
     return failed != 0;
 }
+
+void tp_begin(tp_env *e, const prog_case *pc, int dbl, int blocks)
+{
+    memset(e, 0, sizeof *e);
+    e->p = parse(pc->text);
+    ref_init(&e->R, pc, dbl);
+    e->c.prog = e->p;
+    e->c.binary = pc->binary;
+    e->c.dbl = dbl;
+    opts(&e->o, blocks);
+    e->o.user = &e->c;
+}
+
+void tp_end(tp_env *e)
+{
+    ref_free(&e->R);
+    stencil_program_free(e->p);
+}

@@ -35,6 +35,11 @@ typedef struct ref {
     double l2[KGT_PROG_MAX_FIELDS], max[KGT_PROG_MAX_FIELDS];
 } ref;
 
+/* The test programs (prog_cases.c) and an init that leaves the tile as it is. */
+extern const prog_case tp_cases[];
+extern const int tp_ncases;
+int tp_noop_init(stencil_tile *t, void *user);
+
 /* Random value of field f, level lv (0 or -1), global cell g: the same on every rank. */
 double value(int f, int lv, const long *g, int binary);
 /* The init callback (user: a ctx) and the output callback counting differences into ctx. */
@@ -50,6 +55,17 @@ stencil_program *parse(const char *text);
 const char *test_backend(void);
 /* Options of the tests: that backend, bands or blocks, quiet. */
 void opts(stencil_options *o, int blocks);
+/* What most tests start with: the program parsed, its reference at step 0, a ctx for the
+   callbacks (the program's fields, dbl), and options (opts) whose user is that ctx. */
+typedef struct tp_env {
+    stencil_program *p;
+    ref R;
+    ctx c;
+    stencil_options o;
+} tp_env;
+void tp_begin(tp_env *e, const prog_case *pc, int dbl, int blocks);
+void tp_end(tp_env *e);
+
 /* The main of a program test: MPI, *rank and *nranks, one test case filled by add, the suite
    run (cksuite.h); the exit status. */
 int tp_main(int argc, char **argv, const char *name, void (*add)(TCase *), int *rank, int *nranks);

@@ -289,6 +289,14 @@ START_TEST(faces_misuse)
     ck_assert_int_eq(stencil_advance_norm(run, 2, &nr), 0);
     ck_assert(nr.max > 0 && nr.iteration == 2);
     ck_assert_int_eq(stencil_destroy(&run), 0);
+    opts(&o, 0); /* a plain stencil run: one entry */
+    o.user = &f;
+    ck_assert_int_eq(stencil_create(MPI_COMM_WORLD, c->n, &st, NULL, finit, &o, &run), 0);
+    ck_assert_int_eq(stencil_advance_norms(run, 2, &nr, 0), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_advance_norms(run, 2, &nr, 1), 0);
+    ck_assert(nr.max > 0 && nr.iteration == 2);
+    ck_assert_int_eq(stencil_run_set_param(run, "x", 1), STENCIL_EINVAL);
+    ck_assert_int_eq(stencil_destroy(&run), 0);
 }
 END_TEST
 

@@ -19,120 +19,10 @@
 
 static int rank, nranks;
 
-static const prog_case cases[] = {
-    {"program heat\n"
-     "  dims 2\n"
-     "  field u\n"
-     "  coef k\n"
-     "  param dt = 0.1\n"
-     "  update u = u + dt * (k * (u[-1,0] + u[1,0] - 2 * u) + k[0,1] * (u[0,-1] + u[0,1] - 2 * "
-     "u))\n"
-     "  boundary * i mirror\n"
-     "  boundary * j periodic\n"
-     "end\n",
-     {23, 17, 1},
-     0},
-    {"# the wave equation\n"
-     "program wave\n"
-     "  dims 2\n"
-     "  field u prev\n"
-     "  coef c\n"
-     "  param s = 0.5\n"
-     "  update u = 2 * u - u@prev + c * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1] - 4 * u) + (i == 3 "
-     "&& j == 4 ? s * t : 0)\n"
-     "  boundary * i- constant 0.25\n"
-     "  boundary * i+ mirror\n"
-     "end\n",
-     {19, 21, 1},
-     0},
-    {"program gs\n"
-     "  dims 2\n"
-     "  field u\n"
-     "  field v\n"
-     "  param F = 0.035\n"
-     "  let uvv = u * v * v\n"
-     "  update u = u + 0.2 * (u[-1,-1] + u[1,1] + u[-1,1] + u[1,-1] - 4 * u) - uvv + F * (1 - "
-     "u)\n"
-     "  update v = max(v + 0.1 * (v[-2,0] + v[0,2] - 2 * v) + uvv, sqrt(abs(u)) * 0.01)\n"
-     "  boundary * all periodic\n"
-     "end\n",
-     {22, 18, 1},
-     0},
-    {"program h3\n"
-     "  dims 3\n"
-     "  field u\n"
-     "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
-     "u[1,1,1]) / 7\n"
-     "  boundary u i mirror\n"
-     "  boundary u j- constant 1.5\n"
-     "  boundary u j+ mirror\n"
-     "  boundary u k periodic\n"
-     "end\n",
-     {9, 8, 7},
-     0},
-    {"program life\n"
-     "  dims 2\n"
-     "  field c\n"
-     "  let n = c[-1,-1] + c[-1,0] + c[-1,1] + c[0,-1] + c[0,1] + c[1,-1] + c[1,0] + c[1,1]\n"
-     "  update c = (n == 3 || (c == 1 && n == 2)) ? 1 : 0\n"
-     "end\n",
-     {20, 24, 1},
-     1},
-    {"program mixed\n"
-     "  dims 2\n"
-     "  field a prev\n"
-     "  field b\n"
-     "  coef m\n"
-     "  param w = 0.25\n"
-     "  update a = a@prev[1,0] * w + b[0,-1] - m * a[-1,1]\n"
-     "  update b = b[2,0] < a ? b + w : b - w * j / 16\n"
-     "  boundary a i periodic\n"
-     "  boundary b i periodic\n"
-     "  boundary m i periodic\n"
-     "  boundary * j mirror\n"
-     "end\n",
-     {17, 15, 1},
-     0},
-    {"program upwind\n"
-     "  dims 2\n"
-     "  field u\n"
-     "  coef vel\n"
-     "  update u = u - vel * (u - u[-1,0]) + 0.1 * (u[0,1] - u) + 0.05 * (u[2,0] - u)\n"
-     "  boundary u i- constant -0.5\n"
-     "  boundary u i+ mirror\n"
-     "  boundary * j periodic\n"
-     "end\n",
-     {25, 13, 1},
-     0},
-    {"program chan3\n"
-     "  dims 3\n"
-     "  field p\n"
-     "  field q\n"
-     "  update p = p + 0.125 * (q[0,0,-1] - p[0,-1,0]) + 0.25 * p[-2,0,0] + (k == 2 ? t : 0)\n"
-     "  update q = min(q, p[1,0,0]) + 0.0625 * q[-1,-1,-1]\n"
-     "  boundary p i mirror\n"
-     "  boundary q i mirror\n"
-     "  boundary * j periodic\n"
-     "  boundary * k constant 2\n"
-     "end\n",
-     {14, 9, 10},
-     0},
-    {"program d1\n"
-     "  dims 1\n"
-     "  field u prev\n"
-     "  update u = u[-1] * 0.5 + u[1] * 0.25 + u@prev[2] * 0.25 + i / 64\n"
-     "  boundary u i- mirror\n"
-     "  boundary u i+ constant 3\n"
-     "end\n",
-     {29, 1, 1},
-     0},
-};
-#define NCASES (int)(sizeof cases / sizeof cases[0])
-
 /* i: case, type, partition. The whole run through stencil_program_skeleton. */
 START_TEST(skeleton_bitwise)
 {
-    const prog_case *pc = &cases[_i / 4];
+    const prog_case *pc = &tp_cases[_i / 4];
     int dbl = _i % 2, blocks = _i / 2 % 2;
     const long iters = 6;
     stencil_program *p = parse(pc->text);
@@ -159,7 +49,7 @@ END_TEST
 /* A persistent run: advances of 2, 1, then a parameter changed, then norms of the last step. */
 START_TEST(persistent_params)
 {
-    const prog_case *pc = &cases[_i / 2];
+    const prog_case *pc = &tp_cases[_i / 2];
     int dbl = 1, blocks = _i % 2;
     stencil_program *p = parse(pc->text);
     ref R;
@@ -213,13 +103,6 @@ START_TEST(persistent_params)
 }
 END_TEST
 
-static int noop_init(stencil_tile *t, void *user)
-{
-    (void)t;
-    (void)user;
-    return 0;
-}
-
 /* Fails on the last rank only: every rank gets the error. */
 static int fail_init(stencil_tile *t, void *user)
 {
@@ -237,7 +120,7 @@ START_TEST(misuse)
                      STENCIL_EFORMAT);
     ck_assert_ptr_null(p);
     ck_assert_msg(strncmp(msg, "4:", 2) == 0 && strstr(msg, "q"), "message: %s", msg);
-    p = parse(cases[0].text);
+    p = parse(tp_cases[0].text);
     ck_assert_int_eq(stencil_program_ndims(p), 2);
     ck_assert_str_eq(stencil_program_name(p), "heat");
     ck_assert_int_eq(stencil_program_nfields(p), 2);
@@ -256,27 +139,36 @@ START_TEST(misuse)
     stencil_run *run = NULL;
     long n[2] = {12, 10};
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run), 0);
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run), 0);
     ck_assert_int_eq(stencil_run_set_param(run, "nope", 1), STENCIL_EINVAL);
     ck_assert_int_eq(stencil_run_set_param(run, "dt", rank == 0 ? 1.0 : 2.0),
                      nranks > 1 ? STENCIL_EINVAL : 0);
     stencil_norm one;
     ck_assert_int_eq(stencil_advance_norms(run, 1, &one, 1), STENCIL_EINVAL);
-    ck_assert_int_eq(stencil_checkpoint(run, "x.ck"), STENCIL_ENOSYS);
+    ck_assert_int_eq(stencil_checkpoint(run, "x.h5"), STENCIL_ENOSYS);
     ck_assert_int_eq(stencil_advance_norm(run, 2, &one), 0);
     ck_assert_int_eq(one.iteration, 2);
     stencil_destroy(&run);
+    if (strcmp(test_backend(), "host") == 0) { /* a device failure on one rank, mid-run */
+        if (rank == nranks - 1) setenv("STENCIL_HOST_FAIL", "3", 1);
+        ck_assert_int_eq(
+            stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run), 0);
+        unsetenv("STENCIL_HOST_FAIL");
+        ck_assert_int_eq(stencil_advance(run, 5), STENCIL_EDEVICE);
+        ck_assert_int_eq(stencil_advance(run, 1), STENCIL_EINVAL); /* the run failed */
+        ck_assert_int_eq(stencil_destroy(&run), 0);
+    }
     o.steps = -1;
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_EINVAL);
     ck_assert_ptr_null(run);
     o.steps = 0;
     /* bands (or, on one rank, a periodic grid) thinner than gs's reach (2) along i: refused */
     long thin[2] = {nranks * 2 - 1, 18};
-    stencil_program *gs = parse(cases[2].text);
+    stencil_program *gs = parse(tp_cases[2].text);
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, thin, gs, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, thin, gs, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_EPARTITION);
     ck_assert_ptr_null(run);
     stencil_program_free(gs);
@@ -287,16 +179,16 @@ START_TEST(misuse)
     ck_assert_ptr_null(run);
     o.backend = "nope";
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, n, p, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_ENOBACKEND);
     o.backend = test_backend();
     long other[2] = {12, rank == 0 ? 10 : 11};
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, other, p, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, other, p, STENCIL_FLOAT, tp_noop_init, &o, &run),
         nranks > 1 ? STENCIL_EINVAL : 0);
     stencil_destroy(&run);
     ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, n, NULL, STENCIL_FLOAT, noop_init, &o, &run),
+        stencil_program_create(MPI_COMM_WORLD, n, NULL, STENCIL_FLOAT, tp_noop_init, &o, &run),
         STENCIL_EINVAL);
     stencil_program_free(p);
 }
@@ -345,8 +237,8 @@ END_TEST
 
 static void add_tests(TCase *tc)
 {
-    tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * NCASES);
-    tcase_add_loop_test(tc, persistent_params, 0, 2 * NCASES);
+    tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * tp_ncases);
+    tcase_add_loop_test(tc, persistent_params, 0, 2 * tp_ncases);
     tcase_add_test(tc, misuse);
     tcase_add_test(tc, exact_halos);
 }

@@ -1,0 +1,123 @@
+/*
+ * GPU backend, programs (sb_open_args.prog): the program's kernel in the run's element type as
+ * kgt writes it for run-time compilation (kgt_prog_emit_gpu_rtc), compiled at open by NVRTC or
+ * hiprtc through the process-wide cache of rtc.cuh, and launched per step with the args struct
+ * by value, the way kgt's ahead-of-time launchers do: over the union of the evolving fields'
+ * boxes (the kernel checks each field's own box).
+ */
+#ifndef SB_GPU_PROG_CUH
+#define SB_GPU_PROG_CUH
+
+#include "state.cuh"
+
+namespace SB_GPU_NS
+{
+
+/* The device's kgt_prog_args_f / _d (kgt/prog_emit.c, emit_args): the same members in the
+   same order, so the same layout on host and device. */
+template <typename T> struct prog_args {
+    const T *in[KGT_PROG_MAX_FIELDS];
+    const T *prev[KGT_PROG_MAX_FIELDS];
+    T *out[KGT_PROG_MAX_FIELDS];
+    long stride[KGT_PROG_MAX_FIELDS][3];
+    long lo[KGT_PROG_MAX_FIELDS][3], hi[KGT_PROG_MAX_FIELDS][3];
+    long origin[3];
+    long t;
+    T par[KGT_PROG_MAX_PARAMS];
+};
+
+/* Compiles (or finds) and loads the program's kernel. No fallback: a program has no generic
+   kernel on the device, so a failed compile fails the open with the compiler's message. */
+static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
+{
+    const kgt_prog *p = a->prog;
+    int dbl = im->type == STENCIL_DOUBLE;
+    char err[160] = "", name[96];
+    double secs = 0;
+    kgt_buf b;
+    memset(&b, 0, sizeof b);
+    im->kprog = p;
+    for (int d = 0; d < SL_D; d++) im->origin[d] = a->origin[d];
+    kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl);
+    if (b.oom) {
+        free(b.s);
+        return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    }
+    snprintf(name, sizeof name, "sb_prog_%s_cuda_k%c", p->name, dbl ? 'd' : 'f');
+    const char *bin = rtc_binary(b.s, im->arch, &secs, err, sizeof err);
+    free(b.s);
+    dev->t_compile += secs;
+    if (!bin)
+        return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' did not compile: %s",
+                       p->name, err);
+    const char *names[1] = {name};
+    if (rtc_load(&im->pmod, bin, names, &im->pfn, 1)) {
+        (void)gpuGetLastError();
+        return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s': module did not load",
+                       p->name);
+    }
+    snprintf(dev->kernel, sizeof dev->kernel, "rtc");
+    return 0;
+}
+
+template <typename T>
+static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step *s)
+{
+    const kgt_prog *p = im->kprog;
+    const int nd = p->ndims;
+    prog_args<T> a;
+    long u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+    int any = 0;
+    memset(&a, 0, sizeof a);
+    for (int f = 0; f < p->nf; f++) {
+        int empty = sl_box_empty(&s->box[f]);
+        a.in[f] = (const T *)s->in[f];
+        a.prev[f] = (const T *)s->prev[f];
+        a.out[f] = p->f[f].coef ? NULL : (T *)s->out[f];
+        for (int d = 0; d < 3; d++) {
+            a.stride[f][d] = im->stride[d];
+            a.lo[f][d] = s->box[f].lo[d];
+            a.hi[f][d] = empty ? s->box[f].lo[d] : s->box[f].hi[d];
+        }
+        if (p->f[f].coef || empty) continue;
+        for (int d = 0; d < nd; d++) {
+            if (!any || s->box[f].lo[d] < u[d]) u[d] = s->box[f].lo[d];
+            if (!any || s->box[f].hi[d] > v[d]) v[d] = s->box[f].hi[d];
+        }
+        any = 1;
+    }
+    if (!any) return 0;
+    for (int d = 0; d < 3; d++) a.origin[d] = im->origin[d];
+    a.t = s->t;
+    for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
+    unsigned bx, by;
+    kgt_prog_gpu_block(nd, &bx, &by);
+    dim3 grid((unsigned)((v[nd - 1] - u[nd - 1] + bx - 1) / bx),
+              nd > 1 ? (unsigned)((v[nd - 2] - u[nd - 2] + by - 1) / by) : 1,
+              nd > 2 ? (unsigned)(v[0] - u[0]) : 1);
+    void *args[4] = {(void *)&a, (void *)&u[0], (void *)&u[1], (void *)&u[2]};
+#if defined(SB_GPU_HIP)
+    gpuError_t e =
+        hipModuleLaunchKernel(im->pfn, grid.x, grid.y, grid.z, bx, by, 1, 0, q, args, NULL);
+#else
+    gpuError_t e = cudaLaunchKernel((const void *)im->pfn, grid, dim3(bx, by, 1), args, 0, q);
+#endif
+    return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "program kernel launch", e);
+}
+
+/* sb_ops.prog_update. External linkage, as gpu_norm: HIP's device pass drops the ops table. */
+int gpu_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
+{
+    impl *im = im_of(dev);
+    if (!im->kprog) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no program was opened");
+    if (q < 0 || q >= SB_NQUEUES)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no queue %d", q);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    return im->type == STENCIL_DOUBLE ? prog_launch<double>(dev, im, im->q[q], s)
+                                      : prog_launch<float>(dev, im, im->q[q], s);
+}
+
+} /* namespace SB_GPU_NS */
+
+#endif

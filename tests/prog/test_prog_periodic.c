@@ -1,0 +1,185 @@
+/*
+ * The skeleton's periodic work for programs, under mpiexec -n 1..4 on $STENCIL_BACKEND (host
+ * in CI), against the serial reference of prog_ref.c, bitwise: checkpoints written on n - 1
+ * ranks and loaded on n in another partition, stencil_program_skeleton's periodic checkpoints
+ * and restart, and its monitor (per field, with each field's change, and a stop).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cksuite.h"
+#include "prog_ref.h"
+#include "testutil.h"
+
+static int rank, nranks;
+
+/* A fresh directory dir and the checkpoint path dir/base in it. */
+static void scratch(char *dir, size_t dlen, char *ck, size_t clen, const char *stem,
+                    const char *base)
+{
+    tu_scratch_make(MPI_COMM_WORLD, stem, dir, dlen);
+    ck_assert(dir[0]);
+    snprintf(ck, clen, "%s/%s", dir, base);
+}
+
+/* Removes the files of the checkpoint dir/base of program p, and dir. */
+static void remove_checkpoint(const char *dir, const char *base, const kgt_prog *p)
+{
+    const char *names[2 * KGT_PROG_MAX_FIELDS];
+    char nb[2 * KGT_PROG_MAX_FIELDS][128];
+    int nn = 0;
+    for (int f = 0; f < p->nf; f++)
+        for (int lv = 0; lv >= (p->f[f].keeps ? -1 : 0); lv--) {
+            if (f == 0 && lv == 0)
+                snprintf(nb[nn], sizeof nb[nn], "%s", base);
+            else
+                snprintf(nb[nn], sizeof nb[nn], "%s.%s%s", base, p->f[f].name, lv ? ".prev" : "");
+            names[nn] = nb[nn];
+            nn++;
+        }
+    tu_scratch_remove(MPI_COMM_WORLD, dir, names, (size_t)nn);
+}
+
+/*
+ * A checkpoint at 3 written by the first n - 1 ranks (bands), loaded by all n (blocks) into a
+ * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. A run of
+ * another program refuses the files (the program's hash).
+ */
+START_TEST(checkpoint_resume)
+{
+    const prog_case *pc = &tp_cases[_i == 0 ? 1 : 5]; /* wave (prev, coef), mixed (two fields) */
+    char dir[256], ck[320];
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-ck", "run.ck");
+    int writers = nranks > 1 ? nranks - 1 : 1;
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < writers, rank, &sub);
+    tp_env e;
+    tp_begin(&e, pc, 1, 0);
+    stencil_run *run = NULL;
+    if (rank < writers) {
+        ck_assert_int_eq(stencil_program_create(sub, pc->n, e.p, STENCIL_DOUBLE, init, &e.o, &run),
+                         0);
+        ck_assert_int_eq(stencil_advance(run, 3), 0);
+        ck_assert_int_eq(stencil_checkpoint(run, ck), 0);
+        stencil_destroy(&run);
+    }
+    MPI_Comm_free(&sub);
+    MPI_Barrier(MPI_COMM_WORLD);
+    e.o.partition = STENCIL_PART_BLOCKS;
+    ck_assert_int_eq(stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_DOUBLE,
+                                            tp_noop_init, &e.o, &run),
+                     0);
+    ck_assert_int_eq(stencil_load(run, ck), 0);
+    long it = 0;
+    ck_assert_int_eq(stencil_iteration(run, &it), 0);
+    ck_assert_int_eq(it, 3);
+    ck_assert_int_eq(stencil_advance(run, 3), 0);
+    for (long t = 0; t < 6; t++) ref_step(&e.R, t);
+    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    stencil_destroy(&run);
+    stencil_program *other = parse(tp_cases[0].text);
+    ck_assert_int_eq(stencil_program_create(MPI_COMM_WORLD, tp_cases[0].n, other, STENCIL_DOUBLE,
+                                            tp_noop_init, &e.o, &run),
+                     0);
+    ck_assert_int_eq(stencil_load(run, ck), STENCIL_EFORMAT);
+    ck_assert_int_eq(stencil_advance(run, 1), 0); /* unchanged and usable */
+    stencil_destroy(&run);
+    stencil_program_free(other);
+    remove_checkpoint(dir, "run.ck", e.R.p);
+    tp_end(&e);
+}
+END_TEST
+
+/* stencil_program_skeleton with checkpoints every 2 iterations, then a restart that goes on
+   from the last one (5) to 7 on another partition: the reference's 7 steps, bitwise. */
+START_TEST(skeleton_restart)
+{
+    const prog_case *pc = &tp_cases[1];
+    char dir[256], ck[320];
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-sk", "sk.ck");
+    tp_env e;
+    tp_begin(&e, pc, 0, 1);
+    e.o.checkpoint = ck;
+    e.o.checkpoint_every = 2;
+    ck_assert_int_eq(
+        stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 5, init, NULL, &e.o),
+        0);
+    for (long t = 0; t < 7; t++) ref_step(&e.R, t);
+    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+    e.o.partition = STENCIL_PART_BANDS;
+    e.o.restart = 1;
+    ck_assert_int_eq(stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 7,
+                                              tp_noop_init, check_out, &e.o),
+                     0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    ck_assert_int_eq(sum_long(e.c.seen), e.R.total * stencil_program_nfields(e.p));
+    remove_checkpoint(dir, "sk.ck", e.R.p);
+    tp_end(&e);
+}
+END_TEST
+
+/* What the monitor saw: calls per field, the last iteration, changes unlike the reference's.
+   Its first member is the ctx init and check_out take (they get the same user pointer). */
+typedef struct mon {
+    ctx c;
+    ref *R;
+    long steps; /* of the reference */
+    int calls[KGT_PROG_MAX_FIELDS];
+    long last, bad, stop_at;
+} mon;
+
+static int monitor(const stencil_tile *t, const stencil_norm *change, void *user)
+{
+    mon *m = user;
+    int f = stencil_program_find_field(m->c.prog, t->field);
+    if (f < 0 || t->data == NULL) return 2;
+    m->calls[f]++;
+    m->last = t->iteration;
+    for (; m->steps < t->iteration; m->steps++) ref_step(m->R, m->steps);
+    memcpy(m->c.ref, m->R->cur, sizeof m->c.ref);
+    double want = m->R->p->f[f].coef ? 0 : m->R->max[f];
+    m->bad += change->max != want || change->iteration != t->iteration;
+    return t->iteration >= m->stop_at;
+}
+
+/* A monitor every 2 iterations: per field, with its change (max exact); 1 at iteration 4 stops
+   the run there, and the output shows iteration 4, bitwise. */
+START_TEST(skeleton_monitor)
+{
+    const prog_case *pc = &tp_cases[5]; /* mixed: a, b evolving (a keeps prev), m coefficient */
+    tp_env e;
+    tp_begin(&e, pc, 1, _i);
+    mon m = {.c = e.c, .R = &e.R, .stop_at = 4};
+    e.o.monitor = monitor;
+    e.o.monitor_every = 2;
+    e.o.monitor_data = 1;
+    e.o.user = &m;
+    ck_assert_int_eq(stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_DOUBLE, 9, init,
+                                              check_out, &e.o),
+                     0);
+    for (int f = 0; f < stencil_program_nfields(e.p); f++)
+        ck_assert_int_eq(m.calls[f], 2); /* at 2 and 4 */
+    ck_assert_int_eq(m.last, 4);
+    ck_assert_int_eq(sum_long(m.bad), 0);
+    ck_assert_int_eq(sum_long(m.c.bad), 0);
+    ck_assert_int_eq(sum_long(m.c.seen), e.R.total * stencil_program_nfields(e.p));
+    tp_end(&e);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+    tcase_add_loop_test(tc, checkpoint_resume, 0, 2);
+    tcase_add_test(tc, skeleton_restart);
+    tcase_add_loop_test(tc, skeleton_monitor, 0, 2);
+}
+
+int main(int argc, char **argv)
+{
+    return tp_main(argc, argv, "program periodic work", add_tests, &rank, &nranks);
+}
