@@ -149,6 +149,8 @@ int stencil_program_skeleton(MPI_Comm comm, const long *sizes, const stencil_pro
     r->iters = r->goal = iterations;
     if (!prog)
         rc = SK_FAIL(r, STENCIL_EINVAL, "the program is NULL");
+    else if (iterations < 0) /* as sk_setup for a stencil: sk_periodic would run none */
+        rc = SK_FAIL(r, STENCIL_EINVAL, "negative iteration count %ld", iterations);
     else
         rc = sk_prog_setup(r, sizes, prog->text, prog->par, type, init, 0);
     return sk_skeleton_finish(r, err_agree(r->comm, rc, r->msg, sizeof r->msg), iterations, output);

@@ -68,7 +68,7 @@ static const struct skel_case {
     {"program NULL", &pair_text, b_prog_null, STENCIL_EINVAL, "rank 0: the program is NULL", 0},
     {"init NULL", &pair_text, b_init_null, STENCIL_EINVAL, "rank 0: init is NULL", 0},
     {"iterations -1", &pair_text, b_iters_negative, STENCIL_EINVAL,
-     "rank 0: iteration count -1, at least 0", 0},
+     "rank 0: negative iteration count -1", 0},
     {"element type 7", &pair_text, b_type, STENCIL_EINVAL, "rank 0: unknown element type 7", 0},
     {"mirror reach 2 on 1 cell", &reach2_text, b_thin_mirror, STENCIL_EPARTITION,
      "rank 0: dimension 0: part 0 has 1 cells, fewer than the stencil radius 2 (global size 1 "
