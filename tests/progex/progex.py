@@ -9,7 +9,7 @@ multiply-adds).
 
     progex.py EXAMPLE MPIEXEC EXE DIR [MPIEXEC ARGS...]
 
-With PROGEX_PNG=1 (libstencil built with libpng), grayscott also writes its PNG of v (-g),
+With PROGEX_BACKEND=NAME the example runs on that backend (-b NAME). With PROGEX_PNG=1 (libstencil built with libpng), grayscott also writes its PNG of v (-g),
 which must be a PNG file.
 """
 import os
@@ -196,6 +196,8 @@ def main():
         prefix = os.path.join(out, "%s-n%d-%s-%s-t%d" % (name, ranks, typ, part, steps))
         cmd = [mpiexec] + margs + ["-n", str(ranks), exe, "-n", str(n), "-i", str(iters), "-s",
                                    str(SEED), "-f", typ, "-p", part, "-t", str(steps), "-o", prefix]
+        if os.environ.get("PROGEX_BACKEND"):
+            cmd += ["-b", os.environ["PROGEX_BACKEND"]]
         want_png = name == "grayscott" and os.environ.get("PROGEX_PNG") == "1"
         png = prefix + ".v.png" if want_png else None
         if png:
