@@ -110,6 +110,28 @@ int stencil_program_get_param(const stencil_program *prog, const char *name, dou
     return 0;
 }
 
+/*
+ * After set-up (which agreed on the program's text): every rank passed the same parameter
+ * values, else each rank would compute another problem. All KGT_PROG_MAX_PARAMS slots are
+ * reduced, so that the call is the same on every rank.
+ */
+static int same_values(sk_run *r, const stencil_program *prog)
+{
+    enum { N = KGT_PROG_MAX_PARAMS };
+    double v[2 * N], m[2 * N];
+    for (int i = 0; i < N; i++) {
+        v[i] = i < prog->p->npar ? prog->par[i] : 0.0;
+        v[N + i] = -v[i];
+    }
+    if (MPI_Allreduce(v, m, 2 * N, MPI_DOUBLE, MPI_MAX, r->comm) != MPI_SUCCESS)
+        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (parameters)");
+    for (int i = 0; i < prog->p->npar; i++)
+        if (m[i] != -m[N + i])
+            return SK_FAIL(r, STENCIL_EINVAL, "ranks passed different values of parameter '%s'",
+                           prog->p->par[i].name);
+    return 0;
+}
+
 int stencil_program_create(MPI_Comm comm, const long *sizes, const stencil_program *prog,
                            stencil_type type, stencil_init_fn init, const stencil_options *opt,
                            stencil_run **run)
@@ -123,6 +145,8 @@ int stencil_program_create(MPI_Comm comm, const long *sizes, const stencil_progr
         rc = SK_FAIL(r, STENCIL_EINVAL, "the program is NULL");
     else
         rc = sk_prog_setup(r, sizes, prog->text, prog->par, type, init, 0);
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
+    SK_PHASE(r, rc, same_values(r, prog));
     stencil_run *h = rc ? NULL : malloc(sizeof *h);
     if (!rc && !h) rc = STENCIL_ENOMEM;
     rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
@@ -149,9 +173,13 @@ int stencil_program_skeleton(MPI_Comm comm, const long *sizes, const stencil_pro
     r->iters = r->goal = iterations;
     if (!prog)
         rc = SK_FAIL(r, STENCIL_EINVAL, "the program is NULL");
+    else if (iterations < 0) /* as sk_setup for a stencil: sk_periodic would run none */
+        rc = SK_FAIL(r, STENCIL_EINVAL, "negative iteration count %ld", iterations);
     else
         rc = sk_prog_setup(r, sizes, prog->text, prog->par, type, init, 0);
-    return sk_skeleton_finish(r, err_agree(r->comm, rc, r->msg, sizeof r->msg), iterations, output);
+    rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
+    SK_PHASE(r, rc, same_values(r, prog));
+    return sk_skeleton_finish(r, rc, iterations, output);
 }
 
 /* The same name and value on every rank, else STENCIL_EINVAL everywhere. */
