@@ -187,8 +187,11 @@ void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix);
    extern "C" __global__ void prefix_NAME_cuda_kf / _kd(const kgt_prog_args_f / _d a, long u0,
    long u1, long u2), the args struct by value, launched as the launchers do: u the union of the
    boxes' lower corners, blocks of kgt_prog_gpu_block threads, grid x over the last dimension's
-   extent of the union, y over the one before (2D, 3D), z over dimension 0 (3D). */
-void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl);
+   extent of the union, y over the one before (2D, 3D), z over dimension 0 (3D). narrow: every
+   field has field 0's strides and a local array has fewer than 2^31 elements, so cell indices
+   are computed in int and shared between the fields (the index arithmetic is most of the
+   kernel's work); 0: per field, in long. */
+void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int narrow);
 void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by);
 /* The texts of kgt's program outputs for a file (prog_out.c): h = P_prog.h, c = P_prog.c (host
    functions, OpenCL sources as strings), g = P_prog.cu and P_prog_hip.cpp (left empty unless

@@ -55,9 +55,18 @@ static void emit_args(kgt_buf *b, int dbl)
                KGT_PROG_MAX_PARAMS, c);
 }
 
+/* Index arithmetic: the integer type of cell indices and strides, and whether every field has
+   the strides of field 0 (one layout: the compiler then shares the index of a cell between
+   fields). The run-time CUDA/HIP kernel narrows both where the caller says they hold. */
+typedef struct ixtype {
+    const char *t;
+    int shared;
+} ixtype;
+static const ixtype ix_long = {"long", 0};
+
 /* Declarations at the top of a kernel: parameters and each field's arrays and strides, from
    `a.` (CUDA, the struct by value) or `a->` (host). */
-static void emit_decls(kgt_buf *b, const kgt_prog *p, int dbl, const char *a)
+static void emit_decls(kgt_buf *b, const kgt_prog *p, int dbl, const char *a, ixtype ix)
 {
     const char *t = tnames[dbl];
     for (int i = 0; i < p->npar; i++)
@@ -69,15 +78,15 @@ static void emit_decls(kgt_buf *b, const kgt_prog *p, int dbl, const char *a)
         if (p->f[f].keeps)
             kgt_printf(b, "    const %s *const pf_%s = %sprev[%d]; (void)pf_%s;\n", t, n, a, f, n);
         for (int d = 0; d + 1 < p->ndims; d++)
-            kgt_printf(b, "    const long s_%s_%d = %sstride[%d][%d]; (void)s_%s_%d;\n", n, d, a, f,
-                       d, n, d);
+            kgt_printf(b, "    const %s s_%s_%d = %s%s%sstride[%d][%d]; (void)s_%s_%d;\n", ix.t, n,
+                       d, ix.shared ? "(int)" : "", "", a, ix.shared ? 0 : f, d, n, d);
     }
 }
 
 /* The body computing field f at local cell (x0, ...): the index of each field it reads, the
    lets it uses in order, the store. out is the output array's expression. */
 static void emit_cell(kgt_buf *b, const kgt_prog *p, int f, int dbl, int target, const char *out,
-                      const char *ind)
+                      const char *ind, ixtype ix)
 {
     char used[KGT_PROG_MAX_LETS], seen[KGT_PROG_MAX_LETS] = {0}, fu[KGT_PROG_MAX_FIELDS] = {0};
     const char *n = p->f[f].name;
@@ -86,7 +95,7 @@ static void emit_cell(kgt_buf *b, const kgt_prog *p, int f, int dbl, int target,
     fu[f] = 1;
     for (int g = 0; g < p->nf; g++) {
         if (!fu[g]) continue;
-        kgt_printf(b, "%sconst long c_%s = ", ind, p->f[g].name);
+        kgt_printf(b, "%sconst %s c_%s = ", ind, ix.t, p->f[g].name);
         for (int d = 0; d + 1 < p->ndims; d++)
             kgt_printf(b, "x%d * s_%s_%d + ", d, p->f[g].name, d);
         kgt_printf(b, "x%d;\n", p->ndims - 1);
@@ -154,7 +163,7 @@ void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix)
                    "void %s_%s_host_%c(const kgt_prog_args_%c *a)\n{\n    const long t = a->t;\n"
                    "    (void)t;\n",
                    prefix, p->name, c, c);
-        emit_decls(b, p, dbl, "a->");
+        emit_decls(b, p, dbl, "a->", ix_long);
         for (int f = 0; f < p->nf; f++) {
             char ind[64], out[32];
             int nd = p->ndims;
@@ -166,7 +175,7 @@ void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix)
             snprintf(ind, sizeof ind, "%*s", 4 + 4 * nd, "");
             snprintf(out, sizeof out, "a->out[%d]", f);
             emit_index(b, p, "a->", ind);
-            emit_cell(b, p, f, dbl, KGT_PT_C, out, ind);
+            emit_cell(b, p, f, dbl, KGT_PT_C, out, ind, ix_long);
             kgt_printf(b, "%*s}\n", 4 + 4 * (nd - 1), "");
         }
         kgt_printf(b, "}\n\n");
@@ -223,7 +232,7 @@ void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix)
                            m0 + 7 + d);
             kgt_printf(b, ") { /* update %s */\n", p->f[f].name);
             snprintf(out, sizeof out, "(bo_%s + m[%d])", p->f[f].name, m0);
-            emit_cell(b, p, f, dbl, KGT_PT_OPENCL, out, "        ");
+            emit_cell(b, p, f, dbl, KGT_PT_OPENCL, out, "        ", ix_long);
             kgt_printf(b, "    }\n");
         }
         kgt_printf(b, "}\n");
@@ -239,10 +248,11 @@ void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by)
 
 /* The CUDA/HIP kernel of one type over the union of the boxes (x along the last dimension),
    from u0.. on: NAME_cuda_kf / _kd, or (rtc) with C linkage, the name NVRTC looks up. */
-static void emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int rtc)
+static void emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int rtc,
+                            ixtype ix)
 {
     char c = dbl ? 'd' : 'f';
-    int nd = p->ndims;
+    int nd = p->ndims, narrow = strcmp(ix.t, "long") != 0;
     kgt_printf(b,
                "%s__global__ void %s_%s_cuda_k%c(const kgt_prog_args_%c a, long u0, long u1, "
                "long u2)\n{\n    const long t = a.t;\n    (void)t;\n",
@@ -250,33 +260,41 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, i
     for (int d = 0; d < nd; d++) {
         static const char *const ax[] = {"x", "y", "z"};
         const char *w = ax[nd - 1 - d];
-        kgt_printf(b,
-                   "    const long x%d = u%d + (long)blockIdx.%s * blockDim.%s + threadIdx.%s;\n",
-                   d, d, w, w, w);
+        if (narrow)
+            kgt_printf(b,
+                       "    const int x%d = (int)u%d + (int)(blockIdx.%s * blockDim.%s + "
+                       "threadIdx.%s);\n",
+                       d, d, w, w, w);
+        else
+            kgt_printf(b,
+                       "    const long x%d = u%d + (long)blockIdx.%s * blockDim.%s + "
+                       "threadIdx.%s;\n",
+                       d, d, w, w, w);
     }
-    emit_decls(b, p, dbl, "a.");
+    emit_decls(b, p, dbl, "a.", ix);
     emit_index(b, p, "a.", "    ");
     for (int f = 0; f < p->nf; f++) {
         char out[32];
         if (p->f[f].coef) continue;
         kgt_printf(b, "    if (");
         for (int d = 0; d < nd; d++)
-            kgt_printf(b, "%sx%d >= a.lo[%d][%d] && x%d < a.hi[%d][%d]", d ? " && " : "", d, f, d,
-                       d, f, d);
+            kgt_printf(b, "%sx%d >= %sa.lo[%d][%d] && x%d < %sa.hi[%d][%d]", d ? " && " : "", d,
+                       narrow ? "(int)" : "", f, d, d, narrow ? "(int)" : "", f, d);
         kgt_printf(b, ") { /* update %s */\n", p->f[f].name);
         snprintf(out, sizeof out, "a.out[%d]", f);
-        emit_cell(b, p, f, dbl, KGT_PT_CUDA, out, "        ");
+        emit_cell(b, p, f, dbl, KGT_PT_CUDA, out, "        ", ix);
         kgt_printf(b, "    }\n");
     }
     kgt_printf(b, "}\n\n");
 }
 
-void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl)
+void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int narrow)
 {
+    static const ixtype ix_int = {"int", 1};
     kgt_emit_rn_helpers(b);
     emit_helpers(b, KGT_PT_CUDA, dbl);
     emit_args(b, dbl);
-    emit_gpu_kernel(b, p, prefix, dbl, 1);
+    emit_gpu_kernel(b, p, prefix, dbl, 1, narrow ? ix_int : ix_long);
 }
 
 /* CUDA/HIP: per type the args struct (by value), the kernel, and a C-linkage launcher
@@ -290,7 +308,7 @@ void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix)
         kgt_prog_gpu_block(nd, &bx, &by);
         emit_helpers(b, KGT_PT_CUDA, dbl);
         emit_args(b, dbl);
-        emit_gpu_kernel(b, p, prefix, dbl, 0);
+        emit_gpu_kernel(b, p, prefix, dbl, 0, ix_long);
         kgt_printf(b,
                    "extern \"C\" int KGT_PROG_LAUNCHER(%s_%s, %c)(const kgt_prog_args_%c *a, "
                    "KGT_STREAM_T stream)\n"

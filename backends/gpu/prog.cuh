@@ -38,7 +38,8 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
     memset(&b, 0, sizeof b);
     im->kprog = p;
     for (int d = 0; d < SL_D; d++) im->origin[d] = a->origin[d];
-    kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl);
+    /* One layout for every field (backend.h): narrow indices where the array allows them. */
+    kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl, a->local->nelems < (size_t)INT_MAX);
     if (b.oom) {
         free(b.s);
         return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");

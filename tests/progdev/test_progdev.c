@@ -239,18 +239,20 @@ START_TEST(rtc_compile)
 {
     const kgt_prog *p = file.prog[_i / 2];
     char err[256] = "";
-    kgt_buf b = {0};
-    kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", _i % 2);
-    ck_assert(!b.oom && b.s);
+    for (int narrow = 0; narrow < 2; narrow++) { /* per-field long indices, shared int ones */
+        kgt_buf b = {0};
+        kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", _i % 2, narrow);
+        ck_assert(!b.oom && b.s);
 #if STENCIL_HAVE_CUDA_RTC
-    ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0, "%s: %s", p->name,
-                  err);
+        ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0, "%s: %s",
+                      p->name, err);
 #endif
 #if STENCIL_HAVE_HIP_RTC
-    ck_assert_msg(sb_hip_rtc_compile(b.s, "--offload-arch=gfx90a", err, sizeof err) == 0, "%s: %s",
-                  p->name, err);
+        ck_assert_msg(sb_hip_rtc_compile(b.s, "--offload-arch=gfx90a", err, sizeof err) == 0,
+                      "%s: %s", p->name, err);
 #endif
-    free(b.s);
+        free(b.s);
+    }
 }
 END_TEST
 #endif
