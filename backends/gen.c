@@ -90,6 +90,15 @@ int sb_gen_stream_depth(const sl_stencil *st)
     return depth;
 }
 
+unsigned long long sb_gen_stream_stamp(const sl_stencil *st, int levels, kgt_stream_info *info)
+{
+    kgt_stencil ks;
+    if (to_kgt(st, &ks)) return 0;
+    unsigned long long h = kgt_stream_stamp(&ks, st->type == STENCIL_DOUBLE, levels, info);
+    kgt_stencil_clear(&ks);
+    return h;
+}
+
 int sb_gen_stream1(const sl_stencil *st)
 {
     kgt_stencil ks;

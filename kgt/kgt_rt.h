@@ -222,6 +222,10 @@ int kgt_stream3_plan(const kgt_stream_info *info, const long *lo, const long *hi
                      const long *lhi, long s0, long s1, long long args[KGT_STREAM3_NARGS],
                      long grid[3]);
 int kgt_stream3_depth(const kgt_stencil *s, int dbl);
+/* A digest of the source kgt_rt_gpu_stream gives for s, dbl and levels (tune NULL; never 0), its
+   info in *info; 0 when there is none (emit_steps.c). */
+unsigned long long kgt_stream_stamp(const kgt_stencil *s, int dbl, int levels,
+                                    kgt_stream_info *info);
 /* tune's rows per block when in 1..65535, else 0 (also for NULL): kgt_stream_info.hset. */
 int kgt_stream_rows(const kgt_stream_tune *tune);
 

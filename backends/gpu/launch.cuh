@@ -273,7 +273,7 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
     if (sl_box_empty(b)) return 0;
     int rc = use_device(dev);
     if (rc) return rc;
-    if (!im->named && im->use_stream >= 2 && im->stride[1] == 1) {
+    if (im->use_stream >= 2 && im->stride[1] == 1) {
         int r = rtc_stream_launch(&im->rs[2], in, out, b->lo, b->hi, live->lo, live->hi, im->stride,
                                   im->esz, im->q[q], 0);
         if (r < 0)
@@ -340,7 +340,7 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
         return gpu_update2(dev, q, in, out, b, live);
     int rc = use_device(dev);
     if (rc) return rc;
-    if (!im->named && k <= im->use_stream && im->stride[im->ndims - 1] == 1) {
+    if (k <= im->use_stream && im->stride[im->ndims - 1] == 1) {
         int r = rtc_stream_launch(&im->rs[k], in, out, b->lo, b->hi, live->lo, live->hi, im->stride,
                                   im->esz, im->q[q], 1);
         if (r < 0)
@@ -354,14 +354,16 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
 /*
  * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D
  * stencils reaching at most 2 cells, star or box, and 3D star stencils reaching one (run-time
- * kernels on), 2 for a named kernel with a fused launcher, else 1 (updatek runs, one update at a
- * time).
+ * kernels on, or a named kernel's table of them), 2 for a named kernel with a fused launcher,
+ * else 1 (updatek runs, one update at a time).
  */
 int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
-    if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 1;
-    int depth = sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st) : 0;
-    return depth >= 2 && (st->ndims == 3 || generic_fuse_reach(st)) ? depth : 1;
+    const stencil_device_steps *tab = named ? named->SB_GPU_STEPS[st->type] : NULL;
+    int depth = named ? (tab ? (tab->depth < KGT_STREAM_MAX ? tab->depth : KGT_STREAM_MAX) : 0)
+                      : sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st) : 0;
+    if (depth >= 2 && (st->ndims == 3 || generic_fuse_reach(st))) return depth;
+    return named && named->SB_GPU_FUSED[st->type] ? 2 : 1;
 }
 
 } /* namespace SB_GPU_NS */
