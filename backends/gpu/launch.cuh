@@ -361,7 +361,8 @@ int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
     const stencil_device_steps *tab = named ? named->SB_GPU_STEPS[st->type] : NULL;
     int depth = named ? (tab ? (tab->depth < KGT_STREAM_MAX ? tab->depth : KGT_STREAM_MAX) : 0)
-                      : sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st) : 0;
+                : sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st)
+                                             : 0;
     if (depth >= 2 && (st->ndims == 3 || generic_fuse_reach(st))) return depth;
     return named && named->SB_GPU_FUSED[st->type] ? 2 : 1;
 }

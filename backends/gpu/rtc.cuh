@@ -358,8 +358,8 @@ static int rtc_stream_launch(const rtc_stream *k, const void *in, void *out, con
     const dim3 g3((unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2]);
 #if defined(SB_GPU_HIP)
     gpuError_t r = k->stub[vec] ? hipLaunchKernel(k->stub[vec], g3, dim3(t.b, by), args, 0, q)
-                                : hipModuleLaunchKernel(k->fn[vec], g3.x, g3.y, g3.z, t.b, by, 1,
-                                                        0, q, args, NULL);
+                                : hipModuleLaunchKernel(k->fn[vec], g3.x, g3.y, g3.z, t.b, by, 1, 0,
+                                                        q, args, NULL);
 #else
     const void *fn = k->stub[vec] ? k->stub[vec] : (const void *)k->fn[vec];
     gpuError_t r = cudaLaunchKernel(fn, g3, dim3(t.b, by), args, 0, q);
