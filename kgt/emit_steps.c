@@ -15,10 +15,11 @@
 
 /*
  * s as the library sees the stencil of the kernel object (layout/stencil.c): its non-zero points
- * in row-major order, reaching as far as they do, named `name`. The kernels and their stamps are
- * made from this form, so that they equal the library's bit for bit.
+ * in row-major order, reaching as far as they do, named `name`; a 1D stencil laid along the rows
+ * of a 2D one, as the backends run it (backends/gen.c). The kernels and their stamps are made
+ * from this form, so that they equal the library's bit for bit.
  */
-static int canonical(const kgt_stencil *s, const char *name, kgt_stencil *c)
+int kgt_stream_form(const kgt_stencil *s, const char *name, kgt_stencil *c)
 {
     int n = 0, rlo[KGT_MAX_DIMS] = {0}, rhi[KGT_MAX_DIMS] = {0};
     int(*off)[KGT_MAX_DIMS] = calloc((size_t)s->npts, sizeof *off);
@@ -28,14 +29,15 @@ static int canonical(const kgt_stencil *s, const char *name, kgt_stencil *c)
         for (int p = 0; p < s->npts; p++) {
             if (s->pts[p].w == 0.0) continue;
             for (int d = 0; d < s->ndims; d++) {
-                off[n][d] = s->pts[p].off[d];
-                if (-off[n][d] > rlo[d]) rlo[d] = -off[n][d];
-                if (off[n][d] > rhi[d]) rhi[d] = off[n][d];
+                const int e = d + (s->ndims == 1); /* 1D: along dimension 1 */
+                off[n][e] = s->pts[p].off[d];
+                if (-off[n][e] > rlo[e]) rlo[e] = -off[n][e];
+                if (off[n][e] > rhi[e]) rhi[e] = off[n][e];
             }
             w[n++] = s->pts[p].w;
         }
-        rc = kgt_stencil_init(c, name, s->ndims, rlo, rhi, n, (const int(*)[KGT_MAX_DIMS])off, w,
-                              s->divisor);
+        rc = kgt_stencil_init(c, name, s->ndims == 1 ? 2 : s->ndims, rlo, rhi, n,
+                              (const int(*)[KGT_MAX_DIMS])off, w, s->divisor);
     }
     free(off);
     free(w);
@@ -44,9 +46,10 @@ static int canonical(const kgt_stencil *s, const char *name, kgt_stencil *c)
 
 int kgt_steps_depth(const kgt_stencil *s, int dbl)
 {
-    int d = s->ndims == 3   ? kgt_stream3_depth(s, dbl)
-            : s->ndims == 2 ? kgt_stream_depth(s, dbl)
-                            : 0;
+    kgt_stencil c;
+    if (kgt_stream_form(s, "rt", &c)) return 0;
+    int d = c.ndims == 3 ? kgt_stream3_depth(&c, dbl) : kgt_stream_depth(&c, dbl);
+    kgt_stencil_clear(&c);
     return d >= 2 ? d : 0;
 }
 
@@ -79,11 +82,11 @@ void kgt_emit_gpu_steps(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
                   "#if defined(__NVCC__) /* the run-time text's unused ring pointers */\n"
                   "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 177, 550\n#endif\n");
     kgt_stencil c, rt;
-    if (canonical(s, s->name, &c)) {
+    if (kgt_stream_form(s, s->name, &c)) {
         b->oom = 1;
         return;
     }
-    if (canonical(s, "rt", &rt)) {
+    if (kgt_stream_form(s, "rt", &rt)) {
         kgt_stencil_clear(&c);
         b->oom = 1;
         return;
@@ -91,8 +94,8 @@ void kgt_emit_gpu_steps(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
     for (int l = 2; l <= depth && !b->oom; l++) {
         kgt_stream_info info;
         stamp[l] = kgt_stream_stamp(&rt, dbl, l, &info);
-        if ((s->ndims == 3 ? kgt_emit_gpu_stream3_rt : kgt_emit_gpu_stream_rt)(b, &c, dbl, l, NULL,
-                                                                               &info))
+        if ((c.ndims == 3 ? kgt_emit_gpu_stream3_rt : kgt_emit_gpu_stream_rt)(b, &c, dbl, l, NULL,
+                                                                              &info))
             b->oom = 1;
         for (int v = 0; v < 2; v++)
             memcpy(names[l][v], info.name[info.v > 1 ? v : 0], sizeof names[l][v]);

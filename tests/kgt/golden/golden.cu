@@ -3634,6 +3634,1378 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
 
 #endif
 
+/* wave-1d, float: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt_wave_1d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_wave_1d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_wave_1d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_wave_1d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_wave_1d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_wave_1d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_wave_1d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_wave_1d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_wave_1d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_wave_1d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt3_wave_1d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_wave_1d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[3][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_wave_1d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_wave_1d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_wave_1d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_wave_1d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_wave_1d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_wave_1d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_wave_1d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_wave_1d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt4_wave_1d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_wave_1d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[4][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_wave_1d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            *(float2 *)(&s[3][PAD + tid * V]) = make_float2(w3[R + 1][0], w3[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_wave_1d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_wave_1d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_wave_1d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_wave_1d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_wave_1d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_wave_1d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_wave_1d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_wave_1d, f) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0xa4a11fa8c55d7ea7ull, 0xf6db3019cf2b0170ull, 0x9dc889324562ac27ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_wave_1d_stream_kf0, (const void *)rt_wave_1d_stream_kf1},
+     {(const void *)rt3_wave_1d_stream_kf0, (const void *)rt3_wave_1d_stream_kf1},
+     {(const void *)rt4_wave_1d_stream_kf0, (const void *)rt4_wave_1d_stream_kf1}}};
+
+/* wave-1d, double: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_wave_1d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_wave_1d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_wave_1d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_wave_1d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_wave_1d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_wave_1d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_wave_1d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_wave_1d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_wave_1d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[3][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_wave_1d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_wave_1d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_wave_1d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_wave_1d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_wave_1d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_wave_1d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_wave_1d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[4][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_wave_1d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            s[3][PAD + tid] = w3[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_wave_1d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_wave_1d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_wave_1d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_wave_1d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_wave_1d, d) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x00e995e67f36746dull, 0x110e2e88cb09d9e7ull, 0x29269f456debc47cull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_wave_1d_stream_kd0, (const void *)rt_wave_1d_stream_kd0},
+     {(const void *)rt3_wave_1d_stream_kd0, (const void *)rt3_wave_1d_stream_kd0},
+     {(const void *)rt4_wave_1d_stream_kd0, (const void *)rt4_wave_1d_stream_kd0}}};
+
 /*
  * inexact: 2 dims, radius 0/1 0/1, 3 non-zero points, divisor 1
  *   (0, 0): 0.10000000000000001  (0, 1): -1  (1, 1): 1.0000000099999999
@@ -9445,6 +10817,1231 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
 }
 
 #endif
+
+/* tiny, float: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_tiny_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_tiny_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_tiny_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_tiny_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_tiny_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_tiny_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_tiny_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_tiny_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_tiny_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_tiny_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_tiny_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_tiny_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[3][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_tiny_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_tiny_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_tiny_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_tiny_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_tiny_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_tiny_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_tiny_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_tiny_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_tiny_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_tiny_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[4][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_tiny_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            *(float2 *)(&s[3][PAD + tid * V]) = make_float2(w3[R + 1][0], w3[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_tiny_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_tiny_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_tiny_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_tiny_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_tiny_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_tiny_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_tiny_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_tiny, f) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x52ee0e665d884e09ull, 0xbb05332678d50032ull, 0xae499ff1ef1afaadull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_tiny_stream_kf0, (const void *)rt_tiny_stream_kf1},
+     {(const void *)rt3_tiny_stream_kf0, (const void *)rt3_tiny_stream_kf1},
+     {(const void *)rt4_tiny_stream_kf0, (const void *)rt4_tiny_stream_kf1}}};
+
+/* tiny, double: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_tiny_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_tiny_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_tiny_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_tiny_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_tiny_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_tiny_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_tiny_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_tiny_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_tiny_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[3][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_tiny_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_tiny_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_tiny_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_tiny_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_tiny_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_tiny_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_tiny_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[4][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_tiny_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            s[3][PAD + tid] = w3[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_tiny_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_tiny_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_tiny_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_tiny_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_tiny, d) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x2a3c582695f1785dull, 0xf423a0f2d5075f9cull, 0xf4041f86ecfcb838ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_tiny_stream_kd0, (const void *)rt_tiny_stream_kd0},
+     {(const void *)rt3_tiny_stream_kd0, (const void *)rt3_tiny_stream_kd0},
+     {(const void *)rt4_tiny_stream_kd0, (const void *)rt4_tiny_stream_kd0}}};
 
 /*
  * box3d: 3 dims, radius 1/0 0/1 1/1, 8 non-zero points, divisor 7
