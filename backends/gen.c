@@ -21,6 +21,16 @@ static int to_kgt(const sl_stencil *st, kgt_stencil *ks)
                             (const int(*)[KGT_MAX_DIMS])st->off, st->w, st->divisor);
 }
 
+/* st in the form the streaming kernels take it (kgt_stream_form: a 1D stencil along rows). */
+static int to_kgt_stream(const sl_stencil *st, kgt_stencil *ks)
+{
+    kgt_stencil plain;
+    if (to_kgt(st, &plain)) return -1;
+    int rc = kgt_stream_form(&plain, "rt", ks);
+    kgt_stencil_clear(&plain);
+    return rc;
+}
+
 /*
  * The tuning variables of the run-time kernels, for experiments (kgt takes them through its plans
  * and reads no environment): $KGT_VEC_PREFETCH=0|1 the 2D vector rows' prefetch off or on,
@@ -83,11 +93,20 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
 int sb_gen_stream_depth(const sl_stencil *st)
 {
     kgt_stencil ks;
-    if (to_kgt(st, &ks)) return 0;
+    if (to_kgt_stream(st, &ks)) return 0;
     int dbl = st->type == STENCIL_DOUBLE;
     int depth = st->ndims == 3 ? kgt_stream3_depth(&ks, dbl) : kgt_stream_depth(&ks, dbl);
     kgt_stencil_clear(&ks);
     return depth;
+}
+
+unsigned long long sb_gen_stream_stamp(const sl_stencil *st, int levels, kgt_stream_info *info)
+{
+    kgt_stencil ks;
+    if (to_kgt_stream(st, &ks)) return 0;
+    unsigned long long h = kgt_stream_stamp(&ks, st->type == STENCIL_DOUBLE, levels, info);
+    kgt_stencil_clear(&ks);
+    return h;
 }
 
 int sb_gen_stream1(const sl_stencil *st)
@@ -104,7 +123,7 @@ char *sb_gen_gpu_stream(const sl_stencil *st, int levels, kgt_stream_info *info)
     kgt_stencil ks;
     kgt_stream_tune tune;
     int prefetch;
-    if (to_kgt(st, &ks)) return NULL;
+    if (to_kgt_stream(st, &ks)) return NULL;
     env_tuning(&prefetch, &tune);
     char *src = kgt_rt_gpu_stream(&ks, st->type == STENCIL_DOUBLE, levels, &tune, info);
     kgt_stencil_clear(&ks);

@@ -31,6 +31,10 @@ char *sb_gen_gpu_stream(const sl_stencil *st, int levels, kgt_stream_info *info)
 /* The most steps per launch of st's streaming kernels worth running (kgt_stream_depth, in st's
    element type): 0 when st has none (not a 2D stencil reaching at most 2 cells). */
 int sb_gen_stream_depth(const sl_stencil *st);
+/* The stamp of st's streaming kernels of `levels` steps without tuning (kgt_stream_stamp) and
+   their info; 0 when there are none. What a named kernel's table (stencil_device_steps) must
+   match before the backends launch it. */
+unsigned long long sb_gen_stream_stamp(const sl_stencil *st, int levels, kgt_stream_info *info);
 /* Whether st has a one-step streaming kernel (sb_gen_gpu_stream at levels 1): a 3D stencil
    reaching one cell (kgt_stream3_box). */
 int sb_gen_stream1(const sl_stencil *st);

@@ -51,6 +51,9 @@
 #              (bench/prog_bench, bench/progs/) on both, 2d4 and 3d7 defaults in the same call
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
+#   named      default options, kernel NULL against kgt's named kernel of the same stencil
+#              (NAMED_CASES, default the kernels scenario's cases), then test_kgt_skel with CUDA
+#              on 1 and 2 ranks (named and generic bitwise against the host) (named.jsonl)
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -509,6 +512,20 @@ scenario_rtcfuse() {
 }
 
 # name test: an MPI test with CUDA on 1 and 2 ranks and with NVIDIA OpenCL on 1.
+scenario_named() {
+    local c s n i t bk=$B/bench/stencil_bench_kgt r
+    for r in 1 2; do
+        runlog kgtskel-cuda-n$r 600 "${MPI[@]}" -n $r $B/tests/kgt/test_kgt_skel_cuda
+    done
+    for c in ${NAMED_CASES:-$KERNEL_CASES_DEFAULT}; do
+        IFS=: read -r s n i t <<<"$c"
+        "${MPI[@]}" -n 1 $bk --label default -b cuda -S $s -n $n -i $i -t "${t:-float}" |
+            tee -a "$OUT/named.jsonl"
+        "${MPI[@]}" -n 1 $bk --label named -b cuda -S $s -n $n -i $i -t "${t:-float}" -k $s |
+            tee -a "$OUT/named.jsonl"
+    done
+}
+
 gpu_mpi_test() {
     local n
     for n in 1 2; do

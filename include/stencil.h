@@ -329,15 +329,28 @@ typedef int (*stencil_device_fused_fn)(const void *in, void *out, const long *lo
                                        const long *live_lo, const long *live_hi, const long *stride,
                                        void *queue);
 
+/*
+ * Several steps per launch, made by kgt (P.cu): kernels[L] are the device compiler's handles of the
+ * library's L-step streaming kernels (2 <= L <= depth), the same ones kernel NULL runs, launched
+ * by the library's own plans; stamp[L] a digest of their source, which must equal the library's.
+ */
+typedef struct stencil_device_steps {
+    int depth;
+    unsigned long long stamp[5];
+    const void *kernels[5][2];
+} stencil_device_steps;
+
 struct stencil_kernel {
     const char *name;
     stencil_desc stencil;           /* what it computes; a call must pass an equal stencil */
     stencil_host_kernel_fn host[2]; /* indexed by stencil_type; NULL = none */
     const char *opencl_source; /* OpenCL C defining stencil_update (backends/opencl); NULL = none */
-    stencil_device_kernel_fn cuda[2];      /* NULL = none */
-    stencil_device_kernel_fn hip[2];       /* NULL = none */
-    stencil_device_fused_fn cuda_fused[2]; /* two steps per launch; NULL = none */
-    stencil_device_fused_fn hip_fused[2];  /* NULL = none */
+    stencil_device_kernel_fn cuda[2];          /* NULL = none */
+    stencil_device_kernel_fn hip[2];           /* NULL = none */
+    stencil_device_fused_fn cuda_fused[2];     /* two steps per launch; NULL = none */
+    stencil_device_fused_fn hip_fused[2];      /* NULL = none */
+    const stencil_device_steps *cuda_steps[2]; /* kgt's multi-step kernels; NULL = none */
+    const stencil_device_steps *hip_steps[2];  /* NULL = none */
 };
 
 /*

@@ -117,6 +117,11 @@ static void emit_device_decls(kgt_buf *b, const kgt_gen *g, const char *vendor)
                        "const long *hi,\n        const long *live_lo, const long *live_hi, "
                        "const long *stride, void *queue);\n",
                        g->prefix, g->file->st[i].stem, vendor, kgt_types[t].suf);
+    for (int i = 0; i < g->file->nst; i++)
+        for (int t = 0; t < 2; t++)
+            if (kgt_steps_depth(&g->file->st[i], t))
+                kgt_printf(b, "extern const stencil_device_steps %s_%s_%s_steps_%c;\n", g->prefix,
+                           g->file->st[i].stem, vendor, kgt_types[t].suf);
 }
 
 static void emit_device_field(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s,
@@ -128,6 +133,13 @@ static void emit_device_field(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s
     if (kgt_fused(g, s))
         kgt_printf(b, "    .%s_fused = {%s_%s_%s_fused_f, %s_%s_%s_fused_d},\n", vendor, p, n,
                    vendor, p, n, vendor);
+    if (kgt_steps_depth(s, 0) || kgt_steps_depth(s, 1)) {
+        kgt_printf(b, "    .%s_steps = {", vendor);
+        for (int t = 0; t < 2; t++)
+            kgt_printf(b, kgt_steps_depth(s, t) ? "%s&%s_%s_%s_steps_%c" : "%sNULL", t ? ", " : "",
+                       p, n, vendor, kgt_types[t].suf);
+        kgt_printf(b, "},\n");
+    }
     kgt_printf(b, "#endif\n");
 }
 

@@ -82,6 +82,7 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "#define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_hip_##t\n"
                   "#define KGT_FUSED(stem, t) stem##_hip_fused_##t\n"
+                  "#define KGT_STEPS(stem, t) stem##_hip_steps_##t\n"
                   "#define KGT_SMEM_OPT_IN(k, n) (hipFuncSetAttribute(reinterpret_cast<const void "
                   "*>(k), \\\n"
                   "    hipFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != hipSuccess)\n"
@@ -90,6 +91,7 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
                   "#define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)\n"
                   "#define KGT_LAUNCHER(stem, t) stem##_cuda_##t\n"
                   "#define KGT_FUSED(stem, t) stem##_cuda_fused_##t\n"
+                  "#define KGT_STEPS(stem, t) stem##_cuda_steps_##t\n"
                   "#define KGT_SMEM_OPT_IN(k, n) (cudaFuncSetAttribute((k), \\\n"
                   "    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != cudaSuccess)\n"
                   "#endif\n"
@@ -97,6 +99,11 @@ static void emit_gpu_prologue(kgt_buf *b, const kgt_gen *g)
     kgt_emit_warp_macros(b);
     kgt_emit_rn_helpers(b);
     kgt_printf(b, "#define KGT_EXTERN_C static\n");
+    kgt_printf(b,
+               "/* stencil_device_steps (stencil.h): kernels[L] take L steps per launch */\n"
+               "typedef struct kgt_steps {\n    int depth;\n    unsigned long long stamp[%d];\n"
+               "    const void *kernels[%d][2];\n} kgt_steps;\n",
+               KGT_STREAM_MAX + 1, KGT_STREAM_MAX + 1);
     kgt_emit_step_macros(b);
     kgt_printf(b, "\n");
     kgt_printf(b,
@@ -254,5 +261,6 @@ void kgt_emit_gpu(kgt_buf *b, const kgt_gen *g)
         for (int dbl = 0; dbl < 2; dbl++)
             if (step[dbl]) kgt_emit_gpu_step(b, g, s, dbl);
         for (int dbl = 0; dbl < 2 && kgt_fused(g, s); dbl++) kgt_emit_gpu_fused(b, g, s, dbl);
+        for (int dbl = 0; dbl < 2; dbl++) kgt_emit_gpu_steps(b, g, s, dbl);
     }
 }

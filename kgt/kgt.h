@@ -212,6 +212,10 @@ void kgt_emit_rows3_body(kgt_buf *b, const kgt_stencil *s, int dbl, int bx, int 
                          int unroll, int al, int split, float rd);
 /* The fused kernel and its launcher KGT_FUSED(<prefix>_<stem>, f|d) for CUDA/HIP. */
 void kgt_emit_gpu_fused(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
+/* The streaming kernels of 2..kgt_steps_depth levels and their table (emit_steps.c). */
+void kgt_emit_gpu_steps(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int dbl);
+/* The most steps per launch of s's streaming kernels, 0 when fewer than two. */
+int kgt_steps_depth(const kgt_stencil *s, int dbl);
 /* Rows and columns a box needs before the fused launcher takes the streaming kernel. */
 int kgt_stream_min(void);
 /* The streaming kernel and its launcher <prefix>_<stem>_stream<f|d> (static; emit_stream.c). */

@@ -222,6 +222,30 @@ int kgt_stream3_plan(const kgt_stream_info *info, const long *lo, const long *hi
                      const long *lhi, long s0, long s1, long long args[KGT_STREAM3_NARGS],
                      long grid[3]);
 int kgt_stream3_depth(const kgt_stencil *s, int dbl);
+/*
+ * The form in which the streaming kernels take s, named name (emit_steps.c): its non-zero points
+ * in row-major order, its radius their reach (as layout/ makes a stencil_desc), a 1D stencil laid
+ * along the rows of a 2D one (kgt_stream_1d runs it); 0, or -1 when out of memory. Clear *c.
+ */
+int kgt_stream_form(const kgt_stencil *s, const char *name, kgt_stencil *c);
+
+/* The launches of k steps of a 1D stencil reaching rlo cells down and rhi up by its 2D form's
+   kernels (stream_plan.c): box [lo, hi) and live cells [llo, lhi) of a 1D array of cells of esz
+   bytes. The middle, where every cell's k-step cone lies in the live cells, as `rows` rows of a
+   view of the array from cell `base` on, s0 cells apart, each reading the cells its own stored ones
+   need (row_cells stored per row, a multiple of 32); the two ends as one-row boxes with the live
+   bounds. Each part's box, live columns and row stride are in the view's coordinates (rows x
+   columns from base); returns how many parts (0..3). */
+typedef struct kgt_rows1d {
+    long base, rows, s0, lo, hi, llo, lhi;
+} kgt_rows1d;
+int kgt_stream_1d(int k, int rlo, int rhi, long esz, long row_cells, long lo, long hi, long llo,
+                  long lhi, kgt_rows1d part[3]);
+
+/* A digest of the source kgt_rt_gpu_stream gives for s, dbl and levels (tune NULL; never 0), its
+   info in *info; 0 when there is none (emit_steps.c). */
+unsigned long long kgt_stream_stamp(const kgt_stencil *s, int dbl, int levels,
+                                    kgt_stream_info *info);
 /* tune's rows per block when in 1..65535, else 0 (also for NULL): kgt_stream_info.hset. */
 int kgt_stream_rows(const kgt_stream_tune *tune);
 

@@ -107,3 +107,27 @@ int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, c
     grid[0] = gx, grid[1] = gy, grid[2] = gz;
     return 0;
 }
+
+int kgt_stream_1d(int k, int rlo, int rhi, long esz, long row_cells, long lo, long hi, long llo,
+                  long lhi, kgt_rows1d part[3])
+{
+    const long line = 128 / esz, pl = (long)k * rlo, pr = (long)k * rhi;
+    const long cap = (1L << 30) / (row_cells + pl + pr + line); /* the kernels' int indices */
+    long a = lo > llo + pl ? lo : llo + pl, n = 0;
+    const long e = hi < lhi - pr ? hi : lhi - pr;
+    a = (a - pl + line - 1) / line * line + pl; /* rows on 128-byte lines */
+    long rows = e > a ? (e - a) / row_cells : 0;
+    rows = rows < cap ? rows : cap;
+    const long ends[2][2] = {{lo, rows > 0 ? a : lo}, {rows > 0 ? a + rows * row_cells : lo, hi}};
+    if (rows > 0)
+        part[n++] =
+            (kgt_rows1d){a - pl, rows, row_cells, pl, pl + row_cells, 0, pl + row_cells + pr};
+    for (int j = 0; j < 2; j++) {
+        const long x0 = ends[j][0], x1 = ends[j][1];
+        if (x1 <= x0) continue;
+        const long base = x0 - pl > 0 ? (x0 - pl) / line * line : 0, w = x1 + pr - base;
+        part[n++] = (kgt_rows1d){
+            base, 1, (w + line - 1) / line * line, x0 - base, x1 - base, llo - base, lhi - base};
+    }
+    return (int)n;
+}

@@ -141,6 +141,35 @@ static void bind_rtc_stream(sb_dev *dev, impl *im, const sl_stencil *st, int ste
 }
 
 /*
+ * A named kernel's multi-step kernels (kgt's table): levels 2 up to the run's T steps or the
+ * table's depth, each taken only when its stamp equals that of the source this library would
+ * compile (the same kernel, so the same plan fits); from the first that differs, fewer steps per
+ * launch, with a notice.
+ */
+static void bind_named_steps(sb_dev *dev, impl *im, const sl_stencil *st,
+                             const stencil_device_steps *tab, int steps)
+{
+    if (!tab) return;
+    int depth = tab->depth < KGT_STREAM_MAX ? tab->depth : KGT_STREAM_MAX;
+    if (steps > 1 && steps < depth) depth = steps;
+    for (int l = 2; l <= depth; l++) {
+        rtc_stream *k = &im->rs[l];
+        if (!tab->kernels[l][0] || sb_gen_stream_stamp(st, l, &k->info) != tab->stamp[l]) {
+            snprintf(dev->note, sizeof dev->note,
+                     SB_GPU_NAME " kernel '%.60s': its %d-step kernels are not this library's "
+                                 "(regenerate with its kgt); fewer steps per launch",
+                     im->named_name ? im->named_name : "?", l);
+            return;
+        }
+        k->stub[0] = tab->kernels[l][0];
+        k->stub[1] = tab->kernels[l][1] ? tab->kernels[l][1] : tab->kernels[l][0];
+        const int threads = k->info.b * (k->info.ndims == 3 ? k->info.by : 1);
+        k->info.slots = rtc_stub_slots(k->stub[k->info.v > 1], threads, im->sms);
+        im->use_stream = l;
+    }
+}
+
+/*
  * $STENCIL_RTC_STREAM1=1: one step per launch of 3D stencils reaching one cell by the streaming
  * kernel at L = 1 (emit_stream3.c), the step kernel for the boxes it does not take. Not the
  * default: on one H200 it ran slower than the step kernel on 3d7, 3d27 and 3d-oct (it loads two
@@ -242,6 +271,7 @@ static int bind_kernel(sb_dev *dev, impl *im, const sb_open_args *a)
                        SB_GPU_NAME ": kernel '%s' has no %s launcher for %s",
                        a->named->name ? a->named->name : "?", SB_GPU_NAME,
                        st->type == STENCIL_DOUBLE ? "double" : "float");
+    bind_named_steps(dev, im, st, a->named->SB_GPU_STEPS[st->type], a->steps);
     return 0;
 }
 

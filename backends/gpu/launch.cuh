@@ -273,7 +273,7 @@ int gpu_update2(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b, cons
     if (sl_box_empty(b)) return 0;
     int rc = use_device(dev);
     if (rc) return rc;
-    if (!im->named && im->use_stream >= 2 && im->stride[1] == 1) {
+    if (im->use_stream >= 2 && im->stride[1] == 1) {
         int r = rtc_stream_launch(&im->rs[2], in, out, b->lo, b->hi, live->lo, live->hi, im->stride,
                                   im->esz, im->q[q], 0);
         if (r < 0)
@@ -323,6 +323,29 @@ static int updatek_steps(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const
 }
 
 /*
+ * k steps of a 1D stencil by the 2D streaming kernels of its form laid along rows (gen.c), on rows
+ * of a view of the array (kgt_stream_1d). 0 when launched, 1 when the kernels did not take a
+ * part (the caller runs the whole box another way), -1 when a launch failed.
+ */
+static int stream_1d(impl *im, const rtc_stream *rs, int q, int k, sb_mem in, sb_mem out,
+                     const sl_box *b, const sl_box *live)
+{
+    enum { ROW = 8192 }; /* stored cells per view row */
+    kgt_rows1d p[3];
+    const int n = kgt_stream_1d(k, im->rlo[0], im->rhi[0], (long)im->esz, ROW, b->lo[0], b->hi[0],
+                                live->lo[0], live->hi[0], p);
+    for (int j = 0; j < n; j++) {
+        const long blo[2] = {0, p[j].lo}, bhi[2] = {p[j].rows, p[j].hi};
+        const long vlo[2] = {0, p[j].llo}, vhi[2] = {p[j].rows, p[j].lhi}, stride[2] = {p[j].s0, 1};
+        const char *i = (const char *)in + p[j].base * (long)im->esz;
+        char *o = (char *)out + p[j].base * (long)im->esz;
+        int r = rtc_stream_launch(rs, i, o, blo, bhi, vlo, vhi, stride, im->esz, im->q[q], 1);
+        if (r) return r;
+    }
+    return 0;
+}
+
+/*
  * k steps per launch: the streaming kernels of k levels where open compiled them (any box size:
  * no other kernel takes k > 2 steps at once), update2 for two, else k updates through scratch.
  */
@@ -340,9 +363,10 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
         return gpu_update2(dev, q, in, out, b, live);
     int rc = use_device(dev);
     if (rc) return rc;
-    if (!im->named && k <= im->use_stream && im->stride[im->ndims - 1] == 1) {
-        int r = rtc_stream_launch(&im->rs[k], in, out, b->lo, b->hi, live->lo, live->hi, im->stride,
-                                  im->esz, im->q[q], 1);
+    if (k <= im->use_stream && im->stride[im->ndims - 1] == 1) {
+        int r = im->ndims == 1 ? stream_1d(im, &im->rs[k], q, k, in, out, b, live)
+                               : rtc_stream_launch(&im->rs[k], in, out, b->lo, b->hi, live->lo,
+                                                   live->hi, im->stride, im->esz, im->q[q], 1);
         if (r < 0)
             return sb_fail(dev, STENCIL_EDEVICE, SB_GPU_NAME ": %d-step kernel launch: %s", k,
                            gpuGetErrorString(gpuGetLastError()));
@@ -354,14 +378,17 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
 /*
  * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D
  * stencils reaching at most 2 cells, star or box, and 3D star stencils reaching one (run-time
- * kernels on), 2 for a named kernel with a fused launcher, else 1 (updatek runs, one update at a
- * time).
+ * kernels on, or a named kernel's table of them), 2 for a named kernel with a fused launcher,
+ * else 1 (updatek runs, one update at a time).
  */
 int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
-    if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 1;
-    int depth = sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st) : 0;
-    return depth >= 2 && (st->ndims == 3 || generic_fuse_reach(st)) ? depth : 1;
+    const stencil_device_steps *tab = named ? named->SB_GPU_STEPS[st->type] : NULL;
+    int depth = named ? (tab ? (tab->depth < KGT_STREAM_MAX ? tab->depth : KGT_STREAM_MAX) : 0)
+                : sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st)
+                                             : 0;
+    if (depth >= 2 && (st->ndims != 2 || generic_fuse_reach(st))) return depth;
+    return named && named->SB_GPU_FUSED[st->type] ? 2 : 1;
 }
 
 } /* namespace SB_GPU_NS */

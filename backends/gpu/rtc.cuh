@@ -45,6 +45,7 @@ struct rtc_stream {
     rtc_module mod;
     rtc_func fn[2];
     kgt_stream_info info;
+    const void *stub[2]; /* a named kernel's (kgt's table, compiled ahead of time) instead of fn */
 };
 
 /* The architecture the compiler targets, as its option: the device's own. */
@@ -163,6 +164,20 @@ static void rtc_unload(rtc_kernel *k)
 static void rtc_unload(rtc_stream *k)
 {
     rtc_unload_module(&k->mod);
+    k->stub[0] = k->stub[1] = NULL;
+}
+
+/* The same for a kernel compiled ahead of time (its host stub). */
+static int rtc_stub_slots(const void *stub, int threads, int sms)
+{
+    int n = 0;
+#if defined(SB_GPU_HIP)
+    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, stub, threads, 0) != hipSuccess) n = 0;
+#else
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, stub, threads, 0) != cudaSuccess) n = 0;
+#endif
+    (void)gpuGetLastError();
+    return n > 0 ? n * sms : 0;
 }
 
 /* u: the kernel for arrays not aligned to 16 bytes (shape vec). */
@@ -340,13 +355,14 @@ static int rtc_stream_launch(const rtc_stream *k, const void *in, void *out, con
         args[2 + i] = t.ix_int ? (void *)&w32[i] : (void *)&w64[i];
     }
     const unsigned by = three ? (unsigned)t.by : 1;
+    const dim3 g3((unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2]);
 #if defined(SB_GPU_HIP)
-    gpuError_t r = hipModuleLaunchKernel(k->fn[vec], (unsigned)grid[0], (unsigned)grid[1],
-                                         (unsigned)grid[2], t.b, by, 1, 0, q, args, NULL);
+    gpuError_t r = k->stub[vec] ? hipLaunchKernel(k->stub[vec], g3, dim3(t.b, by), args, 0, q)
+                                : hipModuleLaunchKernel(k->fn[vec], g3.x, g3.y, g3.z, t.b, by, 1, 0,
+                                                        q, args, NULL);
 #else
-    gpuError_t r = cudaLaunchKernel((const void *)k->fn[vec],
-                                    dim3((unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2]),
-                                    dim3(t.b, by), args, 0, q);
+    const void *fn = k->stub[vec] ? k->stub[vec] : (const void *)k->fn[vec];
+    gpuError_t r = cudaLaunchKernel(fn, g3, dim3(t.b, by), args, 0, q);
 #endif
     return r == gpuSuccess ? 0 : -1;
 }

@@ -17,6 +17,7 @@
 #define SB_GPU_NAME        "hip"
 #define SB_GPU_LAUNCHER    hip /* stencil_kernel member holding this vendor's launchers */
 #define SB_GPU_FUSED       hip_fused
+#define SB_GPU_STEPS       hip_steps
 #define SB_GPU_RTC_COMPILE sb_hip_rtc_compile
 /* clang's device pass would emit the (const) ops table and miss its host functions. */
 #if defined(__HIP_DEVICE_COMPILE__)
@@ -87,6 +88,7 @@ typedef hipIpcMemHandle_t gpuIpcMemHandle_t;
 #define SB_GPU_NAME        "cuda"
 #define SB_GPU_LAUNCHER    cuda
 #define SB_GPU_FUSED       cuda_fused
+#define SB_GPU_STEPS       cuda_steps
 #define SB_GPU_RTC_COMPILE sb_cuda_rtc_compile
 #define SB_GPU_DEVICE_PASS 0 /* nvcc's device pass leaves host variables alone */
 

@@ -1,8 +1,8 @@
 /*
  * Build-time generator of the streaming kernels' emulation test (test_stream_emul.c): the run-time
- * L-step kernels (kgt_emit_gpu_stream_rt) of every 2D stencil of the kgt files that has them, both
- * element types, L = 2..KGT_STREAM_MAX, as C++ for the CPU emulation (stream_emu.cc), and a table
- * of their entry points.
+ * L-step kernels (kgt_emit_gpu_stream_rt) of every 2D stencil of the kgt files that has them, and
+ * of every 1D one in its 2D form (kgt_stream_form), both element types, L = 2..KGT_STREAM_MAX, as
+ * C++ for the CPU emulation (stream_emu.cc), and a table of their entry points.
  *
  *   stream_gen FILE.stencil... > stream_kernels.h
  */
@@ -23,7 +23,11 @@ int main(int argc, char **argv)
                 for (int l = 2; l <= KGT_STREAM_MAX; l++) {
                     kgt_buf b = {0};
                     kgt_stream_info info;
-                    if (kgt_emit_gpu_stream_rt(&b, &f.st[i], dbl, l, NULL, &info)) continue;
+                    kgt_stencil c; /* the form the library gives the kernels (1D: along rows) */
+                    if (kgt_stream_form(&f.st[i], f.st[i].name, &c)) return 1;
+                    int none = c.ndims != 2 || kgt_emit_gpu_stream_rt(&b, &c, dbl, l, NULL, &info);
+                    kgt_stencil_clear(&c);
+                    if (none) continue;
                     if (b.oom) return 1;
                     fputs(b.s, stdout);
                     free(b.s);

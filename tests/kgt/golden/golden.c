@@ -50,6 +50,18 @@ int golden_star6_cuda_fused_f(const void *in, void *out, const long *lo, const l
         const long *live_lo, const long *live_hi, const long *stride, void *queue);
 int golden_star6_cuda_fused_d(const void *in, void *out, const long *lo, const long *hi,
         const long *live_lo, const long *live_hi, const long *stride, void *queue);
+extern const stencil_device_steps golden_heat2d_cuda_steps_f;
+extern const stencil_device_steps golden_heat2d_cuda_steps_d;
+extern const stencil_device_steps golden_wave_1d_cuda_steps_f;
+extern const stencil_device_steps golden_wave_1d_cuda_steps_d;
+extern const stencil_device_steps golden_inexact_cuda_steps_f;
+extern const stencil_device_steps golden_inexact_cuda_steps_d;
+extern const stencil_device_steps golden_negated_cuda_steps_f;
+extern const stencil_device_steps golden_negated_cuda_steps_d;
+extern const stencil_device_steps golden_tiny_cuda_steps_f;
+extern const stencil_device_steps golden_tiny_cuda_steps_d;
+extern const stencil_device_steps golden_star6_cuda_steps_f;
+extern const stencil_device_steps golden_star6_cuda_steps_d;
 #endif
 
 #if defined(KGT_WITH_HIP)
@@ -93,6 +105,18 @@ int golden_star6_hip_fused_f(const void *in, void *out, const long *lo, const lo
         const long *live_lo, const long *live_hi, const long *stride, void *queue);
 int golden_star6_hip_fused_d(const void *in, void *out, const long *lo, const long *hi,
         const long *live_lo, const long *live_hi, const long *stride, void *queue);
+extern const stencil_device_steps golden_heat2d_hip_steps_f;
+extern const stencil_device_steps golden_heat2d_hip_steps_d;
+extern const stencil_device_steps golden_wave_1d_hip_steps_f;
+extern const stencil_device_steps golden_wave_1d_hip_steps_d;
+extern const stencil_device_steps golden_inexact_hip_steps_f;
+extern const stencil_device_steps golden_inexact_hip_steps_d;
+extern const stencil_device_steps golden_negated_hip_steps_f;
+extern const stencil_device_steps golden_negated_hip_steps_d;
+extern const stencil_device_steps golden_tiny_hip_steps_f;
+extern const stencil_device_steps golden_tiny_hip_steps_d;
+extern const stencil_device_steps golden_star6_hip_steps_f;
+extern const stencil_device_steps golden_star6_hip_steps_d;
 #endif
 
 /*
@@ -164,10 +188,12 @@ const stencil_kernel golden_heat2d_kernel = {
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_heat2d_cuda_f, golden_heat2d_cuda_d},
     .cuda_fused = {golden_heat2d_cuda_fused_f, golden_heat2d_cuda_fused_d},
+    .cuda_steps = {&golden_heat2d_cuda_steps_f, &golden_heat2d_cuda_steps_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_heat2d_hip_f, golden_heat2d_hip_d},
     .hip_fused = {golden_heat2d_hip_fused_f, golden_heat2d_hip_fused_d},
+    .hip_steps = {&golden_heat2d_hip_steps_f, &golden_heat2d_hip_steps_d},
 #endif
 };
 
@@ -235,9 +261,11 @@ const stencil_kernel golden_wave_1d_kernel = {
     .opencl_source = golden_wave_1d_opencl,
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_wave_1d_cuda_f, golden_wave_1d_cuda_d},
+    .cuda_steps = {&golden_wave_1d_cuda_steps_f, &golden_wave_1d_cuda_steps_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_wave_1d_hip_f, golden_wave_1d_hip_d},
+    .hip_steps = {&golden_wave_1d_hip_steps_f, &golden_wave_1d_hip_steps_d},
 #endif
 };
 
@@ -309,10 +337,12 @@ const stencil_kernel golden_inexact_kernel = {
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_inexact_cuda_f, golden_inexact_cuda_d},
     .cuda_fused = {golden_inexact_cuda_fused_f, golden_inexact_cuda_fused_d},
+    .cuda_steps = {&golden_inexact_cuda_steps_f, &golden_inexact_cuda_steps_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_inexact_hip_f, golden_inexact_hip_d},
     .hip_fused = {golden_inexact_hip_fused_f, golden_inexact_hip_fused_d},
+    .hip_steps = {&golden_inexact_hip_steps_f, &golden_inexact_hip_steps_d},
 #endif
 };
 
@@ -385,9 +415,11 @@ const stencil_kernel golden_negated_kernel = {
     .opencl_source = golden_negated_opencl,
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_negated_cuda_f, golden_negated_cuda_d},
+    .cuda_steps = {&golden_negated_cuda_steps_f, &golden_negated_cuda_steps_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_negated_hip_f, golden_negated_hip_d},
+    .hip_steps = {&golden_negated_hip_steps_f, &golden_negated_hip_steps_d},
 #endif
 };
 
@@ -455,9 +487,11 @@ const stencil_kernel golden_tiny_kernel = {
     .opencl_source = golden_tiny_opencl,
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_tiny_cuda_f, golden_tiny_cuda_d},
+    .cuda_steps = {&golden_tiny_cuda_steps_f, &golden_tiny_cuda_steps_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_tiny_hip_f, golden_tiny_hip_d},
+    .hip_steps = {&golden_tiny_hip_steps_f, &golden_tiny_hip_steps_d},
 #endif
 };
 
@@ -617,10 +651,12 @@ const stencil_kernel golden_star6_kernel = {
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_star6_cuda_f, golden_star6_cuda_d},
     .cuda_fused = {golden_star6_cuda_fused_f, golden_star6_cuda_fused_d},
+    .cuda_steps = {&golden_star6_cuda_steps_f, &golden_star6_cuda_steps_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_star6_hip_f, golden_star6_hip_d},
     .hip_fused = {golden_star6_hip_fused_f, golden_star6_hip_fused_d},
+    .hip_steps = {&golden_star6_hip_steps_f, &golden_star6_hip_steps_d},
 #endif
 };
 

@@ -12,6 +12,7 @@ typedef hipStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (hipGetLastError() != hipSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_hip_##t
 #define KGT_FUSED(stem, t) stem##_hip_fused_##t
+#define KGT_STEPS(stem, t) stem##_hip_steps_##t
 #define KGT_SMEM_OPT_IN(k, n) (hipFuncSetAttribute(reinterpret_cast<const void *>(k), \
     hipFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != hipSuccess)
 #else
@@ -20,6 +21,7 @@ typedef cudaStream_t kgt_stream;
 #define KGT_LAUNCH_FAILED() (cudaGetLastError() != cudaSuccess)
 #define KGT_LAUNCHER(stem, t) stem##_cuda_##t
 #define KGT_FUSED(stem, t) stem##_cuda_fused_##t
+#define KGT_STEPS(stem, t) stem##_cuda_steps_##t
 #define KGT_SMEM_OPT_IN(k, n) (cudaFuncSetAttribute((k), \
     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(n)) != cudaSuccess)
 #endif
@@ -50,6 +52,12 @@ KGT_RN(double, sub, -, __dsub_rn)
 KGT_RN(double, mul, *, __dmul_rn)
 #undef KGT_RN
 #define KGT_EXTERN_C static
+/* stencil_device_steps (stencil.h): kernels[L] take L steps per launch */
+typedef struct kgt_steps {
+    int depth;
+    unsigned long long stamp[5];
+    const void *kernels[5][2];
+} kgt_steps;
 /* Step kernels: asynchronous global-to-shared copies where the device has them. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define KGT_CP_ASYNC(d, s) asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" \
@@ -1473,6 +1481,1231 @@ extern "C" int KGT_FUSED(golden_heat2d, d)(const void *in, void *out, const long
     return KGT_LAUNCH_FAILED();
 }
 
+/* heat2d, float: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_heat2d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_heat2d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_heat2d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_heat2d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_heat2d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_heat2d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_heat2d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_heat2d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_heat2d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_heat2d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_heat2d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[3][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_heat2d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_heat2d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_heat2d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_heat2d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_heat2d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_heat2d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_heat2d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_heat2d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_heat2d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[4][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_heat2d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            *(float2 *)(&s[3][PAD + tid * V]) = make_float2(w3[R + 1][0], w3[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_heat2d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2f);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_heat2d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_heat2d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_heat2d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_heat2d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_heat2d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_heat2d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_heat2d, f) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x12543a39fcf85e71ull, 0xb5b1c108d99c066dull, 0xbd71465f3aac3159ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_heat2d_stream_kf0, (const void *)rt_heat2d_stream_kf1},
+     {(const void *)rt3_heat2d_stream_kf0, (const void *)rt3_heat2d_stream_kf1},
+     {(const void *)rt4_heat2d_stream_kf0, (const void *)rt4_heat2d_stream_kf1}}};
+
+/* heat2d, double: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_heat2d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_heat2d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_heat2d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_heat2d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_heat2d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_heat2d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_heat2d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_heat2d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[3][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_heat2d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_heat2d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_heat2d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_heat2d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_heat2d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_heat2d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[4][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_heat2d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            s[3][PAD + tid] = w3[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_heat2d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), q[c + 1]), q[c + QW]), 0x1p-2);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_heat2d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_heat2d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_heat2d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_heat2d, d) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0xebc42cf9b488509dull, 0x1d20e1b421440a6aull, 0x33f017096f73255cull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_heat2d_stream_kd0, (const void *)rt_heat2d_stream_kd0},
+     {(const void *)rt3_heat2d_stream_kd0, (const void *)rt3_heat2d_stream_kd0},
+     {(const void *)rt4_heat2d_stream_kd0, (const void *)rt4_heat2d_stream_kd0}}};
+
 /*
  * wave-1d: 1 dims, radius 1/1, 3 non-zero points, divisor 3
  *   (-1): -1  (0): 2.5  (1): -2
@@ -2400,6 +3633,1378 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
 }
 
 #endif
+
+/* wave-1d, float: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt_wave_1d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_wave_1d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_wave_1d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_wave_1d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_wave_1d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_wave_1d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_wave_1d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_wave_1d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_wave_1d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_wave_1d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt3_wave_1d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_wave_1d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[3][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_wave_1d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_wave_1d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_wave_1d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_wave_1d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_wave_1d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_wave_1d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_wave_1d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_wave_1d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt4_wave_1d_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_wave_1d_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[4][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_wave_1d_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            *(float2 *)(&s[3][PAD + tid * V]) = make_float2(w3[R + 1][0], w3[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_wave_1d_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1f * q[c]), 0x1p+1f * q[c + 1]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+1f, 0x1.555556p-2f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+1f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_wave_1d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_wave_1d_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_wave_1d_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_wave_1d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_wave_1d_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_wave_1d_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_wave_1d, f) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0xa4a11fa8c55d7ea7ull, 0xf6db3019cf2b0170ull, 0x9dc889324562ac27ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_wave_1d_stream_kf0, (const void *)rt_wave_1d_stream_kf1},
+     {(const void *)rt3_wave_1d_stream_kf0, (const void *)rt3_wave_1d_stream_kf1},
+     {(const void *)rt4_wave_1d_stream_kf0, (const void *)rt4_wave_1d_stream_kf1}}};
+
+/* wave-1d, double: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_wave_1d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_wave_1d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_wave_1d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_wave_1d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_wave_1d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_wave_1d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_wave_1d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_wave_1d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_wave_1d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[3][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_wave_1d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_wave_1d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_wave_1d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_wave_1d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_wave_1d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_wave_1d_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_wave_1d_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[4][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_wave_1d_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            s[3][PAD + tid] = w3[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_wave_1d_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_sub(kgt_add(-q[c - 1], 0x1.4p+1 * q[c]), 0x1p+1 * q[c + 1]) / 0x1.8p+1;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_wave_1d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_wave_1d_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_wave_1d_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_wave_1d, d) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x00e995e67f36746dull, 0x110e2e88cb09d9e7ull, 0x29269f456debc47cull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_wave_1d_stream_kd0, (const void *)rt_wave_1d_stream_kd0},
+     {(const void *)rt3_wave_1d_stream_kd0, (const void *)rt3_wave_1d_stream_kd0},
+     {(const void *)rt4_wave_1d_stream_kd0, (const void *)rt4_wave_1d_stream_kd0}}};
 
 /*
  * inexact: 2 dims, radius 0/1 0/1, 3 non-zero points, divisor 1
@@ -3599,6 +6204,1276 @@ extern "C" int KGT_FUSED(golden_inexact, d)(const void *in, void *out, const lon
         live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
     return KGT_LAUNCH_FAILED();
 }
+
+/* inexact, float: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_inexact_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_inexact_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][2][130])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_inexact_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][0][1][PT + tid] = pf[0][1];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            sh[u][1][1][PT + tid] = w1[K - 1][1];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_inexact_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_inexact_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) float sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        float *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_inexact_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_inexact_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_inexact_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) float sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        float *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_inexact_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_inexact_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_inexact_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_inexact_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[3][2][130])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 3, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_inexact_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][0][1][PT + tid] = pf[0][1];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            sh[u][1][1][PT + tid] = w1[K - 1][1];
+            sh[u][2][0][PT + tid] = w2[K - 1][0];
+            sh[u][2][1][PT + tid] = w2[K - 1][1];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_inexact_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 3 * R - 2; /* step 3, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][2];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_inexact_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 3, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) float sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        float *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_inexact_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_inexact_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_inexact_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 3, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) float sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        float *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_inexact_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_inexact_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_inexact_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_inexact_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[4][2][130])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 4, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_inexact_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][0][1][PT + tid] = pf[0][1];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            sh[u][1][1][PT + tid] = w1[K - 1][1];
+            sh[u][2][0][PT + tid] = w2[K - 1][0];
+            sh[u][2][1][PT + tid] = w2[K - 1][1];
+            sh[u][3][0][PT + tid] = w3[K - 1][0];
+            sh[u][3][1][PT + tid] = w3[K - 1][1];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_inexact_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 4 * R - 3; /* step 4, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][3];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 3 * R - 2; /* step 3 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][2];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const float(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[1][PT + tid - 1];
+                    q[k * QW + 3] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.99999ap-4f * q[c], q[c + 1]), q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_inexact_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 4, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) float sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        float *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_inexact_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_inexact_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_inexact_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 2, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 4, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) float sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        float *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_inexact_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_inexact_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_inexact, f) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0xbad559d1ba1600beull, 0xa8988abe35fcbaa3ull, 0x720527b8e21ade5full},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_inexact_stream_kf0, (const void *)rt_inexact_stream_kf1},
+     {(const void *)rt3_inexact_stream_kf0, (const void *)rt3_inexact_stream_kf1},
+     {(const void *)rt4_inexact_stream_kf0, (const void *)rt4_inexact_stream_kf1}}};
+
+/* inexact, double: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_inexact_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_inexact_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][1][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_inexact_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_inexact_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_inexact_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 2, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) double sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        double *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_inexact_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_inexact_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_inexact_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_inexact_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[3][1][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 3, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_inexact_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            sh[u][2][0][PT + tid] = w2[K - 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_inexact_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 3 * R - 2; /* step 3, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][2];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_inexact_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 3, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) double sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        double *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_inexact_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_inexact_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_inexact_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_inexact_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[4][1][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 4, FILL = 2 * L * R + L - 1 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_inexact_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R + L - 1) { /* up to the last row a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            sh[u][0][0][PT + tid] = pf[0][0];
+            sh[u][1][0][PT + tid] = w1[K - 1][0];
+            sh[u][2][0][PT + tid] = w2[K - 1][0];
+            sh[u][3][0][PT + tid] = w3[K - 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_inexact_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 4 * R - 3; /* step 4, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][3];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+            {
+                const KGT_IX r = y - 3 * R - 2; /* step 3 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][2];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R - 1; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][1];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 1 * R - 0; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const double(*e)[BP] = sh[(u + S + 1 - K + k) % S][0];
+                    q[k * QW + 0] = e[0][PT + tid - 1];
+                    q[k * QW + 2] = e[0][PT + tid + 1];
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_sub(0x1.999999999999ap-4 * q[c], q[c + 1]), 0x1.0000002af31dcp+0 * q[c + QW + 1]);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_inexact_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PT = 1, BP = B + 2 * PT, NE = 1, U = 2 * K, S = U, QW = V + 2 * R,
+           L = 4, FILL = 2 * L * R + L - 1 };
+    __shared__ __align__(16) double sh[S][L][NE][BP];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    /* slots read before the walk writes them, and the padding: rows and columns no
+       stored cell needs */
+    for (int p = 0; p < S * L * NE; p++) {
+        double *e = &sh[0][0][0][0] + p * BP;
+        e[PT + tid] = 0;
+        if (tid < PT) e[tid] = e[BP - 1 - tid] = 0;
+    }
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + FILL + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_inexact_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_inexact_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_inexact, d) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x86e5d38d456734a1ull, 0x82fe5bf9dbc0b60dull, 0xe59706f6cf2a9ff2ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_inexact_stream_kd0, (const void *)rt_inexact_stream_kd0},
+     {(const void *)rt3_inexact_stream_kd0, (const void *)rt3_inexact_stream_kd0},
+     {(const void *)rt4_inexact_stream_kd0, (const void *)rt4_inexact_stream_kd0}}};
 
 /*
  * negated: 3 dims, radius 1/0 0/0 0/1, 2 non-zero points, divisor -4
@@ -5194,6 +9069,953 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
 
 #endif
 
+/* negated, float: the library's 2..3-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+/* 2 steps per launch by register streaming along z: 32 x 8 threads of 2 columns x 3 rows */
+#define KGT_IX int
+#ifndef KGT_UNROLL
+#define KGT_UNROLL _Pragma("unroll")
+#endif
+#ifndef KGT_SHFL_UP
+#if defined(__HIPCC__)
+#define KGT_SHFL_UP(v, d)   __shfl_up((v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down((v), (d), 32)
+#else
+#define KGT_SHFL_UP(v, d)   __shfl_up_sync(0xffffffffu, (v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d), 32)
+#endif
+#endif
+static __device__ __forceinline__ void rt3l2_negated_ldf(float (*d)[2], const float *pl,
+    const long *ro, KGT_IX x, const KGT_IX *xc, int vin)
+{
+    KGT_UNROLL
+    for (int i = 0; i < 3; i++) {
+        const float *row = pl + ro[i];
+        if (vin) {
+            const float2 q = *(const float2 *)(row + x);
+            d[i][0] = q.x, d[i][1] = q.y;
+            continue;
+        }
+        KGT_UNROLL
+        for (int j = 0; j < 2; j++) d[i][j] = row[xc[j]];
+    }
+}
+
+static __device__ __forceinline__ void rt3l2_negated_walkf(const int vec, const int fast,
+    const float *__restrict__ in, float *__restrict__ out, KGT_IX x0, KGT_IX y0, KGT_IX zs,
+    KGT_IX ze, KGT_IX lo1, KGT_IX lo2, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, float *sh)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const KGT_IX x = x0 + tx * V, yb = y0 + ty * NY;
+    int cl[V], st[V], rl[NY], rs[NY], stall = 1; /* live, stored columns, rows */
+    KGT_IX xc[V]; /* columns of scalar loads */
+    long ro[NY];  /* offsets of the rows in a plane */
+    KGT_UNROLL
+    for (int j = 0; j < V; j++) {
+        cl[j] = fast || (x + j >= ll2 && x + j < lh2);
+        st[j] = tx * V >= HP && tx * V < HP + W && (fast || (x + j >= lo2 && x + j < hi2));
+        stall = stall && st[j];
+        xc[j] = fast ? x + j : KGT_CLAMP(x + j, a2, b2 - 1);
+    }
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++) {
+        const KGT_IX y = yb + i;
+        rl[i] = fast || (y >= ll1 && y < lh1);
+        rs[i] = ty * NY + i >= HY && ty * NY + i < HY + WY && (fast || (y >= lo1 && y < hi1));
+        ro[i] = (long)(fast ? y : KGT_CLAMP(y, a1, b1 - 1)) * s1;
+    }
+    const int vin = vec && (fast || (x >= a2 && x + V <= b2));
+    float w0[K][NY][V], w1[K][NY][V], pf[P][NY][V];
+    KGT_UNROLL
+    for (int q = 0; q < K; q++)
+        KGT_UNROLL
+        for (int i = 0; i < NY; i++)
+            KGT_UNROLL
+            for (int j = 0; j < V; j++) w0[q][i][j] = w1[q][i][j] = 0;
+    KGT_IX z = zs - L * R; /* the input plane entering the window */
+    KGT_UNROLL
+    for (int q = 0; q < P; q++)
+        rt3l2_negated_ldf(pf[q], in + (long)KGT_CLAMP(z + q, a0, b0 - 1) * s0, ro, x, xc, vin);
+    while (z < ze + L * R) { /* up to the last plane that a stored plane needs */
+        KGT_UNROLL
+        for (int u = 0; u < U; u++, z++) {
+            float *s = sh + (u % NB) * L * SL;
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) {
+                const int i = e < R ? e : NY - ER + e;
+                float *q = s + 0 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                *(float2 *)q = make_float2(w0[R + 1][i][0], w0[R + 1][i][1]);
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) {
+                const int i = e < R ? e : NY - ER + e;
+                float *q = s + 1 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                *(float2 *)q = make_float2(w1[R + 1][i][0], w1[R + 1][i][1]);
+            }
+            __syncthreads();
+            KGT_UNROLL
+            for (int i = 0; i < NY; i++)
+                KGT_UNROLL
+                for (int j = 0; j < V; j++) {
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < K; q++) w0[q][i][j] = w0[q + 1][i][j];
+                    w0[K - 1][i][j] = pf[0][i][j];
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < P; q++) pf[q][i][j] = pf[q + 1][i][j];
+                }
+            {
+                /* FAST: every plane loaded lies in [a0, b0) */
+                const KGT_IX zk = fast ? z + P : KGT_CLAMP(z + P, a0, b0 - 1);
+                rt3l2_negated_ldf(pf[P - 1], in + (long)zk * s0, ro, x, xc, vin);
+            }
+            {
+                const KGT_IX r = z - 1 * R; /* step 1 */
+                const float *sp = s + 0 * SL;
+                float nv[NY][V], sl[NY][R], sr[NY][R];
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        sl[i][m] = KGT_SHFL_UP(w0[R][i][V - R + m], 1);
+                        sr[i][m] = KGT_SHFL_DOWN(w0[R][i][m], 1);
+                    }
+                {
+                    const float v7_8_8 = w0[0][0][0];
+                    const float v8_8_9 = w0[1][0][1];
+                    nv[0][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][0][1];
+                    const float v8_8_9 = sr[0][0];
+                    nv[0][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][1][0];
+                    const float v8_8_9 = w0[1][1][1];
+                    nv[1][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][1][1];
+                    const float v8_8_9 = sr[1][0];
+                    nv[1][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][2][0];
+                    const float v8_8_9 = w0[1][2][1];
+                    nv[2][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][2][1];
+                    const float v8_8_9 = sr[2][0];
+                    nv[2][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                if (!fast) {
+                    const int pl = r >= ll0 && r < lh0;
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            nv[i][j] = pl && rl[i] && cl[j] ? nv[i][j] : w0[R][i][j];
+                }
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        KGT_UNROLL
+                        for (int q = 0; q + 1 < K; q++) w1[q][i][j] = w1[q + 1][i][j];
+                        w1[K - 1][i][j] = nv[i][j];
+                    }
+            }
+            {
+                const KGT_IX r = z - 2 * R; /* step 2, stored */
+                const float *sp = s + 1 * SL;
+                float nv[NY][V], sl[NY][R], sr[NY][R];
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        sl[i][m] = KGT_SHFL_UP(w1[R][i][V - R + m], 1);
+                        sr[i][m] = KGT_SHFL_DOWN(w1[R][i][m], 1);
+                    }
+                {
+                    const float v7_8_8 = w1[0][0][0];
+                    const float v8_8_9 = w1[1][0][1];
+                    nv[0][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][0][1];
+                    const float v8_8_9 = sr[0][0];
+                    nv[0][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][1][0];
+                    const float v8_8_9 = w1[1][1][1];
+                    nv[1][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][1][1];
+                    const float v8_8_9 = sr[1][0];
+                    nv[1][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][2][0];
+                    const float v8_8_9 = w1[1][2][1];
+                    nv[2][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][2][1];
+                    const float v8_8_9 = sr[2][0];
+                    nv[2][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                if (!fast) {
+                    const int pl = r >= ll0 && r < lh0;
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            nv[i][j] = pl && rl[i] && cl[j] ? nv[i][j] : w1[R][i][j];
+                }
+                if (r >= zs && r < ze)
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++) {
+                        if (!rs[i]) continue;
+                        float *o = out + (long)r * s0 + ro[i] + x;
+                        if (vec && stall) {
+                            *(float2 *)o = make_float2(nv[i][0], nv[i][1]);
+                            continue;
+                        }
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[i][j];
+                    }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l2_negated_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    __shared__ __align__(16) float sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the rows above and below the tile: read only by rows that are not stored */
+    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {
+        const int c = p % (ER * TX), e = p / (ER * TX) % 2, q = p / (2 * ER * TX);
+        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + 2 * L * R + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l2_negated_walkf(0, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l2_negated_walkf(0, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l2_negated_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    __shared__ __align__(16) float sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the rows above and below the tile: read only by rows that are not stored */
+    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {
+        const int c = p % (ER * TX), e = p / (ER * TX) % 2, q = p / (2 * ER * TX);
+        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + 2 * L * R + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l2_negated_walkf(1, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l2_negated_walkf(1, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+#undef KGT_IX
+/* 3 steps per launch by register streaming along z: 32 x 8 threads of 2 columns x 3 rows */
+#define KGT_IX int
+#ifndef KGT_UNROLL
+#define KGT_UNROLL _Pragma("unroll")
+#endif
+#ifndef KGT_SHFL_UP
+#if defined(__HIPCC__)
+#define KGT_SHFL_UP(v, d)   __shfl_up((v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down((v), (d), 32)
+#else
+#define KGT_SHFL_UP(v, d)   __shfl_up_sync(0xffffffffu, (v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d), 32)
+#endif
+#endif
+static __device__ __forceinline__ void rt3l3_negated_ldf(float (*d)[2], const float *pl,
+    const long *ro, KGT_IX x, const KGT_IX *xc, int vin)
+{
+    KGT_UNROLL
+    for (int i = 0; i < 3; i++) {
+        const float *row = pl + ro[i];
+        if (vin) {
+            const float2 q = *(const float2 *)(row + x);
+            d[i][0] = q.x, d[i][1] = q.y;
+            continue;
+        }
+        KGT_UNROLL
+        for (int j = 0; j < 2; j++) d[i][j] = row[xc[j]];
+    }
+}
+
+static __device__ __forceinline__ void rt3l3_negated_walkf(const int vec, const int fast,
+    const float *__restrict__ in, float *__restrict__ out, KGT_IX x0, KGT_IX y0, KGT_IX zs,
+    KGT_IX ze, KGT_IX lo1, KGT_IX lo2, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, float *sh)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 3,
+           HP = 4, HY = 3, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const KGT_IX x = x0 + tx * V, yb = y0 + ty * NY;
+    int cl[V], st[V], rl[NY], rs[NY], stall = 1; /* live, stored columns, rows */
+    KGT_IX xc[V]; /* columns of scalar loads */
+    long ro[NY];  /* offsets of the rows in a plane */
+    KGT_UNROLL
+    for (int j = 0; j < V; j++) {
+        cl[j] = fast || (x + j >= ll2 && x + j < lh2);
+        st[j] = tx * V >= HP && tx * V < HP + W && (fast || (x + j >= lo2 && x + j < hi2));
+        stall = stall && st[j];
+        xc[j] = fast ? x + j : KGT_CLAMP(x + j, a2, b2 - 1);
+    }
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++) {
+        const KGT_IX y = yb + i;
+        rl[i] = fast || (y >= ll1 && y < lh1);
+        rs[i] = ty * NY + i >= HY && ty * NY + i < HY + WY && (fast || (y >= lo1 && y < hi1));
+        ro[i] = (long)(fast ? y : KGT_CLAMP(y, a1, b1 - 1)) * s1;
+    }
+    const int vin = vec && (fast || (x >= a2 && x + V <= b2));
+    float w0[K][NY][V], w1[K][NY][V], w2[K][NY][V], pf[P][NY][V];
+    KGT_UNROLL
+    for (int q = 0; q < K; q++)
+        KGT_UNROLL
+        for (int i = 0; i < NY; i++)
+            KGT_UNROLL
+            for (int j = 0; j < V; j++) w0[q][i][j] = w1[q][i][j] = w2[q][i][j] = 0;
+    KGT_IX z = zs - L * R; /* the input plane entering the window */
+    KGT_UNROLL
+    for (int q = 0; q < P; q++)
+        rt3l3_negated_ldf(pf[q], in + (long)KGT_CLAMP(z + q, a0, b0 - 1) * s0, ro, x, xc, vin);
+    while (z < ze + L * R) { /* up to the last plane that a stored plane needs */
+        KGT_UNROLL
+        for (int u = 0; u < U; u++, z++) {
+            float *s = sh + (u % NB) * L * SL;
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) {
+                const int i = e < R ? e : NY - ER + e;
+                float *q = s + 0 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                *(float2 *)q = make_float2(w0[R + 1][i][0], w0[R + 1][i][1]);
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) {
+                const int i = e < R ? e : NY - ER + e;
+                float *q = s + 1 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                *(float2 *)q = make_float2(w1[R + 1][i][0], w1[R + 1][i][1]);
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) {
+                const int i = e < R ? e : NY - ER + e;
+                float *q = s + 2 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                *(float2 *)q = make_float2(w2[R + 1][i][0], w2[R + 1][i][1]);
+            }
+            __syncthreads();
+            KGT_UNROLL
+            for (int i = 0; i < NY; i++)
+                KGT_UNROLL
+                for (int j = 0; j < V; j++) {
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < K; q++) w0[q][i][j] = w0[q + 1][i][j];
+                    w0[K - 1][i][j] = pf[0][i][j];
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < P; q++) pf[q][i][j] = pf[q + 1][i][j];
+                }
+            {
+                /* FAST: every plane loaded lies in [a0, b0) */
+                const KGT_IX zk = fast ? z + P : KGT_CLAMP(z + P, a0, b0 - 1);
+                rt3l3_negated_ldf(pf[P - 1], in + (long)zk * s0, ro, x, xc, vin);
+            }
+            {
+                const KGT_IX r = z - 1 * R; /* step 1 */
+                const float *sp = s + 0 * SL;
+                float nv[NY][V], sl[NY][R], sr[NY][R];
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        sl[i][m] = KGT_SHFL_UP(w0[R][i][V - R + m], 1);
+                        sr[i][m] = KGT_SHFL_DOWN(w0[R][i][m], 1);
+                    }
+                {
+                    const float v7_8_8 = w0[0][0][0];
+                    const float v8_8_9 = w0[1][0][1];
+                    nv[0][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][0][1];
+                    const float v8_8_9 = sr[0][0];
+                    nv[0][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][1][0];
+                    const float v8_8_9 = w0[1][1][1];
+                    nv[1][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][1][1];
+                    const float v8_8_9 = sr[1][0];
+                    nv[1][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][2][0];
+                    const float v8_8_9 = w0[1][2][1];
+                    nv[2][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w0[0][2][1];
+                    const float v8_8_9 = sr[2][0];
+                    nv[2][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                if (!fast) {
+                    const int pl = r >= ll0 && r < lh0;
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            nv[i][j] = pl && rl[i] && cl[j] ? nv[i][j] : w0[R][i][j];
+                }
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        KGT_UNROLL
+                        for (int q = 0; q + 1 < K; q++) w1[q][i][j] = w1[q + 1][i][j];
+                        w1[K - 1][i][j] = nv[i][j];
+                    }
+            }
+            {
+                const KGT_IX r = z - 2 * R; /* step 2 */
+                const float *sp = s + 1 * SL;
+                float nv[NY][V], sl[NY][R], sr[NY][R];
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        sl[i][m] = KGT_SHFL_UP(w1[R][i][V - R + m], 1);
+                        sr[i][m] = KGT_SHFL_DOWN(w1[R][i][m], 1);
+                    }
+                {
+                    const float v7_8_8 = w1[0][0][0];
+                    const float v8_8_9 = w1[1][0][1];
+                    nv[0][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][0][1];
+                    const float v8_8_9 = sr[0][0];
+                    nv[0][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][1][0];
+                    const float v8_8_9 = w1[1][1][1];
+                    nv[1][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][1][1];
+                    const float v8_8_9 = sr[1][0];
+                    nv[1][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][2][0];
+                    const float v8_8_9 = w1[1][2][1];
+                    nv[2][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w1[0][2][1];
+                    const float v8_8_9 = sr[2][0];
+                    nv[2][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                if (!fast) {
+                    const int pl = r >= ll0 && r < lh0;
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            nv[i][j] = pl && rl[i] && cl[j] ? nv[i][j] : w1[R][i][j];
+                }
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        KGT_UNROLL
+                        for (int q = 0; q + 1 < K; q++) w2[q][i][j] = w2[q + 1][i][j];
+                        w2[K - 1][i][j] = nv[i][j];
+                    }
+            }
+            {
+                const KGT_IX r = z - 3 * R; /* step 3, stored */
+                const float *sp = s + 2 * SL;
+                float nv[NY][V], sl[NY][R], sr[NY][R];
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        sl[i][m] = KGT_SHFL_UP(w2[R][i][V - R + m], 1);
+                        sr[i][m] = KGT_SHFL_DOWN(w2[R][i][m], 1);
+                    }
+                {
+                    const float v7_8_8 = w2[0][0][0];
+                    const float v8_8_9 = w2[1][0][1];
+                    nv[0][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w2[0][0][1];
+                    const float v8_8_9 = sr[0][0];
+                    nv[0][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w2[0][1][0];
+                    const float v8_8_9 = w2[1][1][1];
+                    nv[1][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w2[0][1][1];
+                    const float v8_8_9 = sr[1][0];
+                    nv[1][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w2[0][2][0];
+                    const float v8_8_9 = w2[1][2][1];
+                    nv[2][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                {
+                    const float v7_8_8 = w2[0][2][1];
+                    const float v8_8_9 = sr[2][0];
+                    nv[2][1] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2f);
+                }
+                if (!fast) {
+                    const int pl = r >= ll0 && r < lh0;
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            nv[i][j] = pl && rl[i] && cl[j] ? nv[i][j] : w2[R][i][j];
+                }
+                if (r >= zs && r < ze)
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++) {
+                        if (!rs[i]) continue;
+                        float *o = out + (long)r * s0 + ro[i] + x;
+                        if (vec && stall) {
+                            *(float2 *)o = make_float2(nv[i][0], nv[i][1]);
+                            continue;
+                        }
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[i][j];
+                    }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l3_negated_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 3,
+           HP = 4, HY = 3, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    __shared__ __align__(16) float sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the rows above and below the tile: read only by rows that are not stored */
+    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {
+        const int c = p % (ER * TX), e = p / (ER * TX) % 2, q = p / (2 * ER * TX);
+        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + 2 * L * R + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l3_negated_walkf(0, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l3_negated_walkf(0, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l3_negated_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 3,
+           HP = 4, HY = 3, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    __shared__ __align__(16) float sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the rows above and below the tile: read only by rows that are not stored */
+    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {
+        const int c = p % (ER * TX), e = p / (ER * TX) % 2, q = p / (2 * ER * TX);
+        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + 2 * L * R + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l3_negated_walkf(1, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l3_negated_walkf(1, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_negated, f) = {
+    3,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0xa68ae4851e912f34ull, 0x66479f8f89470544ull, 0x0000000000000000ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt3l2_negated_stream_kf0, (const void *)rt3l2_negated_stream_kf1},
+     {(const void *)rt3l3_negated_stream_kf0, (const void *)rt3l3_negated_stream_kf1}, {0, 0}}};
+
+/* negated, double: the library's 2..2-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+/* 2 steps per launch by register streaming along z: 32 x 8 threads of 1 columns x 4 rows */
+#define KGT_IX int
+#ifndef KGT_UNROLL
+#define KGT_UNROLL _Pragma("unroll")
+#endif
+#ifndef KGT_SHFL_UP
+#if defined(__HIPCC__)
+#define KGT_SHFL_UP(v, d)   __shfl_up((v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down((v), (d), 32)
+#else
+#define KGT_SHFL_UP(v, d)   __shfl_up_sync(0xffffffffu, (v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d), 32)
+#endif
+#endif
+static __device__ __forceinline__ void rt3l2_negated_ldd(double (*d)[1], const double *pl,
+    const long *ro, KGT_IX x, const KGT_IX *xc, int vin)
+{
+    KGT_UNROLL
+    for (int i = 0; i < 4; i++) {
+        const double *row = pl + ro[i];
+        (void)vin, (void)x;
+        KGT_UNROLL
+        for (int j = 0; j < 1; j++) d[i][j] = row[xc[j]];
+    }
+}
+
+static __device__ __forceinline__ void rt3l2_negated_walkd(const int vec, const int fast,
+    const double *__restrict__ in, double *__restrict__ out, KGT_IX x0, KGT_IX y0, KGT_IX zs,
+    KGT_IX ze, KGT_IX lo1, KGT_IX lo2, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, double *sh)
+{
+    enum { R = 1, V = 1, NY = 4, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const KGT_IX x = x0 + tx * V, yb = y0 + ty * NY;
+    int cl[V], st[V], rl[NY], rs[NY], stall = 1; /* live, stored columns, rows */
+    KGT_IX xc[V]; /* columns of scalar loads */
+    long ro[NY];  /* offsets of the rows in a plane */
+    KGT_UNROLL
+    for (int j = 0; j < V; j++) {
+        cl[j] = fast || (x + j >= ll2 && x + j < lh2);
+        st[j] = tx * V >= HP && tx * V < HP + W && (fast || (x + j >= lo2 && x + j < hi2));
+        stall = stall && st[j];
+        xc[j] = fast ? x + j : KGT_CLAMP(x + j, a2, b2 - 1);
+    }
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++) {
+        const KGT_IX y = yb + i;
+        rl[i] = fast || (y >= ll1 && y < lh1);
+        rs[i] = ty * NY + i >= HY && ty * NY + i < HY + WY && (fast || (y >= lo1 && y < hi1));
+        ro[i] = (long)(fast ? y : KGT_CLAMP(y, a1, b1 - 1)) * s1;
+    }
+    const int vin = vec && (fast || (x >= a2 && x + V <= b2));
+    double w0[K][NY][V], w1[K][NY][V], pf[P][NY][V];
+    KGT_UNROLL
+    for (int q = 0; q < K; q++)
+        KGT_UNROLL
+        for (int i = 0; i < NY; i++)
+            KGT_UNROLL
+            for (int j = 0; j < V; j++) w0[q][i][j] = w1[q][i][j] = 0;
+    KGT_IX z = zs - L * R; /* the input plane entering the window */
+    KGT_UNROLL
+    for (int q = 0; q < P; q++)
+        rt3l2_negated_ldd(pf[q], in + (long)KGT_CLAMP(z + q, a0, b0 - 1) * s0, ro, x, xc, vin);
+    while (z < ze + L * R) { /* up to the last plane that a stored plane needs */
+        KGT_UNROLL
+        for (int u = 0; u < U; u++, z++) {
+            double *s = sh + (u % NB) * L * SL;
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) {
+                const int i = e < R ? e : NY - ER + e;
+                double *q = s + 0 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                q[0] = w0[R + 1][i][0];
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) {
+                const int i = e < R ? e : NY - ER + e;
+                double *q = s + 1 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                q[0] = w1[R + 1][i][0];
+            }
+            __syncthreads();
+            KGT_UNROLL
+            for (int i = 0; i < NY; i++)
+                KGT_UNROLL
+                for (int j = 0; j < V; j++) {
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < K; q++) w0[q][i][j] = w0[q + 1][i][j];
+                    w0[K - 1][i][j] = pf[0][i][j];
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < P; q++) pf[q][i][j] = pf[q + 1][i][j];
+                }
+            {
+                /* FAST: every plane loaded lies in [a0, b0) */
+                const KGT_IX zk = fast ? z + P : KGT_CLAMP(z + P, a0, b0 - 1);
+                rt3l2_negated_ldd(pf[P - 1], in + (long)zk * s0, ro, x, xc, vin);
+            }
+            {
+                const KGT_IX r = z - 1 * R; /* step 1 */
+                const double *sp = s + 0 * SL;
+                double nv[NY][V], sl[NY][R], sr[NY][R];
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        sl[i][m] = KGT_SHFL_UP(w0[R][i][V - R + m], 1);
+                        sr[i][m] = KGT_SHFL_DOWN(w0[R][i][m], 1);
+                    }
+                {
+                    const double v7_8_8 = w0[0][0][0];
+                    const double v8_8_9 = sr[0][0];
+                    nv[0][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                {
+                    const double v7_8_8 = w0[0][1][0];
+                    const double v8_8_9 = sr[1][0];
+                    nv[1][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                {
+                    const double v7_8_8 = w0[0][2][0];
+                    const double v8_8_9 = sr[2][0];
+                    nv[2][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                {
+                    const double v7_8_8 = w0[0][3][0];
+                    const double v8_8_9 = sr[3][0];
+                    nv[3][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                if (!fast) {
+                    const int pl = r >= ll0 && r < lh0;
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            nv[i][j] = pl && rl[i] && cl[j] ? nv[i][j] : w0[R][i][j];
+                }
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        KGT_UNROLL
+                        for (int q = 0; q + 1 < K; q++) w1[q][i][j] = w1[q + 1][i][j];
+                        w1[K - 1][i][j] = nv[i][j];
+                    }
+            }
+            {
+                const KGT_IX r = z - 2 * R; /* step 2, stored */
+                const double *sp = s + 1 * SL;
+                double nv[NY][V], sl[NY][R], sr[NY][R];
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        sl[i][m] = KGT_SHFL_UP(w1[R][i][V - R + m], 1);
+                        sr[i][m] = KGT_SHFL_DOWN(w1[R][i][m], 1);
+                    }
+                {
+                    const double v7_8_8 = w1[0][0][0];
+                    const double v8_8_9 = sr[0][0];
+                    nv[0][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                {
+                    const double v7_8_8 = w1[0][1][0];
+                    const double v8_8_9 = sr[1][0];
+                    nv[1][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                {
+                    const double v7_8_8 = w1[0][2][0];
+                    const double v8_8_9 = sr[2][0];
+                    nv[2][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                {
+                    const double v7_8_8 = w1[0][3][0];
+                    const double v8_8_9 = sr[3][0];
+                    nv[3][0] = kgt_mul(kgt_add(-v7_8_8, v8_8_9), -0x1p-2);
+                }
+                if (!fast) {
+                    const int pl = r >= ll0 && r < lh0;
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            nv[i][j] = pl && rl[i] && cl[j] ? nv[i][j] : w1[R][i][j];
+                }
+                if (r >= zs && r < ze)
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++) {
+                        if (!rs[i]) continue;
+                        double *o = out + (long)r * s0 + ro[i] + x;
+                        (void)stall;
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[i][j];
+                    }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l2_negated_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, NY = 4, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2 * K, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 0, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    __shared__ __align__(16) double sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the rows above and below the tile: read only by rows that are not stored */
+    for (int p = tid; p < 2 * NB * L * ER * TX; p += BX * BY) {
+        const int c = p % (ER * TX), e = p / (ER * TX) % 2, q = p / (2 * ER * TX);
+        sh[q * SL + (e ? RB - 1 : 0) * ER * TX + c] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + 2 * L * R + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l2_negated_walkd(0, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l2_negated_walkd(0, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_negated, d) = {
+    2,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0xbc9344a22942831dull, 0x0000000000000000ull, 0x0000000000000000ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt3l2_negated_stream_kd0, (const void *)rt3l2_negated_stream_kd0}, {0, 0}, {0, 0}}};
+
 /*
  * tiny: 1 dims, radius 0/1, 2 non-zero points, divisor 7.3468396926392969e-40
  *   (0): 3  (1): 0.125
@@ -5995,6 +10817,1231 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
 }
 
 #endif
+
+/* tiny, float: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_tiny_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_tiny_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_tiny_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_tiny_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_tiny_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_tiny_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_tiny_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_tiny_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_tiny_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_tiny_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_tiny_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_tiny_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[3][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_tiny_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_tiny_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_tiny_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_tiny_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_tiny_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_tiny_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_tiny_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_tiny_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_tiny_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_tiny_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[4][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_tiny_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            *(float2 *)(&s[3][PAD + tid * V]) = make_float2(w3[R + 1][0], w3[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_tiny_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                float q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(0x1.8p+1f * q[c], 0x1p-3f * q[c + 1]) / 0x1p-130f;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_tiny_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_tiny_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_tiny_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_tiny_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_tiny_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_tiny_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_tiny, f) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x52ee0e665d884e09ull, 0xbb05332678d50032ull, 0xae499ff1ef1afaadull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_tiny_stream_kf0, (const void *)rt_tiny_stream_kf1},
+     {(const void *)rt3_tiny_stream_kf0, (const void *)rt3_tiny_stream_kf1},
+     {(const void *)rt4_tiny_stream_kf0, (const void *)rt4_tiny_stream_kf1}}};
+
+/* tiny, double: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_tiny_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_tiny_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_tiny_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_tiny_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_tiny_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_tiny_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_tiny_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_tiny_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_tiny_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[3][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_tiny_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_tiny_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_tiny_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_tiny_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_tiny_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_tiny_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_tiny_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[4][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_tiny_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            s[3][PAD + tid] = w3[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_tiny_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_mul(kgt_add(0x1.8p+1 * q[c], 0x1p-3 * q[c + 1]), 0x1p+130);
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_tiny_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_tiny_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_tiny_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_tiny, d) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x2a3c582695f1785dull, 0xf423a0f2d5075f9cull, 0xf4041f86ecfcb838ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_tiny_stream_kd0, (const void *)rt_tiny_stream_kd0},
+     {(const void *)rt3_tiny_stream_kd0, (const void *)rt3_tiny_stream_kd0},
+     {(const void *)rt4_tiny_stream_kd0, (const void *)rt4_tiny_stream_kd0}}};
 
 /*
  * box3d: 3 dims, radius 1/0 0/1 1/1, 8 non-zero points, divisor 7
@@ -10833,4 +16880,1394 @@ extern "C" int KGT_FUSED(golden_star6, d)(const void *in, void *out, const long 
         live_lo[0], live_lo[1], live_hi[0], live_hi[1], stride[0]);
     return KGT_LAUNCH_FAILED();
 }
+
+/* star6, float: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt_star6_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_star6_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[2][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_star6_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_star6_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_star6_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_star6_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_star6_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_star6_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_star6_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_star6_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt3_star6_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_star6_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[3][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_star6_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_star6_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_star6_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_star6_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_star6_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_star6_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_star6_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_star6_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt4_star6_ldf(float (&d)[2], const float *row, KGT_IX x,
+    const KGT_IX (&xc)[2], int vin)
+{
+    if (vin) {
+        const float2 q = *(const float2 *)(row + x);
+        d[0] = q.x, d[1] = q.y;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_star6_walkf(const float *__restrict__ in,
+    float *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, float (*sh)[4][260])
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    float w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_star6_ldf(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            float(*s)[SW] = sh[u & 1];
+            *(float2 *)(&s[0][PAD + tid * V]) = make_float2(w0[R + 1][0], w0[R + 1][1]);
+            *(float2 *)(&s[1][PAD + tid * V]) = make_float2(w1[R + 1][0], w1[R + 1][1]);
+            *(float2 *)(&s[2][PAD + tid * V]) = make_float2(w2[R + 1][0], w2[R + 1][1]);
+            *(float2 *)(&s[3][PAD + tid * V]) = make_float2(w3[R + 1][0], w3[R + 1][1]);
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_star6_ldf(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                float q[K * QW], nv[V], sn[V];
+                unsigned lo = 0xffffffffu, hi = 0;
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    sn[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1f * q[c]), q[c + 1]),
+                        q[c + QW]);
+                    nv[j] = kgt_div_split(sn[j], 0x1.8p+2f, 0x1.555556p-3f, lo, hi);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = sn[j] / 0x1.8p+2f;
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    float *o = out + (long)r * s0 + x;
+                    if (VEC && stall)
+                        *(float2 *)(o) = make_float2(nv[0], nv[1]);
+                    else
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_star6_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_star6_walkf<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_star6_walkf<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_star6_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 2, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) float sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_star6_walkf<1, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_star6_walkf<1, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_star6, f) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x5d54c4fe6af28237ull, 0x9f219ba981f94766ull, 0xf3810df6485585bdull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_star6_stream_kf0, (const void *)rt_star6_stream_kf1},
+     {(const void *)rt3_star6_stream_kf0, (const void *)rt3_star6_stream_kf1},
+     {(const void *)rt4_star6_stream_kf0, (const void *)rt4_star6_stream_kf1}}};
+
+/* star6, double: the library's 2..4-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#endif
+#define KGT_IX long
+static __device__ __forceinline__ void rt_star6_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt_star6_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[2][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt_star6_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt_star6_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt_star6_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 2, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 2 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt_star6_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt_star6_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt3_star6_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt3_star6_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[3][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt3_star6_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt3_star6_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt3_star6_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 3, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 3 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt3_star6_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt3_star6_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#define KGT_IX long
+static __device__ __forceinline__ void rt4_star6_ldd(double (&d)[1], const double *row, KGT_IX x,
+    const KGT_IX (&xc)[1], int vin)
+{
+    (void)vin, (void)x;
+#pragma unroll
+    for (int j = 0; j < 1; j++) d[j] = row[xc[j]];
+}
+
+template <int VEC, int FAST>
+static __device__ __forceinline__ void rt4_star6_walkd(const double *__restrict__ in,
+    double *__restrict__ out, KGT_IX x0, KGT_IX ys, KGT_IX ye, KGT_IX lo1, KGT_IX hi1,
+    KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX s0, double (*sh)[4][130])
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    const int tid = threadIdx.x;
+    const KGT_IX x = x0 + tid * V;
+    int cl[V], st[V], stall = 1; /* live columns; stored columns */
+    KGT_IX xc[V];                /* columns of scalar loads */
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        cl[j] = FAST || (x + j >= ll1 && x + j < lh1);
+        /* FAST blocks store only columns inside [lo1, hi1) */
+        st[j] = tid * V >= HP && tid * V < HP + W &&
+                (FAST || (x + j >= lo1 && x + j < hi1));
+        stall = stall && st[j];
+        xc[j] = FAST ? x + j : KGT_CLAMP(x + j, a1, b1 - 1);
+    }
+    const int vin = VEC && (FAST || (x >= a1 && x + V <= b1));
+    double w0[K][V], w1[K][V], w2[K][V], w3[K][V], pf[K][V];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int j = 0; j < V; j++) w0[k][j] = w1[k][j] = w2[k][j] = w3[k][j] = 0;
+    KGT_IX y = ys - L * R; /* the input row entering the window */
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        rt4_star6_ldd(pf[k], in + (long)KGT_CLAMP(y + k, a0, b0 - 1) * s0, x, xc, vin);
+    while (y < ye + L * R) { /* up to the last row that a stored row needs */
+#pragma unroll
+        for (int u = 0; u < U; u++, y++) {
+            double(*s)[SW] = sh[u & 1];
+            s[0][PAD + tid] = w0[R + 1][0];
+            s[1][PAD + tid] = w1[R + 1][0];
+            s[2][PAD + tid] = w2[R + 1][0];
+            s[3][PAD + tid] = w3[R + 1][0];
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) w0[k][j] = w0[k + 1][j];
+#pragma unroll
+            for (int j = 0; j < V; j++) w0[K - 1][j] = pf[0][j];
+#pragma unroll
+            for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                for (int j = 0; j < V; j++) pf[k][j] = pf[k + 1][j];
+            /* FAST: every row loaded lies in [a0, b0); the clamp costs registers */
+            const KGT_IX yk = FAST ? y + K : KGT_CLAMP(y + K, a0, b0 - 1);
+            rt4_star6_ldd(pf[K - 1], in + (long)yk * s0, x, xc, vin);
+            {
+                const KGT_IX r = y - 1 * R; /* step 1 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[0][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[0][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w0[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w0[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w1[k][j] = w1[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w1[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 2 * R; /* step 2 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[1][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[1][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w1[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w1[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w2[k][j] = w2[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w2[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 3 * R; /* step 3 */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[2][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[2][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w2[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w2[R][j];
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) w3[k][j] = w3[k + 1][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) w3[K - 1][j] = nv[j];
+            }
+            {
+                const KGT_IX r = y - 4 * R; /* step 4, stored */
+                double q[K * QW], nv[V];
+#pragma unroll
+                for (int k = 0; k < R; k++) {
+                    q[R * QW + k] = s[3][PAD + tid * V - R + k];
+                    q[R * QW + R + V + k] = s[3][PAD + tid * V + V + k];
+                }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+#pragma unroll
+                    for (int j = 0; j < V; j++) q[k * QW + R + j] = w3[k][j];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const int c = R * QW + R + j;
+                    nv[j] = kgt_add(kgt_add(kgt_add(kgt_add(q[c - QW], q[c - 1]), 0x1p+1 * q[c]), q[c + 1]),
+                        q[c + QW]) / 0x1.8p+2;
+                }
+                if (!FAST) {
+                    const int rl = r >= ll0 && r < lh0;
+#pragma unroll
+                    for (int j = 0; j < V; j++) nv[j] = rl && cl[j] ? nv[j] : w3[R][j];
+                }
+                if (r >= ys && r < ye) {
+                    double *o = out + (long)r * s0 + x;
+                    (void)stall;
+#pragma unroll
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[j];
+                }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(128)
+    rt4_star6_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX hi0, KGT_IX hi1, KGT_IX ll0, KGT_IX ll1, KGT_IX lh0, KGT_IX lh1,
+    KGT_IX a0, KGT_IX b0, KGT_IX a1, KGT_IX b1, KGT_IX s0, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, B = 128, K = 2 * R + 1, HP = 4, W = B * V - 2 * HP,
+           PAD = 1, SW = B * V + 2 * PAD, U = 2 * K, QW = V + 2 * R, L = 4 };
+    __shared__ __align__(16) double sh[2][L][SW];
+    const int tid = threadIdx.x;
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX ys = lo0 + (KGT_IX)blockIdx.y * h, ye = ys + h < hi0 ? ys + h : hi0;
+    if (tid < PAD) /* read only by columns that are not stored */
+        for (int p = 0; p < 2 * L; p++) sh[p / L][p % L][tid] = sh[p / L][p % L][SW - 1 - tid] = 0;
+    /* step k < L is used on rows [ys - (L - k)R, ye + (L - k)R) and all loaded columns;
+       rows are loaded from ys - LR up to the end of the last unrolled iteration */
+    const KGT_IX yend = ys - L * R + (ye - ys + 2 * L * R + U - 1) / U * U + K;
+    const int fast = x0 >= a1 && x0 + B * V <= b1 && x0 >= ll1 && x0 + B * V <= lh1 &&
+                     x0 + HP >= lo1 && x0 + HP + W <= hi1 && ys - (L - 1) * R >= ll0 &&
+                     ye + (L - 1) * R <= lh0 && ys - L * R >= a0 && yend <= b0;
+    if (fast)
+        rt4_star6_walkd<0, 1>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+    else
+        rt4_star6_walkd<0, 0>(in, out, x0, ys, ye, lo1, hi1, ll0, ll1, lh0, lh1, a0, b0, a1, b1,
+                            s0, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_star6, d) = {
+    4,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0xc4752fe5f4bf8afdull, 0xae7f6a4727482357ull, 0x5a1310392e4c1294ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt_star6_stream_kd0, (const void *)rt_star6_stream_kd0},
+     {(const void *)rt3_star6_stream_kd0, (const void *)rt3_star6_stream_kd0},
+     {(const void *)rt4_star6_stream_kd0, (const void *)rt4_star6_stream_kd0}}};
 
