@@ -85,14 +85,19 @@ START_TEST(covers_random)
 }
 END_TEST
 
-int main(void)
+static Suite *dirs_suite(void)
 {
     Suite *s = suite_create("dirs");
     TCase *tc = tcase_create("dirs");
     tcase_add_test(tc, star);
     tcase_add_loop_test(tc, covers_random, 0, 64);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(dirs_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
