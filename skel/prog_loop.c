@@ -195,7 +195,7 @@ static void step(sk_run *r, long t)
     for (int i = 0; i < (staged ? 2 * p->ndims : 1); i++) {
         for (int f = 0; f < p->nf; f++)
             s.box[f] = sl_local_box(&r->loc, staged ? &sp->border[f][i] : &sp->box[f]);
-        DEV(r, o->prog_update(&r->dev, SB_QBORDER, &s));
+        DEV(r, sk_prog_update(r, SB_QBORDER, &s));
     }
     rotate(sp);
     phase(r, SK_SEL_STEP, X_RECV, &nreq);
@@ -203,7 +203,7 @@ static void step(sk_run *r, long t)
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     phase(r, SK_SEL_STEP, X_SEND, &nreq);
     for (int f = 0; f < p->nf && staged; f++) s.box[f] = sl_local_box(&r->loc, &sp->inner[f]);
-    if (staged) DEV(r, o->prog_update(&r->dev, SB_QINNER, &s));
+    if (staged) DEV(r, sk_prog_update(r, SB_QINNER, &s));
     DEV(r, o->flush(&r->dev, SB_QINNER));
     net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
     phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
@@ -232,7 +232,7 @@ static void substep(sk_run *r, long t, int k)
     }
     s.t = t;
     s.par = sp->par;
-    DEV(r, r->dev.ops->prog_update(&r->dev, SB_QBORDER, &s));
+    DEV(r, sk_prog_update(r, SB_QBORDER, &s));
     rotate(sp);
     sk_prog_ghost_level(r, k);
 }

@@ -61,8 +61,6 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
     if (r->opt.steps < 0 || r->opt.steps > STENCIL_MAX_STEPS)
         return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d", r->opt.steps,
                        STENCIL_MAX_STEPS);
-    if (r->opt.out_of_core == 1)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
     if (r->opt.weights_auto)
         return SK_FAIL(r, STENCIL_EINVAL, "options.weights_auto is not supported for programs yet");
     return 0;
@@ -263,13 +261,23 @@ static int open_backend(sk_run *r)
     return rc;
 }
 
-static int alloc_levels(sk_run *r)
+static void free_levels(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
+        sb_mem *m[3] = {&sp->cur[f], &sp->nxt[f], &sp->prv[f]};
+        for (int i = 0; i < 3; i++) {
+            if (*m[i]) r->dev.ops->mem_free(&r->dev, *m[i]);
+            *m[i] = NULL;
+        }
+    }
+}
+
+static int alloc_on(sk_run *r)
 {
     sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    r->host = calloc(r->loc.nelems, sb_elem_size(r->st.type));
-    if (!r->host) return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
     for (int f = 0; f < p->nf; f++) {
         sb_mem *m[3] = {&sp->cur[f], p->f[f].coef ? NULL : &sp->nxt[f],
                         p->f[f].keeps ? &sp->prv[f] : NULL};
@@ -280,6 +288,24 @@ static int alloc_levels(sk_run *r)
         }
     }
     return 0;
+}
+
+/* On the device, or out of core where asked or over the limit, or where the device refused. */
+static int alloc_levels(sk_run *r)
+{
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    int ooc = 0, rc = sk_prog_ooc_want(r, &ooc);
+    r->host = calloc(r->loc.nelems, sb_elem_size(r->st.type));
+    if (!rc && !r->host) rc = SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
+    if (!rc && ooc) rc = sk_prog_ooc_start(r);
+    if (!rc) rc = alloc_on(r);
+    if (rc == STENCIL_EDEVMEM && !ooc && sk_ooc_mode(r) == 0) {
+        free_levels(r);
+        r->msg[0] = '\0';
+        rc = sk_prog_ooc_start(r);
+        if (!rc) rc = alloc_on(r);
+    }
+    return rc;
 }
 
 int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
@@ -334,12 +360,9 @@ void sk_prog_free(sk_run *r)
                 if (k->sbuf) r->dev.ops->host_free(&r->dev, k->sbuf);
                 if (k->rbuf) r->dev.ops->host_free(&r->dev, k->rbuf);
             }
-        for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
-            sb_mem m[3] = {sp->cur[f], sp->nxt[f], sp->prv[f]};
-            for (int i = 0; i < 3; i++)
-                if (m[i]) r->dev.ops->mem_free(&r->dev, m[i]);
-        }
+        free_levels(r);
     }
+    if (sp->ooc) sk_prog_ooc_release(r);
     free(sp->req);
     free(sp->gbuf);
     free(sp->st);

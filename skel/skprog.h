@@ -7,6 +7,7 @@
  *   prog_bound.c  the ghosts of mirror and constant faces
  *   prog_face.c   a linear stencil with a boundary per face, as a program
  *   prog_image.c  tiles for the callbacks, checkpoints
+ *   prog_ooc.c    out of core: the levels in host memory, each step streamed through the device
  *   prog_loop.c   per pass of T steps: halos of the fields read across cells, ghosts of mirror
  *                 and constant faces, the updates, the rotation of the time levels; norms
  *
@@ -71,6 +72,7 @@ typedef struct sk_prog {
     /* bw[k + 1][f]: how far beyond the owned box level k (-1 .. T) of a pass must be valid, per
        dimension and side: what step k computes, and how deep its ghosts go */
     int bw[STENCIL_MAX_STEPS + 2][KGT_PROG_MAX_FIELDS][SL_D][2];
+    struct sk_pooc *ooc; /* out of core (prog_ooc.c): r->dev is the host backend on the levels */
 } sk_prog;
 
 /* prog_setup.c */
@@ -93,6 +95,16 @@ static inline int sk_slot_in(const sk_prog *sp, const sk_pslot *s, int sel)
 int sk_prog_steps(sk_run *r);
 sl_box sk_prog_cbox(const sk_run *r, int f, int k);
 int sk_prog_frames(const sk_run *r, int f, sl_box *slab);
+
+/* prog_ooc.c: whether this rank runs out of core (options.out_of_core, device_memory); the
+   start (the opened device moved aside, r->dev the host backend, chunk buffers); the chunk
+   buffers freed, and everything released; sk_prog_update is the update of a step, in core or
+   out of core. */
+int sk_prog_ooc_want(sk_run *r, int *want);
+int sk_prog_ooc_start(sk_run *r);
+void sk_prog_ooc_free(sk_run *r);
+void sk_prog_ooc_release(sk_run *r);
+int sk_prog_update(sk_run *r, int q, const sb_prog_step *s);
 
 /* prog_links.c: the slots and their links, staging buffers, requests (after the levels). */
 int sk_prog_links(sk_run *r);

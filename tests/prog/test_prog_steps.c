@@ -11,7 +11,6 @@
  * dimension. The exact halos of T composed steps: test_prog_run.c's exact_halos.
  */
 #include <check.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,19 +66,11 @@ START_TEST(forced_bitwise)
     const long iters = 7; /* two passes of T = 3, one left over */
     tp_env e;
     tp_begin(&e, &pc, dbl, blocks);
-    for (long t = 0; t < iters; t++) ref_step(&e.R, t);
-    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
     stencil_stats st;
+    char what[16];
+    snprintf(what, sizeof what, "T=%d", T);
     e.o.steps = T;
-    e.o.stats = &st;
-    int rc =
-        stencil_program_skeleton(MPI_COMM_WORLD, pc.n, e.p, dbl ? STENCIL_DOUBLE : STENCIL_FLOAT,
-                                 iters, init, check_out, &e.o);
-    ck_assert_int_eq(rc, 0);
-    long bad = sum_long(e.c.bad), seen = sum_long(e.c.seen);
-    ck_assert_msg(bad == 0, "%s T=%d %s %s: %ld of %ld cells differ", e.R.p->name, T,
-                  dbl ? "double" : "float", blocks ? "blocks" : "bands", bad, seen);
-    ck_assert_int_eq(seen, e.R.total * stencil_program_nfields(e.p));
+    tp_skeleton(&e, &pc, iters, &st, what);
     ck_assert_msg(st.steps == T && !strcmp(st.steps_why, "forced"), "%s T=%d: steps %d (%s)",
                   e.R.p->name, T, st.steps, st.steps_why);
     tp_end(&e);
@@ -96,32 +87,10 @@ START_TEST(persistent_short_passes)
     tp_begin(&e, &pc, 1, blocks);
     e.o.steps = 3;
     e.o.peer = blocks ? 0 : -1; /* self halos through MPI, or copied on the device */
-    stencil_run *run = NULL;
-    ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, pc.n, e.p, STENCIL_DOUBLE, init, &e.o, &run), 0);
-    ck_assert_int_eq(stencil_advance(run, 5), 0);
-    ck_assert_int_eq(stencil_advance(run, 1), 0);
-    for (long t = 0; t < 6; t++) ref_step(&e.R, t);
-    if (e.R.p->npar > 0) {
-        ck_assert_int_eq(stencil_run_set_param(run, e.R.p->par[0].name, 0.125), 0);
-        e.R.par[0] = 0.125;
-    }
-    stencil_norm nr[KGT_PROG_MAX_FIELDS];
-    ck_assert_int_eq(stencil_advance_norms(run, 4, nr, KGT_PROG_MAX_FIELDS), 0);
-    for (long t = 6; t < 10; t++) ref_step(&e.R, t);
-    for (int f = 0; f < e.R.p->nf; f++) {
-        if (e.R.p->f[f].coef) continue;
-        ck_assert_msg(nr[f].max == e.R.max[f], "%s field %d max %g, expected %g", e.R.p->name, f,
-                      nr[f].max, e.R.max[f]);
-        ck_assert(fabs(nr[f].l2 - e.R.l2[f]) <= 1e-12 * (e.R.l2[f] + 1e-300));
-    }
-    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
-    ck_assert_int_eq(stencil_view(run, check_out), 0);
-    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    const long adv[3] = {5, 1, 4};
     stencil_stats st;
-    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    tp_persistent(&e, pc.n, adv, 3, &st);
     ck_assert_int_eq(st.steps, 3);
-    ck_assert_int_eq(stencil_destroy(&run), 0);
     tp_end(&e);
 }
 END_TEST

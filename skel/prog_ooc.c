@@ -1,0 +1,251 @@
+/*
+ * Program runs out of core (skprog.h): every level of every field, coefficients included, lives
+ * in host memory, and each step streams them through the device in chunks of rows of dimension
+ * 0, as skel/ooc.c does for a stencil's array. r->dev becomes the host backend on those host
+ * levels, so the exchange, the ghosts, the frames, norms, views and checkpoints run unchanged
+ * on them; only the updates (sk_prog_update) go to the rank's real device (sp->ooc->dev),
+ * which sees chunk buffers with the local array's strides and fewer rows: per chunk of the rows
+ * a step computes, those rows and the rows its reads reach go up for every field's current
+ * level (and previous level where kept), the device computes the chunk's boxes in chunk-local
+ * indices, and the computed cells come down into the level being written. Results are bitwise
+ * those in core: every cell is computed by the same kernel from the same inputs.
+ *
+ * The kernels see the index of a cell from the origin the device was opened with, which a
+ * chunk shifts along dimension 0: a program that reads the index i is refused out of core.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ooc.h"
+#include "skprog.h"
+
+typedef struct sk_pooc {
+    sb_dev dev;                       /* the rank's device: chunk buffers only */
+    sb_mem in[KGT_PROG_MAX_FIELDS];   /* per field: its current level's rows */
+    sb_mem prev[KGT_PROG_MAX_FIELDS]; /* fields that keep their previous level */
+    sb_mem out[KGT_PROG_MAX_FIELDS];  /* evolving fields: the level written */
+    void *stage;                      /* the computed cells of one field coming down */
+    int pinned;                       /* stage from dev.host_alloc */
+    long cap, hlo, hhi;               /* rows of a chunk buffer; rows read below and above */
+    long long up, down, limit;        /* bytes moved; the device memory limit (0: none) */
+    int nbufs, chunks;                /* chunk buffers; chunks of the last step */
+} sk_pooc;
+
+/* A failure of the device's call e into r->rc, with the device's message; callers skip calls
+   once r->rc is set, as SK_DEV does. */
+static void odev(sk_run *r, const sk_pooc *o, int e)
+{
+    if (e && !r->rc) r->rc = err_set(r->msg, sizeof r->msg, e, "%s", o->dev.err);
+}
+
+/* The program reads the index along dimension 0. */
+static int reads_i(const kgt_prog *p)
+{
+    for (int i = 0; i < p->nnodes; i++)
+        if (p->nodes[i]->kind == KP_INDEX && p->nodes[i]->ref == 0) return 1;
+    return 0;
+}
+
+/* Bytes of every level of every field: what in core allocates on the device. */
+static long long level_bytes(const sk_run *r)
+{
+    const kgt_prog *p = r->prog->p;
+    long long n = 0;
+    for (int f = 0; f < p->nf; f++) n += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
+    return n * (long long)(r->loc.nelems * sb_elem_size(r->st.type));
+}
+
+int sk_prog_ooc_want(sk_run *r, int *want)
+{
+    long long limit = 0;
+    int mode = sk_ooc_mode(r), rc = sk_ooc_limit(r, &limit);
+    *want = 0;
+    if (rc) return rc;
+    if (r->opt.out_of_core < -1 || r->opt.out_of_core > 1)
+        return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core is %d, not -1, 0 or 1",
+                       r->opt.out_of_core);
+    long long need = level_bytes(r);
+    if (mode == -1 && limit > 0 && need > limit)
+        return SK_FAIL(r, STENCIL_EDEVMEM,
+                       "the program's levels need %lld bytes of device memory, the limit is %lld "
+                       "and out-of-core runs are off",
+                       need, limit);
+    *want = mode == 1 || (mode == 0 && limit > 0 && need > limit);
+    return 0;
+}
+
+/* The rows of a chunk buffer: within the limit, else an eighth of the part and its halo rows. */
+static long chunk_rows(const sk_run *r, const sk_pooc *o)
+{
+    long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    size_t row = (size_t)r->loc.stride[0] * sb_elem_size(r->st.type);
+    long cap = o->limit > 0 ? (long)(o->limit / (long long)((size_t)o->nbufs * row))
+                            : (r->loc.owned.hi[0] - r->loc.owned.lo[0]) / 8 + o->hlo + o->hhi + 1;
+    return cap < ext ? cap : ext;
+}
+
+static int alloc_chunks(sk_run *r, sk_pooc *o)
+{
+    const kgt_prog *p = r->prog->p;
+    size_t row = (size_t)r->loc.stride[0] * sb_elem_size(r->st.type);
+    for (int f = 0; f < p->nf; f++) o->nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
+    for (;;) {
+        int rc = 0;
+        o->cap = chunk_rows(r, o);
+        if (o->cap < o->hlo + o->hhi + 1)
+            return SK_FAIL(r, STENCIL_EDEVMEM,
+                           "device memory limit %lld bytes: the program out of core needs at "
+                           "least %d x %ld rows of %zu bytes",
+                           o->limit, o->nbufs, o->hlo + o->hhi + 1, row);
+        size_t bytes = (size_t)o->cap * row;
+        for (int f = 0; f < p->nf && !rc; f++) {
+            sb_mem *m[3] = {&o->in[f], p->f[f].coef ? NULL : &o->out[f],
+                            p->f[f].keeps ? &o->prev[f] : NULL};
+            for (int i = 0; i < 3 && !rc; i++)
+                if (m[i]) rc = o->dev.ops->mem_alloc(&o->dev, bytes, m[i]);
+        }
+        if (!rc) {
+            o->pinned = o->dev.ops->host_alloc(&o->dev, bytes, &o->stage) == 0;
+            if (!o->pinned) o->stage = malloc(bytes);
+            return o->stage ? 0 : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (chunk staging)");
+        }
+        sk_prog_ooc_free(r);
+        if (rc != STENCIL_EDEVMEM || o->limit > 0 || o->cap <= o->hlo + o->hhi + 1)
+            return SK_FAIL(r, rc, "out-of-core chunk buffers: %s", o->dev.err);
+        o->limit = (long long)(o->cap / 2) * (long long)((size_t)o->nbufs * row);
+    }
+}
+
+int sk_prog_ooc_start(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    if (reads_i(sp->p))
+        return SK_FAIL(r, STENCIL_EINVAL,
+                       "out of core: program '%s' reads the index i, which chunks of rows of "
+                       "dimension 0 would shift (run it in core)",
+                       sp->p->name);
+    sk_pooc *o = sp->ooc = calloc(1, sizeof *sp->ooc);
+    if (!o) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory");
+    int rc = sk_ooc_limit(r, &o->limit);
+    if (rc) return rc;
+    o->hlo = r->st.rlo[0];
+    o->hhi = r->st.rhi[0];
+    o->dev = r->dev; /* the device opened for the program: the kernels are its */
+    memset(&r->dev, 0, sizeof r->dev);
+    r->dev_open = 0;
+    sb_open_args a = {.device = -1, .st = &r->st, .local = &r->loc};
+    r->dev.ops = sb_find("host");
+    rc = r->dev.ops->open(&r->dev, &a);
+    if (rc) return SK_FAIL(r, rc, "host levels: %s", r->dev.err);
+    r->dev_open = 1;
+    return alloc_chunks(r, o);
+}
+
+void sk_prog_ooc_free(sk_run *r)
+{
+    sk_pooc *o = r->prog->ooc;
+    for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
+        sb_mem *m[3] = {&o->in[f], &o->out[f], &o->prev[f]};
+        for (int i = 0; i < 3; i++) {
+            if (*m[i]) o->dev.ops->mem_free(&o->dev, *m[i]);
+            *m[i] = NULL;
+        }
+    }
+    if (o->stage && o->pinned) o->dev.ops->host_free(&o->dev, o->stage);
+    if (o->stage && !o->pinned) free(o->stage);
+    o->stage = NULL;
+}
+
+void sk_prog_ooc_release(sk_run *r)
+{
+    sk_pooc *o = r->prog->ooc;
+    if (!o) return;
+    for (int q = 0; q < SB_NQUEUES; q++) (void)o->dev.ops->wait(&o->dev, q);
+    sk_prog_ooc_free(r);
+    o->dev.ops->close(&o->dev);
+    free(o);
+    r->prog->ooc = NULL;
+}
+
+/* Rows [lo, hi) of host level h up into chunk buffer m, whose row 0 is local row base. */
+static void up(sk_run *r, sk_pooc *o, sb_mem m, const void *h, long base, long lo, long hi)
+{
+    size_t es = sb_elem_size(r->st.type), row = (size_t)r->loc.stride[0] * es;
+    sl_box b = {{lo - base, 0, 0}, {hi - base, 1, 1}};
+    for (int d = 1; d < SL_D; d++) b.hi[d] = r->loc.ext.hi[d] - r->loc.ext.lo[d];
+    if (!r->rc)
+        odev(r, o,
+             o->dev.ops->copy_in(&o->dev, SB_QBORDER, m, &b, (const char *)h + (size_t)lo * row));
+    o->up += (long long)((size_t)(hi - lo) * row);
+}
+
+/* One step's update out of core: the boxes of s (local indices) chunk by chunk. */
+static void ooc_update(sk_run *r, const sb_prog_step *s)
+{
+    sk_prog *sp = r->prog;
+    sk_pooc *o = sp->ooc;
+    const kgt_prog *p = sp->p;
+    const sb_ops *d = o->dev.ops;
+    long lo = 0, hi = 0, ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    for (int f = 0; f < p->nf; f++) /* the rows any box covers */
+        if (!p->f[f].coef && !sl_box_empty(&s->box[f])) {
+            if (hi <= lo || s->box[f].lo[0] < lo) lo = s->box[f].lo[0];
+            if (s->box[f].hi[0] > hi) hi = s->box[f].hi[0];
+        }
+    long rows = o->cap - o->hlo - o->hhi;
+    int n = 0;
+    for (long a = lo; a < hi && !r->rc; a += rows, n++) {
+        long b = a + rows < hi ? a + rows : hi;
+        long base = a - o->hlo > 0 ? a - o->hlo : 0, top = b + o->hhi < ext ? b + o->hhi : ext;
+        sb_prog_step c = *s;
+        for (int f = 0; f < p->nf; f++) {
+            up(r, o, o->in[f], s->in[f], base, base, top);
+            if (p->f[f].keeps) up(r, o, o->prev[f], s->prev[f], base, base, top);
+            c.in[f] = o->in[f];
+            c.prev[f] = p->f[f].keeps ? o->prev[f] : NULL;
+            c.out[f] = p->f[f].coef ? NULL : o->out[f];
+            sl_box k = s->box[f];
+            k.lo[0] = k.lo[0] > a ? k.lo[0] : a;
+            k.hi[0] = k.hi[0] < b ? k.hi[0] : b;
+            if (p->f[f].coef || sl_box_empty(&s->box[f]) || k.hi[0] <= k.lo[0]) k.hi[0] = k.lo[0];
+            c.box[f] = k;
+            c.box[f].lo[0] -= base;
+            c.box[f].hi[0] -= base;
+        }
+        if (!r->rc) odev(r, o, d->prog_update(&o->dev, SB_QBORDER, &c));
+        for (int f = 0; f < p->nf && !r->rc; f++) { /* the computed cells come down */
+            if (p->f[f].coef || sl_box_empty(&c.box[f])) continue;
+            if (!r->rc)
+                odev(r, o, d->copy_out(&o->dev, SB_QBORDER, o->out[f], &c.box[f], o->stage));
+            if (!r->rc) odev(r, o, d->wait(&o->dev, SB_QBORDER));
+            sl_box k = c.box[f];
+            k.lo[0] += base;
+            k.hi[0] += base;
+            SK_DEV(r, r->dev.ops->copy_in(&r->dev, SB_QBORDER, s->out[f], &k, o->stage));
+            o->down += (long long)sl_box_volume(&k) * (long long)sb_elem_size(r->st.type);
+        }
+    }
+    o->chunks = n > o->chunks ? n : o->chunks;
+}
+
+int sk_prog_update(sk_run *r, int q, const sb_prog_step *s)
+{
+    if (!r->prog->ooc) return r->dev.ops->prog_update(&r->dev, q, s);
+    ooc_update(r, s);
+    return 0; /* failures are in r->rc already */
+}
+
+void sk_prog_stats(sk_run *r, stencil_stats *s)
+{
+    sk_pooc *o = r->prog->ooc;
+    if (!o) return;
+    s->ooc = 1;
+    s->ooc_chunks = o->chunks;
+    s->ooc_up = o->up;
+    s->ooc_down = o->down;
+    s->device_bytes = o->dev.device_bytes;
+    snprintf(s->backend, sizeof s->backend, "%s", o->dev.ops->name);
+    snprintf(s->device, sizeof s->device, "%s", o->dev.name);
+    snprintf(s->kernel, sizeof s->kernel, "%s", o->dev.kernel[0] ? o->dev.kernel : "program");
+}
