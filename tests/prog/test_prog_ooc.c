@@ -55,7 +55,9 @@ START_TEST(ooc_bitwise)
     stencil_stats st;
     e.o.steps = T;
     e.o.out_of_core = 1;
-    e.o.device_memory = limit_for(&pc, e.R.p->ndims == 3 ? 12 : 8, buffers(e.R.p), dbl);
+    /* blocks: room for three sets of chunk buffers (a pipeline), bands for one */
+    int rows = (e.R.p->ndims == 3 ? 12 : 8) * (blocks ? 3 : 1);
+    e.o.device_memory = limit_for(&pc, rows, buffers(e.R.p), dbl);
     tp_skeleton(&e, &pc, iters, &st, T == 1 ? "T=1 out of core" : "T=3 out of core");
     ck_assert_int_eq(st.ooc, 1);
     /* several chunks per step (3D parts of few rows may fit one) */
