@@ -8,7 +8,8 @@
  * field and of a previous level, with mirror, constant, periodic and fixed faces. Also: passes
  * shorter than T at the end of an advance, norms of the last step, and the cases where T is
  * lowered, with the reason (stats.steps_why): parts too thin, and an index read along a periodic
- * dimension. The exact halos of T composed steps: test_prog_run.c's exact_halos.
+ * dimension; a checkpoint taken at one T and loaded at another, in core and out of core. The
+ * exact halos of T composed steps: test_prog_run.c's exact_halos.
  */
 #include <check.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "cksuite.h"
 #include "prog_ref.h"
+#include "testutil.h"
 
 static int rank, nranks;
 
@@ -95,6 +97,56 @@ START_TEST(persistent_short_passes)
 }
 END_TEST
 
+/*
+ * A checkpoint at iteration 4 of a run at T = 3 (a pass of 3, one of 1), loaded on a run at
+ * T = 2 in the other partition (_i 1: out of core), 3 more steps: the reference's 7, bitwise.
+ */
+START_TEST(checkpoint_T)
+{
+    prog_case pc = case_of(tp_ncases + 1); /* off2f: a previous level, fixed frames */
+    char dir[256], ck[320], nb[2 * KGT_PROG_MAX_FIELDS][96];
+    const char *names[2 * KGT_PROG_MAX_FIELDS];
+    size_t nn = 0;
+    tu_scratch_make(MPI_COMM_WORLD, "prog-steps-ck", dir, sizeof dir);
+    ck_assert(dir[0]);
+    snprintf(ck, sizeof ck, "%s/ck", dir);
+    tp_env e;
+    tp_begin(&e, &pc, 1, 0);
+    e.o.steps = 3;
+    stencil_run *run = NULL;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc.n, e.p, STENCIL_DOUBLE, init, &e.o, &run), 0);
+    ck_assert_int_eq(stencil_advance(run, 4), 0);
+    ck_assert_int_eq(stencil_checkpoint(run, ck), 0);
+    stencil_destroy(&run);
+    e.o.steps = 2;
+    e.o.partition = STENCIL_PART_BLOCKS;
+    e.o.out_of_core = _i;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc.n, e.p, STENCIL_DOUBLE, tp_noop_init, &e.o, &run),
+        0);
+    ck_assert_int_eq(stencil_load(run, ck), 0);
+    ck_assert_int_eq(stencil_advance(run, 3), 0);
+    for (long t = 0; t < 7; t++) ref_step(&e.R, t);
+    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    stencil_stats st;
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    ck_assert(st.steps == 2 && st.ooc == _i);
+    stencil_destroy(&run);
+    for (int f = 0; f < e.R.p->nf; f++) /* the files: ck, ck.FIELD, ck.FIELD.prev */
+        for (int prev = 0; prev <= (e.R.p->f[f].keeps != 0); prev++) {
+            snprintf(nb[nn], sizeof nb[nn], f || prev ? "ck.%s%s" : "ck", e.R.p->f[f].name,
+                     prev ? ".prev" : "");
+            names[nn] = nb[nn];
+            nn++;
+        }
+    tu_scratch_remove(MPI_COMM_WORLD, dir, names, nn);
+    tp_end(&e);
+}
+END_TEST
+
 /* T lowered, the same on every rank, with the reason; the results still the reference's. */
 static void lowered(const prog_case *pc, int T, int blocks, int want_T, const char *why)
 {
@@ -143,6 +195,7 @@ static void add_tests(TCase *tc)
 {
     tu_add_loop_shard(tc, forced_bitwise, 12 * (tp_ncases + NEXTRA));
     tcase_add_loop_test(tc, persistent_short_passes, 0, 2 * (tp_ncases + NEXTRA));
+    tcase_add_loop_test(tc, checkpoint_T, 0, 2);
     tcase_add_test(tc, lowered_T);
 }
 
