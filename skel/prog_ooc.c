@@ -168,6 +168,14 @@ int sk_prog_ooc_start(sk_run *r)
     rc = r->dev.ops->open(&r->dev, &a);
     if (rc) return SK_FAIL(r, rc, "host levels: %s", r->dev.err);
     r->dev_open = 1;
+    /* One update of the whole box per step: border slabs along the rows would each stream
+       every row of every level through the device again, for an inner update to overlap. */
+    for (int f = 0; f < sp->p->nf; f++) {
+        sl_box none = sp->box[f];
+        none.hi[0] = none.lo[0];
+        sp->inner[f] = none;
+        for (int i = 0; i < 2 * SL_D; i++) sp->border[f][i] = i ? none : sp->box[f];
+    }
     return alloc_chunks(r, o);
 }
 
