@@ -162,13 +162,20 @@ int sk_prog_steps(sk_run *r)
 {
     sk_prog *sp = r->prog;
     sk_reads s;
-    int want = r->opt.steps > 0 ? r->opt.steps : 1, T = want, all = 1;
+    int rc = 0;
+    if (r->opt.steps == 0) r->opt.steps = r->opt.fuse; /* the deprecated name */
+    if (r->opt.steps < 0 || r->opt.steps > STENCIL_MAX_STEPS)
+        rc = SK_FAIL(r, STENCIL_EINVAL,
+                     "options.steps (or fuse, $STENCIL_STEPS) is %d, not in 0..%d", r->opt.steps,
+                     STENCIL_MAX_STEPS);
+    int want = r->opt.steps > 0 && !rc ? r->opt.steps : 1, T = want, all = 1;
     snprintf(r->why, sizeof r->why, "%s", r->opt.steps > 0 ? "forced" : "program: one step");
     if (want > 1 && r->iters > 0 && want > r->iters) {
         want = T = (int)r->iters;
         snprintf(r->why, sizeof r->why, "forced, capped by the iterations");
     }
-    int rc = reads_make(sp->p, &s);
+    memset(&s, 0, sizeof s);
+    if (!rc) rc = reads_make(sp->p, &s);
     if (!rc && T > 1 && index_periodic(sp, &s)) {
         T = want = 1;
         snprintf(r->why, sizeof r->why, "program: index across a periodic face, T=1");
