@@ -53,6 +53,7 @@ int main(int argc, char **argv)
     ex.opt.face[1][0] = ex.opt.face[1][1] = STENCIL_BOUNDARY_PERIODIC; /* along the flow */
     long sizes[2] = {ex.n, 2 * ex.n};
     int rc = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, ex.iters, NULL, init, output, &ex.opt);
+    prog_example_steps("channel", &ex.stats, rc);
     if (rc && rank == 0) fprintf(stderr, "channel: %s\n", stencil_strerror(rc));
     MPI_Finalize();
     return rc != 0;

@@ -75,6 +75,8 @@ int main(int argc, char **argv)
     if (!rc) rc = stencil_run_set_param(run, "dt", 0.05);
     if (!rc) rc = advance(run, ex.iters - ex.iters / 2, rank);
     if (!rc) rc = stencil_view(run, prog_example_output);
+    if (!rc) rc = stencil_run_stats(run, &ex.stats);
+    prog_example_steps("heat3d_flux", &ex.stats, rc);
     stencil_destroy(&run);
     stencil_program_free(prog);
     if (rc && rank == 0) fprintf(stderr, "heat3d_flux: %s\n", stencil_strerror(rc));

@@ -7,7 +7,8 @@
  *   -t STEPS (time steps per halo exchange, options.steps; 0 automatic)
  *
  * -o PREFIX writes every field, at the end, to PREFIX.FIELD.sten (stencil_write's format: a
- * 128-byte header, then the elements row-major).
+ * 128-byte header, then the elements row-major). Rank 0 says how many time steps per exchange
+ * the run took and why (stats.steps, steps_why; tests/progex checks it).
  */
 #ifndef PROG_EXAMPLE_H
 #define PROG_EXAMPLE_H
@@ -26,6 +27,7 @@ typedef struct prog_example {
     const char *prefix; /* -o */
     const char *png;    /* -g (grayscott only) */
     stencil_options opt;
+    stencil_stats stats; /* opt.stats of the skeleton runs */
 } prog_example;
 
 static inline void prog_example_args(prog_example *ex, int argc, char **argv, long n, long iters)
@@ -38,6 +40,7 @@ static inline void prog_example_args(prog_example *ex, int argc, char **argv, lo
     ex->png = NULL;
     stencil_options_init(&ex->opt);
     ex->opt.user = ex;
+    ex->opt.stats = &ex->stats;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *a = argv[i], *v = argv[i + 1];
         if (!strcmp(a, "-n")) ex->n = atol(v);
@@ -51,6 +54,15 @@ static inline void prog_example_args(prog_example *ex, int argc, char **argv, lo
         if (!strcmp(a, "-o")) ex->prefix = v;
         if (!strcmp(a, "-g")) ex->png = v;
     }
+}
+
+/* Rank 0's line on the time steps per halo exchange of a run that succeeded. */
+static inline void prog_example_steps(const char *name, const stencil_stats *st, int rc)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!rc && rank == 0)
+        printf("%s: steps per exchange %d (%s)\n", name, st->steps, st->steps_why);
 }
 
 /* A number in [0, 1) with 24 bits, from the cell's global row-major index and the seed. */
@@ -136,6 +148,7 @@ static inline int prog_example_main(int argc, char **argv, const char *name, con
         rc = stencil_program_skeleton(MPI_COMM_WORLD, sizes, prog, ex.type, ex.iters, init, output,
                                       &ex.opt);
     stencil_program_free(prog);
+    prog_example_steps(name, &ex.stats, rc);
     if (rank == 0)
         printf("%s: %ld x %ld, %ld iterations: %s\n", name, sizes[0], sizes[1], ex.iters,
                rc ? stencil_strerror(rc) : "done");

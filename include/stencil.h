@@ -212,7 +212,9 @@ typedef struct stencil_options {
      * D of the fused kernels every rank has (CUDA/HIP: up to 4 steps per launch; the least D over
      * the ranks), otherwise the T in 1..8 with the least modelled time per step (README, "Time
      * steps per exchange"), lowered to what the parts fit. Other values: STENCIL_EINVAL. Results
-     * are bitwise the same for every T.
+     * are bitwise the same for every T. Programs: automatic is 1; a forced T runs T steps per
+     * exchange, lowered (stats.steps_why) where a part is thinner than T steps read, and 1 where
+     * an update reads the cell's index along a periodic dimension.
      */
     int steps;
     /*
@@ -266,7 +268,9 @@ typedef struct stencil_options {
      * the host copies by a memory-mapped file (removed at once, so nothing is left behind),
      * for parts larger than host memory; NULL: $STENCIL_OOC_FILE; "": none. Tracing, the peer
      * path and weights_auto are not available out of core (tracing and the peer path are off,
-     * weights_auto fails with STENCIL_EINVAL).
+     * weights_auto fails with STENCIL_EINVAL). Programs: every level of every field stays in host
+     * memory and each step streams through the device (device_memory counts all levels; ooc_file
+     * is not used); a program reading the index i is refused out of core (STENCIL_EINVAL).
      */
     int out_of_core;
     long long device_memory;

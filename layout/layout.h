@@ -165,4 +165,21 @@ sl_box sl_local_box(const sl_local *l, const sl_box *b);
 /* Minimum part size per dimension for the stencil: max(rlo, rhi), at least 1. */
 void sl_min_part(const sl_stencil *s, int minpart[SL_D]);
 
+/*
+ * A region around a box, per direction (dirs.c): w[e][d], for each direction slot e
+ * (sl_dir_index) and each dimension d where e is not 0, how far beyond the box the region
+ * reaches in direction e (the cells beyond the box in e, within the box along the dimensions
+ * where e is 0); the box itself is always in. This is the shape of an exact halo. A region
+ * with w all 0 is the box.
+ *
+ * sl_dirs_shift: out grows to hold the cells that the cells of in read at offset off: per
+ * direction e, the widest |off + q|_d over the offsets q of in whose sum with off lies beyond
+ * the box towards e along every dimension where e is not 0 (nd dimensions; the others 0).
+ * sl_dirs_bound: the region's bounding box, as widths b[d][0] below and b[d][1] above the box.
+ * sl_dirs_max: out grows to hold in.
+ */
+void sl_dirs_shift(int out[SL_NDIRS][SL_D], int in[SL_NDIRS][SL_D], int nd, const int off[SL_D]);
+void sl_dirs_bound(int w[SL_NDIRS][SL_D], int nd, int b[SL_D][2]);
+void sl_dirs_max(int out[SL_NDIRS][SL_D], int in[SL_NDIRS][SL_D]);
+
 #endif /* SL_LAYOUT_H */

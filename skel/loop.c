@@ -371,4 +371,5 @@ void sk_stats(sk_run *r, double t0, double t_setup)
     snprintf(s->device, sizeof s->device, "%s", r->dev.name);
     snprintf(s->kernel, sizeof s->kernel, "%s", r->dev.kernel[0] ? r->dev.kernel : "generic");
     if (r->ooc) sk_ooc_stats(r, s);
+    if (r->prog) sk_prog_stats(r, s);
 }

@@ -86,27 +86,34 @@ static void face(sk_run *r, sb_mem m, int d, int s, int w, const kgt_bface *bf)
     DEV(r, o->wait(&r->dev, SB_QBORDER));
 }
 
+/* The ghosts of field f's level in m, w[d][s] deep at each face the rank touches. */
+static void field_ghosts(sk_run *r, int f, sb_mem m, const int (*w)[2])
+{
+    const kgt_pfield *fd = &r->prog->p->f[f];
+    for (int d = 0; d < r->prog->p->ndims; d++)
+        for (int s = 0; s < 2; s++) {
+            const kgt_bface *bf = &fd->bc[d][s];
+            int touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];
+            if (touch && w[d][s] > 0 && (bf->kind == KGT_B_MIRROR || bf->kind == KGT_B_CONST))
+                face(r, m, d, s, w[d][s], bf);
+        }
+}
+
+/* The current level of a field that keeps its previous one serves both at T = 1 (gw). */
 void sk_prog_ghosts(sk_run *r, int sel)
 {
     sk_prog *sp = r->prog;
-    const kgt_prog *p = sp->p;
     for (int i = 0; i < sp->nslot; i++) {
         const sk_pslot *sl = &sp->slot[i];
-        const kgt_pfield *fd = &p->f[sl->field];
         if (!sk_slot_in(sp, sl, sel)) continue;
-        int w[SL_D][2]; /* the current level of a field that keeps its previous one serves both */
-        for (int d = 0; d < SL_D; d++)
-            for (int k = 0; k < 2; k++) {
-                int a = fd->reach[d][k], b = fd->preach[d][k];
-                w[d][k] = sl->level ? b : fd->keeps && b > a ? b : a;
-            }
         sb_mem m = sl->level ? sp->prv[sl->field] : sp->cur[sl->field];
-        for (int d = 0; d < p->ndims; d++)
-            for (int s = 0; s < 2; s++) {
-                const kgt_bface *bf = &fd->bc[d][s];
-                int touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];
-                if (touch && w[d][s] > 0 && (bf->kind == KGT_B_MIRROR || bf->kind == KGT_B_CONST))
-                    face(r, m, d, s, w[d][s], bf);
-            }
+        field_ghosts(r, sl->field, m, (const int(*)[2])sl->gw);
     }
+}
+
+void sk_prog_ghost_level(sk_run *r, int k)
+{
+    sk_prog *sp = r->prog;
+    for (int f = 0; f < sp->p->nf; f++)
+        if (!sp->p->f[f].coef) field_ghosts(r, f, sp->cur[f], (const int(*)[2])sp->bw[k + 1][f]);
 }

@@ -1,11 +1,14 @@
 /*
- * The steps of a program run (skprog.h), one at a time and without overlap for now: the halos
- * of the levels read across cells (MPI through host staging, or device copies for a rank's own
- * periodic halos), the ghosts of mirror and constant faces on the ranks that touch them, the
- * frame of the fields that keep a previous level, the update, then the time levels rotate. t,
- * the step number, is the run's iteration count. The two queues order each other on the device
- * (after) wherever the host touches nothing, so a rank without messages whose faces are
- * periodic or mirror queues its steps without waiting for them.
+ * The passes of a program run (skprog.h), T steps each (prog_steps.c): the halos of the levels
+ * read across cells (MPI through host staging, or device copies for a rank's own periodic
+ * halos), the ghosts of mirror and constant faces on the ranks that touch them, the frames of
+ * fixed faces, the updates, and the time levels rotating after each step. Steps 1 .. T - 1 of a
+ * pass compute each field over what the later steps read of it, on the border queue, refilling
+ * the ghosts in between; the last step is split into border and inner boxes, the inner one
+ * computed while the halos travel. t, the step number, is the run's iteration count. The two
+ * queues order each other on the device (after) wherever the host touches nothing, so a rank
+ * without messages whose faces are periodic or mirror queues its steps without waiting for
+ * them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +70,40 @@ static void phase(sk_run *r, int sel, int what, int *nreq)
     }
 }
 
+/* Box b (local indices) of src into dst, on the border queue: on the device, or through the
+   host where the backend copies no boxes. */
+static void box_copy(sk_run *r, sb_mem dst, sb_mem src, const sl_box *b)
+{
+    const sb_ops *o = r->dev.ops;
+    if (r->prog->dcopy) {
+        DEV(r, o->copy_peer(&r->dev, SB_QBORDER, dst, b, r->loc.stride, src, b, r->loc.stride));
+        return;
+    }
+    DEV(r, o->copy_out(&r->dev, SB_QBORDER, src, b, r->host));
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+    DEV(r, o->copy_in(&r->dev, SB_QBORDER, dst, b, r->host));
+    DEV(r, o->wait(&r->dev, SB_QBORDER));
+}
+
+/*
+ * T > 1: the fixed frames of every evolving field, over the whole local array, from the
+ * current level into the one to be written. Steps before the last read levels beyond the owned
+ * box, whose frame cells no exchange filled in every buffer (and, for a field that keeps its
+ * previous level, the buffer to be written held that level's frame).
+ */
+static void copy_frames(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    for (int f = 0; f < sp->p->nf; f++) {
+        sl_box slab[2 * SL_D];
+        int n = sk_prog_frames(r, f, slab);
+        for (int i = 0; i < n; i++) {
+            sl_box lb = sl_local_box(&r->loc, &slab[i]);
+            box_copy(r, sp->nxt[f], sp->cur[f], &lb);
+        }
+    }
+}
+
 /* Set-up: the halos and ghosts of every level, before the first step; agreed. */
 int sk_prog_halos_all(sk_run *r)
 {
@@ -88,7 +125,7 @@ int sk_prog_halos_all(sk_run *r)
  * The level to be written (nxt) of a field that keeps its previous level was, two steps ago, a
  * previous level, whose frame is the init callback's level -1: the fixed frame of the current
  * one goes there first (it never changes afterwards, so this matters once per buffer, but costs
- * only the frame's cells).
+ * only the frame's cells). T > 1: copy_frames.
  */
 static void copy_frame(sk_run *r, int f)
 {
@@ -149,15 +186,16 @@ static void step(sk_run *r, long t)
         s.in[f] = sp->cur[f];
         s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
         s.out[f] = p->f[f].coef ? NULL : sp->nxt[f];
-        if (p->f[f].keeps) copy_frame(r, f);
+        if (p->f[f].keeps && sp->T == 1) copy_frame(r, f);
     }
+    if (sp->T > 1) copy_frames(r);
     s.t = t;
     s.par = sp->par;
     /* Without messages nothing would overlap the inner update: the whole box in one launch. */
     for (int i = 0; i < (staged ? 2 * p->ndims : 1); i++) {
         for (int f = 0; f < p->nf; f++)
             s.box[f] = sl_local_box(&r->loc, staged ? &sp->border[f][i] : &sp->box[f]);
-        DEV(r, o->prog_update(&r->dev, SB_QBORDER, &s));
+        DEV(r, sk_prog_update(r, SB_QBORDER, &s));
     }
     rotate(sp);
     phase(r, SK_SEL_STEP, X_RECV, &nreq);
@@ -165,7 +203,7 @@ static void step(sk_run *r, long t)
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     phase(r, SK_SEL_STEP, X_SEND, &nreq);
     for (int f = 0; f < p->nf && staged; f++) s.box[f] = sl_local_box(&r->loc, &sp->inner[f]);
-    if (staged) DEV(r, o->prog_update(&r->dev, SB_QINNER, &s));
+    if (staged) DEV(r, sk_prog_update(r, SB_QINNER, &s));
     DEV(r, o->flush(&r->dev, SB_QINNER));
     net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
     phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
@@ -174,6 +212,39 @@ static void step(sk_run *r, long t)
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     DEV(r, o->flush(&r->dev, SB_QBORDER));
     DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the next inner update reads them */
+}
+
+/* Step k (1 .. T - 1) of a pass, whole, on the border queue: every field over what the later
+   steps read of it, then the ghosts of the new level. */
+static void substep(sk_run *r, long t, int k)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    sb_prog_step s;
+    memset(&s, 0, sizeof s);
+    copy_frames(r);
+    for (int f = 0; f < p->nf; f++) {
+        s.in[f] = sp->cur[f];
+        s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
+        s.out[f] = p->f[f].coef ? NULL : sp->nxt[f];
+        sl_box b = sk_prog_cbox(r, f, k);
+        s.box[f] = sl_local_box(&r->loc, &b);
+    }
+    s.t = t;
+    s.par = sp->par;
+    DEV(r, sk_prog_update(r, SB_QBORDER, &s));
+    rotate(sp);
+    sk_prog_ghost_level(r, k);
+}
+
+/* A pass of m steps (1 .. T) from iteration t: the last m of a pass of T. */
+static void pass(sk_run *r, long t, int m)
+{
+    const sb_ops *o = r->dev.ops;
+    if (m > 1) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
+    for (int j = 1; j < m; j++) substep(r, t + j - 1, r->prog->T - m + j);
+    if (m > 1) DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the last step reads them */
+    step(r, t + m - 1);
 }
 
 /* The change of the last step of field f (cur against the level before it): sums of ranks. */
@@ -215,14 +286,15 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
     r->rc = 0;
     double t0 = MPI_Wtime();
     long goal = r->goal > 0 ? r->goal : r->done + n, every = r->opt.progress;
-    for (long i = 0; i < n; i++) {
-        step(r, r->done + i);
-        long at = r->done + i + 1;
-        if (every > 0 && r->rank == 0 && at % every == 0) {
+    for (long i = 0; i < n;) {
+        int m = n - i < sp->T ? (int)(n - i) : sp->T;
+        pass(r, r->done + i, m);
+        long at = r->done + (i += m);
+        if (every > 0 && r->rank == 0 && at / every != (at - m) / every) {
             double dt = MPI_Wtime() - t0;
             fprintf(stderr, "stencil: iteration %ld/%ld  %.3g Mcells/s  %.1f s left\n", at, goal,
-                    (double)r->stats.cells * (double)(i + 1) / dt / 1e6,
-                    dt / (double)(i + 1) * (double)(goal - at));
+                    (double)r->stats.cells * (double)i / dt / 1e6,
+                    dt / (double)i * (double)(goal - at));
         }
     }
     SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));

@@ -61,8 +61,6 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
     if (r->opt.steps < 0 || r->opt.steps > STENCIL_MAX_STEPS)
         return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d", r->opt.steps,
                        STENCIL_MAX_STEPS);
-    if (r->opt.out_of_core == 1)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.out_of_core: programs run in core for now");
     if (r->opt.weights_auto)
         return SK_FAIL(r, STENCIL_EINVAL, "options.weights_auto is not supported for programs yet");
     return 0;
@@ -111,8 +109,8 @@ static int no_auto_weights(sk_run *r)
     return any ? SK_FAIL(r, STENCIL_EINVAL, "automatic weights are not there for programs yet") : 0;
 }
 
-/* The local layout: owned box of the partition widened by R on every side. */
-static int layout(sk_run *r)
+/* The partition, its parts at least as thick as one step reads (R of widths). */
+static int partition(sk_run *r)
 {
     sk_prog *sp = r->prog;
     int nd = sp->p->ndims, pgrid[SL_D], minpart[SL_D] = {1, 1, 1};
@@ -132,8 +130,16 @@ static int layout(sk_run *r)
     l->ndims = nd;
     sl_partition_coords(&r->part, r->rank, l->coords);
     l->owned = sl_partition_owned(&r->part, r->rank);
+    return 0;
+}
+
+/* The local layout: owned box widened by R (of T steps, prog_steps.c) on every side. */
+static int layout(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    sl_local *l = &r->loc;
     l->ext = l->owned;
-    for (int d = 0; d < nd; d++) {
+    for (int d = 0; d < sp->p->ndims; d++) {
         l->ext.lo[d] -= sp->R[d][0];
         l->ext.hi[d] += sp->R[d][1];
         l->bnd_lo[d] = l->owned.lo[d] == 0;
@@ -145,30 +151,29 @@ static int layout(sk_run *r)
         l->stride[k] = (long)l->nelems;
         l->nelems *= (size_t)(l->ext.hi[k] - l->ext.lo[k]);
     }
-    r->steps = 1;
-    /* A forced T > 1 runs one step per exchange too: bitwise the same, only slower. */
-    snprintf(r->why, sizeof r->why, "%s",
-             r->opt.steps > 1 ? "program: T > 1 not yet, one step" : "program: one step");
     return 0;
 }
 
 /*
- * The inner box of field f: its update box less, on every side, the widest read of it (current
+ * The inner box of field f: its update box less, on every side, the widest halo of it (current
  * or previous level, any direction): what is sent, and the sources of mirror ghosts, are border
- * cells. The border: 2 * nd slabs covering the rest (dimension d's two slabs are inner along
- * the dimensions before d and the whole box along those after).
+ * cells. With T > 1 also as far as its update reads: the previous levels' halos come in while
+ * the inner box of the last step reads them. The border: 2 * nd slabs covering the rest
+ * (dimension d's two slabs are inner along the dimensions before d and the whole box along
+ * those after).
  */
 static void split(sk_prog *sp, int f, int nd)
 {
     const kgt_pfield *fd = &sp->p->f[f];
     sl_box b = sp->box[f], in = b, none = b;
-    int empty = sl_box_empty(&b);
+    int empty = sl_box_empty(&b), hb[2][SL_D][2];
+    for (int l = 0; l < 2; l++) sl_dirs_bound(sp->hw[f][l], nd, hb[l]);
     none.hi[0] = none.lo[0];
     for (int d = 0; d < nd; d++) {
         int w = 0;
         for (int s = 0; s < 2; s++) {
-            w = fd->reach[d][s] > w ? fd->reach[d][s] : w;
-            w = fd->preach[d][s] > w ? fd->preach[d][s] : w;
+            for (int l = 0; l < 2; l++) w = hb[l][d][s] > w ? hb[l][d][s] : w;
+            if (sp->T > 1) w = fd->frame[d][s] > w ? fd->frame[d][s] : w;
         }
         in.lo[d] += w;
         in.hi[d] -= w;
@@ -256,13 +261,23 @@ static int open_backend(sk_run *r)
     return rc;
 }
 
-static int alloc_levels(sk_run *r)
+static void free_levels(sk_run *r)
+{
+    sk_prog *sp = r->prog;
+    for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
+        sb_mem *m[3] = {&sp->cur[f], &sp->nxt[f], &sp->prv[f]};
+        for (int i = 0; i < 3; i++) {
+            if (*m[i]) r->dev.ops->mem_free(&r->dev, *m[i]);
+            *m[i] = NULL;
+        }
+    }
+}
+
+static int alloc_on(sk_run *r)
 {
     sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
-    r->host = calloc(r->loc.nelems, sb_elem_size(r->st.type));
-    if (!r->host) return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
     for (int f = 0; f < p->nf; f++) {
         sb_mem *m[3] = {&sp->cur[f], p->f[f].coef ? NULL : &sp->nxt[f],
                         p->f[f].keeps ? &sp->prv[f] : NULL};
@@ -275,152 +290,22 @@ static int alloc_levels(sk_run *r)
     return 0;
 }
 
-/*
- * Whether some read of field f (which: 0 its current level, 1 its previous one, 2 both: the
- * current level of a field that keeps its previous one) reaches into direction e (each
- * -1..1) from a cell at that side of the part, and how deep: per dimension where e is not 0,
- * the widest such read's offset. A read reaches into e when its offset has e's sign in every
- * dimension where e has one; along the others it stays within the part's extent. So a field
- * read only along the axes sends no corners, and one read towards one side only sends nothing
- * the other way.
- */
-static int dir_need(const kgt_prog *p, int f, int which, const int *e, long *w)
+/* On the device, or out of core where asked or over the limit, or where the device refused. */
+static int alloc_levels(sk_run *r)
 {
-    int any = 0;
-    for (int d = 0; d < SL_D; d++) w[d] = 0;
-    for (int i = 0; i < p->nnodes; i++) {
-        const kgt_pnode *n = p->nodes[i];
-        int match = n->kind == KP_READ && n->ref == f && (which == 2 || !n->prev == !which);
-        for (int d = 0; d < p->ndims && match; d++)
-            if (e[d] && n->off[d] * e[d] <= 0) match = 0;
-        if (!match) continue;
-        any = 1;
-        for (int d = 0; d < p->ndims; d++)
-            if (e[d] && labs(n->off[d]) > w[d]) w[d] = labs(n->off[d]);
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    int ooc = 0, rc = sk_prog_ooc_want(r, &ooc);
+    r->host = calloc(r->loc.nelems, sb_elem_size(r->st.type));
+    if (!rc && !r->host) rc = SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
+    if (!rc && ooc) rc = sk_prog_ooc_start(r);
+    if (!rc) rc = alloc_on(r);
+    if (rc == STENCIL_EDEVMEM && !ooc && sk_ooc_mode(r) == 0) {
+        free_levels(r);
+        r->msg[0] = '\0';
+        rc = sk_prog_ooc_start(r);
+        if (!rc) rc = alloc_on(r);
     }
-    return any;
-}
-
-/* The links of one level of a field, exactly what its reads need (dir_need), in every direction
-   that has a neighbour for the field (wrapping where it is periodic). */
-static void slot_links(sk_run *r, sk_pslot *s, size_t es)
-{
-    sk_prog *sp = r->prog;
-    const sl_local *l = &r->loc;
-    const sl_partition *pt = &r->part;
-    int nd = sp->p->ndims;
-    int tb = (s->field * 2 + (s->level ? 1 : 0)) * SL_NDIRS;
-    s->n = 0;
-    for (int di = 0; di < SL_NDIRS; di++) {
-        int e[SL_D] = {di / 9 - 1, di / 3 % 3 - 1, di % 3 - 1}, ne[SL_D], c[SL_D] = {0, 0, 0};
-        int ok = di != SL_NDIRS / 2;
-        long wr[SL_D], ws[SL_D];
-        for (int d = 0; d < SL_D; d++) {
-            ne[d] = -e[d];
-            if (d >= nd && e[d]) ok = 0;
-        }
-        for (int d = 0; d < nd && ok; d++) {
-            c[d] = l->coords[d] + e[d];
-            if ((c[d] < 0 || c[d] >= pt->pgrid[d]) && !sp->periodic[s->field][d]) ok = 0;
-            c[d] = (c[d] + pt->pgrid[d]) % pt->pgrid[d];
-        }
-        if (!ok) continue;
-        int which = s->level ? 1 : sp->p->f[s->field].keeps ? 2 : 0;
-        int need_r = dir_need(sp->p, s->field, which, e, wr);
-        int need_s = dir_need(sp->p, s->field, which, ne, ws);
-        if (!need_r && !need_s) continue;
-        sl_box sb = l->owned, rb = l->owned;
-        for (int d = 0; d < nd; d++) {
-            if (e[d] < 0) {
-                sb.hi[d] = sb.lo[d] + ws[d];
-                rb.hi[d] = rb.lo[d];
-                rb.lo[d] -= wr[d];
-            } else if (e[d] > 0) {
-                sb.lo[d] = sb.hi[d] - ws[d];
-                rb.lo[d] = rb.hi[d];
-                rb.hi[d] += wr[d];
-            }
-        }
-        if (!need_s) sb.hi[0] = sb.lo[0];
-        if (!need_r) rb.hi[0] = rb.lo[0];
-        sk_plink *k = &s->link[s->n++];
-        memset(k, 0, sizeof *k);
-        k->peer = (c[0] * pt->pgrid[1] + c[1]) * pt->pgrid[2] + c[2];
-        k->stag = tb + di;
-        k->rtag = tb + sl_dir_index(ne);
-        k->send = sl_local_box(l, &sb);
-        k->recv = sl_local_box(l, &rb);
-        k->sbytes = (size_t)sl_box_volume(&sb) * es;
-        k->rbytes = (size_t)sl_box_volume(&rb) * es;
-    }
-}
-
-/*
- * A rank that is its own neighbour (a periodic dimension it spans) copies those halos on the
- * device from its own send box of the opposite direction, without messages or host staging,
- * where the backend copies box to box (sk_prog.dcopy). options.peer 0: through MPI as any
- * link, and mirror ghosts through the host.
- */
-static void self_links(sk_run *r, sk_pslot *s)
-{
-    if (!r->prog->dcopy) return;
-    for (int i = 0; i < s->n; i++) {
-        sk_plink *k = &s->link[i];
-        for (int j = 0; j < s->n && k->peer == r->rank && !k->self; j++)
-            if (s->link[j].peer == r->rank && s->link[j].stag == k->rtag) {
-                k->self = 1;
-                k->ssrc = s->link[j].send;
-            }
-    }
-}
-
-static int alloc_links(sk_run *r)
-{
-    sk_prog *sp = r->prog;
-    const kgt_prog *p = sp->p;
-    size_t es = sb_elem_size(r->st.type);
-    sl_box none = {{0, 0, 0}, {0, 0, 0}};
-    sb_dev *dev = &r->dev;
-    sp->dcopy = r->opt.peer != 0 && dev->ops->copy_peer &&
-                dev->ops->copy_peer(dev, SB_QBORDER, sp->cur[0], &none, r->loc.stride, sp->cur[0],
-                                    &none, r->loc.stride) == 0;
-    sp->nslot = 0;
-    for (int f = 0; f < p->nf; f++)
-        for (int lv = 0; lv >= -1; lv--) {
-            const kgt_pfield *fd = &p->f[f];
-            const int(*reach)[2] = lv ? fd->preach : fd->reach;
-            int any = 0;
-            for (int d = 0; d < p->ndims; d++) any |= reach[d][0] || reach[d][1];
-            for (int d = 0; d < p->ndims && !lv && fd->keeps; d++)
-                any |= fd->preach[d][0] || fd->preach[d][1];
-            if (!any || (lv && !fd->keeps)) continue;
-            sk_pslot *s = &sp->slot[sp->nslot++];
-            s->field = f;
-            s->level = lv;
-            slot_links(r, s, es);
-            self_links(r, s);
-            for (int i = 0; i < s->n; i++) {
-                sk_plink *k = &s->link[i];
-                if (k->self) continue;
-                sp->staged[SK_SEL_ALL]++;
-                if (sk_slot_in(sp, s, SK_SEL_STEP)) sp->staged[SK_SEL_STEP]++;
-                int rc = k->sbytes ? r->dev.ops->host_alloc(&r->dev, k->sbytes, &k->sbuf) : 0;
-                if (!rc && k->rbytes) rc = r->dev.ops->host_alloc(&r->dev, k->rbytes, &k->rbuf);
-                if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
-            }
-        }
-    size_t slab = 0; /* the largest ghost slab (prog_bound.c) */
-    for (int d = 0; d < p->ndims; d++) {
-        size_t v = (size_t)(sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1]);
-        for (int k = 0; k < SL_D; k++)
-            if (k != d) v *= (size_t)(r->loc.ext.hi[k] - r->loc.ext.lo[k]);
-        slab = v > slab ? v : slab;
-    }
-    sp->gbuf = malloc((slab ? slab : 1) * es);
-    sp->req = calloc((size_t)(2 * SL_NDIRS * sp->nslot + 1), sizeof *sp->req);
-    sp->st = calloc((size_t)(2 * SL_NDIRS * sp->nslot + 1), sizeof *sp->st);
-    return sp->req && sp->st && sp->gbuf ? 0
-                                         : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (requests)");
+    return rc;
 }
 
 int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *par,
@@ -444,12 +329,14 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     SK_PHASE(r, rc, sk_node_config(r));
     SK_PHASE(r, rc, no_auto_weights(r));
     if (!rc) rc = sk_weights(r, sizes, NULL); /* options.rank_weights or configured ones */
+    SK_PHASE(r, rc, partition(r));
+    SK_PHASE(r, rc, sk_prog_steps(r));
     SK_PHASE(r, rc, layout(r));
     SK_PHASE(r, rc, boxes(r));
     SK_PHASE(r, rc, open_backend(r));
     SK_PHASE(r, rc, sk_notice(r)); /* e.g. the host's interpreter, where nothing compiled */
     SK_PHASE(r, rc, alloc_levels(r));
-    SK_PHASE(r, rc, alloc_links(r));
+    SK_PHASE(r, rc, sk_prog_links(r));
     int resume = 0;
     SK_PHASE(r, rc, sk_resuming(r, &resume));
     if (resume) { /* options.restart: every level from options.checkpoint */
@@ -473,12 +360,9 @@ void sk_prog_free(sk_run *r)
                 if (k->sbuf) r->dev.ops->host_free(&r->dev, k->sbuf);
                 if (k->rbuf) r->dev.ops->host_free(&r->dev, k->rbuf);
             }
-        for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
-            sb_mem m[3] = {sp->cur[f], sp->nxt[f], sp->prv[f]};
-            for (int i = 0; i < 3; i++)
-                if (m[i]) r->dev.ops->mem_free(&r->dev, m[i]);
-        }
+        free_levels(r);
     }
+    if (sp->ooc) sk_prog_ooc_release(r);
     free(sp->req);
     free(sp->gbuf);
     free(sp->st);

@@ -237,6 +237,8 @@ int sk_advance(sk_run *r, long n, stencil_norm *change);
 /* A program run's advance (skprog.h): changes per field (nchanges >= fields) or, with
    nchanges -1, one for all fields together; NULL: none. */
 int sk_advance_prog(sk_run *r, long n, stencil_norm *changes, int nchanges);
+/* The device's figures of a program run out of core into the statistics (prog_ooc.c). */
+void sk_prog_stats(sk_run *r, stencil_stats *s);
 /* Node-local rank and this rank's backend configuration (setup.c). */
 int sk_node_config(sk_run *r);
 /* The current tile: data read back from the device when fetch, else NULL. */

@@ -2,17 +2,22 @@
  * Program runs (stencil_program_*): a stencil_run whose sk_run has `prog` set. The files:
  *   prog_api.c    the public calls: parsing, parameters, create, skeleton, norms
  *   prog_setup.c  partition, one local layout for every field, device, buffers, init
+ *   prog_steps.c  T, the time steps per exchange, and what a pass of T steps reads of each level
+ *   prog_links.c  the halo links of every field and level, exactly as deep as a pass reads
  *   prog_bound.c  the ghosts of mirror and constant faces
  *   prog_face.c   a linear stencil with a boundary per face, as a program
  *   prog_image.c  tiles for the callbacks, checkpoints
- *   prog_loop.c   per step: halos of the fields read across cells, ghosts of mirror and
- *                 constant faces, the update, the rotation of the time levels; norms and view
+ *   prog_ooc.c    out of core: the levels in host memory, each step streamed through the device
+ *   prog_loop.c   per pass of T steps: halos of the fields read across cells, ghosts of mirror
+ *                 and constant faces, the updates, the rotation of the time levels; norms
  *
  * The layout: every field has the same local array, the owned box widened on every side by the
- * union of what any update reads of any field (R), also beyond the global edges, so that the
- * ghosts of mirror and constant faces have a place. Halos travel per field and level, in all
- * 3^d - 1 directions, R wide; a direction wraps where that field is periodic. A field read only at
- * offset 0 (level not read across cells) exchanges nothing.
+ * union of what a pass of T steps reads of any field (R), also beyond the global edges, so that
+ * the ghosts of mirror and constant faces have a place. Halos travel per field and level, in
+ * the 3^d - 1 directions, as deep as a pass reads that way; a direction wraps where that field is
+ * periodic. A field read only at offset 0 (level not read across cells) exchanges nothing at
+ * T = 1. Step k of a pass computes each field over what the later steps read of it (prog_steps.c),
+ * and refills the ghosts of mirror and constant faces before the next step.
  */
 #ifndef SK_SKPROG_H
 #define SK_SKPROG_H
@@ -32,6 +37,7 @@ typedef struct sk_plink {
 
 typedef struct sk_pslot {
     int field, level; /* level 0: current, -1: previous */
+    int gw[SL_D][2];  /* ghosts of mirror and constant faces: how deep, per dimension and side */
     int n;
     sk_plink link[SL_NDIRS];
 } sk_pslot;
@@ -58,6 +64,15 @@ typedef struct sk_prog {
     unsigned long long hash; /* of the program text (checkpoints) */
     int linear; /* a linear stencil with options.face (prog_face.c): tiles show no field */
     /* r->host: the host image of one level (the callbacks' tile, ghost fills) */
+    int T;     /* time steps per exchange (prog_steps.c) */
+    int xprev; /* T > 1: the previous levels travel at every exchange too */
+    /* hw[f][0], [1]: the halo of field f's current and previous level per direction
+       (layout.h, sl_dirs_shift), exactly what a pass reads of them */
+    int hw[KGT_PROG_MAX_FIELDS][2][SL_NDIRS][SL_D];
+    /* bw[k + 1][f]: how far beyond the owned box level k (-1 .. T) of a pass must be valid, per
+       dimension and side: what step k computes, and how deep its ghosts go */
+    int bw[STENCIL_MAX_STEPS + 2][KGT_PROG_MAX_FIELDS][SL_D][2];
+    struct sk_pooc *ooc; /* out of core (prog_ooc.c): r->dev is the host backend on the levels */
 } sk_prog;
 
 /* prog_setup.c */
@@ -65,17 +80,40 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
                   stencil_type type, stencil_init_fn init, int linear);
 void sk_prog_free(sk_run *r);
 
-/* The slots a step exchanges (the current level of evolving fields; the previous level's halos
-   are those it had as the current one) or set-up (all, coefficients and previous levels too). */
+/* The slots a pass exchanges (the current level of evolving fields; at T = 1 the previous
+   level's halos are those it had as the current one, at T > 1 it travels too) or set-up (all,
+   coefficients and previous levels too). */
 enum { SK_SEL_STEP = 0, SK_SEL_ALL = 1 };
 static inline int sk_slot_in(const sk_prog *sp, const sk_pslot *s, int sel)
 {
-    return sel == SK_SEL_ALL || (!sp->p->f[s->field].coef && s->level == 0);
+    return sel == SK_SEL_ALL || (!sp->p->f[s->field].coef && (s->level == 0 || sp->xprev));
 }
 
+/* prog_steps.c: T (r->steps, r->why) and the tables hw, bw, R for it, after the partition;
+   collective. sk_prog_cbox: the box step k (1 .. T) computes of field f, global. sk_prog_frames:
+   the cells of the local array in the fixed frames of field f (at most 2 * ndims boxes). */
+int sk_prog_steps(sk_run *r);
+sl_box sk_prog_cbox(const sk_run *r, int f, int k);
+int sk_prog_frames(const sk_run *r, int f, sl_box *slab);
+
+/* prog_ooc.c: whether this rank runs out of core (options.out_of_core, device_memory); the
+   start (the opened device moved aside, r->dev the host backend, chunk buffers); the chunk
+   buffers freed, and everything released; sk_prog_update is the update of a step, in core or
+   out of core. */
+int sk_prog_ooc_want(sk_run *r, int *want);
+int sk_prog_ooc_start(sk_run *r);
+void sk_prog_ooc_free(sk_run *r);
+void sk_prog_ooc_release(sk_run *r);
+int sk_prog_update(sk_run *r, int q, const sb_prog_step *s);
+
+/* prog_links.c: the slots and their links, staging buffers, requests (after the levels). */
+int sk_prog_links(sk_run *r);
+
 /* prog_bound.c: the ghosts of mirror and constant faces of the slots sel takes, after their
-   exchange; errors into r->rc. */
+   exchange; sk_prog_ghost_level: of level k of every evolving field, in cur, within a pass;
+   errors into r->rc. */
 void sk_prog_ghosts(sk_run *r, int sel);
+void sk_prog_ghost_level(sk_run *r, int k);
 
 /* prog_face.c: a linear stencil with options.face set (sk_face_any) run as a program. */
 int sk_face_any(const stencil_options *o);

@@ -204,3 +204,50 @@ void tp_end(tp_env *e)
     ref_free(&e->R);
     stencil_program_free(e->p);
 }
+
+void tp_persistent(tp_env *e, const long *n, const long *adv, int nadv, stencil_stats *st)
+{
+    stencil_run *run = NULL;
+    stencil_norm nr[KGT_PROG_MAX_FIELDS];
+    long t = 0;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, n, e->p, STENCIL_DOUBLE, init, &e->o, &run), 0);
+    for (int i = 0; i < nadv; i++) {
+        if (i == nadv - 1 && e->R.p->npar > 0) {
+            ck_assert_int_eq(stencil_run_set_param(run, e->R.p->par[0].name, 0.125), 0);
+            e->R.par[0] = 0.125;
+        }
+        if (i < nadv - 1)
+            ck_assert_int_eq(stencil_advance(run, adv[i]), 0);
+        else
+            ck_assert_int_eq(stencil_advance_norms(run, adv[i], nr, KGT_PROG_MAX_FIELDS), 0);
+        for (long k = 0; k < adv[i]; k++) ref_step(&e->R, t++);
+    }
+    for (int f = 0; f < e->R.p->nf; f++) {
+        if (e->R.p->f[f].coef) continue;
+        ck_assert_msg(nr[f].max == e->R.max[f], "%s field %d max %g, expected %g", e->R.p->name, f,
+                      nr[f].max, e->R.max[f]);
+        ck_assert(fabs(nr[f].l2 - e->R.l2[f]) <= 1e-12 * (e->R.l2[f] + 1e-300));
+    }
+    memcpy(e->c.ref, e->R.cur, sizeof e->c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(e->c.bad), 0);
+    ck_assert_int_eq(stencil_run_stats(run, st), 0);
+    ck_assert_int_eq(stencil_destroy(&run), 0);
+}
+
+void tp_skeleton(tp_env *e, const prog_case *pc, long iters, stencil_stats *st, const char *what)
+{
+    for (long t = 0; t < iters; t++) ref_step(&e->R, t);
+    memcpy(e->c.ref, e->R.cur, sizeof e->c.ref);
+    e->o.stats = st;
+    int rc = stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e->p,
+                                      e->c.dbl ? STENCIL_DOUBLE : STENCIL_FLOAT, iters, init,
+                                      check_out, &e->o);
+    ck_assert_msg(rc == 0, "%s %s: %s", e->R.p->name, what, stencil_strerror(rc));
+    long bad = sum_long(e->c.bad), seen = sum_long(e->c.seen);
+    ck_assert_msg(bad == 0, "%s %s %s %s: %ld of %ld cells differ", e->R.p->name, what,
+                  e->c.dbl ? "double" : "float",
+                  e->o.partition == STENCIL_PART_BLOCKS ? "blocks" : "bands", bad, seen);
+    ck_assert_int_eq(seen, e->R.total * stencil_program_nfields(e->p));
+}

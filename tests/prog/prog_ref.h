@@ -65,6 +65,15 @@ typedef struct tp_env {
 } tp_env;
 void tp_begin(tp_env *e, const prog_case *pc, int dbl, int blocks);
 void tp_end(tp_env *e);
+/* A persistent run of e's program on grid n with e->o, double: advances of adv[0 .. nadv - 1]
+   steps, the first parameter (where there is one) set to 0.125 before the last advance, which
+   returns the changes; those, and the view at the end, checked against the reference stepped
+   alike, bitwise; the run's statistics into *st. */
+/* The whole run of e's program on pc's grid (e's type) through stencil_program_skeleton with
+   e->o (stats into *st), iters steps, checked bitwise against the reference stepped alike; what
+   names the run in messages. */
+void tp_skeleton(tp_env *e, const prog_case *pc, long iters, stencil_stats *st, const char *what);
+void tp_persistent(tp_env *e, const long *n, const long *adv, int nadv, stencil_stats *st);
 
 /* The main of a program test: MPI, *rank and *nranks, one test case filled by add, the suite
    run (cksuite.h); the exit status. */

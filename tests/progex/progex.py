@@ -179,7 +179,8 @@ EXAMPLES = {  # name: (reference, size, iterations)
 # (ranks, type, partition, time steps per exchange: options.steps, 1 or forced deeper halos)
 RUNS = [(1, "float", "bands", 1), (3, "float", "blocks", 1), (1, "double", "blocks", 1),
         (3, "double", "bands", 1), (3, "float", "bands", 3), (2, "double", "blocks", 2),
-        (4, "float", "blocks", 1)]  # 2 x 2 (x 1): corners between ranks
+        (4, "float", "blocks", 1),  # 2 x 2 (x 1): corners between ranks
+        (4, "double", "blocks", 4), (1, "float", "bands", 4), (2, "float", "bands", 3)]
 
 
 def main():
@@ -203,7 +204,12 @@ def main():
         if png:
             cmd += ["-g", png]
         print(" ".join(cmd), flush=True)
-        subprocess.run(cmd, check=True)
+        run = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, universal_newlines=True)
+        print(run.stdout, end="", flush=True)
+        said = [l for l in run.stdout.splitlines() if "steps per exchange" in l]
+        want_said = "%s: steps per exchange %d (forced)" % (name, steps)
+        if said != [want_said]:
+            sys.exit("%s: expected the line %r, got %r" % (prefix, want_said, said))
         if png:
             with open(png, "rb") as f:
                 assert f.read(8) == b"\x89PNG\r\n\x1a\n", png + " is not a PNG file"

@@ -1,0 +1,138 @@
+/*
+ * Programs out of core (options.out_of_core = 1 and a device memory limit that leaves room for
+ * a few rows per chunk buffer), under mpiexec -n 1..4 on $STENCIL_BACKEND: every field and level
+ * streamed through the device in chunks, bitwise equal to the serial reference of prog_ref.c
+ * (which the in-core runs of test_prog_run.c and test_prog_steps.c match too), at T = 1 and a
+ * forced T = 3, bands and blocks, float and double, with several chunks per step
+ * (stats.ooc_chunks). Also: a limit over the levels' bytes sends a run out of core by itself,
+ * out_of_core = -1 then fails with STENCIL_EDEVMEM, a limit too small for one chunk fails with
+ * STENCIL_EDEVMEM, and a program that reads the index i is refused out of core (STENCIL_EINVAL),
+ * every rank the same.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cksuite.h"
+#include "prog_ref.h"
+
+static int rank, nranks;
+
+/* The programs that read no index i (prog_cases.c's wave and d1 do). */
+static int usable(int i)
+{
+    return !strstr(tp_cases[i].text, "i ==") && !strstr(tp_cases[i].text, "+ i /");
+}
+
+/* About the bytes of nbufs buffers of rows rows of the local array of a case (its extent across
+   dimension 0, with some halo). */
+static long long limit_for(const prog_case *pc, int rows, int nbufs, int dbl)
+{
+    long row = 1;
+    for (int d = 1; d < 3; d++) row *= pc->n[d] > 1 ? pc->n[d] + 6 : 1;
+    return (long long)rows * nbufs * row * (long long)(dbl ? sizeof(double) : sizeof(float));
+}
+
+static int buffers(const kgt_prog *p)
+{
+    int n = 0;
+    for (int f = 0; f < p->nf; f++) n += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
+    return n;
+}
+
+/* i: case, T (1 or 3), type, partition. */
+START_TEST(ooc_bitwise)
+{
+    int ncase = _i / 8, T = _i / 4 % 2 ? 3 : 1, dbl = _i % 2, blocks = _i / 2 % 2;
+    if (!usable(ncase)) return;
+    prog_case pc = tp_cases[ncase];
+    for (int d = 0; d < 3; d++)
+        if (pc.n[d] > 1) pc.n[d] *= 2;
+    const long iters = 7;
+    tp_env e;
+    tp_begin(&e, &pc, dbl, blocks);
+    stencil_stats st;
+    e.o.steps = T;
+    e.o.out_of_core = 1;
+    /* blocks: room for three sets of chunk buffers (a pipeline), bands for one */
+    int rows = (e.R.p->ndims == 3 ? 12 : 8) * (blocks ? 3 : 1);
+    e.o.device_memory = limit_for(&pc, rows, buffers(e.R.p), dbl);
+    tp_skeleton(&e, &pc, iters, &st, T == 1 ? "T=1 out of core" : "T=3 out of core");
+    ck_assert_int_eq(st.ooc, 1);
+    /* several chunks per step (3D parts of few rows may fit one) */
+    ck_assert_msg(st.ooc_chunks > 1 || (e.R.p->ndims == 3 && st.ooc_chunks == 1), "%s: %d chunks",
+                  e.R.p->name, st.ooc_chunks);
+    ck_assert(st.ooc_up > 0 && st.ooc_down > 0);
+    ck_assert_msg(st.steps == T || strstr(st.steps_why, "too thin"), "steps %d (%s)", st.steps,
+                  st.steps_why);
+    ck_assert_str_eq(st.backend, test_backend());
+    tp_end(&e);
+}
+END_TEST
+
+/* A persistent run out of core: advances, a parameter changed, norms, the view. */
+START_TEST(ooc_persistent)
+{
+    const prog_case *pc = &tp_cases[5]; /* mixed: a previous level, a coefficient, two fields */
+    tp_env e;
+    tp_begin(&e, pc, 1, _i);
+    e.o.out_of_core = 1;
+    e.o.device_memory = limit_for(pc, 7, buffers(e.R.p), 1);
+    const long adv[2] = {3, 2};
+    stencil_stats st;
+    tp_persistent(&e, pc->n, adv, 2, &st);
+    ck_assert_int_eq(st.ooc, 1);
+    tp_end(&e);
+}
+END_TEST
+
+START_TEST(ooc_decisions)
+{
+    prog_case gs = tp_cases[2], *pc = &gs;
+    gs.n[0] = 40 * nranks;
+    tp_env e;
+    tp_begin(&e, pc, 0, 0);
+    stencil_run *run = NULL;
+    stencil_stats st;
+    /* over the limit: out of core by itself (automatic), or refused (-1) */
+    e.o.device_memory = limit_for(pc, 8, buffers(e.R.p), 0);
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, init, &e.o, &run), 0);
+    ck_assert_int_eq(stencil_advance(run, 2), 0);
+    ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+    ck_assert_int_eq(st.ooc, 1);
+    stencil_destroy(&run);
+    e.o.out_of_core = -1;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, init, &e.o, &run),
+        STENCIL_EDEVMEM);
+    /* not even one chunk of rows and its halo */
+    e.o.out_of_core = 1;
+    e.o.device_memory = 100;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, init, &e.o, &run),
+        STENCIL_EDEVMEM);
+    tp_end(&e);
+    /* the index i: refused out of core, with the reason */
+    tp_begin(&e, &tp_cases[1], 0, 0);
+    e.o.out_of_core = 1;
+    ck_assert_int_eq(
+        stencil_program_create(MPI_COMM_WORLD, tp_cases[1].n, e.p, STENCIL_FLOAT, init, &e.o, &run),
+        STENCIL_EINVAL);
+    ck_assert_ptr_null(run);
+    tp_end(&e);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+    tcase_add_loop_test(tc, ooc_bitwise, 0, 8 * tp_ncases);
+    tcase_add_loop_test(tc, ooc_persistent, 0, 2);
+    tcase_add_test(tc, ooc_decisions);
+}
+
+int main(int argc, char **argv)
+{
+    return tp_main(argc, argv, "program runs out of core", add_tests, &rank, &nranks);
+}
