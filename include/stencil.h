@@ -183,8 +183,8 @@ typedef struct stencil_stats {
     double ooc_hidden;          /* 0..1 */
     double ooc_bandwidth;       /* measured host<->device bytes/s, each way */
     double ooc_rate;            /* measured kernel cells/s (cells times steps) */
-    /* Time in checkpoints (options.checkpoint, stencil_checkpoint) and in the output
-       (stencil_skeleton's, stencil_view: read-back and callback): in t_total, not t_loop. */
+    /* Time in checkpoints (options.checkpoint, stencil_checkpoint) and in outputs (read-back
+       and callback: the output callback, the monitor, stencil_view): in t_total, not t_loop. */
     double t_checkpoint;
     double t_output;
 } stencil_stats;
@@ -201,8 +201,10 @@ typedef struct stencil_options {
     const char *config;  /* per-rank configuration file (README); NULL = $STENCIL_CONFIG */
     int device;          /* device index; -1 = node-local rank modulo device count */
     int serialize;       /* 1: no overlap (phases one after another), for measuring */
-    int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
-    int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
+    int peer; /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
+    /* Rank 0 prints a line every this many iterations (0: off): the rate and the time left,
+       with the checkpoints and outputs to come at the mean time of those so far. */
+    int progress;
     /*
      * T, time steps per halo exchange (temporal blocking): each pass updates T steps from halos
      * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the

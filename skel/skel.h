@@ -109,6 +109,8 @@ typedef struct sk_run {
     int failed;    /* an advance failed (agreed code): the run refuses more work */
     int traced;    /* the first advance was traced; later ones are not */
     long nckpt;    /* checkpoints written (stats.t_checkpoint is their time) */
+    long nout;     /* monitor calls and views timed into stats.t_output */
+    int out_end;   /* the skeleton's output callback is still to come */
     double t0;     /* MPI_Wtime() at creation */
     double t_up;   /* setup time, for stats */
     sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
