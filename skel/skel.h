@@ -170,6 +170,8 @@ const sb_ops *sk_planned_backend(const sk_run *r);
 /* Whether set-up resumes from options.checkpoint (options.restart and the file exists);
    collective (setup.c). */
 int sk_resuming(sk_run *r, int *resume);
+/* Program runs: the iterations, weights and periodic work the same on every rank (setup.c). */
+int sk_check_same_options(sk_run *r);
 /* options.monitor (skeleton.c): one call, its result agreed (1 sets *mine); then, after every
    call, whether any rank asked to stop (*stop), collective. */
 int sk_monitor_call(sk_run *r, const stencil_tile *t, const stencil_norm *change, int *mine);

@@ -3,7 +3,8 @@
  * user sees of an error, under mpiexec -n 2 and -n 4 (host backend) and -n 2 (OpenCL, PoCL in
  * CI; STENCIL_BACKEND picks):
  *   - options.rank_weights, monitor and checkpoint that differ between ranks (or are set on one
- *     rank only) fail with STENCIL_EINVAL on every rank, nothing hangs;
+ *     rank only) fail with STENCIL_EINVAL on every rank, nothing hangs; program runs too, and
+ *     their iteration counts;
  *   - configuration rules without backend= keep the default backend; lines of any length;
  *     a configuration that names a directory is STENCIL_EIO;
  *   - options.fuse = INT_MIN, negative monitor_every / checkpoint_every: STENCIL_EINVAL; equal
@@ -133,6 +134,51 @@ START_TEST(periodic_work_must_agree)
     o.checkpoint_every = rank == 0 ? 2 : 3;
     ck_assert_msg(agreed(run(&o, &r, NULL), STENCIL_EINVAL), "different checkpoint_every");
     ck_assert(access(ck, F_OK) != 0 || rank != 0);
+}
+END_TEST
+
+/* A program skeleton of 5 iterations (iters on rank 0) on 48 x 20, the given options. */
+static int run_program(stencil_options *o, long iters)
+{
+    static const char *text = "program avg\n  dims 2\n  field u\n"
+                              "  update u = (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]) / 4\nend\n";
+    stencil_program *p = NULL;
+    char msg[256];
+    int rc = stencil_program_parse(text, &p, msg, sizeof msg);
+    if (!rc)
+        rc = stencil_program_skeleton(MPI_COMM_WORLD, sizes, p, STENCIL_FLOAT, rank ? 5 : iters,
+                                      tu_init_cb, NULL, o);
+    stencil_program_free(p);
+    return rc;
+}
+
+START_TEST(program_options_must_agree)
+{
+    result r = {0};
+    stencil_options o;
+    char ck[300];
+    snprintf(ck, sizeof ck, "%s/ck.sten", dir);
+    double *w = malloc(sizeof *w * (size_t)nranks);
+    for (int i = 0; i < nranks; i++) w[i] = rank == 0 ? (i == 0 ? 1 : 3) : (i == 0 ? 3 : 1);
+    r.c.seed = 3;
+    options(&o, &r);
+    ck_assert_msg(agreed(run_program(&o, 5), 0), "agreeing ranks: %s", r.msg);
+    ck_assert_msg(agreed(run_program(&o, 6), STENCIL_EINVAL), "different iterations");
+    ck_assert(strstr(r.msg, "iterations"));
+    o.rank_weights = w;
+    ck_assert_msg(agreed(run_program(&o, 5), STENCIL_EINVAL), "different weights");
+    ck_assert(strstr(r.msg, "rank_weights"));
+    options(&o, &r);
+    o.monitor = rank == 0 ? monitor : NULL;
+    o.monitor_every = 2;
+    ck_assert_msg(agreed(run_program(&o, 5), STENCIL_EINVAL), "monitor on rank 0 only");
+    ck_assert(strstr(r.msg, "monitor"));
+    options(&o, &r);
+    o.checkpoint = rank == 0 ? ck : NULL;
+    o.checkpoint_every = 2;
+    ck_assert_msg(agreed(run_program(&o, 5), STENCIL_EINVAL), "checkpoint on rank 0 only");
+    ck_assert(access(ck, F_OK) != 0 || rank != 0);
+    free(w);
 }
 END_TEST
 
@@ -333,6 +379,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, rank_weights_must_agree);
     tcase_add_test(tc, periodic_work_must_agree);
+    tcase_add_test(tc, program_options_must_agree);
     tcase_add_test(tc, option_ranges);
     tcase_add_test(tc, config_rules);
     tcase_add_test(tc, default_error_print);
