@@ -272,6 +272,7 @@ void sk_free(sk_run *r)
     sl_stencil_free(&r->st);
     sl_stencil_free(&r->lst);
     if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+    free(r->env.copy);
     free(r);
 }
 
@@ -356,6 +357,7 @@ int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out)
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
     if (rc != MPI_SUCCESS) {
         if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+        free(r->env.copy);
         free(r);
         return STENCIL_EMPI;
     }

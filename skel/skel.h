@@ -59,6 +59,7 @@ typedef struct sk_env {
     const char *calibration_rounds;                 /* weights.c */
     const char *ooc, *device_memory, *ooc_file, *ooc_bufs; /* out of core (ooc_decide.c, ooc.c) */
     int row_align; /* STENCIL_ROW_ALIGN in 1..1024, else 0 (sl_partition.row_align) */
+    char *copy;    /* the strings above (env.c), freed with the run */
 } sk_env;
 void sk_env_read(sk_env *e);
 

@@ -9,10 +9,14 @@
  *     a configuration that names a directory is STENCIL_EIO;
  *   - options.fuse = INT_MIN, negative monitor_every / checkpoint_every: STENCIL_EINVAL; equal
  *     rank weights of 1e308 partition like equal weights;
+ *   - options win over the environment, which wins over the configuration file (backend and
+ *     weight); the environment is read once, when a run is created: a variable changed in
+ *     place afterwards (putenv's own buffer) does not reach the run;
  *   - without on_error rank 0 prints the agreed message once on stderr (options.quiet: not);
  *     messages carry one "rank N: " prefix; stencil_register_kernel_msg says why it refused.
  * Every assertion is on an allreduced value.
  */
+#define _XOPEN_SOURCE 700 /* putenv */
 #include <check.h>
 #include <limits.h>
 #include <stdio.h>
@@ -262,6 +266,88 @@ START_TEST(config_rules)
 }
 END_TEST
 
+/* This rank's weight (stats) in a run of the configuration file at path; rc its code. */
+static char weight_msg[512];
+static double weight_of(const stencil_options *base, const char *path, int *rc)
+{
+    result r = {0};
+    stencil_options o = *base;
+    o.stats = &r.s;
+    o.user = &r;
+    o.config = path;
+    long bad = -1;
+    *rc = run(&o, &r, &bad);
+    if (!*rc && bad) *rc = 1;
+    snprintf(weight_msg, sizeof weight_msg, "%s", r.msg);
+    return r.s.weight;
+}
+
+/* name=value for putenv, whose buffer stays the environment's (static) until replaced. */
+static char trace_var[400];
+
+START_TEST(precedence_and_env_once)
+{
+    char p[300];
+    int rc;
+    const char *b = getenv("STENCIL_BACKEND"), *wv = getenv("STENCIL_WEIGHT");
+    char keep_b[64], keep_w[64];
+    snprintf(keep_b, sizeof keep_b, "%s", b ? b : "");
+    snprintf(keep_w, sizeof keep_w, "%s", wv ? wv : "");
+    config("weight5.conf", "backend=nosuch weight=5\n", p, sizeof p);
+    result r = {0};
+    stencil_options o;
+    options(&o, &r);
+    /* The file alone names a backend that does not exist: ENOBACKEND shows it was read. */
+    o.backend = NULL;
+    unsetenv("STENCIL_BACKEND");
+    weight_of(&o, p, &rc);
+    ck_assert_msg(agreed(rc, STENCIL_ENOBACKEND), "the file's backend");
+    /* The environment's backend and weight over the file's. */
+    setenv("STENCIL_BACKEND", keep_b[0] ? keep_b : "host", 1);
+    setenv("STENCIL_WEIGHT", "2", 1);
+    double w = weight_of(&o, p, &rc);
+    ck_assert_msg(agreed(rc, 0) && tu_allsum(MPI_COMM_WORLD, w != 2.0) == 0, "environment: %g", w);
+    /* The options over the environment. */
+    setenv("STENCIL_BACKEND", "nosuch", 1);
+    o.backend = keep_b[0] ? keep_b : "host";
+    double *ws = malloc(sizeof *ws * (size_t)nranks);
+    for (int i = 0; i < nranks; i++) ws[i] = 7;
+    o.rank_weights = ws;
+    w = weight_of(&o, p, &rc);
+    free(ws);
+    if (keep_b[0])
+        setenv("STENCIL_BACKEND", keep_b, 1);
+    else
+        unsetenv("STENCIL_BACKEND");
+    if (keep_w[0])
+        setenv("STENCIL_WEIGHT", keep_w, 1);
+    else
+        unsetenv("STENCIL_WEIGHT");
+    ck_assert_msg(agreed(rc, 0) && tu_allsum(MPI_COMM_WORLD, w != 7.0) == 0, "options: %g %s", w,
+                  weight_msg);
+    /* Tracing off ("" set) at create; the same buffer then names a trace: nothing is written. */
+    char late[340];
+    snprintf(late, sizeof late, "%s/late", dir);
+    snprintf(trace_var, sizeof trace_var, "STENCIL_TRACE=");
+    putenv(trace_var);
+    options(&o, &r);
+    stencil_desc st;
+    stencil_set_get(stencil_set_find("2d9"), STENCIL_FLOAT, &st);
+    stencil_run *run = NULL;
+    rc = stencil_create(MPI_COMM_WORLD, sizes, &st, NULL, tu_init_cb, &o, &run);
+    snprintf(trace_var, sizeof trace_var, "STENCIL_TRACE=%s", late);
+    if (!rc) rc = stencil_advance(run, 3);
+    stencil_destroy(&run);
+    unsetenv("STENCIL_TRACE");
+    char file[400];
+    snprintf(file, sizeof file, "%s.%d.jsonl", late, rank);
+    int traced = access(file, F_OK) == 0;
+    if (traced) unlink(file);
+    ck_assert_msg(agreed(rc, 0), "run: %s", r.msg);
+    ck_assert_msg(tu_allsum(MPI_COMM_WORLD, traced) == 0, "a variable changed after create");
+}
+END_TEST
+
 /* Rank 0's stderr during fn, into buf. */
 static void capture(void (*fn)(int), int arg, char *buf, size_t len)
 {
@@ -382,12 +468,14 @@ int main(int argc, char **argv)
     tcase_add_test(tc, program_options_must_agree);
     tcase_add_test(tc, option_ranges);
     tcase_add_test(tc, config_rules);
+    tcase_add_test(tc, precedence_and_env_once);
     tcase_add_test(tc, default_error_print);
     tcase_add_test(tc, one_rank_prefix);
     tcase_add_test(tc, register_kernel_reason);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
-    static const char *const names[] = {"ck.sten", "ck.sten.tmp", "nobackend.conf", "long.conf"};
+    static const char *const names[] = {"ck.sten", "ck.sten.tmp", "nobackend.conf", "long.conf",
+                                        "weight5.conf"};
     tu_scratch_remove(MPI_COMM_WORLD, dir, names, sizeof names / sizeof *names);
     MPI_Finalize();
     return failed ? 1 : 0;
