@@ -5,7 +5,8 @@
  * array as it was (in core and out of core).
  *
  *   - stencil_write / stencil_checkpoint onto a FIFO or a character device (a mknod copy of
- *     /dev/full, made in the scratch directory; root only): STENCIL_EIO, the node is still there;
+ *     /dev/full, made in the scratch directory; root only), and stencil_write_png onto a FIFO:
+ *     STENCIL_EIO (ENOSYS without libpng), the node is still there;
  *   - stencil_read / stencil_read_info / stencil_load of a FIFO: STENCIL_EIO, no hang;
  *   - overlapping tiles whose cell counts add up: STENCIL_EINVAL, no file;
  *   - a shorter array over a longer file that cannot be deleted (its directory immutable,
@@ -128,6 +129,13 @@ START_TEST(write_never_replaces_nodes)
                          stencil_have_hdf5() ? STENCIL_EIO : STENCIL_ENOSYS),
                   "write an .h5 FIFO");
     ck_assert(kind_of(fifo5, NULL) == S_IFIFO);
+#ifdef TEST_PNG
+    const int png = STENCIL_EIO;
+#else
+    const int png = STENCIL_ENOSYS;
+#endif
+    ck_assert_msg(agreed(stencil_write_png(MPI_COMM_WORLD, fifo, &t, 0, 0, 0, 0), png), "png");
+    ck_assert(kind_of(fifo, NULL) == S_IFIFO);
     if (node) {
         ck_assert_msg(agreed(stencil_write(MPI_COMM_WORLD, dev, &t), STENCIL_EIO), "device");
         ck_assert_msg(kind_of(dev, NULL) == S_IFCHR, "the device node was replaced");
