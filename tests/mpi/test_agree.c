@@ -6,7 +6,7 @@
  *     rank only) fail with STENCIL_EINVAL on every rank, nothing hangs; program runs too, and
  *     their iteration counts;
  *   - configuration rules without backend= keep the default backend; lines of any length;
- *     a configuration that names a directory is STENCIL_EIO;
+ *     a configuration that names a directory or a FIFO is STENCIL_EIO;
  *   - options.fuse = INT_MIN, negative monitor_every / checkpoint_every: STENCIL_EINVAL; equal
  *     rank weights of 1e308 partition like equal weights;
  *   - options win over the environment, which wins over the configuration file (backend and
@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cksuite.h"
@@ -260,9 +261,14 @@ START_TEST(config_rules)
     w = weight_of_rank1(p, &rc);
     ck_assert_msg(agreed(rc, 0), "long lines");
     ck_assert_msg(w == 2.0, "rank 1 weight %g", w);
-    /* A directory is not an empty configuration. */
+    /* A directory is not an empty configuration; a FIFO is refused, not waited on. */
     weight_of_rank1(dir, &rc);
     ck_assert_msg(agreed(rc, STENCIL_EIO), "a directory");
+    snprintf(p, sizeof p, "%s/conf.fifo", dir);
+    if (rank == 0) ck_assert(mkfifo(p, 0600) == 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    weight_of_rank1(p, &rc);
+    ck_assert_msg(agreed(rc, STENCIL_EIO), "a FIFO");
 }
 END_TEST
 
@@ -474,8 +480,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, register_kernel_reason);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
-    static const char *const names[] = {"ck.sten", "ck.sten.tmp", "nobackend.conf", "long.conf",
-                                        "weight5.conf"};
+    static const char *const names[] = {"ck.sten",   "ck.sten.tmp",  "nobackend.conf",
+                                        "long.conf", "weight5.conf", "conf.fifo"};
     tu_scratch_remove(MPI_COMM_WORLD, dir, names, sizeof names / sizeof *names);
     MPI_Finalize();
     return failed ? 1 : 0;
