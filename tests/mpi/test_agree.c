@@ -142,19 +142,26 @@ START_TEST(periodic_work_must_agree)
 }
 END_TEST
 
-/* A program skeleton of 5 iterations (iters on rank 0) on 48 x 20, the given options. */
-static int run_program(stencil_options *o, long iters)
+/* A program skeleton of 5 iterations (iters on rank 0) on 48 x 20 (rank 1: x 20 + wider), the
+   given options. */
+static int run_program_on(stencil_options *o, long iters, long wider)
 {
+    const long mine[2] = {sizes[0], sizes[1] + (rank == 1 ? wider : 0)};
     static const char *text = "program avg\n  dims 2\n  field u\n"
                               "  update u = (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]) / 4\nend\n";
     stencil_program *p = NULL;
     char msg[256];
     int rc = stencil_program_parse(text, &p, msg, sizeof msg);
     if (!rc)
-        rc = stencil_program_skeleton(MPI_COMM_WORLD, sizes, p, STENCIL_FLOAT, rank ? 5 : iters,
+        rc = stencil_program_skeleton(MPI_COMM_WORLD, mine, p, STENCIL_FLOAT, rank ? 5 : iters,
                                       tu_init_cb, NULL, o);
     stencil_program_free(p);
     return rc;
+}
+
+static int run_program(stencil_options *o, long iters)
+{
+    return run_program_on(o, iters, 0);
 }
 
 START_TEST(program_options_must_agree)
@@ -170,6 +177,8 @@ START_TEST(program_options_must_agree)
     ck_assert_msg(agreed(run_program(&o, 5), 0), "agreeing ranks: %s", r.msg);
     ck_assert_msg(agreed(run_program(&o, 6), STENCIL_EINVAL), "different iterations");
     ck_assert(strstr(r.msg, "iterations"));
+    ck_assert_msg(agreed(run_program_on(&o, 5, 1), STENCIL_EINVAL), "different sizes");
+    ck_assert(strstr(r.msg, "sizes"));
     o.rank_weights = w;
     ck_assert_msg(agreed(run_program(&o, 5), STENCIL_EINVAL), "different weights");
     ck_assert(strstr(r.msg, "rank_weights"));
