@@ -198,7 +198,7 @@ typedef struct stencil_options {
     int weights_auto;                /* 1: calibrate weights by a short timed run first */
     stencil_boundary boundary;
     const char *backend; /* "host", "opencl", "cuda", "hip", or NULL/"auto" */
-    const char *config;  /* per-rank configuration file (README); NULL = $STENCIL_CONFIG */
+    const char *config;  /* per-rank configuration file (README); NULL: $STENCIL_CONFIG */
     int device;          /* device index; -1 = node-local rank modulo device count */
     int serialize;       /* 1: no overlap (phases one after another), for measuring */
     int peer; /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
@@ -206,17 +206,14 @@ typedef struct stencil_options {
        with the checkpoints and outputs to come at the mean time of those so far. */
     int progress;
     /*
-     * T, time steps per halo exchange (temporal blocking): each pass updates T steps from halos
-     * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the
-     * margins its neighbours also compute. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION,
-     * with the numbers, when a part is thinner than T times the radius); 0 (default) is
-     * $STENCIL_STEPS (or the older $STENCIL_FUSE) when it gives a number, else automatic: the depth
-     * D of the fused kernels every rank has (CUDA/HIP: up to 4 steps per launch; the least D over
-     * the ranks), otherwise the T in 1..8 with the least modelled time per step (README, "Time
-     * steps per exchange"), lowered to what the parts fit. Other values: STENCIL_EINVAL. Results
-     * are bitwise the same for every T. Programs: automatic is 1; a forced T runs T steps per
-     * exchange, lowered (stats.steps_why) where a part is thinner than T steps read, and 1 where
-     * an update reads the cell's index along a periodic dimension.
+     * T, time steps per halo exchange: each pass updates T steps from halos T times as deep (T
+     * times fewer messages; the margins the neighbours also compute are recomputed). Results are
+     * bitwise the same for every T. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION when a part
+     * is thinner than T radii; ranks that differ: the largest); 0 (default) is $STENCIL_STEPS (or
+     * $STENCIL_FUSE) when a number, else automatic (docs/CONCEPTS.md, "Time steps per exchange").
+     * Other values: STENCIL_EINVAL. Programs: automatic is 1; a forced T is lowered
+     * (stats.steps_why) where a part is thinner than T steps read, and is 1 where an update reads
+     * the cell's index along a periodic dimension.
      */
     int steps;
     /*
@@ -227,7 +224,7 @@ typedef struct stencil_options {
     int fuse;
     /*
      * Phase timestamps: each rank writes "<trace>.<rank>.jsonl", a JSON line per pass of T steps
-     * ("it": its first iteration, "steps": how many; README, "Tracing the overlap"). NULL =
+     * ("it": its first iteration, "steps": how many; docs/TRACING.md). NULL =
      * $STENCIL_TRACE; "" = off. Passes starting in the first STENCIL_TRACE_MAX iterations are
      * traced (about 90 bytes each); device stamps are read back every 1024 passes (a pause).
      */
@@ -256,23 +253,17 @@ typedef struct stencil_options {
     const char *checkpoint;
     int restart;
     /*
-     * Grids larger than device memory (README, "Grids larger than device memory"). Out of core,
-     * a rank keeps its local array, both time levels, in host memory and streams it through its
-     * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.steps
-     * forces it; by default, when every rank is out of core, the T of a sweep that gives the
-     * least modelled time per step at the probed rates, from 2 up to 128 / the stencil's
-     * reach (64 in 3D), within the parts; stats.steps_why). out_of_core:
-     * 0 (default) $STENCIL_OOC if it says on or off, else automatic: when the part does not fit
-     * device_memory or the device's memory; 1 always; -1 never (STENCIL_EDEVMEM instead).
-     * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY
-     * (a number with an optional k, M or G suffix), else the device's own limit. The chunk
-     * count follows from it (three chunk buffers). ooc_file: a path whose "<path>.<rank>" backs
-     * the host copies by a memory-mapped file (removed at once, so nothing is left behind),
-     * for parts larger than host memory; NULL: $STENCIL_OOC_FILE; "": none. Tracing, the peer
-     * path and weights_auto are not available out of core (tracing and the peer path are off,
-     * weights_auto fails with STENCIL_EINVAL). Programs: every level of every field stays in host
-     * memory and each step streams through the device (device_memory counts all levels; ooc_file
-     * is not used); a program reading the index i is refused out of core (STENCIL_EINVAL).
+     * Grids larger than device memory (docs/OUT-OF-CORE.md). Out of core, a rank keeps both
+     * time levels in host memory and streams them through its device in chunks of rows of
+     * dimension 0, T steps per sweep (options.steps, else chosen from probed rates;
+     * stats.steps_why). out_of_core: 0 (default) $STENCIL_OOC if on or off, else when the part
+     * does not fit device_memory or the device; 1 always; -1 never (STENCIL_EDEVMEM instead).
+     * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY (k, M, G
+     * suffixes), else the device's own limit. ooc_file: "<path>.<rank>" backs the host copies by
+     * a memory-mapped file (unlinked at once), for parts larger than host memory; NULL:
+     * $STENCIL_OOC_FILE; "": none. Out of core, tracing and the peer path are off and
+     * weights_auto fails with STENCIL_EINVAL. Programs: every level of every field streams
+     * (device_memory counts them all; ooc_file is not used); one reading the index i is refused.
      */
     int out_of_core;
     long long device_memory;
@@ -373,15 +364,13 @@ const stencil_kernel *stencil_find_kernel(const char *name);
 void stencil_kernel_names(char *buf, size_t len);
 
 /*
- * Persistent runs: everything stencil_skeleton() does before its loop (stencil_create), any
- * number of advances, reads of the current array, norms, checkpoints, then stencil_destroy.
- * stencil_skeleton() is exactly create + advance + view + destroy; the array after advances of
- * n1, n2, ... iterations is bitwise the one of a single call with n1 + n2 + ... iterations.
- * Every call is collective over the run's communicator and returns the same code on every rank
- * (options.on_error is called with the agreed message). A run whose advance failed (a device or
- * MPI error) refuses further advances and views with STENCIL_EINVAL but can still be destroyed;
- * an error of a callback, a checkpoint or a load leaves the run's array as it was. Runs are
- * independent: several may coexist in one process (each has its own duplicate communicator).
+ * Persistent runs: stencil_create (all stencil_skeleton() does before its loop), advances,
+ * views, norms, checkpoints, stencil_destroy; stencil_skeleton() is exactly create + advance +
+ * view + destroy, and advances of n1, n2, ... give bitwise one advance of n1 + n2 + ....
+ * Every call but stencil_iteration is collective over the run's communicator and returns the
+ * same code on every rank. A run whose advance failed (a device or MPI error) refuses further
+ * work with STENCIL_EINVAL but can be destroyed; a failed view, checkpoint or load leaves the
+ * array as it was (docs/GUARANTEES.md). Runs are independent (own duplicate communicators).
  */
 typedef struct stencil_run stencil_run;
 
@@ -415,8 +404,9 @@ int stencil_checkpoint(stencil_run *run, const char *path);
 /*
  * Replaces the array by a checkpoint (any format stencil_read reads, any writer's rank count
  * and partition) and sets the iteration count to the file's. STENCIL_EFORMAT when the file
- * holds another stencil, size or element type, or is truncated; STENCIL_EIO when it is missing.
- * On error the run's array is unchanged.
+ * holds another stencil, size or element type, or is truncated; STENCIL_EIO when it is missing
+ * or not a regular file. A refused file leaves the array unchanged, in core and out of core; an
+ * I/O error in the data itself, out of core, marks the run failed.
  */
 int stencil_load(stencil_run *run, const char *path);
 /* Frees everything; *run becomes NULL (a later call with it gets STENCIL_EINVAL). NULL is ok. */
@@ -433,9 +423,9 @@ int stencil_have_hdf5(void);
 /*
  * Writes the distributed array to one file, collectively over comm (every rank passes its tile,
  * as the output callback sees it): a 128-byte little-endian header (magic, version, ndims,
- * global sizes, element type, tile->iteration) and the elements row-major, written by all ranks
- * at once through MPI-IO. An existing file is replaced. Errors: STENCIL_EINVAL (tiles disagree),
- * STENCIL_EIO (the file cannot be created or written).
+ * global sizes, element type, tile->iteration) and the elements row-major, through MPI-IO, in
+ * place (not atomic: checkpoints are). An existing regular file is replaced; anything else is
+ * STENCIL_EIO and left alone. STENCIL_EINVAL: tiles disagree or overlap.
  */
 int stencil_write(MPI_Comm comm, const char *path, const stencil_tile *tile);
 /*
