@@ -121,13 +121,10 @@ typedef enum stencil_boundary {
 
 /*
  * Per-rank measurements; times in seconds, counts for this rank unless named global.
- *
- * exchange_hidden, with tracing on (options.trace): the exchange of a pass (T iterations,
- * options.steps) is the interval [border end, unpack end] and its inner update [inner start,
- * inner end] (device timestamps); the value is the sum over the traced passes with an exchange
- * of the length of their intersection, divided by the sum of the exchange lengths. With tracing
- * off it is a lower bound: the host time from the border wait to the end of the unpack calls of
- * the passes whose inner update was still running then, over all of that time.
+ * exchange_hidden, traced (options.trace): over the traced passes, the time [border end, unpack
+ * end] (the exchange) overlaps [inner start, inner end], divided by the exchange time (device
+ * stamps). Untraced, a lower bound: the host time from the border wait to the end of the unpack
+ * calls of the passes whose inner update was still running then, over all of that time.
  */
 typedef struct stencil_stats {
     double t_total;         /* whole call */
@@ -168,14 +165,11 @@ typedef struct stencil_stats {
     char kernel[16];
     double t_compile; /* of t_setup, seconds spent compiling run-time kernels (0: cached, none) */
     /*
-     * Out-of-core (options.out_of_core): 1 when this rank streamed its part through its device
-     * in chunks of rows of dimension 0 (then backend, device and device_bytes are the device's,
-     * steps is T, the steps per sweep). Bytes are this rank's host<->device transfers of the
-     * sweeps. A probe at set-up times an upload of one chunk beside a download of as many bytes
-     * and an update of the chunk (ooc_bandwidth: bytes/s each way with both directions busy, as
-     * in the sweeps; ooc_rate); ooc_hidden compares the sweeps with their transfers and updates at
-     * those rates one after the other: the fraction of the transfer time they hid behind the
-     * updates (0 on a synchronous backend).
+     * Out of core (options.out_of_core): ooc is 1 when this rank streamed its part through its
+     * device (backend, device and device_bytes are then the device's, steps the steps per sweep);
+     * bytes are the sweeps' transfers. A probe at set-up times one chunk's upload beside a download
+     * (ooc_bandwidth, each way) and its update (ooc_rate); ooc_hidden is the fraction of the
+     * transfer time the sweeps hid behind the updates at those rates (0 on a synchronous backend).
      */
     int ooc;
     int ooc_chunks;             /* chunks per sweep */
@@ -216,17 +210,11 @@ typedef struct stencil_options {
      * the cell's index along a periodic dimension.
      */
     int steps;
-    /*
-     * Deprecated alias of steps, kept so that older programs still build and run the same: used
-     * when steps is 0. (In the backends, "fused" means steps per kernel launch, which T need not
-     * be.)
-     */
-    int fuse;
+    int fuse; /* deprecated alias of steps, used when steps is 0 */
     /*
      * Phase timestamps: each rank writes "<trace>.<rank>.jsonl", a JSON line per pass of T steps
-     * ("it": its first iteration, "steps": how many; docs/TRACING.md). NULL =
-     * $STENCIL_TRACE; "" = off. Passes starting in the first STENCIL_TRACE_MAX iterations are
-     * traced (about 90 bytes each); device stamps are read back every 1024 passes (a pause).
+     * ("it": its first iteration, "steps": how many; docs/TRACING.md) that starts in the first
+     * STENCIL_TRACE_MAX iterations. NULL = $STENCIL_TRACE; "" = off.
      */
     const char *trace;
     stencil_stats *stats;      /* optional, stencil_skeleton fills it (all zeros after an error) */
@@ -317,10 +305,9 @@ typedef int (*stencil_device_kernel_fn)(const void *in, void *out, const long *l
                                         const long *stride, void *queue);
 /*
  * A fused launcher computes two steps in one launch: out over [lo, hi) receives the stencil
- * applied twice to in. The first step is needed around the box, up to the stencil's radius; it is
- * computed (and kept on chip, never stored) only for cells inside [live_lo, live_hi), and the
- * cells outside that box (the fixed frame) keep their values in both steps. `in` is valid over the
- * box plus twice the radius, clipped to the local array.
+ * applied twice to in. The first step, needed up to a radius around the box, is computed (on
+ * chip, never stored) only inside [live_lo, live_hi); cells outside it (the fixed frame) keep
+ * their values. `in` is valid over the box plus twice the radius, clipped to the local array.
  */
 typedef int (*stencil_device_fused_fn)(const void *in, void *out, const long *lo, const long *hi,
                                        const long *live_lo, const long *live_hi, const long *stride,
