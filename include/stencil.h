@@ -121,13 +121,10 @@ typedef enum stencil_boundary {
 
 /*
  * Per-rank measurements; times in seconds, counts for this rank unless named global.
- *
- * exchange_hidden, with tracing on (options.trace): the exchange of a pass (T iterations,
- * options.steps) is the interval [border end, unpack end] and its inner update [inner start,
- * inner end] (device timestamps); the value is the sum over the traced passes with an exchange
- * of the length of their intersection, divided by the sum of the exchange lengths. With tracing
- * off it is a lower bound: the host time from the border wait to the end of the unpack calls of
- * the passes whose inner update was still running then, over all of that time.
+ * exchange_hidden, traced (options.trace): over the traced passes, the time [border end, unpack
+ * end] (the exchange) overlaps [inner start, inner end], divided by the exchange time (device
+ * stamps). Untraced, a lower bound: the host time from the border wait to the end of the unpack
+ * calls of the passes whose inner update was still running then, over all of that time.
  */
 typedef struct stencil_stats {
     double t_total;         /* whole call */
@@ -168,14 +165,11 @@ typedef struct stencil_stats {
     char kernel[16];
     double t_compile; /* of t_setup, seconds spent compiling run-time kernels (0: cached, none) */
     /*
-     * Out-of-core (options.out_of_core): 1 when this rank streamed its part through its device
-     * in chunks of rows of dimension 0 (then backend, device and device_bytes are the device's,
-     * steps is T, the steps per sweep). Bytes are this rank's host<->device transfers of the
-     * sweeps. A probe at set-up times an upload of one chunk beside a download of as many bytes
-     * and an update of the chunk (ooc_bandwidth: bytes/s each way with both directions busy, as
-     * in the sweeps; ooc_rate); ooc_hidden compares the sweeps with their transfers and updates at
-     * those rates one after the other: the fraction of the transfer time they hid behind the
-     * updates (0 on a synchronous backend).
+     * Out of core (options.out_of_core): ooc is 1 when this rank streamed its part through its
+     * device (backend, device and device_bytes are then the device's, steps the steps per sweep);
+     * bytes are the sweeps' transfers. A probe at set-up times one chunk's upload beside a download
+     * (ooc_bandwidth, each way) and its update (ooc_rate); ooc_hidden is the fraction of the
+     * transfer time the sweeps hid behind the updates at those rates (0 on a synchronous backend).
      */
     int ooc;
     int ooc_chunks;             /* chunks per sweep */
@@ -183,8 +177,8 @@ typedef struct stencil_stats {
     double ooc_hidden;          /* 0..1 */
     double ooc_bandwidth;       /* measured host<->device bytes/s, each way */
     double ooc_rate;            /* measured kernel cells/s (cells times steps) */
-    /* Time in checkpoints (options.checkpoint, stencil_checkpoint) and in the output
-       (stencil_skeleton's, stencil_view: read-back and callback): in t_total, not t_loop. */
+    /* Time in checkpoints (options.checkpoint, stencil_checkpoint) and in outputs (read-back
+       and callback: the output callback, the monitor, stencil_view): in t_total, not t_loop. */
     double t_checkpoint;
     double t_output;
 } stencil_stats;
@@ -198,36 +192,29 @@ typedef struct stencil_options {
     int weights_auto;                /* 1: calibrate weights by a short timed run first */
     stencil_boundary boundary;
     const char *backend; /* "host", "opencl", "cuda", "hip", or NULL/"auto" */
-    const char *config;  /* per-rank configuration file (README); NULL = $STENCIL_CONFIG */
+    const char *config;  /* per-rank configuration file (README); NULL: $STENCIL_CONFIG */
     int device;          /* device index; -1 = node-local rank modulo device count */
     int serialize;       /* 1: no overlap (phases one after another), for measuring */
-    int peer;     /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
-    int progress; /* rank 0 prints a progress line every this many iterations; 0 = off */
+    int peer; /* neighbours on one node swap halos device to device: -1 auto, 0 off, 1 on */
+    /* Rank 0 prints a line every this many iterations (0: off): the rate and the time left,
+       with the checkpoints and outputs to come at the mean time of those so far. */
+    int progress;
     /*
-     * T, time steps per halo exchange (temporal blocking): each pass updates T steps from halos
-     * T times as deep, so a rank sends T times fewer messages, at the price of recomputing the
-     * margins its neighbours also compute. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION,
-     * with the numbers, when a part is thinner than T times the radius); 0 (default) is
-     * $STENCIL_STEPS (or the older $STENCIL_FUSE) when it gives a number, else automatic: the depth
-     * D of the fused kernels every rank has (CUDA/HIP: up to 4 steps per launch; the least D over
-     * the ranks), otherwise the T in 1..8 with the least modelled time per step (README, "Time
-     * steps per exchange"), lowered to what the parts fit. Other values: STENCIL_EINVAL. Results
-     * are bitwise the same for every T. Programs: automatic is 1; a forced T runs T steps per
-     * exchange, lowered (stats.steps_why) where a part is thinner than T steps read, and 1 where
-     * an update reads the cell's index along a periodic dimension.
+     * T, time steps per halo exchange: each pass updates T steps from halos T times as deep (T
+     * times fewer messages; the margins the neighbours also compute are recomputed). Results are
+     * bitwise the same for every T. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION when a part
+     * is thinner than T radii; ranks that differ: the largest); 0 (default) is $STENCIL_STEPS (or
+     * $STENCIL_FUSE) when a number, else automatic (docs/CONCEPTS.md, "Time steps per exchange").
+     * Other values: STENCIL_EINVAL. Programs: automatic is 1; a forced T is lowered
+     * (stats.steps_why) where a part is thinner than T steps read, and is 1 where an update reads
+     * the cell's index along a periodic dimension.
      */
     int steps;
-    /*
-     * Deprecated alias of steps, kept so that older programs still build and run the same: used
-     * when steps is 0. (In the backends, "fused" means steps per kernel launch, which T need not
-     * be.)
-     */
-    int fuse;
+    int fuse; /* deprecated alias of steps, used when steps is 0 */
     /*
      * Phase timestamps: each rank writes "<trace>.<rank>.jsonl", a JSON line per pass of T steps
-     * ("it": its first iteration, "steps": how many; README, "Tracing the overlap"). NULL =
-     * $STENCIL_TRACE; "" = off. Passes starting in the first STENCIL_TRACE_MAX iterations are
-     * traced (about 90 bytes each); device stamps are read back every 1024 passes (a pause).
+     * ("it": its first iteration, "steps": how many; docs/TRACING.md) that starts in the first
+     * STENCIL_TRACE_MAX iterations. NULL = $STENCIL_TRACE; "" = off.
      */
     const char *trace;
     stencil_stats *stats;      /* optional, stencil_skeleton fills it (all zeros after an error) */
@@ -254,23 +241,17 @@ typedef struct stencil_options {
     const char *checkpoint;
     int restart;
     /*
-     * Grids larger than device memory (README, "Grids larger than device memory"). Out of core,
-     * a rank keeps its local array, both time levels, in host memory and streams it through its
-     * device in chunks of rows of dimension 0, T = steps per exchange at a time (options.steps
-     * forces it; by default, when every rank is out of core, the T of a sweep that gives the
-     * least modelled time per step at the probed rates, from 2 up to 128 / the stencil's
-     * reach (64 in 3D), within the parts; stats.steps_why). out_of_core:
-     * 0 (default) $STENCIL_OOC if it says on or off, else automatic: when the part does not fit
-     * device_memory or the device's memory; 1 always; -1 never (STENCIL_EDEVMEM instead).
-     * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY
-     * (a number with an optional k, M or G suffix), else the device's own limit. The chunk
-     * count follows from it (three chunk buffers). ooc_file: a path whose "<path>.<rank>" backs
-     * the host copies by a memory-mapped file (removed at once, so nothing is left behind),
-     * for parts larger than host memory; NULL: $STENCIL_OOC_FILE; "": none. Tracing, the peer
-     * path and weights_auto are not available out of core (tracing and the peer path are off,
-     * weights_auto fails with STENCIL_EINVAL). Programs: every level of every field stays in host
-     * memory and each step streams through the device (device_memory counts all levels; ooc_file
-     * is not used); a program reading the index i is refused out of core (STENCIL_EINVAL).
+     * Grids larger than device memory (docs/OUT-OF-CORE.md). Out of core, a rank keeps both
+     * time levels in host memory and streams them through its device in chunks of rows of
+     * dimension 0, T steps per sweep (options.steps, else chosen from probed rates;
+     * stats.steps_why). out_of_core: 0 (default) $STENCIL_OOC if on or off, else when the part
+     * does not fit device_memory or the device; 1 always; -1 never (STENCIL_EDEVMEM instead).
+     * device_memory: bytes a rank may allocate on its device; 0: $STENCIL_DEVICE_MEMORY (k, M, G
+     * suffixes), else the device's own limit. ooc_file: "<path>.<rank>" backs the host copies by
+     * a memory-mapped file (unlinked at once), for parts larger than host memory; NULL:
+     * $STENCIL_OOC_FILE; "": none. Out of core, tracing and the peer path are off and
+     * weights_auto fails with STENCIL_EINVAL. Programs: every level of every field streams
+     * (device_memory counts them all; ooc_file is not used); one reading the index i is refused.
      */
     int out_of_core;
     long long device_memory;
@@ -324,10 +305,9 @@ typedef int (*stencil_device_kernel_fn)(const void *in, void *out, const long *l
                                         const long *stride, void *queue);
 /*
  * A fused launcher computes two steps in one launch: out over [lo, hi) receives the stencil
- * applied twice to in. The first step is needed around the box, up to the stencil's radius; it is
- * computed (and kept on chip, never stored) only for cells inside [live_lo, live_hi), and the
- * cells outside that box (the fixed frame) keep their values in both steps. `in` is valid over the
- * box plus twice the radius, clipped to the local array.
+ * applied twice to in. The first step, needed up to a radius around the box, is computed (on
+ * chip, never stored) only inside [live_lo, live_hi); cells outside it (the fixed frame) keep
+ * their values. `in` is valid over the box plus twice the radius, clipped to the local array.
  */
 typedef int (*stencil_device_fused_fn)(const void *in, void *out, const long *lo, const long *hi,
                                        const long *live_lo, const long *live_hi, const long *stride,
@@ -371,15 +351,13 @@ const stencil_kernel *stencil_find_kernel(const char *name);
 void stencil_kernel_names(char *buf, size_t len);
 
 /*
- * Persistent runs: everything stencil_skeleton() does before its loop (stencil_create), any
- * number of advances, reads of the current array, norms, checkpoints, then stencil_destroy.
- * stencil_skeleton() is exactly create + advance + view + destroy; the array after advances of
- * n1, n2, ... iterations is bitwise the one of a single call with n1 + n2 + ... iterations.
- * Every call is collective over the run's communicator and returns the same code on every rank
- * (options.on_error is called with the agreed message). A run whose advance failed (a device or
- * MPI error) refuses further advances and views with STENCIL_EINVAL but can still be destroyed;
- * an error of a callback, a checkpoint or a load leaves the run's array as it was. Runs are
- * independent: several may coexist in one process (each has its own duplicate communicator).
+ * Persistent runs: stencil_create (all stencil_skeleton() does before its loop), advances,
+ * views, norms, checkpoints, stencil_destroy; stencil_skeleton() is exactly create + advance +
+ * view + destroy, and advances of n1, n2, ... give bitwise one advance of n1 + n2 + ....
+ * Every call but stencil_iteration is collective over the run's communicator and returns the
+ * same code on every rank. A run whose advance failed (a device or MPI error) refuses further
+ * work with STENCIL_EINVAL but can be destroyed; a failed view, checkpoint or load leaves the
+ * array as it was (docs/GUARANTEES.md). Runs are independent (own duplicate communicators).
  */
 typedef struct stencil_run stencil_run;
 
@@ -413,8 +391,9 @@ int stencil_checkpoint(stencil_run *run, const char *path);
 /*
  * Replaces the array by a checkpoint (any format stencil_read reads, any writer's rank count
  * and partition) and sets the iteration count to the file's. STENCIL_EFORMAT when the file
- * holds another stencil, size or element type, or is truncated; STENCIL_EIO when it is missing.
- * On error the run's array is unchanged.
+ * holds another stencil, size or element type, or is truncated; STENCIL_EIO when it is missing
+ * or not a regular file. A refused file leaves the array unchanged, in core and out of core; an
+ * I/O error in the data itself, out of core, marks the run failed.
  */
 int stencil_load(stencil_run *run, const char *path);
 /* Frees everything; *run becomes NULL (a later call with it gets STENCIL_EINVAL). NULL is ok. */
@@ -431,9 +410,9 @@ int stencil_have_hdf5(void);
 /*
  * Writes the distributed array to one file, collectively over comm (every rank passes its tile,
  * as the output callback sees it): a 128-byte little-endian header (magic, version, ndims,
- * global sizes, element type, tile->iteration) and the elements row-major, written by all ranks
- * at once through MPI-IO. An existing file is replaced. Errors: STENCIL_EINVAL (tiles disagree),
- * STENCIL_EIO (the file cannot be created or written).
+ * global sizes, element type, tile->iteration) and the elements row-major, through MPI-IO, in
+ * place (not atomic: checkpoints are). An existing regular file is replaced; anything else is
+ * STENCIL_EIO and left alone. STENCIL_EINVAL: tiles disagree or overlap.
  */
 int stencil_write(MPI_Comm comm, const char *path, const stencil_tile *tile);
 /*

@@ -6,6 +6,7 @@
  * STENCIL_GPU_*, STENCIL_RTC*, STENCIL_HOST_*) are read by the backends at open.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "skel.h"
 
@@ -13,6 +14,41 @@ static const char *var(const char *name)
 {
     const char *v = getenv(name);
     return v && v[0] ? v : NULL;
+}
+
+/*
+ * The values copied into one block (e->copy): getenv's strings belong to the environment, and a
+ * later setenv or putenv may change them under a run that read them (POSIX), which would break
+ * "read once". Without memory the environment's own strings serve.
+ */
+static void own(sk_env *e)
+{
+    const char **v[] = {&e->backend,
+                        &e->device,
+                        &e->weight,
+                        &e->config,
+                        &e->trace,
+                        &e->peer,
+                        &e->steps,
+                        &e->split,
+                        &e->ooc,
+                        &e->device_memory,
+                        &e->ooc_file,
+                        &e->ooc_bufs,
+                        &e->calibration_rounds};
+    size_t n = sizeof v / sizeof *v, len = 0;
+    for (size_t i = 0; i < n; i++)
+        if (*v[i]) len += strlen(*v[i]) + 1;
+    e->copy = len ? malloc(len) : NULL;
+    if (!e->copy) return;
+    char *p = e->copy;
+    for (size_t i = 0; i < n; i++)
+        if (*v[i]) {
+            size_t k = strlen(*v[i]) + 1;
+            memcpy(p, *v[i], k);
+            *v[i] = p;
+            p += k;
+        }
 }
 
 void sk_env_read(sk_env *e)
@@ -35,4 +71,5 @@ void sk_env_read(sk_env *e)
     const char *a = var("STENCIL_ROW_ALIGN");
     long v = a ? strtol(a, NULL, 10) : 0;
     e->row_align = v >= 1 && v <= 1024 ? (int)v : 0;
+    own(e);
 }

@@ -246,20 +246,30 @@ static void progress(sk_run *r, long t, double t0)
             rate / scale, unit, sk_time_left(r, dt / (double)here, done, goal));
 }
 
+/* Seconds for the events still to come: total in the run, had of them taking spent. */
+static double to_come(long total, long had, double spent)
+{
+    return had > 0 && total > had ? (double)(total - had) * spent / (double)had : 0;
+}
+
 /*
  * Seconds left at iteration done of goal: the iterations at per_iter each, and the skeleton's
- * checkpoints still to come (one every checkpoint_every, and one at the end unless the last is
- * there) at the mean time of those written. The output runs once, after the loop: no earlier
- * call measures it, so it is not in the estimate.
+ * checkpoints (one every checkpoint_every, and one at the end unless the last is there) and
+ * outputs (a monitor call every monitor_every, and the output callback at the end) still to
+ * come, each at the mean time of those already timed. A persistent run knows nothing of what
+ * follows the advance.
  */
 double sk_time_left(const sk_run *r, double per_iter, long done, long goal)
 {
     double left = per_iter * (double)(goal - done);
-    long every = r->goal > 0 && r->opt.checkpoint ? r->opt.checkpoint_every : 0;
-    if (every <= 0 || r->nckpt <= 0) return left;
+    if (r->goal <= 0) return left;
     long start = r->done - r->ran; /* a restart's first iteration */
-    long ahead = goal / every - start / every + (goal % every != 0) - r->nckpt;
-    return left + (ahead > 0 ? (double)ahead * r->stats.t_checkpoint / (double)r->nckpt : 0);
+    long ce = r->opt.checkpoint ? r->opt.checkpoint_every : 0;
+    long me = r->opt.monitor ? r->opt.monitor_every : 0;
+    if (ce > 0)
+        left += to_come(goal / ce - start / ce + (goal % ce != 0), r->nckpt, r->stats.t_checkpoint);
+    long outs = (me > 0 ? goal / me - start / me : 0) + (r->out_end != 0);
+    return left + to_come(outs, r->nout, r->stats.t_output);
 }
 
 /*

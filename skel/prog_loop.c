@@ -5,10 +5,10 @@
  * fixed faces, the updates, and the time levels rotating after each step. Steps 1 .. T - 1 of a
  * pass compute each field over what the later steps read of it, on the border queue, refilling
  * the ghosts in between; the last step is split into border and inner boxes, the inner one
- * computed while the halos travel. t, the step number, is the run's iteration count. The two
- * queues order each other on the device (after) wherever the host touches nothing, so a rank
- * without messages whose faces are periodic or mirror queues its steps without waiting for
- * them.
+ * computed while the halos travel. t, the step number, is the run's iteration count. The
+ * border and inner queues order each other on the device (after) wherever the host touches
+ * nothing, so a rank without messages whose faces are periodic or mirror queues its steps
+ * without waiting for them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -294,7 +294,7 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
             double dt = MPI_Wtime() - t0;
             fprintf(stderr, "stencil: iteration %ld/%ld  %.3g Mcells/s  %.1f s left\n", at, goal,
                     (double)r->stats.cells * (double)i / dt / 1e6,
-                    dt / (double)i * (double)(goal - at));
+                    sk_time_left(r, dt / (double)i, at, goal));
         }
     }
     SK_DEV(r, r->dev.ops->wait(&r->dev, SB_QBORDER));

@@ -324,6 +324,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     SK_PHASE(r, rc, sk_same_text(r, text, "programs"));
     SK_PHASE(r, rc, check_args(r, sizes, sp->p, type, init));
     SK_PHASE(r, rc, same_problem(r, type));
+    if (!rc) rc = sk_check_same_options(r); /* agreed: every rank gets the same code */
     if (!rc) widths(sp);
     SK_PHASE(r, rc, union_stencil(r, sp->p, type));
     SK_PHASE(r, rc, sk_node_config(r));

@@ -87,7 +87,7 @@ int sk_advance(sk_run *r, long n, stencil_norm *change)
     return rc;
 }
 
-/* Timed (stats.t_output): the read-back from the device and the callback. */
+/* Timed (stats.t_output): the read-back from the device and the callback; counted (r->nout). */
 int sk_view(sk_run *r, stencil_output_fn fn)
 {
     stencil_tile t;
@@ -103,6 +103,7 @@ int sk_view(sk_run *r, stencil_output_fn fn)
                  fn(&t, r->opt.user) ? SK_FAIL(r, STENCIL_ECALLBACK, "output callback failed") : 0);
     }
     r->stats.t_output += MPI_Wtime() - t0;
+    r->nout++;
     return rc;
 }
 

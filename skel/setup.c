@@ -57,26 +57,15 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
  * periodic work (monitor and checkpoint, their periods and the checkpoint path). options.fuse
  * is agreed by taking the largest (steps.c), restart with the checkpoint (sk_resuming); the
  * rest (backend, device, device_memory, out_of_core, progress, trace, serialize) may differ.
+ * h[0] is the caller's problem hash.
  */
-static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
+static int sk_compare(sk_run *r, uint64_t h[3])
 {
-    const uint64_t seed = 14695981039346656037ULL;
-    uint64_t h[3] = {seed, seed, seed}, lo[3], hi[3];
     static const char *const group[3] = {
         "sizes, stencil, iterations, kernel, partition, boundary or proc_grid",
         "options.rank_weights or weights_auto",
         "options.monitor, monitor_every, checkpoint or checkpoint_every"};
-    h[0] = fnv(h[0], sizes, sizeof *sizes * (size_t)r->st.ndims);
-    h[0] = fnv(h[0], &r->iters, sizeof r->iters);
-    h[0] = fnv(h[0], &r->st.npts, sizeof r->st.npts);
-    h[0] = fnv(h[0], r->st.off, sizeof *r->st.off * (size_t)r->st.npts);
-    h[0] = fnv(h[0], r->st.w, sizeof *r->st.w * (size_t)r->st.npts);
-    h[0] = fnv(h[0], &r->st.divisor, sizeof r->st.divisor);
-    h[0] = fnv(h[0], &r->st.type, sizeof r->st.type);
-    h[0] = fnv(h[0], &r->opt.partition, sizeof r->opt.partition);
-    h[0] = fnv(h[0], &r->opt.boundary, sizeof r->opt.boundary);
-    h[0] = fnv(h[0], r->opt.proc_grid, sizeof r->opt.proc_grid);
-    h[0] = fnv(h[0], kernel ? kernel : "", kernel ? strlen(kernel) : 0);
+    uint64_t lo[3], hi[3];
     int wv[2] = {r->opt.rank_weights != NULL, r->opt.weights_auto != 0};
     h[1] = fnv(h[1], wv, sizeof wv);
     if (r->opt.rank_weights)
@@ -92,6 +81,33 @@ static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
         if (lo[g] != hi[g])
             return SK_FAIL(r, STENCIL_EINVAL, "ranks passed different %s", group[g]);
     return 0;
+}
+
+static int sk_check_same(sk_run *r, const long *sizes, const char *kernel)
+{
+    const uint64_t seed = 14695981039346656037ULL;
+    uint64_t h[3] = {seed, seed, seed};
+    h[0] = fnv(h[0], sizes, sizeof *sizes * (size_t)r->st.ndims);
+    h[0] = fnv(h[0], &r->iters, sizeof r->iters);
+    h[0] = fnv(h[0], &r->st.npts, sizeof r->st.npts);
+    h[0] = fnv(h[0], r->st.off, sizeof *r->st.off * (size_t)r->st.npts);
+    h[0] = fnv(h[0], r->st.w, sizeof *r->st.w * (size_t)r->st.npts);
+    h[0] = fnv(h[0], &r->st.divisor, sizeof r->st.divisor);
+    h[0] = fnv(h[0], &r->st.type, sizeof r->st.type);
+    h[0] = fnv(h[0], &r->opt.partition, sizeof r->opt.partition);
+    h[0] = fnv(h[0], &r->opt.boundary, sizeof r->opt.boundary);
+    h[0] = fnv(h[0], r->opt.proc_grid, sizeof r->opt.proc_grid);
+    h[0] = fnv(h[0], kernel ? kernel : "", kernel ? strlen(kernel) : 0);
+    return sk_compare(r, h);
+}
+
+/* Program runs, whose text, sizes and partition prog_setup.c agrees on: the rest as above. */
+int sk_check_same_options(sk_run *r)
+{
+    const uint64_t seed = 14695981039346656037ULL;
+    uint64_t h[3] = {seed, seed, seed};
+    h[0] = fnv(h[0], &r->iters, sizeof r->iters);
+    return sk_compare(r, h);
 }
 
 const sb_ops *sk_planned_backend(const sk_run *r)
@@ -256,6 +272,7 @@ void sk_free(sk_run *r)
     sl_stencil_free(&r->st);
     sl_stencil_free(&r->lst);
     if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+    free(r->env.copy);
     free(r);
 }
 
@@ -340,6 +357,7 @@ int sk_new(MPI_Comm comm, const stencil_options *opt, sk_run **out)
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
     if (rc != MPI_SUCCESS) {
         if (r->comm != MPI_COMM_NULL) MPI_Comm_free(&r->comm);
+        free(r->env.copy);
         free(r);
         return STENCIL_EMPI;
     }

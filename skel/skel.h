@@ -59,6 +59,7 @@ typedef struct sk_env {
     const char *calibration_rounds;                 /* weights.c */
     const char *ooc, *device_memory, *ooc_file, *ooc_bufs; /* out of core (ooc_decide.c, ooc.c) */
     int row_align; /* STENCIL_ROW_ALIGN in 1..1024, else 0 (sl_partition.row_align) */
+    char *copy;    /* the strings above (env.c), freed with the run */
 } sk_env;
 void sk_env_read(sk_env *e);
 
@@ -109,6 +110,8 @@ typedef struct sk_run {
     int failed;    /* an advance failed (agreed code): the run refuses more work */
     int traced;    /* the first advance was traced; later ones are not */
     long nckpt;    /* checkpoints written (stats.t_checkpoint is their time) */
+    long nout;     /* monitor calls and views timed into stats.t_output */
+    int out_end;   /* the skeleton's output callback is still to come */
     double t0;     /* MPI_Wtime() at creation */
     double t_up;   /* setup time, for stats */
     sk_ooc *ooc;   /* out of core (ooc.c): r->dev is then the host backend on the host copies */
@@ -168,6 +171,8 @@ const sb_ops *sk_planned_backend(const sk_run *r);
 /* Whether set-up resumes from options.checkpoint (options.restart and the file exists);
    collective (setup.c). */
 int sk_resuming(sk_run *r, int *resume);
+/* Program runs: the iterations, weights and periodic work the same on every rank (setup.c). */
+int sk_check_same_options(sk_run *r);
 /* options.monitor (skeleton.c): one call, its result agreed (1 sets *mine); then, after every
    call, whether any rank asked to stop (*stop), collective. */
 int sk_monitor_call(sk_run *r, const stencil_tile *t, const stencil_norm *change, int *mine);

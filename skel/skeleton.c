@@ -57,8 +57,12 @@ static int sk_periodic(sk_run *r, long total)
             rc = sk_advance_prog(r, next - r->done, mon ? change : NULL, SB_PROG_FIELDS);
         else
             rc = sk_advance(r, next - r->done, mon ? change : NULL);
-        if (!rc && mon)
+        if (!rc && mon) { /* an output too: timed, for the statistics and the time left */
+            double t = MPI_Wtime();
             rc = r->prog ? sk_prog_monitor(r, change, &stop) : sk_monitor(r, change, &stop);
+            r->stats.t_output += MPI_Wtime() - t;
+            r->nout++;
+        }
         saved = ce > 0 && next % ce == 0;
         if (!rc && saved) rc = sk_checkpoint(r, r->opt.checkpoint);
     }
@@ -69,7 +73,9 @@ static int sk_periodic(sk_run *r, long total)
 
 int sk_skeleton_finish(sk_run *r, int rc, long iterations, stencil_output_fn output)
 {
+    r->out_end = output != NULL;
     if (!rc) rc = sk_periodic(r, iterations);
+    r->out_end = 0;
     if (!rc && output) rc = sk_view(r, output);
     if (!rc) sk_stats(r, r->t0, r->t_up);
     sk_report(r, rc);

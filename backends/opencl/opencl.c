@@ -229,7 +229,8 @@ static void ocl_host_free(sb_dev *dev, void *p)
     }
 }
 
-/* Whole-array transfers: blocking, and after everything already queued on both queues. */
+/* Whole-array transfers: blocking, after everything queued on the border and inner queues
+   (the copy queue serves only out-of-core sweeps, which make no whole-array transfers). */
 static int ocl_xfer(sb_dev *dev, sb_mem m, void *buf, size_t bytes, int out)
 {
     ocl_impl *o = dev->impl;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # meson install into a temporary destdir, then build a program OUTSIDE the tree against the
-# installed library through pkg-config alone, and run it under mpiexec -n 2.
+# installed library through pkg-config alone, and run it under mpiexec -n 2: found through
+# LD_LIBRARY_PATH, then through an rpath (README, "A first program").
 # Arguments: BUILD_DIR PROG_C MPIEXEC [mpiexec options...]
 set -eu
 build=$1 src=$2 mpiexec=$3
@@ -27,3 +28,9 @@ cc -std=c99 -Wall -Wextra -Werror prog.c -o prog $flags
 LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$mpiexec" "$@" -n 2 ./prog >out.txt
 cat out.txt
 grep -q '^install-test: OK' out.txt
+# README's other way under a prefix the dynamic linker does not search: an rpath, no variable.
+echo "cc prog.c $flags -Wl,-rpath,$libdir"
+# shellcheck disable=SC2086 # the flags are words
+cc -std=c99 -Wall -Wextra -Werror prog.c -o prog-rpath $flags -Wl,-rpath,"$libdir"
+env -u LD_LIBRARY_PATH "$mpiexec" "$@" -n 2 ./prog-rpath >out-rpath.txt
+grep -q '^install-test: OK' out-rpath.txt

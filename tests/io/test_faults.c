@@ -5,8 +5,10 @@
  * array as it was (in core and out of core).
  *
  *   - stencil_write / stencil_checkpoint onto a FIFO or a character device (a mknod copy of
- *     /dev/full, made in the scratch directory; root only): STENCIL_EIO, the node is still there;
+ *     /dev/full, made in the scratch directory; root only), and stencil_write_png onto a FIFO:
+ *     STENCIL_EIO (ENOSYS without libpng), the node is still there;
  *   - stencil_read / stencil_read_info / stencil_load of a FIFO: STENCIL_EIO, no hang;
+ *   - an out-of-core backing file (options.ooc_file) that is a FIFO: STENCIL_EIO, left alone;
  *   - overlapping tiles whose cell counts add up: STENCIL_EINVAL, no file;
  *   - a shorter array over a longer file that cannot be deleted (its directory immutable,
  *     where the file system lets root set that): the file has exactly the new size;
@@ -128,6 +130,13 @@ START_TEST(write_never_replaces_nodes)
                          stencil_have_hdf5() ? STENCIL_EIO : STENCIL_ENOSYS),
                   "write an .h5 FIFO");
     ck_assert(kind_of(fifo5, NULL) == S_IFIFO);
+#ifdef TEST_PNG
+    const int png = STENCIL_EIO;
+#else
+    const int png = STENCIL_ENOSYS;
+#endif
+    ck_assert_msg(agreed(stencil_write_png(MPI_COMM_WORLD, fifo, &t, 0, 0, 0, 0), png), "png");
+    ck_assert(kind_of(fifo, NULL) == S_IFIFO);
     if (node) {
         ck_assert_msg(agreed(stencil_write(MPI_COMM_WORLD, dev, &t), STENCIL_EIO), "device");
         ck_assert_msg(kind_of(dev, NULL) == S_IFCHR, "the device node was replaced");
@@ -362,6 +371,32 @@ START_TEST(load_out_of_core_unchanged)
 }
 END_TEST
 
+/* Out of core, the backing file <path>.<rank>: rank 0's is a FIFO, refused and left. */
+START_TEST(ooc_file_never_replaces_nodes)
+{
+    char base[300], fifo[320];
+    path_of(base, sizeof base, "back");
+    snprintf(fifo, sizeof fifo, "%s.0", base);
+    if (rank == 0) ck_assert(mkfifo(fifo, 0600) == 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    stencil_options o;
+    stencil_options_init(&o);
+    const char *b = getenv("STENCIL_BACKEND");
+    o.backend = b && b[0] ? b : "host";
+    o.out_of_core = 1;
+    o.device_memory = 3LL * 4 * 33 * 8;
+    o.ooc_file = base;
+    o.quiet = 1;
+    stencil_desc st = five(5.0);
+    stencil_run *run = NULL;
+    int rc = stencil_create(MPI_COMM_WORLD, gsz, &st, NULL, init_cb, &o, &run);
+    stencil_destroy(&run);
+    ck_assert_msg(agreed(rc, STENCIL_EIO), "a FIFO as the backing file: %d", rc);
+    ck_assert(kind_of(fifo, NULL) == S_IFIFO); /* collective: rank 0 looks */
+    if (rank == 0) unlink(fifo);
+}
+END_TEST
+
 START_TEST(checkpoint_never_replaces_nodes)
 {
     char dev[300], fifo[300], tfifo[300], ck[300];
@@ -439,6 +474,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, load_in_core_unchanged);
     tcase_add_test(tc, load_out_of_core_unchanged);
     tcase_add_test(tc, checkpoint_never_replaces_nodes);
+    tcase_add_test(tc, ooc_file_never_replaces_nodes);
 #ifdef TEST_HDF5
     tcase_add_test(tc, h5_sidecar_failure_keeps_checkpoint);
 #endif

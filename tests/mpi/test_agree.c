@@ -3,20 +3,26 @@
  * user sees of an error, under mpiexec -n 2 and -n 4 (host backend) and -n 2 (OpenCL, PoCL in
  * CI; STENCIL_BACKEND picks):
  *   - options.rank_weights, monitor and checkpoint that differ between ranks (or are set on one
- *     rank only) fail with STENCIL_EINVAL on every rank, nothing hangs;
+ *     rank only) fail with STENCIL_EINVAL on every rank, nothing hangs; program runs too, and
+ *     their iteration counts;
  *   - configuration rules without backend= keep the default backend; lines of any length;
- *     a configuration that names a directory is STENCIL_EIO;
+ *     a configuration that names a directory or a FIFO is STENCIL_EIO;
  *   - options.fuse = INT_MIN, negative monitor_every / checkpoint_every: STENCIL_EINVAL; equal
  *     rank weights of 1e308 partition like equal weights;
+ *   - options win over the environment, which wins over the configuration file (backend and
+ *     weight); the environment is read once, when a run is created: a variable changed in
+ *     place afterwards (putenv's own buffer) does not reach the run;
  *   - without on_error rank 0 prints the agreed message once on stderr (options.quiet: not);
  *     messages carry one "rank N: " prefix; stencil_register_kernel_msg says why it refused.
  * Every assertion is on an allreduced value.
  */
+#define _XOPEN_SOURCE 700 /* putenv */
 #include <check.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cksuite.h"
@@ -136,6 +142,60 @@ START_TEST(periodic_work_must_agree)
 }
 END_TEST
 
+/* A program skeleton of 5 iterations (iters on rank 0) on 48 x 20 (rank 1: x 20 + wider), the
+   given options. */
+static int run_program_on(stencil_options *o, long iters, long wider)
+{
+    const long mine[2] = {sizes[0], sizes[1] + (rank == 1 ? wider : 0)};
+    static const char *text = "program avg\n  dims 2\n  field u\n"
+                              "  update u = (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]) / 4\nend\n";
+    stencil_program *p = NULL;
+    char msg[256];
+    int rc = stencil_program_parse(text, &p, msg, sizeof msg);
+    if (!rc)
+        rc = stencil_program_skeleton(MPI_COMM_WORLD, mine, p, STENCIL_FLOAT, rank ? 5 : iters,
+                                      tu_init_cb, NULL, o);
+    stencil_program_free(p);
+    return rc;
+}
+
+static int run_program(stencil_options *o, long iters)
+{
+    return run_program_on(o, iters, 0);
+}
+
+START_TEST(program_options_must_agree)
+{
+    result r = {0};
+    stencil_options o;
+    char ck[300];
+    snprintf(ck, sizeof ck, "%s/ck.sten", dir);
+    double *w = malloc(sizeof *w * (size_t)nranks);
+    for (int i = 0; i < nranks; i++) w[i] = rank == 0 ? (i == 0 ? 1 : 3) : (i == 0 ? 3 : 1);
+    r.c.seed = 3;
+    options(&o, &r);
+    ck_assert_msg(agreed(run_program(&o, 5), 0), "agreeing ranks: %s", r.msg);
+    ck_assert_msg(agreed(run_program(&o, 6), STENCIL_EINVAL), "different iterations");
+    ck_assert(strstr(r.msg, "iterations"));
+    ck_assert_msg(agreed(run_program_on(&o, 5, 1), STENCIL_EINVAL), "different sizes");
+    ck_assert(strstr(r.msg, "sizes"));
+    o.rank_weights = w;
+    ck_assert_msg(agreed(run_program(&o, 5), STENCIL_EINVAL), "different weights");
+    ck_assert(strstr(r.msg, "rank_weights"));
+    options(&o, &r);
+    o.monitor = rank == 0 ? monitor : NULL;
+    o.monitor_every = 2;
+    ck_assert_msg(agreed(run_program(&o, 5), STENCIL_EINVAL), "monitor on rank 0 only");
+    ck_assert(strstr(r.msg, "monitor"));
+    options(&o, &r);
+    o.checkpoint = rank == 0 ? ck : NULL;
+    o.checkpoint_every = 2;
+    ck_assert_msg(agreed(run_program(&o, 5), STENCIL_EINVAL), "checkpoint on rank 0 only");
+    ck_assert(access(ck, F_OK) != 0 || rank != 0);
+    free(w);
+}
+END_TEST
+
 START_TEST(option_ranges)
 {
     result r = {0};
@@ -210,9 +270,96 @@ START_TEST(config_rules)
     w = weight_of_rank1(p, &rc);
     ck_assert_msg(agreed(rc, 0), "long lines");
     ck_assert_msg(w == 2.0, "rank 1 weight %g", w);
-    /* A directory is not an empty configuration. */
+    /* A directory is not an empty configuration; a FIFO is refused, not waited on. */
     weight_of_rank1(dir, &rc);
     ck_assert_msg(agreed(rc, STENCIL_EIO), "a directory");
+    snprintf(p, sizeof p, "%s/conf.fifo", dir);
+    if (rank == 0) ck_assert(mkfifo(p, 0600) == 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    weight_of_rank1(p, &rc);
+    ck_assert_msg(agreed(rc, STENCIL_EIO), "a FIFO");
+}
+END_TEST
+
+/* This rank's weight (stats) in a run of the configuration file at path; rc its code. */
+static char weight_msg[512];
+static double weight_of(const stencil_options *base, const char *path, int *rc)
+{
+    result r = {0};
+    stencil_options o = *base;
+    o.stats = &r.s;
+    o.user = &r;
+    o.config = path;
+    long bad = -1;
+    *rc = run(&o, &r, &bad);
+    if (!*rc && bad) *rc = 1;
+    snprintf(weight_msg, sizeof weight_msg, "%s", r.msg);
+    return r.s.weight;
+}
+
+/* name=value for putenv, whose buffer stays the environment's (static) until replaced. */
+static char trace_var[400];
+
+START_TEST(precedence_and_env_once)
+{
+    char p[300];
+    int rc;
+    const char *b = getenv("STENCIL_BACKEND"), *wv = getenv("STENCIL_WEIGHT");
+    char keep_b[64], keep_w[64];
+    snprintf(keep_b, sizeof keep_b, "%s", b ? b : "");
+    snprintf(keep_w, sizeof keep_w, "%s", wv ? wv : "");
+    config("weight5.conf", "backend=nosuch weight=5\n", p, sizeof p);
+    result r = {0};
+    stencil_options o;
+    options(&o, &r);
+    /* The file alone names a backend that does not exist: ENOBACKEND shows it was read. */
+    o.backend = NULL;
+    unsetenv("STENCIL_BACKEND");
+    weight_of(&o, p, &rc);
+    ck_assert_msg(agreed(rc, STENCIL_ENOBACKEND), "the file's backend");
+    /* The environment's backend and weight over the file's. */
+    setenv("STENCIL_BACKEND", keep_b[0] ? keep_b : "host", 1);
+    setenv("STENCIL_WEIGHT", "2", 1);
+    double w = weight_of(&o, p, &rc);
+    ck_assert_msg(agreed(rc, 0) && tu_allsum(MPI_COMM_WORLD, w != 2.0) == 0, "environment: %g", w);
+    /* The options over the environment. */
+    setenv("STENCIL_BACKEND", "nosuch", 1);
+    o.backend = keep_b[0] ? keep_b : "host";
+    double *ws = malloc(sizeof *ws * (size_t)nranks);
+    for (int i = 0; i < nranks; i++) ws[i] = 7;
+    o.rank_weights = ws;
+    w = weight_of(&o, p, &rc);
+    free(ws);
+    if (keep_b[0])
+        setenv("STENCIL_BACKEND", keep_b, 1);
+    else
+        unsetenv("STENCIL_BACKEND");
+    if (keep_w[0])
+        setenv("STENCIL_WEIGHT", keep_w, 1);
+    else
+        unsetenv("STENCIL_WEIGHT");
+    ck_assert_msg(agreed(rc, 0) && tu_allsum(MPI_COMM_WORLD, w != 7.0) == 0, "options: %g %s", w,
+                  weight_msg);
+    /* Tracing off ("" set) at create; the same buffer then names a trace: nothing is written. */
+    char late[340];
+    snprintf(late, sizeof late, "%s/late", dir);
+    snprintf(trace_var, sizeof trace_var, "STENCIL_TRACE=");
+    putenv(trace_var);
+    options(&o, &r);
+    stencil_desc st;
+    stencil_set_get(stencil_set_find("2d9"), STENCIL_FLOAT, &st);
+    stencil_run *run = NULL;
+    rc = stencil_create(MPI_COMM_WORLD, sizes, &st, NULL, tu_init_cb, &o, &run);
+    snprintf(trace_var, sizeof trace_var, "STENCIL_TRACE=%s", late);
+    if (!rc) rc = stencil_advance(run, 3);
+    stencil_destroy(&run);
+    unsetenv("STENCIL_TRACE");
+    char file[400];
+    snprintf(file, sizeof file, "%s.%d.jsonl", late, rank);
+    int traced = access(file, F_OK) == 0;
+    if (traced) unlink(file);
+    ck_assert_msg(agreed(rc, 0), "run: %s", r.msg);
+    ck_assert_msg(tu_allsum(MPI_COMM_WORLD, traced) == 0, "a variable changed after create");
 }
 END_TEST
 
@@ -333,14 +480,17 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, rank_weights_must_agree);
     tcase_add_test(tc, periodic_work_must_agree);
+    tcase_add_test(tc, program_options_must_agree);
     tcase_add_test(tc, option_ranges);
     tcase_add_test(tc, config_rules);
+    tcase_add_test(tc, precedence_and_env_once);
     tcase_add_test(tc, default_error_print);
     tcase_add_test(tc, one_rank_prefix);
     tcase_add_test(tc, register_kernel_reason);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
-    static const char *const names[] = {"ck.sten", "ck.sten.tmp", "nobackend.conf", "long.conf"};
+    static const char *const names[] = {"ck.sten",   "ck.sten.tmp",  "nobackend.conf",
+                                        "long.conf", "weight5.conf", "conf.fifo"};
     tu_scratch_remove(MPI_COMM_WORLD, dir, names, sizeof names / sizeof *names);
     MPI_Finalize();
     return failed ? 1 : 0;

@@ -1,7 +1,8 @@
 /*
  * The bad-input catalogue. Each case breaks one thing about an otherwise valid call, on every
  * rank or on one rank only, and every rank must return the same expected error code with a
- * message, never hang or crash. Run under mpiexec -n 1 and -n 3 (and 2, 4).
+ * message, never hang or crash, and options.stats all zeros. Run under mpiexec -n 1 and -n 3
+ * (and 2, 4).
  */
 #include <check.h>
 #include <math.h>
@@ -311,6 +312,9 @@ START_TEST(catalogue)
     baseline(&c);
     if (!bc->only_last_rank || rank == size - 1) bc->breakit(&c);
     c.opt.on_error = on_error;
+    stencil_stats stats;
+    memset(&stats, 0x5a, sizeof stats); /* the call must clear it: all zeros after an error */
+    c.opt.stats = &stats;
     last_msg[0] = '\0';
     int rc =
         stencil_skeleton(c.comm, c.sizes_p, c.st_p, c.iters, c.kernel, c.init, c.output, &c.opt);
@@ -321,6 +325,8 @@ START_TEST(catalogue)
     ck_assert_msg(rc == want, "%s (%s): got %d (%s), want %d", bc->name, bc->why, rc,
                   stencil_strerror(rc), want);
     if (want) ck_assert_msg(last_msg[0] != '\0', "%s: no error message", bc->name);
+    static const stencil_stats zero;
+    if (rc) ck_assert_msg(!memcmp(&stats, &zero, sizeof stats), "%s: stats not zero", bc->name);
 }
 END_TEST
 

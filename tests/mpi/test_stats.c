@@ -6,15 +6,21 @@
  *     the run ends bitwise at the serial reference; without them both are 0;
  *   - a persistent run: stencil_checkpoint and stencil_view are timed the same way;
  *   - sk_time_left counts the checkpoints still to come (a restart's included) at the mean time
- *     of those written, and nothing but the iterations in a persistent run.
+ *     of those written, and the outputs still to come (monitor calls, the output callback) at
+ *     the mean time of those timed, and nothing but the iterations in a persistent run;
+ *   - a skeleton's progress lines on rank 0: once a monitor (an output) has been timed, the
+ *     time left holds the monitor calls and the output still to come, and stats.t_output
+ *     holds the monitor calls' time.
  * Every assertion is on an allreduced value. No timing thresholds: only lower bounds that the
  * test's own clock readings imply.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cksuite.h"
 #include "skel.h"
@@ -28,6 +34,7 @@ typedef struct out_ctx {
     tu_check_ctx c;
     double spent; /* seconds inside the output callback, measured here */
     int calls;
+    double nap; /* the monitor's sleep (monitor_cb) */
 } out_ctx;
 
 /* The reference check, then a short sleep, so that the output has a time of its own. */
@@ -41,6 +48,23 @@ static int output_cb(const stencil_tile *t, void *user)
     o->spent += MPI_Wtime() - t0;
     o->calls++;
     return rc;
+}
+
+/*
+ * The monitor: a nap of its own, timed into mon_ctx (opt.user is the output's context), so
+ * that the outputs to come weigh in the time left.
+ */
+static out_ctx *mon_ctx;
+static int monitor_cb(const stencil_tile *t, const stencil_norm *change, void *user)
+{
+    out_ctx *m = mon_ctx;
+    double t0 = MPI_Wtime();
+    struct timespec nap = {0, (long)(m->nap * 1e9)};
+    nanosleep(&nap, NULL);
+    m->spent += MPI_Wtime() - t0;
+    m->calls++;
+    (void)t, (void)change, (void)user;
+    return 0;
 }
 
 static int init_cb(stencil_tile *t, void *user)
@@ -178,6 +202,109 @@ START_TEST(time_left_counts_checkpoints)
 }
 END_TEST
 
+/* A skeleton at `done` of goal 100 with a monitor every 10 (and an output when end). */
+static double outputs_left(long done, long timed, double t_timed, int end)
+{
+    static sk_run r;
+    memset(&r, 0, sizeof r);
+    r.goal = 100;
+    r.opt.monitor = monitor_cb;
+    r.opt.monitor_every = 10;
+    r.done = r.ran = done;
+    r.nout = timed;
+    r.stats.t_output = t_timed;
+    r.out_end = end;
+    return sk_time_left(&r, 0.5, done + 5, 100);
+}
+
+START_TEST(time_left_counts_outputs)
+{
+    /* At 25 of 100: monitors at 30..100 and the output to come, 9 at 0.5 s. */
+    ck_assert_double_eq_tol(outputs_left(20, 2, 1.0, 1), 37.5 + 4.5, 1e-9);
+    /* Without an output callback, the monitors alone. */
+    ck_assert_double_eq_tol(outputs_left(20, 2, 1.0, 0), 37.5 + 4, 1e-9);
+    /* Nothing timed yet: no measure of an output, the iterations alone. */
+    ck_assert_double_eq_tol(outputs_left(5, 0, 0.0, 1), 45, 1e-9);
+    /* Checkpoints and outputs both: every 10, 2 of each done at 2 s and 0.5 s. */
+    static sk_run r;
+    memset(&r, 0, sizeof r);
+    r.goal = 100;
+    r.opt.monitor = monitor_cb;
+    r.opt.monitor_every = r.opt.checkpoint_every = 10;
+    r.opt.checkpoint = "ck";
+    r.done = r.ran = 20;
+    r.nout = r.nckpt = 2;
+    r.stats.t_output = 1.0;
+    r.stats.t_checkpoint = 4.0;
+    r.out_end = 1;
+    ck_assert_double_eq_tol(sk_time_left(&r, 0.5, 25, 100), 37.5 + 8 * 2 + 9 * 0.5, 1e-9);
+    r.goal = 0; /* a persistent run: its views are not foreseen */
+    ck_assert_double_eq_tol(sk_time_left(&r, 0.5, 25, 100), 37.5, 1e-9);
+}
+END_TEST
+
+/* Rank 0's progress lines of 12 iterations, monitor every 4: bad lines (1000: none read). */
+static long progress_lines(const char *file, double nap)
+{
+    FILE *f = fopen(file, "r");
+    char line[256];
+    long bad = 0, lines = 0;
+    if (!f) return 1000;
+    while (fgets(line, sizeof line, f)) {
+        long at, goal;
+        double rate, left;
+        if (sscanf(line, "stencil: iteration %ld/%ld %lf %*s %lf s left", &at, &goal, &rate,
+                   &left) != 4)
+            continue;
+        lines++;
+        /* Outputs to come after the monitor at 4: 8, 12 and the output; after 8: 12 and it. */
+        long ahead = at > 8 ? 2 : at > 4 ? 3 : 0;
+        bad += left < (double)ahead * nap - 0.05; /* printed to 0.1 s */
+    }
+    fclose(f);
+    return bad + (lines != 12) * 1000;
+}
+
+START_TEST(progress_counts_outputs)
+{
+    stencil_desc st;
+    out_ctx o, m;
+    stencil_options opt;
+    char path[300], file[300];
+    double *ref = fixture("2d4", STENCIL_DOUBLE, 0, 12, "ck.sten", &st, &o, &opt, path);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(file, sizeof file, "%s/progress.txt", dir);
+    stencil_stats s;
+    memset(&m, 0, sizeof m);
+    m.nap = 0.2;
+    mon_ctx = &m;
+    opt.stats = &s;
+    opt.steps = 1;
+    opt.progress = 1;
+    opt.monitor = monitor_cb;
+    opt.monitor_every = 4;
+    int saved = -1;
+    if (rank == 0) { /* the progress lines go to stderr: into the file for this run */
+        fflush(stderr);
+        saved = dup(2);
+        int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) dup2(fd, 2), close(fd);
+    }
+    int rc = stencil_skeleton(MPI_COMM_WORLD, sizes, &st, 12, NULL, init_cb, output_cb, &opt);
+    if (rank == 0 && saved >= 0) {
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+    }
+    mon_ctx = NULL;
+    long bad = rc ? 1000 : (o.c.bad != 0) + (m.calls != 3) + !(s.t_output >= o.spent + m.spent);
+    if (rank == 0) bad += progress_lines(file, m.nap);
+    free(ref);
+    ck_assert_int_eq(tu_allsum(MPI_COMM_WORLD, bad), 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -193,9 +320,11 @@ int main(int argc, char **argv)
     tcase_add_test(tc, skeleton_times);
     tcase_add_test(tc, persistent_times);
     tcase_add_test(tc, time_left_counts_checkpoints);
+    tcase_add_test(tc, time_left_counts_outputs);
+    tcase_add_test(tc, progress_counts_outputs);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
-    static const char *const names[] = {"ck.sten", "run.sten"};
+    static const char *const names[] = {"ck.sten", "run.sten", "progress.txt"};
     tu_scratch_remove(MPI_COMM_WORLD, dir, names, sizeof names / sizeof *names);
     MPI_Finalize();
     return failed ? 1 : 0;

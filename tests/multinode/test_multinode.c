@@ -292,8 +292,8 @@ static int fault(void)
 /*
  * Leaves without MPI_Finalize: with Debian 12's MPICH 4.0.2 and UCX 1.13 over TCP, MPI_Finalize
  * of 2 nodes x 2 ranks hangs in up to half of the runs even after every pair of ranks exchanged
- * a message (one rank spins in UCX progress while the others wait in PMI; README, "Running on a
- * cluster"). The barrier makes sure every rank is done.
+ * a message (one rank spins in UCX progress while the others wait in PMI; docs/CLUSTER.md).
+ * The barrier makes sure every rank is done.
  */
 static void finish(int rc)
 {

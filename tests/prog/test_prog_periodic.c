@@ -45,8 +45,9 @@ static void remove_checkpoint(const char *dir, const char *base, const kgt_prog 
 
 /*
  * A checkpoint at 3 written by the first n - 1 ranks (bands), loaded by all n (blocks) into a
- * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. A run of
- * another program refuses the files (the program's hash).
+ * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. The set
+ * without its last file is refused and leaves the run as it was; a run of another program
+ * refuses the files (the program's hash).
  */
 START_TEST(checkpoint_resume)
 {
@@ -79,6 +80,20 @@ START_TEST(checkpoint_resume)
     ck_assert_int_eq(stencil_advance(run, 3), 0);
     for (long t = 0; t < 6; t++) ref_step(&e.R, t);
     memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+    ck_assert_int_eq(stencil_view(run, check_out), 0);
+    ck_assert_int_eq(sum_long(e.c.bad), 0);
+    /* The set without its last file: refused once the first files were read, and the run's
+       levels are still its own (the reference's 6 steps), the iteration count too. */
+    const kgt_prog *kp = e.R.p;
+    int lf = kp->nf - 1;
+    char last[400];
+    snprintf(last, sizeof last, "%s.%s%s", ck, kp->f[lf].name, kp->f[lf].keeps ? ".prev" : "");
+    if (rank == 0) ck_assert_int_eq(remove(last), 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    ck_assert_int_eq(stencil_load(run, ck), STENCIL_EIO);
+    ck_assert_int_eq(stencil_iteration(run, &it), 0);
+    ck_assert_int_eq(it, 6);
+    e.c.bad = 0;
     ck_assert_int_eq(stencil_view(run, check_out), 0);
     ck_assert_int_eq(sum_long(e.c.bad), 0);
     stencil_destroy(&run);
