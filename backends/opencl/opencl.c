@@ -65,6 +65,7 @@ static void release_all(ocl_impl *o)
     for (int i = 0; i < SB_NQUEUES; i++)
         if (o->scratch[i]) clReleaseMemObject(o->scratch[i]);
     ocl_norm_free(o);
+    ocl_prog_free(o);
     cl_kernel ks[4] = {o->update, o->pack, o->unpack, o->copybox};
     for (int i = 0; i < 4; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
