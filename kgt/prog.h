@@ -166,9 +166,11 @@ enum { KGT_PT_C = 0, KGT_PT_OPENCL, KGT_PT_CUDA };
 void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *e, int target, int dbl);
 /* Register reads (the run-time CUDA/HIP kernel, prog_gpu.c): a read of field f at offset o, for
    the cell `row` cells along dimension `walk` from the thread's first one, prints as the name
-   of the register holding f at o + row along walk (kgt_prog_reg_name). */
+   of the register holding f at o + row along walk (kgt_prog_reg_name). shared (the fused
+   kernel, prog_fuse.c): it prints as KS_NAME(o0, o1..) (KSP_ for the previous level), macros
+   the kernel defines per step. */
 typedef struct kgt_pregs {
-    int walk, row;
+    int walk, row, shared;
 } kgt_pregs;
 void kgt_prog_print_regs(kgt_buf *b, const kgt_prog *p, const kgt_pnode *e, int target, int dbl,
                          const kgt_pregs *rg);
@@ -235,6 +237,31 @@ void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by);
 /* The narrow kernel's grid (x, y, z) for shape sh over the extents n (dimension 0 first) of the
    cells from u0.. on. */
 void kgt_prog_gpu_grid(int ndims, const kgt_prog_shape *sh, const long *n, unsigned *grid);
+/*
+ * The fused 2D kernel of k steps per launch (prog_fuse.c): extern "C" __global__ void
+ * prefix_NAME_fuse_kf / _kd(const kgt_prog_fuse_args_f / _d a) (the struct is in the source),
+ * blocks of nt threads (x), one tile of tx x ty cells a block, grid x over the last dimension's
+ * extent of the union of the last step's boxes from a.u, y over dimension 0's
+ * (kgt_prog_fuse_grid). Step j computes each evolving field f over a.box[j][f] (local cells;
+ * box[j] contains box[j + 1] widened by the reach where the cells exist), the last step stores
+ * level k into out[f] and, for fields that keep a previous level, level k - 1 into pout[f],
+ * over box[k - 1][f]. Reads come from in[] and prev[] within box[0] widened by k times the
+ * largest read offset; the arrays must hold those cells. Bitwise k one-step launches over the
+ * same boxes, as long as what they read outside a field's box of the step before is the same at
+ * every level (fixed frames).
+ */
+#define KGT_PROG_FUSE_MAX 4
+typedef struct kgt_prog_fuse {
+    int k, tx, ty, nt;
+} kgt_prog_fuse;
+/* 0 when p has the fused kernel fz in type dbl (2D, k in 1..KGT_PROG_FUSE_MAX, nt <= 1024, the
+   tile buffers within 48 KiB of shared memory), else -1. _plan: the default for k steps. */
+int kgt_prog_fuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz);
+int kgt_prog_fuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz);
+void kgt_prog_fuse_grid(const kgt_prog_fuse *fz, const long *n, unsigned *grid);
+/* The kernel without kgt_add & co. (kgt_emit_rn_helpers precede it for NVRTC). */
+void kgt_prog_emit_gpu_fused(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
+                             const kgt_prog_fuse *fz);
 /* The texts of kgt's program outputs for a file (prog_out.c): h = P_prog.h, c = P_prog.c (host
    functions, OpenCL sources as strings), g = P_prog.cu and P_prog_hip.cpp (left empty unless
    targets has cuda or hip). */

@@ -18,8 +18,9 @@
  *
  * BACKEND `rtc` (suite 'rtc', no GPU needed): each program's run-time CUDA/HIP text
  * (kgt_prog_emit_gpu_rtc), both types, long indices and int ones in the plan's shape and every
- * shape of prog_tests.h that fits, compiled by NVRTC for sm_90 (hiprtc for gfx90a) with the
- * GPU backend's own options.
+ * shape of prog_tests.h that fits, and the fused k-step kernels of 2D programs (k = 1..4, the
+ * plan's tiles), compiled by NVRTC for sm_90 (hiprtc for gfx90a) with the GPU backend's own
+ * options.
  */
 #include <check.h>
 #include <math.h>
@@ -296,6 +297,24 @@ START_TEST(rtc_compile)
 #if STENCIL_HAVE_HIP_RTC
         ck_assert_msg(sb_hip_rtc_compile(b.s, "--offload-arch=gfx90a", err, sizeof err) == 0,
                       "%s shape %d: %s", p->name, s, err);
+#endif
+        free(b.s);
+    }
+    /* The fused k-step kernels of 2D programs, in the plan's tiles. */
+    for (int k = 1; k <= KGT_PROG_FUSE_MAX && p->ndims == 2; k++) {
+        kgt_prog_fuse fz;
+        kgt_buf b = {0};
+        if (kgt_prog_fuse_plan(p, _i % 2, k, &fz)) continue;
+        kgt_emit_rn_helpers(&b);
+        kgt_prog_emit_gpu_fused(&b, p, "sb_prog", _i % 2, &fz);
+        ck_assert(!b.oom && b.s);
+#if STENCIL_HAVE_CUDA_RTC
+        ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0,
+                      "%s fused %d: %s", p->name, k, err);
+#endif
+#if STENCIL_HAVE_HIP_RTC
+        ck_assert_msg(sb_hip_rtc_compile(b.s, "--offload-arch=gfx90a", err, sizeof err) == 0,
+                      "%s fused %d: %s", p->name, k, err);
 #endif
         free(b.s);
     }
