@@ -72,6 +72,25 @@ typedef struct sb_prog_step {
     const double *par;
 } sb_prog_step;
 
+/*
+ * Proposal (not wired yet): k steps of a 2D program in one launch (kgt/prog_fuse.c, the fused
+ * kernel with a shared-memory tile per field and a k-reach halo). box[j][f] is step j's box of
+ * field f (local indices, box[0] the widest: each step's reads of any field lie in that field's
+ * box of the step before, or in cells the same at every level, such as fixed frames); t is the
+ * first step's number; out[f] receives level k and, for fields that keep a previous level,
+ * pout[f] level k - 1, both over box[k - 1][f]. Reads come from in[]/prev[] within box[0]
+ * widened by the reach. Bitwise equal to k prog_update calls over the same boxes with the levels
+ * rotating through scratch arrays, which is what it replaces.
+ */
+#define SB_PROG_FUSE_MAX 4
+typedef struct sb_prog_steps {
+    sb_mem in[SB_PROG_FIELDS], prev[SB_PROG_FIELDS], out[SB_PROG_FIELDS], pout[SB_PROG_FIELDS];
+    sl_box box[SB_PROG_FUSE_MAX][SB_PROG_FIELDS];
+    int k;
+    long t;
+    const double *par;
+} sb_prog_steps;
+
 struct sb_ops;
 
 typedef struct sb_dev {
@@ -176,6 +195,10 @@ typedef struct sb_ops {
     void (*ipc_seal)(sb_dev *dev);
     /* Programs (sb_open_args.prog): one step, queued on q; STENCIL_ENOSYS where not built. */
     int (*prog_update)(sb_dev *dev, int q, const sb_prog_step *s);
+    /* Proposal, optional (NULL: none; no backend sets them yet): the most steps prog_update_k
+       takes for the opened program (0: none), and k of them in one launch (sb_prog_steps). */
+    int (*prog_fuse_depth)(sb_dev *dev);
+    int (*prog_update_k)(sb_dev *dev, int q, const sb_prog_steps *s);
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

@@ -48,7 +48,9 @@
 #              48.4 GB), out of core automatically, every cell checked (bench/ooc_big.c)
 #   progs      programs: the tests PROG_TESTS (build-relative paths) with CUDA and NVIDIA OpenCL on
 #              1 and 2 ranks; Gray-Scott fp32 8192^2 and the wave equation fp32 16384^2
-#              (bench/prog_bench, bench/progs/) on both, 2d4 and 3d7 defaults in the same call
+#              (bench/prog_bench, bench/progs/) on both, 2d4 and 3d7 defaults in the same call;
+#              PROG_SHAPES="bx,by,cy ..." also runs both programs on CUDA in each kernel shape
+#              (STENCIL_PROG_SHAPE, labels gs-cuda-BX,BY,CY), PROG_ONLY=1 runs the programs alone
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
 #   named      default options, kernel NULL against kgt's named kernel of the same stencil
@@ -642,11 +644,26 @@ scenario_progs() { # programs: PROG_TESTS on CUDA and NVIDIA OpenCL; Gray-Scott 
         runlog prog-wave-$bk 300 env STENCIL_OPENCL_PLATFORM=NVIDIA $pb -b $bk \
             -f bench/progs/wave.stencil -n 16384x16384 -i 500 --repeat 3 --label wave-$bk
     done
-    runlog prog-2d4 300 $sb -b cuda -S 2d4 -n 20480x20480 -i 1000 --repeat 3 --label lin-2d4
-    runlog prog-3d7 300 $sb -b cuda -S 3d7 -n 1024x1024x1024 -i 200 --repeat 3 --label lin-3d7
+    for sh in ${PROG_SHAPES:-}; do # the program kernel's shapes (temporary STENCIL_PROG_SHAPE)
+        runlog prog-gs-cuda-$sh 300 env STENCIL_PROG_SHAPE=$sh $pb -b cuda \
+            -f bench/progs/grayscott.stencil -n 8192x8192 -i 2000 --repeat 3 --label gs-cuda-$sh
+        runlog prog-wave-cuda-$sh 300 env STENCIL_PROG_SHAPE=$sh $pb -b cuda \
+            -f bench/progs/wave.stencil -n 16384x16384 -i 500 --repeat 3 --label wave-cuda-$sh
+    done
+    if [ "${PROG_ONLY:-0}" != 1 ]; then
+        runlog prog-2d4 300 $sb -b cuda -S 2d4 -n 20480x20480 -i 1000 --repeat 3 --label lin-2d4
+        runlog prog-3d7 300 $sb -b cuda -S 3d7 -n 1024x1024x1024 -i 200 --repeat 3 --label lin-3d7
+    fi
     grep -h '^{' "$LOGS"/prog-gs-*.log "$LOGS"/prog-wave-*.log "$LOGS"/prog-2d4.log \
         "$LOGS"/prog-3d7.log >"$OUT/progs.jsonl" 2>/dev/null
     note "progs: $(wc -l <"$OUT/progs.jsonl") runs"
+    python3 - "$OUT/progs.jsonl" <<'EOF2'
+import json, sys
+for l in open(sys.argv[1]):
+    try: r = json.loads(l)
+    except ValueError: continue
+    print("  %-22s %8.1f Gcells/s (best of runs)" % (r.get("label", "?"), r["gcells_best"]))
+EOF2
 }
 
 for s in "$@"; do

@@ -164,6 +164,19 @@ enum { KGT_PT_C = 0, KGT_PT_OPENCL, KGT_PT_CUDA };
    type dbl. Names: p_NAME parameters, l_NAME lets, the cell's global index g0..g2, the step t,
    field reads f_NAME[c_NAME + o0 * NAME_s0 + ...] (pf_/pc_ for the previous level). */
 void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *e, int target, int dbl);
+/* Register reads (the run-time CUDA/HIP kernel, prog_gpu.c): a read of field f at offset o, for
+   the cell `row` cells along dimension `walk` from the thread's first one, prints as the name
+   of the register holding f at o + row along walk (kgt_prog_reg_name). shared (the fused
+   kernel, prog_fuse.c): it prints as KS_NAME(o0, o1..) (KSP_ for the previous level), macros
+   the kernel defines per step. */
+typedef struct kgt_pregs {
+    int walk, row, shared;
+} kgt_pregs;
+void kgt_prog_print_regs(kgt_buf *b, const kgt_prog *p, const kgt_pnode *e, int target, int dbl,
+                         const kgt_pregs *rg);
+/* The register of field f (prev: its previous level) at offset off from the thread's first cell:
+   r_NAME_o0_o1.. (rp_ for the previous level; m for minus). */
+void kgt_prog_reg_name(kgt_buf *b, const kgt_prog *p, int f, int prev, const int *off);
 /* Which lets e uses, transitively (used[nlet]), so a kernel computes only those. */
 void kgt_prog_lets_used(const kgt_prog *p, const kgt_pnode *e, char *used);
 
@@ -181,18 +194,74 @@ void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix);
 void kgt_prog_emit_host_unit(kgt_buf *b, const kgt_prog *p, const char *prefix);
 /* OpenCL C source: kernel prefix_NAME, both types under #if STENCIL_DOUBLE. */
 void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix);
+/* The same kernel for the OpenCL backend; narrow: every field has field 0's strides and a local
+   array fewer than 2^31 elements, so indices are int and shared between the fields; m and par
+   are then __constant (the same buffers). */
+void kgt_prog_emit_opencl_rt(kgt_buf *b, const kgt_prog *p, const char *prefix, int narrow);
 /* CUDA/HIP source: kernels and C-linkage launchers prefix_NAME_cuda_f / _d. */
 void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix);
-/* The same kernel of one element type alone, for NVRTC/hiprtc (no headers, no launcher):
-   extern "C" __global__ void prefix_NAME_cuda_kf / _kd(const kgt_prog_args_f / _d a, long u0,
-   long u1, long u2), the args struct by value, launched as the launchers do: u the union of the
-   boxes' lower corners, blocks of kgt_prog_gpu_block threads, grid x over the last dimension's
-   extent of the union, y over the one before (2D, 3D), z over dimension 0 (3D). narrow: every
-   field has field 0's strides and a local array has fewer than 2^31 elements, so cell indices
-   are computed in int and shared between the fields (the index arithmetic is most of the
-   kernel's work); 0: per field, in long. */
-void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int narrow);
+/*
+ * The run-time CUDA/HIP kernel's shape (prog_gpu.c): blocks of bx x by threads, x along the last
+ * dimension, y along the one before (2D, 3D; 3D: grid z over dimension 0); each thread computes
+ * cy consecutive cells along dimension ndims - 2 (1 in 1D), the rows they share read once into
+ * registers. kgt_prog_gpu_plan: the default for p in type dbl; kgt_prog_shape_check: 0 when s
+ * fits p (bx * by <= 1024, cy in 1..KGT_PROG_MAX_CY, by and cy 1 in 1D), else -1.
+ */
+#define KGT_PROG_MAX_CY 16
+typedef struct kgt_prog_shape {
+    int bx, by, cy;
+} kgt_prog_shape;
+void kgt_prog_gpu_plan(const kgt_prog *p, int dbl, kgt_prog_shape *s);
+int kgt_prog_shape_check(const kgt_prog *p, const kgt_prog_shape *s);
+/* "bx,by,cy" into s (0), or -1 when text is not three positive integers. */
+int kgt_prog_shape_parse(const char *text, kgt_prog_shape *s);
+/*
+ * The kernel of one element type alone, for NVRTC/hiprtc (no headers, no launcher): extern "C"
+ * __global__ void prefix_NAME_cuda_kf / _kd(const kgt_prog_args_f / _d a, long u0, long u1,
+ * long u2), the args struct by value. narrow: every field has field 0's strides and a local array
+ * has fewer than 2^31 elements, so cell indices are int and shared between the fields: then the
+ * kernel has shape sh (NULL: the plan's) and is launched with blocks of sh's bx x by threads,
+ * grid x over the last dimension's extent of the union of the boxes from u (its lower corner,
+ * the last dimension's moved down at will), y over the extent of the one before in steps of
+ * by * cy (2D, 3D), z over dimension 0 (3D); a thread whose cells are all inside every
+ * evolving field's box computes them without tests from registers, the others cell by cell.
+ * narrow 0: the ahead-of-time kernel (long indices per field, one cell a thread, blocks of
+ * kgt_prog_gpu_block, the grid's y over the extent itself).
+ */
+void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int narrow,
+                           const kgt_prog_shape *sh);
+/* The narrow kernel without kgt_add & co. (kgt_emit_rn_helpers), for the CPU emulation. */
+void kgt_prog_emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
+                              const kgt_prog_shape *sh);
 void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by);
+/* The narrow kernel's grid (x, y, z) for shape sh over the extents n (dimension 0 first) of the
+   cells from u0.. on. */
+void kgt_prog_gpu_grid(int ndims, const kgt_prog_shape *sh, const long *n, unsigned *grid);
+/*
+ * The fused 2D kernel of k steps per launch (prog_fuse.c): extern "C" __global__ void
+ * prefix_NAME_fuse_kf / _kd(const kgt_prog_fuse_args_f / _d a) (the struct is in the source),
+ * blocks of nt threads (x), one tile of tx x ty cells a block, grid x over the last dimension's
+ * extent of the union of the last step's boxes from a.u, y over dimension 0's
+ * (kgt_prog_fuse_grid). Step j computes each evolving field f over a.box[j][f] (local cells;
+ * box[j] contains box[j + 1] widened by the reach where the cells exist), the last step stores
+ * level k into out[f] and, for fields that keep a previous level, level k - 1 into pout[f],
+ * over box[k - 1][f]. Reads come from in[] and prev[] within box[0] widened by k times the
+ * largest read offset; the arrays must hold those cells. Bitwise k one-step launches over the
+ * same boxes, as long as what they read outside a field's box of the step before is the same at
+ * every level (fixed frames).
+ */
+#define KGT_PROG_FUSE_MAX 4
+typedef struct kgt_prog_fuse {
+    int k, tx, ty, nt;
+} kgt_prog_fuse;
+/* 0 when p has the fused kernel fz in type dbl (2D, k in 1..KGT_PROG_FUSE_MAX, nt <= 1024, the
+   tile buffers within 48 KiB of shared memory), else -1. _plan: the default for k steps. */
+int kgt_prog_fuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz);
+int kgt_prog_fuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz);
+void kgt_prog_fuse_grid(const kgt_prog_fuse *fz, const long *n, unsigned *grid);
+/* The kernel without kgt_add & co. (kgt_emit_rn_helpers precede it for NVRTC). */
+void kgt_prog_emit_gpu_fused(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
+                             const kgt_prog_fuse *fz);
 /* The texts of kgt's program outputs for a file (prog_out.c): h = P_prog.h, c = P_prog.c (host
    functions, OpenCL sources as strings), g = P_prog.cu and P_prog_hip.cpp (left empty unless
    targets has cuda or hip). */

@@ -13,29 +13,29 @@
  */
 #include <string.h>
 
-#include "prog.h"
+#include "prog_emit.h"
 
-static const char *const tnames[2] = {"float", "double"};
+const char *const kgt_pe_tnames[2] = {"float", "double"};
 
-/* The fields e reads, lets included: each let's tree is walked once (seen), however often it
-   is named, so chains of lets cost linear time. */
-static void fields_used(const kgt_prog *p, const kgt_pnode *n, char *fu, char *seen)
+/* Each let's tree is walked once (seen), however often it is named, so chains of lets cost
+   linear time. */
+void kgt_pe_fields_used(const kgt_prog *p, const kgt_pnode *n, char *fu, char *seen)
 {
     if (n->kind == KP_READ) fu[n->ref] = 1;
     if (n->kind == KP_LET && !seen[n->ref]) {
         seen[n->ref] = 1;
-        fields_used(p, p->let[n->ref].e, fu, seen);
+        kgt_pe_fields_used(p, p->let[n->ref].e, fu, seen);
     }
     for (int i = 0; i < 3; i++)
-        if (n->a[i]) fields_used(p, n->a[i], fu, seen);
+        if (n->a[i]) kgt_pe_fields_used(p, n->a[i], fu, seen);
 }
 
 /* The args struct of one element type (host and CUDA, by value there: about 2.5 KiB, under
    CUDA's 4 KiB of kernel parameters), one layout for every program so that a caller needs no
    type per program. */
-static void emit_args(kgt_buf *b, int dbl)
+void kgt_pe_args(kgt_buf *b, int dbl)
 {
-    const char *t = tnames[dbl];
+    const char *t = kgt_pe_tnames[dbl];
     char c = dbl ? 'd' : 'f';
     kgt_printf(b,
                "#ifndef KGT_PROG_ARGS_%c\n#define KGT_PROG_ARGS_%c\n"
@@ -55,20 +55,13 @@ static void emit_args(kgt_buf *b, int dbl)
                KGT_PROG_MAX_PARAMS, c);
 }
 
-/* Index arithmetic: the integer type of cell indices and strides, and whether every field has
-   the strides of field 0 (one layout: the compiler then shares the index of a cell between
-   fields). The run-time CUDA/HIP kernel narrows both where the caller says they hold. */
-typedef struct ixtype {
-    const char *t;
-    int shared;
-} ixtype;
-static const ixtype ix_long = {"long", 0};
+const kgt_pe_ix kgt_pe_long = {"long", 0}, kgt_pe_int = {"int", 1};
 
 /* Declarations at the top of a kernel: parameters and each field's arrays and strides, from
    `a.` (CUDA, the struct by value) or `a->` (host). */
-static void emit_decls(kgt_buf *b, const kgt_prog *p, int dbl, const char *a, ixtype ix)
+void kgt_pe_decls(kgt_buf *b, const kgt_prog *p, int dbl, const char *a, kgt_pe_ix ix)
 {
-    const char *t = tnames[dbl];
+    const char *t = kgt_pe_tnames[dbl];
     for (int i = 0; i < p->npar; i++)
         kgt_printf(b, "    const %s p_%s = %spar[%d]; (void)p_%s;\n", t, p->par[i].name, a, i,
                    p->par[i].name);
@@ -85,13 +78,13 @@ static void emit_decls(kgt_buf *b, const kgt_prog *p, int dbl, const char *a, ix
 
 /* The body computing field f at local cell (x0, ...): the index of each field it reads, the
    lets it uses in order, the store. out is the output array's expression. */
-static void emit_cell(kgt_buf *b, const kgt_prog *p, int f, int dbl, int target, const char *out,
-                      const char *ind, ixtype ix)
+void kgt_pe_cell(kgt_buf *b, const kgt_prog *p, int f, int dbl, int target, const char *out,
+                 const char *ind, kgt_pe_ix ix)
 {
     char used[KGT_PROG_MAX_LETS], seen[KGT_PROG_MAX_LETS] = {0}, fu[KGT_PROG_MAX_FIELDS] = {0};
     const char *n = p->f[f].name;
     kgt_prog_lets_used(p, p->f[f].update, used);
-    fields_used(p, p->f[f].update, fu, seen);
+    kgt_pe_fields_used(p, p->f[f].update, fu, seen);
     fu[f] = 1;
     for (int g = 0; g < p->nf; g++) {
         if (!fu[g]) continue;
@@ -103,7 +96,7 @@ static void emit_cell(kgt_buf *b, const kgt_prog *p, int f, int dbl, int target,
     for (int i = 0; i < p->nlet; i++) {
         if (!used[i]) continue;
         kgt_printf(b, "%sconst %s l_%s = ", ind,
-                   p->let[i].e->type == KP_T_BOOL ? "int" : tnames[dbl], p->let[i].name);
+                   p->let[i].e->type == KP_T_BOOL ? "int" : kgt_pe_tnames[dbl], p->let[i].name);
         kgt_prog_print(b, p, p->let[i].e, target, dbl);
         kgt_printf(b, ";\n");
     }
@@ -113,7 +106,7 @@ static void emit_cell(kgt_buf *b, const kgt_prog *p, int f, int dbl, int target,
 }
 
 /* The cell's global index g0.. from a->origin / a.origin, or (a NULL: OpenCL) m[0..2]. */
-static void emit_index(kgt_buf *b, const kgt_prog *p, const char *a, const char *ind)
+void kgt_pe_index(kgt_buf *b, const kgt_prog *p, const char *a, const char *ind)
 {
     for (int d = 0; d < p->ndims; d++)
         kgt_printf(b, "%sconst long g%d = %s%s[%d] + x%d; (void)g%d;\n", ind, d, a ? a : "",
@@ -121,9 +114,9 @@ static void emit_index(kgt_buf *b, const kgt_prog *p, const char *a, const char 
 }
 
 /* min and max as selects, division and sqrt: per target, per type (prog_print.c). */
-static void emit_helpers(kgt_buf *b, int target, int dbl)
+void kgt_pe_helpers(kgt_buf *b, int target, int dbl)
 {
-    const char *t = tnames[dbl],
+    const char *t = kgt_pe_tnames[dbl],
                *q = target == KGT_PT_CUDA ? "static __device__ __forceinline__" : "static inline";
     char c = dbl ? 'd' : 'f';
     /* Once per translation unit, whatever number of programs it holds. */
@@ -148,7 +141,7 @@ static void emit_helpers(kgt_buf *b, int target, int dbl)
 void kgt_prog_emit_host_header(kgt_buf *b, const kgt_prog *p, const char *prefix)
 {
     for (int dbl = 0; dbl < 2; dbl++) {
-        emit_args(b, dbl);
+        kgt_pe_args(b, dbl);
         kgt_printf(b, "void %s_%s_host_%c(const kgt_prog_args_%c *a);\n", prefix, p->name,
                    dbl ? 'd' : 'f', dbl ? 'd' : 'f');
     }
@@ -158,12 +151,12 @@ void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix)
 {
     for (int dbl = 0; dbl < 2; dbl++) {
         char c = dbl ? 'd' : 'f';
-        emit_helpers(b, KGT_PT_C, dbl);
+        kgt_pe_helpers(b, KGT_PT_C, dbl);
         kgt_printf(b,
                    "void %s_%s_host_%c(const kgt_prog_args_%c *a)\n{\n    const long t = a->t;\n"
                    "    (void)t;\n",
                    prefix, p->name, c, c);
-        emit_decls(b, p, dbl, "a->", ix_long);
+        kgt_pe_decls(b, p, dbl, "a->", kgt_pe_long);
         for (int f = 0; f < p->nf; f++) {
             char ind[64], out[32];
             int nd = p->ndims;
@@ -174,8 +167,8 @@ void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix)
                            4 + 4 * d, "", d, f, d, d, f, d, d, d == nd - 1 ? " {" : "");
             snprintf(ind, sizeof ind, "%*s", 4 + 4 * nd, "");
             snprintf(out, sizeof out, "a->out[%d]", f);
-            emit_index(b, p, "a->", ind);
-            emit_cell(b, p, f, dbl, KGT_PT_C, out, ind, ix_long);
+            kgt_pe_index(b, p, "a->", ind);
+            kgt_pe_cell(b, p, f, dbl, KGT_PT_C, out, ind, kgt_pe_long);
             kgt_printf(b, "%*s}\n", 4 + 4 * (nd - 1), "");
         }
         kgt_printf(b, "}\n\n");
@@ -184,15 +177,19 @@ void kgt_prog_emit_host(kgt_buf *b, const kgt_prog *p, const char *prefix)
 
 /* OpenCL arguments: per field its input, its previous level if it keeps one, its output if it
    evolves; then m (longs: origin[3], t, the launch's first local cell[3], then per field 12:
-   offset of local cell 0 in its buffers, stride[3], lo[3], hi[3], 2 unused) and par. */
-void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix)
+   offset of local cell 0 in its buffers, stride[3], lo[3], hi[3], 2 unused) and par. narrow:
+   indices in int, shared between the fields (field 0's strides), m and par in constant memory
+   (uniform reads). */
+static void emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix, int narrow)
 {
+    const char *it = narrow ? "int" : "long", *ic = narrow ? "(int)" : "",
+               *as = narrow ? "__constant" : "__global const";
     kgt_printf(b, "#pragma OPENCL FP_CONTRACT OFF\n");
     for (int dbl = 0; dbl < 2; dbl++) {
-        const char *t = tnames[dbl];
+        const char *t = kgt_pe_tnames[dbl];
         kgt_printf(b, dbl ? "#else\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
                           : "#if !STENCIL_DOUBLE\n");
-        emit_helpers(b, KGT_PT_OPENCL, dbl);
+        kgt_pe_helpers(b, KGT_PT_OPENCL, dbl);
         kgt_printf(b, "__kernel void %s_%s(", prefix, p->name);
         for (int f = 0; f < p->nf; f++) {
             const char *n = p->f[f].name;
@@ -200,11 +197,11 @@ void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix)
             if (p->f[f].keeps) kgt_printf(b, "__global const %s *bp_%s, ", t, n);
             if (!p->f[f].coef) kgt_printf(b, "__global %s *bo_%s, ", t, n);
         }
-        kgt_printf(b, "__global const long *m, __global const %s *par)\n{\n", t);
+        kgt_printf(b, "%s long *m, %s %s *par)\n{\n", as, as, t);
         kgt_printf(b, "    const long t = m[3];\n    (void)t;\n");
         for (int d = 0; d < p->ndims; d++)
-            kgt_printf(b, "    const long x%d = m[%d] + (long)get_global_id(%d);\n", d, 4 + d,
-                       p->ndims - 1 - d);
+            kgt_printf(b, "    const %s x%d = %sm[%d] + (%s)get_global_id(%d);\n", it, d, ic, 4 + d,
+                       it, p->ndims - 1 - d);
         for (int i = 0; i < p->npar; i++)
             kgt_printf(b, "    const %s p_%s = par[%d];\n    (void)p_%s;\n", t, p->par[i].name, i,
                        p->par[i].name);
@@ -218,26 +215,37 @@ void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix)
                     b, "    __global const %s *const pf_%s = bp_%s + m[%d];\n    (void)pf_%s;\n", t,
                     n, n, m0, n);
             for (int d = 0; d + 1 < p->ndims; d++)
-                kgt_printf(b, "    const long s_%s_%d = m[%d];\n    (void)s_%s_%d;\n", n, d,
-                           m0 + 1 + d, n, d);
+                kgt_printf(b, "    const %s s_%s_%d = %sm[%d];\n    (void)s_%s_%d;\n", it, n, d, ic,
+                           (narrow ? 8 : m0) + 1 + d, n, d);
         }
-        emit_index(b, p, NULL, "    ");
+        kgt_pe_index(b, p, NULL, "    ");
         for (int f = 0; f < p->nf; f++) {
             char out[128]; /* a name of up to 63 characters and an index */
             int m0 = 8 + 12 * f;
             if (p->f[f].coef) continue;
             kgt_printf(b, "    if (");
             for (int d = 0; d < p->ndims; d++)
-                kgt_printf(b, "%sx%d >= m[%d] && x%d < m[%d]", d ? " && " : "", d, m0 + 4 + d, d,
-                           m0 + 7 + d);
+                kgt_printf(b, "%sx%d >= %sm[%d] && x%d < %sm[%d]", d ? " && " : "", d, ic,
+                           m0 + 4 + d, d, ic, m0 + 7 + d);
             kgt_printf(b, ") { /* update %s */\n", p->f[f].name);
             snprintf(out, sizeof out, "(bo_%s + m[%d])", p->f[f].name, m0);
-            emit_cell(b, p, f, dbl, KGT_PT_OPENCL, out, "        ", ix_long);
+            kgt_pe_cell(b, p, f, dbl, KGT_PT_OPENCL, out, "        ",
+                        narrow ? kgt_pe_int : kgt_pe_long);
             kgt_printf(b, "    }\n");
         }
         kgt_printf(b, "}\n");
     }
     kgt_printf(b, "#endif\n");
+}
+
+void kgt_prog_emit_opencl(kgt_buf *b, const kgt_prog *p, const char *prefix)
+{
+    emit_opencl(b, p, prefix, 0);
+}
+
+void kgt_prog_emit_opencl_rt(kgt_buf *b, const kgt_prog *p, const char *prefix, int narrow)
+{
+    emit_opencl(b, p, prefix, narrow);
 }
 
 void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by)
@@ -248,8 +256,8 @@ void kgt_prog_gpu_block(int ndims, unsigned *bx, unsigned *by)
 
 /* The CUDA/HIP kernel of one type over the union of the boxes (x along the last dimension),
    from u0.. on: NAME_cuda_kf / _kd, or (rtc) with C linkage, the name NVRTC looks up. */
-static void emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int rtc,
-                            ixtype ix)
+void kgt_pe_gpu_kernel1(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int rtc,
+                        kgt_pe_ix ix)
 {
     char c = dbl ? 'd' : 'f';
     int nd = p->ndims, narrow = strcmp(ix.t, "long") != 0;
@@ -271,8 +279,8 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, i
                        "threadIdx.%s;\n",
                        d, d, w, w, w);
     }
-    emit_decls(b, p, dbl, "a.", ix);
-    emit_index(b, p, "a.", "    ");
+    kgt_pe_decls(b, p, dbl, "a.", ix);
+    kgt_pe_index(b, p, "a.", "    ");
     for (int f = 0; f < p->nf; f++) {
         char out[32];
         if (p->f[f].coef) continue;
@@ -282,19 +290,10 @@ static void emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, i
                        narrow ? "(int)" : "", f, d, d, narrow ? "(int)" : "", f, d);
         kgt_printf(b, ") { /* update %s */\n", p->f[f].name);
         snprintf(out, sizeof out, "a.out[%d]", f);
-        emit_cell(b, p, f, dbl, KGT_PT_CUDA, out, "        ", ix);
+        kgt_pe_cell(b, p, f, dbl, KGT_PT_CUDA, out, "        ", ix);
         kgt_printf(b, "    }\n");
     }
     kgt_printf(b, "}\n\n");
-}
-
-void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int narrow)
-{
-    static const ixtype ix_int = {"int", 1};
-    kgt_emit_rn_helpers(b);
-    emit_helpers(b, KGT_PT_CUDA, dbl);
-    emit_args(b, dbl);
-    emit_gpu_kernel(b, p, prefix, dbl, 1, narrow ? ix_int : ix_long);
 }
 
 /* CUDA/HIP: per type the args struct (by value), the kernel, and a C-linkage launcher
@@ -306,9 +305,9 @@ void kgt_prog_emit_gpu(kgt_buf *b, const kgt_prog *p, const char *prefix)
         int nd = p->ndims;
         unsigned bx, by;
         kgt_prog_gpu_block(nd, &bx, &by);
-        emit_helpers(b, KGT_PT_CUDA, dbl);
-        emit_args(b, dbl);
-        emit_gpu_kernel(b, p, prefix, dbl, 0, ix_long);
+        kgt_pe_helpers(b, KGT_PT_CUDA, dbl);
+        kgt_pe_args(b, dbl);
+        kgt_pe_gpu_kernel1(b, p, prefix, dbl, 0, kgt_pe_long);
         kgt_printf(b,
                    "extern \"C\" int KGT_PROG_LAUNCHER(%s_%s, %c)(const kgt_prog_args_%c *a, "
                    "KGT_STREAM_T stream)\n"

@@ -19,9 +19,31 @@ static const char *sfx(int dbl)
     return dbl ? "d" : "f";
 }
 
-static void print_read(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n)
+void kgt_prog_reg_name(kgt_buf *b, const kgt_prog *p, int f, int prev, const int *off)
+{
+    kgt_printf(b, "r%s_%s", prev ? "p" : "", p->f[f].name);
+    for (int d = 0; d < p->ndims; d++)
+        kgt_printf(b, off[d] < 0 ? "_m%d" : "_%d", off[d] < 0 ? -off[d] : off[d]);
+}
+
+static void print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int target, int dbl,
+                  const kgt_pregs *rg);
+
+static void print_read(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, const kgt_pregs *rg)
 {
     const char *name = p->f[n->ref].name;
+    if (rg && rg->shared) { /* the fused kernel's tile: a macro per field and level */
+        kgt_printf(b, "KS%s_%s(", n->prev ? "P" : "", name);
+        for (int d = 0; d < p->ndims; d++) kgt_printf(b, "%s%d", d ? ", " : "", n->off[d]);
+        kgt_printf(b, ")");
+        return;
+    }
+    if (rg) { /* the register holding the read of the cell row rg->row along rg->walk */
+        int off[KGT_MAX_DIMS];
+        for (int d = 0; d < p->ndims; d++) off[d] = n->off[d] + (d == rg->walk ? rg->row : 0);
+        kgt_prog_reg_name(b, p, n->ref, n->prev, off);
+        return;
+    }
     kgt_printf(b, "%sf_%s[c_%s", n->prev ? "p" : "", name, name);
     for (int d = 0; d < p->ndims; d++) {
         int o = n->off[d], a = o < 0 ? -o : o;
@@ -38,19 +60,31 @@ static void print_read(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n)
 
 /* A call helper(a[, b]) or the bracketed infix (a op b). */
 static void print_bin(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int target, int dbl,
-                      const char *op, const char *call)
+                      const char *op, const char *call, const kgt_pregs *rg)
 {
     if (call)
         kgt_printf(b, "%s(", call);
     else
         kgt_printf(b, "(");
-    kgt_prog_print(b, p, n->a[0], target, dbl);
+    print(b, p, n->a[0], target, dbl, rg);
     kgt_printf(b, call ? ", " : " %s ", op);
-    kgt_prog_print(b, p, n->a[1], target, dbl);
+    print(b, p, n->a[1], target, dbl, rg);
     kgt_printf(b, ")");
 }
 
 void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int target, int dbl)
+{
+    print(b, p, n, target, dbl, NULL);
+}
+
+void kgt_prog_print_regs(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int target, int dbl,
+                         const kgt_pregs *rg)
+{
+    print(b, p, n, target, dbl, rg);
+}
+
+static void print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int target, int dbl,
+                  const kgt_pregs *rg)
 {
     const char *t = dbl ? "double" : "float";
     char call[24];
@@ -63,7 +97,7 @@ void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int targe
         kgt_printf(b, "p_%s", p->par[n->ref].name);
         return;
     case KP_READ:
-        print_read(b, p, n);
+        print_read(b, p, n, rg);
         return;
     case KP_INDEX:
         kgt_printf(b, "((%s)g%d)", t, n->ref);
@@ -77,7 +111,7 @@ void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int targe
     case KP_NEG:
     case KP_NOT:
         kgt_printf(b, "(%s", n->kind == KP_NEG ? "-" : "!");
-        kgt_prog_print(b, p, n->a[0], target, dbl);
+        print(b, p, n->a[0], target, dbl, rg);
         kgt_printf(b, ")");
         return;
     case KP_ABS:
@@ -88,7 +122,7 @@ void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int targe
             kgt_printf(b, "%s(", n->kind == KP_ABS ? "fabs" : "sqrt");
         else
             kgt_printf(b, "%s%s(", n->kind == KP_ABS ? "fabs" : "sqrt", dbl ? "" : "f");
-        kgt_prog_print(b, p, n->a[0], target, dbl);
+        print(b, p, n->a[0], target, dbl, rg);
         kgt_printf(b, ")");
         return;
     case KP_ADD:
@@ -96,29 +130,29 @@ void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int targe
     case KP_MUL: {
         static const char *const names[] = {"add", "sub", "mul"}, *const ops[] = {"+", "-", "*"};
         snprintf(call, sizeof call, "kgt_%s", names[n->kind - KP_ADD]);
-        print_bin(b, p, n, target, dbl, ops[n->kind - KP_ADD], cuda ? call : NULL);
+        print_bin(b, p, n, target, dbl, ops[n->kind - KP_ADD], cuda ? call : NULL, rg);
         return;
     }
     case KP_DIV:
         snprintf(call, sizeof call, "kgt_pdiv_%s", sfx(dbl));
-        print_bin(b, p, n, target, dbl, "/", cuda ? call : NULL);
+        print_bin(b, p, n, target, dbl, "/", cuda ? call : NULL, rg);
         return;
     case KP_MIN:
     case KP_MAX:
         snprintf(call, sizeof call, "kgt_p%s_%s", n->kind == KP_MIN ? "min" : "max", sfx(dbl));
-        print_bin(b, p, n, target, dbl, NULL, call);
+        print_bin(b, p, n, target, dbl, NULL, call, rg);
         return;
     case KP_SEL:
         kgt_printf(b, "(");
-        kgt_prog_print(b, p, n->a[0], target, dbl);
+        print(b, p, n->a[0], target, dbl, rg);
         kgt_printf(b, " ? ");
-        kgt_prog_print(b, p, n->a[1], target, dbl);
+        print(b, p, n->a[1], target, dbl, rg);
         kgt_printf(b, " : ");
-        kgt_prog_print(b, p, n->a[2], target, dbl);
+        print(b, p, n->a[2], target, dbl, rg);
         kgt_printf(b, ")");
         return;
     default: /* comparisons, && and || */
-        print_bin(b, p, n, target, dbl, kgt_prog_op_name(n->kind), NULL);
+        print_bin(b, p, n, target, dbl, kgt_prog_op_name(n->kind), NULL, rg);
         return;
     }
 }

@@ -2,8 +2,13 @@
  * GPU backend, programs (sb_open_args.prog): the program's kernel in the run's element type as
  * kgt writes it for run-time compilation (kgt_prog_emit_gpu_rtc), compiled at open by NVRTC or
  * hiprtc through the process-wide cache of rtc.cuh, and launched per step with the args struct
- * by value, the way kgt's ahead-of-time launchers do: over the union of the evolving fields'
- * boxes (the kernel checks each field's own box).
+ * by value: over the union of the evolving fields' boxes (the kernel checks each field's own
+ * box). Where indices fit in int, the kernel computes several cells a thread in the shape of
+ * kgt's plan (kgt_prog_gpu_plan), its x range started at a 128-byte line so that each warp's row
+ * of loads takes whole lines; otherwise one cell a thread, as kgt's ahead-of-time launchers do.
+ *
+ * STENCIL_PROG_SHAPE="bx,by,cy" overrides the plan's shape. Temporary, for measuring shapes
+ * against each other: it goes once the plan's default is settled (or into the configuration).
  */
 #ifndef SB_GPU_PROG_CUH
 #define SB_GPU_PROG_CUH
@@ -39,7 +44,16 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
     im->kprog = p;
     for (int d = 0; d < SL_D; d++) im->origin[d] = a->origin[d];
     /* One layout for every field (backend.h): narrow indices where the array allows them. */
-    kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl, a->local->nelems < (size_t)INT_MAX);
+    im->pnarrow = a->local->nelems < (size_t)INT_MAX;
+    kgt_prog_gpu_plan(p, dbl, &im->pshape);
+    const char *env = getenv("STENCIL_PROG_SHAPE");
+    if (env && *env && im->pnarrow &&
+        (kgt_prog_shape_parse(env, &im->pshape) || kgt_prog_shape_check(p, &im->pshape)))
+        return sb_fail(dev, STENCIL_EINVAL,
+                       SB_GPU_NAME ": STENCIL_PROG_SHAPE=%s is not a shape for program '%s' "
+                                   "(bx,by,cy: bx * by <= 1024, cy <= %d, by = cy = 1 in 1D)",
+                       env, p->name, KGT_PROG_MAX_CY);
+    kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl, im->pnarrow, &im->pshape);
     if (b.oom) {
         free(b.s);
         return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
@@ -91,17 +105,28 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     for (int d = 0; d < 3; d++) a.origin[d] = im->origin[d];
     a.t = s->t;
     for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
-    unsigned bx, by;
-    kgt_prog_gpu_block(nd, &bx, &by);
-    dim3 grid((unsigned)((v[nd - 1] - u[nd - 1] + bx - 1) / bx),
-              nd > 1 ? (unsigned)((v[nd - 2] - u[nd - 2] + by - 1) / by) : 1,
-              nd > 2 ? (unsigned)(v[0] - u[0]) : 1);
+    unsigned bx, by, grid[3];
+    if (im->pnarrow) {
+        /* Back to the start of a 128-byte line of field 0 (every field has its layout): the
+           threads before the box compute nothing. */
+        long line = 128 / (long)sizeof(T), at = (long)(((uintptr_t)a.in[0] / sizeof(T)) % line);
+        u[nd - 1] -= (at + u[nd - 1]) % line;
+        long n[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
+        kgt_prog_gpu_grid(nd, &im->pshape, n, grid);
+        bx = (unsigned)im->pshape.bx, by = (unsigned)im->pshape.by;
+    } else {
+        kgt_prog_gpu_block(nd, &bx, &by);
+        grid[0] = (unsigned)((v[nd - 1] - u[nd - 1] + bx - 1) / bx);
+        grid[1] = nd > 1 ? (unsigned)((v[nd - 2] - u[nd - 2] + by - 1) / by) : 1;
+        grid[2] = nd > 2 ? (unsigned)(v[0] - u[0]) : 1;
+    }
     void *args[4] = {(void *)&a, (void *)&u[0], (void *)&u[1], (void *)&u[2]};
 #if defined(SB_GPU_HIP)
     gpuError_t e =
-        hipModuleLaunchKernel(im->pfn, grid.x, grid.y, grid.z, bx, by, 1, 0, q, args, NULL);
+        hipModuleLaunchKernel(im->pfn, grid[0], grid[1], grid[2], bx, by, 1, 0, q, args, NULL);
 #else
-    gpuError_t e = cudaLaunchKernel((const void *)im->pfn, grid, dim3(bx, by, 1), args, 0, q);
+    gpuError_t e = cudaLaunchKernel((const void *)im->pfn, dim3(grid[0], grid[1], grid[2]),
+                                    dim3(bx, by, 1), args, 0, q);
 #endif
     return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "program kernel launch", e);
 }

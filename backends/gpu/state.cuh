@@ -97,6 +97,8 @@ struct impl {
     long origin[SL_D];          /* programs: global index of local cell 0 */
     rtc_module pmod;
     rtc_func pfn;
+    int pnarrow;           /* programs: the kernel indexes in int (kgt_prog_emit_gpu_rtc) */
+    kgt_prog_shape pshape; /* programs, narrow: the kernel's shape */
 };
 
 static impl *im_of(sb_dev *dev)

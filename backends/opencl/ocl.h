@@ -55,6 +55,7 @@ typedef struct ocl_impl {
     const struct kgt_prog *kprog; /* a program run (ocl_prog.c): update is its kernel */
     long origin[SL_D];            /* programs: global index of local cell 0 */
     char kname[96];               /* the program kernel's name */
+    struct ocl_prog_args *pargs;  /* programs: the steps' argument buffers (ocl_prog.c) */
     /* ocl_norm.c's program, kernel and partial sums, built on first use */
     struct ocl_norm *norm;
 } ocl_impl;
@@ -106,9 +107,11 @@ int ocl_copy_out(sb_dev *dev, int q, sb_mem m, const sl_box *b, void *host);
 int ocl_copy_in(sb_dev *dev, int q, sb_mem m, const sl_box *b, const void *host);
 
 /* Programs (ocl_prog.c): the OpenCL text of p (kernel sb_prog_NAME, its name into kname; NULL
-   when out of memory; the caller frees it), and one step (sb_ops.prog_update). */
-char *ocl_prog_source(const struct kgt_prog *p, char *kname, size_t cap);
+   when out of memory; the caller frees it; narrow: int indices, kgt_prog_emit_opencl_rt), one
+   step (sb_ops.prog_update), and the release of the steps' argument buffers (at close). */
+char *ocl_prog_source(const struct kgt_prog *p, int narrow, char *kname, size_t cap);
 int ocl_prog_update(sb_dev *dev, int q, const sb_prog_step *s);
+void ocl_prog_free(ocl_impl *o);
 
 /* The norm of a change (sb_ops.norm, ocl_norm.c); ocl_norm_free releases what it built. */
 int ocl_norm(sb_dev *dev, sb_mem a, sb_mem b, const sl_box *box, double out[2]);

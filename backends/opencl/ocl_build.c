@@ -5,6 +5,7 @@
  * is built with FP_CONTRACT OFF and correctly rounded single-precision division: the arithmetic
  * contract of backends/backend.h.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,8 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
     char what[96];
     if (a->prog) {
         /* The program's text carries its own pragmas per type (kgt_prog_emit_opencl). */
-        char *src = ocl_prog_source(a->prog, o->kname, sizeof o->kname);
+        char *src =
+            ocl_prog_source(a->prog, a->local->nelems < (size_t)INT_MAX, o->kname, sizeof o->kname);
         if (!src) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the program");
         snprintf(what, sizeof what, "program '%s'", o->kname + 8);
         srcs[3] = src;

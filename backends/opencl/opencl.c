@@ -28,11 +28,10 @@
  * barrier waiting on the others' markers, so neither the host nor the device idles while they
  * synchronise. Kernels meant for the border queue (border updates, packing of outgoing halos) are
  * enqueued on the inner queue, ahead of the inner update, and the border queue waits for them
- * (ocl_launch_routed): OpenCL has no queue priorities, and when the driver started the inner update
- * first, NVIDIA's OpenCL ran the border kernels only after it, so the halos left a whole inner
- * update late (docs/performance-notes.md, OpenCL). That is the
- * default on GPUs; CPU devices keep them on the border queue (STENCIL_OPENCL_BORDER=inner|own
- * chooses).
+ * (ocl_launch_routed, ocl_launch.c): OpenCL has no queue priorities, and when the driver started
+ * the inner update first, NVIDIA's OpenCL ran the border kernels only after it, so the halos left a
+ * whole inner update late (docs/performance-notes.md, OpenCL). That is the default on GPUs; CPU
+ * devices keep them on the border queue (STENCIL_OPENCL_BORDER=inner|own chooses).
  *
  * Environment: STENCIL_OPENCL_PLATFORM, STENCIL_OPENCL_DEVICE (see ocl_device.c),
  * STENCIL_OPENCL_WG (update work-group width, default 256), STENCIL_OPENCL_COPY=rect|pack (how
@@ -45,13 +44,6 @@
 #include <string.h>
 
 #include "ocl.h"
-
-cl_event *ocl_next_event(ocl_impl *o, int q)
-{
-    if (o->last[q]) clReleaseEvent(o->last[q]);
-    o->last[q] = NULL;
-    return &o->last[q];
-}
 
 static void release_all(ocl_impl *o)
 {
@@ -73,6 +65,7 @@ static void release_all(ocl_impl *o)
     for (int i = 0; i < SB_NQUEUES; i++)
         if (o->scratch[i]) clReleaseMemObject(o->scratch[i]);
     ocl_norm_free(o);
+    ocl_prog_free(o);
     cl_kernel ks[4] = {o->update, o->pack, o->unpack, o->copybox};
     for (int i = 0; i < 4; i++)
         if (ks[i]) clReleaseKernel(ks[i]);
@@ -253,45 +246,6 @@ static int ocl_write(sb_dev *dev, sb_mem m, const void *src, size_t bytes)
 static int ocl_read(sb_dev *dev, sb_mem m, void *dst, size_t bytes)
 {
     return ocl_xfer(dev, m, dst, bytes, 1);
-}
-
-int ocl_launch(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, int any_dim,
-               const char *what)
-{
-    ocl_impl *o = dev->impl;
-    int d = 0;
-    if (any_dim)
-        while (d < 2 && n[d] == 1) d++;
-    size_t g[3] = {n[0], n[1], n[2]}, l[3] = {1, 1, 1};
-    size_t w = wg < o->max_item[d] ? wg : o->max_item[d];
-    int use_local = any_dim || g[d] >= w;
-    if (use_local) {
-        l[d] = w;
-        g[d] = (g[d] + w - 1) / w * w;
-    }
-    cl_int err = clEnqueueNDRangeKernel(o->q[q], k, 3, NULL, g, use_local ? l : NULL, 0, NULL,
-                                        ocl_next_event(o, q));
-    return err == CL_SUCCESS ? 0
-                             : sb_fail(dev, ocl_code(err), "OpenCL: launching %s failed: %s", what,
-                                       ocl_errname(err));
-}
-
-int ocl_launch_routed(sb_dev *dev, int q, cl_kernel k, const size_t n[3], size_t wg, int any_dim,
-                      int after_border, const char *what)
-{
-    ocl_impl *o = dev->impl;
-    if (q != SB_QBORDER || !o->route) return ocl_launch(dev, q, k, n, wg, any_dim, what);
-    cl_int err = CL_SUCCESS;
-    if (after_border && o->last[q])
-        err = clEnqueueBarrierWithWaitList(o->q[SB_QINNER], 1, &o->last[q], NULL);
-    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clEnqueueBarrierWithWaitList");
-    int rc = ocl_launch(dev, SB_QINNER, k, n, wg, any_dim, what);
-    if (rc) return rc;
-    /* Flushed now: the border queue may be waited on before the inner queue is flushed. */
-    err = clFlush(o->q[SB_QINNER]);
-    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clFlush");
-    err = clEnqueueBarrierWithWaitList(o->q[q], 1, &o->last[SB_QINNER], ocl_next_event(o, q));
-    return err == CL_SUCCESS ? 0 : ocl_fail(dev, err, "clEnqueueBarrierWithWaitList");
 }
 
 static int ocl_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)

@@ -11,9 +11,16 @@
  * compiles its kernels with the system C compiler (STENCIL_CACHE_DIR: the build's folder); with
  * STENCIL_HOST_CC pointing nowhere it interprets them and says so in its notice.
  *
+ * The GPU backends run each case in kgt's planned shape and in every shape of prog_tests.h that
+ * fits (through STENCIL_PROG_SHAPE), each on three sets of boxes: boxes per field that differ
+ * and whose edges no tile divides, boxes one cell wide, and one field's box empty. An optional
+ * third file adds programs (tests/rtc/prog_extra.stencil: 1D, 3D, reads two cells away).
+ *
  * BACKEND `rtc` (suite 'rtc', no GPU needed): each program's run-time CUDA/HIP text
- * (kgt_prog_emit_gpu_rtc), both types, compiled by NVRTC for sm_90 (hiprtc for gfx90a) with
- * the GPU backend's own options.
+ * (kgt_prog_emit_gpu_rtc), both types, long indices and int ones in the plan's shape and every
+ * shape of prog_tests.h that fits, and the fused k-step kernels of 2D programs (k = 1..4, the
+ * plan's tiles), compiled by NVRTC for sm_90 (hiprtc for gfx90a) with the GPU backend's own
+ * options.
  */
 #include <check.h>
 #include <math.h>
@@ -27,19 +34,15 @@
 #include "kgt.h"
 #include "layout.h"
 #include "prog.h"
+#include "prog_tests.h"
 
-enum { H = 2 }; /* halo width on every side: the examples reach 1 */
+enum { H = 2, NBOXES = 3 }; /* halo width on every side: the programs reach at most 2 */
 
 static const char *examples_path, *backend_name;
 static const sb_ops *ops;
-static kgt_file file;
-
-static uint64_t rng;
-static double urand(void)
-{
-    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
+static kgt_file file, extra;
+static const kgt_prog *progs[64];
+static int nprogs;
 
 /* One field level on the host and the device. */
 typedef struct level {
@@ -52,20 +55,6 @@ typedef struct level {
         int rc_ = (call);                                                                          \
         if (rc_) ck_abort_msg("%s:%d: %s = %d: %s", __FILE__, __LINE__, #call, rc_, (dev)->err);   \
     } while (0)
-
-/* Random values; the Game of Life gets cells of 0 and 1 so that its rule fires. */
-static void fill(const kgt_prog *p, char *buf, size_t n, int dbl)
-{
-    int life = strcmp(p->name, "life") == 0;
-    for (size_t i = 0; i < n; i++) {
-        double v = 2 * urand() - 1;
-        if (life) v = v > 0.2;
-        if (dbl)
-            ((double *)buf)[i] = v;
-        else
-            ((float *)buf)[i] = (float)v;
-    }
-}
 
 /* Opens the backend on program p in type dbl over layout l (st, a and dev filled here). */
 static int open_prog(const kgt_prog *p, int dbl, const sl_local *l, sl_stencil *st, sb_open_args *a,
@@ -96,12 +85,29 @@ static int open_prog(const kgt_prog *p, int dbl, const sl_local *l, sl_stencil *
 /* What the host backend should say at open: 0 compiled, 1 interpreted with a notice. */
 static int expect_interp;
 
-/* Program ip of the file in element type dbl on the backend, against the interpreter. */
-static void run_one(int ip, int dbl)
+/* Field f's box in set bc over [H, H + n) (sb_prog_step's, dimensions past nd [0, 1)). */
+static void box_of(const kgt_prog *p, int f, int bc, const long *n, sl_box *b)
 {
-    const kgt_prog *p = file.prog[ip];
+    int nd = p->ndims, nev = 0, last = -1;
+    for (int g = 0; g < p->nf; g++)
+        if (!p->f[g].coef) nev++, last = g;
+    for (int d = 0; d < SL_D; d++) {
+        b->lo[d] = d < nd ? H : 0;
+        b->hi[d] = d < nd ? H + n[d] : 1;
+        if (d >= nd) continue;
+        if (bc == 0 && d == 0 && (f & 1)) b->lo[d]++, b->hi[d]--; /* one starts a cell later */
+        if (bc == 1 && d == ((f & 1) ? nd - 1 : 0)) b->lo[d] = H + 3, b->hi[d] = H + 4;
+        if (bc == 2 && f == last && nev > 1) b->hi[d] = b->lo[d];
+    }
+}
+
+/* Program ip in element type dbl on the backend, boxes bc, `steps` steps, against the
+   interpreter. */
+static void run_one(int ip, int dbl, int bc, int steps)
+{
+    const kgt_prog *p = progs[ip];
     int nd = p->ndims;
-    static const long sizes[4][3] = {{0}, {61}, {13, 37}, {7, 9, 11}};
+    static const long sizes[4][3] = {{0}, {61}, {41, 133}, {7, 19, 37}};
     long ext[SL_D] = {1, 1, 1};
     sl_local l;
     sl_stencil st;
@@ -112,7 +118,7 @@ static void run_one(int ip, int dbl)
     level lv[3][KGT_PROG_MAX_FIELDS];
     double par[KGT_PROG_MAX_PARAMS];
     size_t es = dbl ? sizeof(double) : sizeof(float), bytes;
-    rng = 977 + 31 * (uint64_t)ip + (uint64_t)dbl;
+    prog_rng = 977 + 31 * (uint64_t)ip + (uint64_t)dbl;
     memset(&l, 0, sizeof l);
     memset(lv, 0, sizeof lv);
     /* Padded rows: the last dimension is contiguous, the others are not dense. */
@@ -141,53 +147,68 @@ static void run_one(int ip, int dbl)
             if ((k == 1 && !p->f[f].keeps) || (k == 2 && p->f[f].coef)) continue;
             lv[k][f].h = malloc(bytes);
             ck_assert_ptr_nonnull(lv[k][f].h);
-            fill(p, lv[k][f].h, l.nelems, dbl);
+            prog_fill(p, lv[k][f].h, l.nelems, dbl);
             OKD(&dev, ops->mem_alloc(&dev, bytes, &lv[k][f].m));
             OKD(&dev, ops->write(&dev, lv[k][f].m, lv[k][f].h, bytes));
         }
-        s.in[f] = lv[0][f].m, s.prev[f] = lv[1][f].m, s.out[f] = lv[2][f].m;
-        tl.in[f] = lv[0][f].h, tl.prev[f] = lv[1][f].h, tl.out[f] = lv[2][f].h;
+        box_of(p, f, bc, sizes[nd], &s.box[f]);
         for (int d = 0; d < SL_D; d++) {
-            /* Boxes differ per field: one starts a cell later and ends a cell earlier. */
-            int sh = d == 0 && (f & 1);
-            s.box[f].lo[d] = d < nd ? H + sh : 0;
-            s.box[f].hi[d] = d < nd ? H + sizes[nd][d] - sh : 1;
             tl.stride[f][d] = l.stride[d];
             tl.lo[f][d] = s.box[f].lo[d];
-            tl.hi[f][d] = s.box[f].hi[d];
+            tl.hi[f][d] = sl_box_empty(&s.box[f]) ? s.box[f].lo[d] : s.box[f].hi[d];
         }
     }
-    /* Parameters away from their defaults, whole ones kept (indices of a point source); in
-       double, Gray-Scott takes the defaults (par NULL). */
-    for (int i = 0; i < p->npar; i++) {
-        double v = p->par[i].value;
-        par[i] = v == floor(v) ? v : v * 1.1;
-        tl.par[i] = ip == 0 && dbl ? v : par[i];
-    }
-    s.par = ip == 0 && dbl ? NULL : par;
-    s.t = 4;
-    tl.t = 4;
     for (int d = 0; d < 3; d++) tl.origin[d] = a.origin[d];
-    OKD(&dev, ops->prog_update(&dev, ip & 1 ? SB_QBORDER : SB_QINNER, &s));
-    kgt_prog_eval_tile(p, dbl, &tl);
+    /* Several steps: the levels rotate on both sides, the queue alternates (each step after the
+       last), t and the parameters change every step (the backend's argument slots). */
+    for (int k = 0; k < steps; k++) {
+        int q = (ip + k) & 1 ? SB_QBORDER : SB_QINNER;
+        /* Parameters away from their defaults, whole ones kept (indices of a point source); in
+           double, Gray-Scott takes the defaults (par NULL). */
+        for (int i = 0; i < p->npar; i++) {
+            double v = p->par[i].value;
+            par[i] = v == floor(v) ? v : v * (1.1 + 0.01 * k);
+            tl.par[i] = ip == 0 && dbl ? v : par[i];
+        }
+        s.par = ip == 0 && dbl ? NULL : par;
+        s.t = tl.t = 4 + k;
+        for (int f = 0; f < p->nf; f++) {
+            s.in[f] = lv[0][f].m, s.prev[f] = lv[1][f].m, s.out[f] = lv[2][f].m;
+            tl.in[f] = lv[0][f].h, tl.prev[f] = lv[1][f].h, tl.out[f] = lv[2][f].h;
+        }
+        OKD(&dev, ops->prog_update(&dev, q, &s));
+        if (k + 1 < steps) OKD(&dev, ops->after(&dev, q ^ 1, q));
+        kgt_prog_eval_tile(p, dbl, &tl);
+        for (int f = 0; f < p->nf && k + 1 < steps; f++) {
+            level c = lv[0][f];
+            if (p->f[f].coef) continue;
+            lv[0][f] = lv[2][f];
+            if (p->f[f].keeps)
+                lv[2][f] = lv[1][f], lv[1][f] = c;
+            else
+                lv[2][f] = c;
+        }
+    }
     OKD(&dev, ops->wait(&dev, SB_QBORDER));
     OKD(&dev, ops->wait(&dev, SB_QINNER));
-    for (int f = 0; f < p->nf; f++) {
-        char *got;
-        if (p->f[f].coef) continue;
-        got = malloc(bytes);
-        ck_assert_ptr_nonnull(got);
-        OKD(&dev, ops->read(&dev, lv[2][f].m, got, bytes));
-        for (size_t i = 0; i < l.nelems; i++)
-            if (memcmp(got + i * es, lv[2][f].h + i * es, es)) {
-                double g = dbl ? ((double *)got)[i] : ((float *)got)[i];
-                double w = dbl ? ((double *)lv[2][f].h)[i] : ((float *)lv[2][f].h)[i];
-                ck_abort_msg("%s %s %s field %s: element %zu is %.17g, expected %.17g",
-                             backend_name, p->name, dbl ? "double" : "float", p->f[f].name, i, g,
-                             w);
-            }
-        free(got);
-    }
+    for (int f = 0; f < p->nf; f++)
+        for (int k = 0; k < 3; k++) {
+            char *got;
+            if (p->f[f].coef || !lv[k][f].h) continue;
+            got = malloc(bytes);
+            ck_assert_ptr_nonnull(got);
+            OKD(&dev, ops->read(&dev, lv[k][f].m, got, bytes));
+            for (size_t i = 0; i < l.nelems; i++)
+                if (memcmp(got + i * es, lv[k][f].h + i * es, es)) {
+                    double g = dbl ? ((double *)got)[i] : ((float *)got)[i];
+                    double w = dbl ? ((double *)lv[k][f].h)[i] : ((float *)lv[k][f].h)[i];
+                    ck_abort_msg("%s %s %s field %s level %d, boxes %d, %d steps: element %zu is "
+                                 "%.17g, expected %.17g",
+                                 backend_name, p->name, dbl ? "double" : "float", p->f[f].name, k,
+                                 bc, steps, i, g, w);
+                }
+            free(got);
+        }
     for (int f = 0; f < p->nf; f++)
         for (int k = 0; k < 3; k++)
             if (lv[k][f].h) {
@@ -197,9 +218,28 @@ static void run_one(int ip, int dbl)
     ops->close(&dev);
 }
 
+static int is_gpu(void)
+{
+    return strcmp(backend_name, "cuda") == 0 || strcmp(backend_name, "hip") == 0;
+}
+
+/* Each box set; on a GPU backend in every test shape that fits, then the plan's. */
 START_TEST(programs)
 {
-    run_one(_i / 2, _i % 2);
+    const kgt_prog *p = progs[_i / 2];
+    for (int s = 0; s < (is_gpu() ? PROG_TEST_NSHAPES : 0); s++) {
+        kgt_prog_shape sh = {prog_test_shapes[s][0], prog_test_shapes[s][1],
+                             prog_test_shapes[s][2]};
+        char v[48];
+        if (kgt_prog_shape_check(p, &sh)) continue;
+        snprintf(v, sizeof v, "%d,%d,%d", sh.bx, sh.by, sh.cy);
+        setenv("STENCIL_PROG_SHAPE", v, 1);
+        for (int bc = 0; bc < NBOXES; bc++) run_one(_i / 2, _i % 2, bc, 1);
+    }
+    unsetenv("STENCIL_PROG_SHAPE");
+    for (int bc = 0; bc < NBOXES; bc++) run_one(_i / 2, _i % 2, bc, 1);
+    /* More launches per queue than the backend has argument slots (OpenCL: 16). */
+    run_one(_i / 2, _i % 2, 0, 37);
 }
 END_TEST
 
@@ -208,14 +248,14 @@ START_TEST(host_fallback)
 {
     setenv("STENCIL_HOST_CC", "/nonexistent/cc", 1);
     expect_interp = 1;
-    run_one(_i / 2, _i % 2);
+    for (int bc = 0; bc < NBOXES; bc++) run_one(_i / 2, _i % 2, bc, 1);
 }
 END_TEST
 
 START_TEST(empty_boxes)
 {
     /* Every box empty: nothing is launched, nothing changes, and the call succeeds. */
-    const kgt_prog *p = file.prog[0];
+    const kgt_prog *p = progs[0];
     sl_local l;
     sl_stencil st;
     sb_open_args a;
@@ -237,19 +277,44 @@ END_TEST
 #if STENCIL_HAVE_CUDA_RTC || STENCIL_HAVE_HIP_RTC
 START_TEST(rtc_compile)
 {
-    const kgt_prog *p = file.prog[_i / 2];
+    const kgt_prog *p = progs[_i / 2];
     char err[256] = "";
-    for (int narrow = 0; narrow < 2; narrow++) { /* per-field long indices, shared int ones */
+    /* Per-field long indices; shared int ones in the plan's shape (-1) and each test shape. */
+    for (int s = -2; s < PROG_TEST_NSHAPES; s++) {
+        kgt_prog_shape sh = {0, 0, 0};
+        if (s >= 0) {
+            sh = (kgt_prog_shape){prog_test_shapes[s][0], prog_test_shapes[s][1],
+                                  prog_test_shapes[s][2]};
+            if (kgt_prog_shape_check(p, &sh)) continue;
+        }
         kgt_buf b = {0};
-        kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", _i % 2, narrow);
+        kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", _i % 2, s > -2, s >= 0 ? &sh : NULL);
         ck_assert(!b.oom && b.s);
 #if STENCIL_HAVE_CUDA_RTC
-        ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0, "%s: %s",
-                      p->name, err);
+        ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0,
+                      "%s shape %d: %s", p->name, s, err);
 #endif
 #if STENCIL_HAVE_HIP_RTC
         ck_assert_msg(sb_hip_rtc_compile(b.s, "--offload-arch=gfx90a", err, sizeof err) == 0,
-                      "%s: %s", p->name, err);
+                      "%s shape %d: %s", p->name, s, err);
+#endif
+        free(b.s);
+    }
+    /* The fused k-step kernels of 2D programs, in the plan's tiles. */
+    for (int k = 1; k <= KGT_PROG_FUSE_MAX && p->ndims == 2; k++) {
+        kgt_prog_fuse fz;
+        kgt_buf b = {0};
+        if (kgt_prog_fuse_plan(p, _i % 2, k, &fz)) continue;
+        kgt_emit_rn_helpers(&b);
+        kgt_prog_emit_gpu_fused(&b, p, "sb_prog", _i % 2, &fz);
+        ck_assert(!b.oom && b.s);
+#if STENCIL_HAVE_CUDA_RTC
+        ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0,
+                      "%s fused %d: %s", p->name, k, err);
+#endif
+#if STENCIL_HAVE_HIP_RTC
+        ck_assert_msg(sb_hip_rtc_compile(b.s, "--offload-arch=gfx90a", err, sizeof err) == 0,
+                      "%s fused %d: %s", p->name, k, err);
 #endif
         free(b.s);
     }
@@ -259,8 +324,8 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s EXAMPLES.stencil BACKEND\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s EXAMPLES.stencil BACKEND [MORE.stencil]\n", argv[0]);
         return 2;
     }
     examples_path = argv[1];
@@ -274,20 +339,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot read the programs of %s\n", examples_path);
         return 1;
     }
+    if (argc == 4 && kgt_parse(argv[3], &extra)) {
+        fprintf(stderr, "cannot read the programs of %s\n", argv[3]);
+        return 1;
+    }
+    for (int i = 0; i < file.nprog && nprogs < 64; i++) progs[nprogs++] = file.prog[i];
+    for (int i = 0; i < extra.nprog && nprogs < 64; i++) progs[nprogs++] = extra.prog[i];
     Suite *su = suite_create("progdev");
     TCase *tc = tcase_create(backend_name);
     tcase_set_timeout(tc, 240);
     if (ops) {
-        tcase_add_loop_test(tc, programs, 0, 2 * file.nprog);
+        tcase_add_loop_test(tc, programs, 0, 2 * nprogs);
         tcase_add_test(tc, empty_boxes);
         if (strcmp(backend_name, "host") == 0) {
             /* Compiled kernels checked against the interpreter need a compiler here. */
             unsetenv("STENCIL_HOST_CC");
-            tcase_add_loop_test(tc, host_fallback, 0, 2 * file.nprog);
+            tcase_add_loop_test(tc, host_fallback, 0, 2 * nprogs);
         }
     } else {
 #if STENCIL_HAVE_CUDA_RTC || STENCIL_HAVE_HIP_RTC
-        tcase_add_loop_test(tc, rtc_compile, 0, 2 * file.nprog);
+        tcase_add_loop_test(tc, rtc_compile, 0, 2 * nprogs);
 #else
         return 77;
 #endif
@@ -298,5 +369,6 @@ int main(int argc, char **argv)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     kgt_file_free(&file);
+    kgt_file_free(&extra);
     return failed ? 1 : 0;
 }

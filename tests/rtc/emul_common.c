@@ -1,4 +1,4 @@
-/* Shared parts of the streaming kernels' emulation tests (emul_common.h). */
+/* Shared parts of the emulation tests (emul_common.h). */
 #include "emul_common.h"
 
 #include <math.h>
@@ -16,6 +16,21 @@ const kgt_stencil *emul_find(const char *name)
         for (int i = 0; i < files[f].nst; i++)
             if (!strcmp(files[f].st[i].name, name)) return &files[f].st[i];
     return NULL;
+}
+
+const kgt_prog *emul_find_prog(const char *name)
+{
+    for (int f = 0; f < nfiles; f++)
+        for (int i = 0; i < files[f].nprog; i++)
+            if (!strcmp(files[f].prog[i]->name, name)) return files[f].prog[i];
+    return NULL;
+}
+
+int emul_nprogs(void)
+{
+    int n = 0;
+    for (int f = 0; f < nfiles; f++) n += files[f].nprog;
+    return n;
 }
 
 void emul_desc(const kgt_stencil *ks, int dbl, stencil_desc *st)

@@ -1,6 +1,6 @@
 /*
  * What the emulation tests of the streaming kernels (test_stream_emul.c, 2D; test_stream3_emul.c,
- * 3D) share: the kgt files they read, the arrays of a case, the serial reference of L steps and
+ * 3D) and of the program kernels (test_prog_emul.c: emul_find_prog, emul_main) share: the kgt files they read, the arrays of a case, the serial reference of L steps and
  * the bitwise comparison. Arrays are row-major of nd = 2 or 3 dimensions n.
  */
 #ifndef EMUL_COMMON_H
@@ -10,10 +10,15 @@
 #include <stddef.h>
 
 #include "kgt_rt.h"
+#include "prog.h"
 #include "testutil.h"
 
 /* The stencil of the files given on the command line named name, or NULL. */
 const kgt_stencil *emul_find(const char *name);
+
+/* The program of those files named name, or NULL; how many programs they hold. */
+const kgt_prog *emul_find_prog(const char *name);
+int emul_nprogs(void);
 
 /* ks as the reference takes it, in element type dbl; st->weights is malloc'ed (free it). */
 void emul_desc(const kgt_stencil *ks, int dbl, stencil_desc *st);

@@ -1,0 +1,180 @@
+/*
+ * The run-time program kernels (kgt/prog_gpu.c) under an emulation of the CUDA execution model:
+ * the kernels use no shared memory and no barrier, so each thread of each block runs to its end
+ * in turn on the calling thread. The fused k-step kernels (kgt/prog_fuse.c) share tiles and
+ * meet at barriers: one POSIX thread per GPU thread, blocks one after another. Read-only loads are
+ * plain loads; __fdiv_rn and __fsqrt_rn are the host's IEEE division and square root (the test is
+ * built without contraction).
+ */
+#include <cmath>
+#include <math.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#endif
+#include "emu_prelude.hh"
+#include "prog_emu.h"
+
+#define KGT_LDG(p) (*(p))
+namespace
+{
+inline float __fdiv_rn(float a, float b)
+{
+    return a / b;
+}
+inline double __ddiv_rn(double a, double b)
+{
+    return a / b;
+}
+inline float __fsqrt_rn(float a)
+{
+    return std::sqrt(a);
+}
+inline double __dsqrt_rn(double a)
+{
+    return std::sqrt(a);
+}
+} // namespace
+
+struct emu_entry {
+    const char *name;
+    int dbl, shape[3], plan;
+    void (*fn)(const void *, long, long, long);
+};
+
+struct emu_fentry {
+    const char *name;
+    int dbl, fz[4];
+    void (*fn)(const void *);
+};
+
+#include "prog_kernels.h"
+
+template <typename A, typename T> static void fill(A *k, const emu_prog_args *a)
+{
+    std::memset(k, 0, sizeof *k);
+    for (int f = 0; f < 16; f++) {
+        k->in[f] = (const T *)a->in[f];
+        k->prev[f] = (const T *)a->prev[f];
+        k->out[f] = (T *)a->out[f];
+        for (int d = 0; d < 3; d++) {
+            k->stride[f][d] = a->stride[f][d];
+            k->lo[f][d] = a->lo[f][d];
+            k->hi[f][d] = a->hi[f][d];
+        }
+    }
+    for (int d = 0; d < 3; d++) k->origin[d] = a->origin[d];
+    k->t = a->t;
+    for (int i = 0; i < 64; i++) k->par[i] = (T)a->par[i];
+}
+
+extern "C" int emu_prog_count(void)
+{
+    return (int)(sizeof emu_entries / sizeof *emu_entries);
+}
+
+extern "C" void emu_prog_entry(int i, const char **name, int *dbl, int shape[3], int *plan)
+{
+    const emu_entry *e = &emu_entries[i];
+    *name = e->name, *dbl = e->dbl, *plan = e->plan;
+    for (int d = 0; d < 3; d++) shape[d] = e->shape[d];
+}
+
+extern "C" void emu_prog_launch(int i, const emu_prog_args *a, const long *u, const unsigned *grid)
+{
+    const emu_entry *e = &emu_entries[i];
+    kgt_prog_args_f kf;
+    kgt_prog_args_d kd;
+    const void *k = &kf;
+    if (e->dbl) {
+        fill<kgt_prog_args_d, double>(&kd, a);
+        k = &kd;
+    } else {
+        fill<kgt_prog_args_f, float>(&kf, a);
+    }
+    for (unsigned z = 0; z < grid[2]; z++)
+        for (unsigned y = 0; y < grid[1]; y++)
+            for (unsigned x = 0; x < grid[0]; x++) {
+                blockIdx = emu_dim3{x, y, z};
+                for (unsigned ty = 0; ty < (unsigned)e->shape[1]; ty++)
+                    for (unsigned tx = 0; tx < (unsigned)e->shape[0]; tx++) {
+                        threadIdx = emu_dim3{tx, ty, 0};
+                        e->fn(k, u[0], u[1], u[2]);
+                    }
+            }
+}
+
+template <typename A, typename T> static void fill_fuse(A *k, const emu_fuse_args *a)
+{
+    std::memset(k, 0, sizeof *k);
+    for (int f = 0; f < 16; f++) {
+        k->in[f] = (const T *)a->in[f];
+        k->prev[f] = (const T *)a->prev[f];
+        k->out[f] = (T *)a->out[f];
+        k->pout[f] = (T *)a->pout[f];
+    }
+    for (int d = 0; d < 2; d++) k->origin[d] = a->origin[d], k->n[d] = a->n[d], k->u[d] = a->u[d];
+    k->t = a->t;
+    k->stride = a->stride;
+    std::memcpy(k->box, a->box, sizeof k->box);
+    for (int i = 0; i < 64; i++) k->par[i] = (T)a->par[i];
+}
+
+extern "C" int emu_fuse_count(void)
+{
+    return (int)(sizeof emu_fentries / sizeof *emu_fentries);
+}
+
+extern "C" void emu_fuse_entry(int i, const char **name, int *dbl, int fz[4])
+{
+    *name = emu_fentries[i].name, *dbl = emu_fentries[i].dbl;
+    for (int d = 0; d < 4; d++) fz[d] = emu_fentries[i].fz[d];
+}
+
+struct emu_fthread {
+    const emu_fentry *e;
+    const void *k;
+    unsigned x;
+};
+
+static void *emu_fuse_thread(void *p)
+{
+    const emu_fthread *t = (const emu_fthread *)p;
+    threadIdx = emu_dim3{t->x, 0, 0};
+    t->e->fn(t->k);
+    return NULL;
+}
+
+extern "C" int emu_fuse_launch(int i, const emu_fuse_args *a, const unsigned *grid)
+{
+    const emu_fentry *e = &emu_fentries[i];
+    kgt_prog_fuse_args_f kf;
+    kgt_prog_fuse_args_d kd;
+    const void *k = &kf;
+    if (e->dbl) {
+        fill_fuse<kgt_prog_fuse_args_d, double>(&kd, a);
+        k = &kd;
+    } else {
+        fill_fuse<kgt_prog_fuse_args_f, float>(&kf, a);
+    }
+    const unsigned nt = (unsigned)e->fz[3];
+    pthread_t th[1024];
+    emu_fthread ts[1024];
+    int rc = 0;
+    for (unsigned y = 0; y < grid[1] && !rc; y++)
+        for (unsigned x = 0; x < grid[0] && !rc; x++) {
+            blockIdx = emu_dim3{x, y, 0};
+            pthread_barrier_init(&emu_bar, NULL, nt);
+            unsigned n = 0;
+            for (; n < nt; n++) {
+                ts[n] = emu_fthread{e, k, n};
+                if (pthread_create(&th[n], NULL, emu_fuse_thread, &ts[n])) break;
+            }
+            if (n < nt) rc = -1; /* the started ones wait at the barrier forever: give up */
+            for (unsigned m = 0; m < n && !rc; m++) pthread_join(th[m], NULL);
+            pthread_barrier_destroy(&emu_bar);
+        }
+    return rc;
+}
