@@ -353,7 +353,7 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
 
 /*
  * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D
- * stencils reaching at most 2 cells, star or box, and 3D star stencils reaching one (run-time
+ * stencils reaching at most 4 cells, star or box, and 3D star stencils reaching one (run-time
  * kernels on), 2 for a named kernel with a fused launcher, else 1 (updatek runs, one update at a
  * time).
  */
@@ -361,7 +361,7 @@ int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
     if (named) return named->SB_GPU_FUSED[st->type] ? 2 : 1;
     int depth = sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st) : 0;
-    return depth >= 2 && (st->ndims == 3 || generic_fuse_reach(st)) ? depth : 1;
+    return depth >= 2 ? depth : 1; /* updatek: k steps one at a time where a kernel declines */
 }
 
 } /* namespace SB_GPU_NS */
