@@ -90,12 +90,20 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info)
     return broken_if_asked(src);
 }
 
+/*
+ * $STENCIL_RTC_DEPTH=n >= 1, for measurements of the depth model (bench/run.sh table): the
+ * streaming kernels of up to n levels wherever kgt has them (kgt_stream_levels), in place of the
+ * depths kgt finds worth running; automatic T follows it too.
+ */
 int sb_gen_stream_depth(const sl_stencil *st)
 {
     kgt_stencil ks;
     if (to_kgt_stream(st, &ks)) return 0;
     int dbl = st->type == STENCIL_DOUBLE;
     int depth = st->ndims == 3 ? kgt_stream3_depth(&ks, dbl) : kgt_stream_depth(&ks, dbl);
+    const char *e = getenv("STENCIL_RTC_DEPTH");
+    int most = kgt_stream_levels(&ks), want = e ? atoi(e) : 0;
+    if (want >= 1 && most >= 1) depth = want < most ? want : most;
     kgt_stencil_clear(&ks);
     return depth;
 }

@@ -56,6 +56,13 @@
 #   named      default options, kernel NULL against kgt's named kernel of the same stencil
 #              (NAMED_CASES, default the kernels scenario's cases), then test_kgt_skel with CUDA
 #              on 1 and 2 ranks (named and generic bitwise against the host) (named.jsonl)
+#   table      issue 45's table on one GPU: for each case of TABLE_CASES (default: every case of the
+#              issue, "stencil:size:iterations:type:target"), the default (automatic T, kernel
+#              NULL), T = 1 forced and each forced T from 2 to max(4, the default's T) (TABLE_T
+#              replaces that list) with the streaming kernels of T levels wherever kgt has them
+#              (STENCIL_RTC_DEPTH=T), TABLE_REPEAT (1) runs each, into table.jsonl; the summary gives
+#              per case the default's rate and T, T = 1, the best forced T, whether the default is
+#              within 2% of it, and the target
 # The device tool returns at most 8 files: JSON lines stay in $OUT, logs are packed in logs.tgz.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -541,6 +548,34 @@ gpu_mpi_test() {
 # automatic T) and with T forced to each of STEPS_T, and test_steps with CUDA on 1 and 2 ranks and
 # NVIDIA OpenCL on 1 (STEPS_TESTS=0 skips them) (steps.jsonl). STEPS_SHAPES: shapes of the 3D
 # streaming kernels (STENCIL_RTC_STREAM3, "ny,by"; default: theirs) to run every case under.
+# Issue 45's cases: stencil:size:iterations:type:target (Gcells/s on one H200; the default must
+# reach it and come within 2% of the best forced T).
+TABLE_CASES_DEFAULT="2d4:20480x20480:1000:float:1554 2d9:20480x20480:1000:float:930
+2d9nc:16384x16384:500:float:827 3d7:1024x1024x1024:200:float:666 3d27:512x512x512:200:float:550
+3d-oct:512x512x512:200:float:650 3d13:512x512x512:200:float:550 3d19:512x512x512:200:float:550
+2d17:16384x16384:500:float:750 2d-asym:16384x16384:500:float:900 2d25:16384x16384:500:float:700
+1d3:268435456:200:float:1000 3d7:768x768x768:100:double:400"
+
+# T target stencil size iterations type: one run into table.jsonl; a forced T >= 2 with the
+# streaming kernels of T levels wherever kgt has them (STENCIL_RTC_DEPTH), whatever its model says
+table_run() {
+    "${MPI[@]}" -n 1 -x STENCIL_FUSE=$1 $([ "$1" -ge 2 ] && echo "-x STENCIL_RTC_DEPTH=$1") \
+        $B/bench/stencil_bench --label "T=$1 target=$2" -b cuda -S $3 -n $4 -i $5 -t $6 \
+        --repeat "${TABLE_REPEAT:-1}" </dev/null | tee -a "$OUT/table.jsonl"
+}
+
+scenario_table() {
+    local c s n i t g f d
+    for c in ${TABLE_CASES:-$TABLE_CASES_DEFAULT}; do
+        IFS=: read -r s n i t g <<<"$c"
+        table_run 0 "${g:-0}" $s $n $i "${t:-float}"
+        d=$(tail -1 "$OUT/table.jsonl" | sed -n 's/.*"steps":\([0-9]*\).*/\1/p')
+        [ "${d:-0}" -gt 4 ] || d=4
+        for f in 1 ${TABLE_T:-$(seq 2 "$d")}; do table_run $f "${g:-0}" $s $n $i "${t:-float}"; done
+    done
+    note "table: $(wc -l <"$OUT/table.jsonl") runs"
+}
+
 scenario_steps() {
     local bk=$B/bench/stencil_bench c s n i t f sh
     [ "${STEPS_TESTS:-1}" = 1 ] && gpu_mpi_test steps $B/tests/mpi/test_steps
@@ -702,6 +737,27 @@ for (s, n, t), rs in runs.items():
     two = [r for r in rs if r["label"] == "n2 T=0"]
     if one and two: line += "  scaling %.3f" % (two[0]["gcells_median"] / one[0]["gcells_median"])
     print(line)
+EOF
+# Issue 45's table: the default (automatic T) against T = 1 and the best forced T, and the target.
+[ -f "$OUT/table.jsonl" ] && python3 - "$OUT/table.jsonl" <<'EOF'
+import json, sys
+cases = {}
+for l in open(sys.argv[1]):
+    try: r = json.loads(l)
+    except ValueError: continue
+    f, g = r["label"].split()
+    k = (r["stencil"], "x".join(map(str, r["sizes"])), r["type"], float(g.split("=")[1]))
+    cases.setdefault(k, {})[int(f[2:])] = r
+print("%-8s %-16s %-6s %16s %8s %15s %6s %7s %s" % ("case", "size", "type", "default (T)",
+      "T=1", "best forced (T)", "auto", "target", "meets"))
+for (s, n, t, g), runs in cases.items():
+    d, one = runs.get(0), runs.get(1)
+    forced = [(r["gcells_median"], f) for f, r in runs.items() if f >= 1]
+    best = max(forced) if forced else (0, 0)
+    rate = d["gcells_median"] if d else 0
+    print("%-8s %-16s %-6s %9.1f (T=%d) %8.1f %8.1f (T=%d) %6s %7.0f %s" % (
+        s, n, t, rate, d["steps"] if d else 0, one["gcells_median"] if one else 0, best[0],
+        best[1], "ok" if rate >= 0.98 * best[0] else "LOSES", g, "yes" if rate >= g else "no"))
 EOF
 for f in "$OUT"/kernels.jsonl "$OUT"/shapes.jsonl; do
     [ -f "$f" ] && python3 - "$f" <<'EOF'

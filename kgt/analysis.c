@@ -88,6 +88,11 @@ int kgt_stream_any(const kgt_stencil *s)
     return kgt_reach_within(s, 2, 2);
 }
 
+int kgt_stream_rt(const kgt_stencil *s)
+{
+    return kgt_reach_within(s, 2, KGT_STREAM_REACH);
+}
+
 int kgt_stream(const kgt_stencil *s)
 {
     return kgt_stream_any(s) && !kgt_off_axis(s);

@@ -208,7 +208,7 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
     char prefix[8];
     memset(&g, 0, sizeof g);
     memset(info, 0, sizeof *info);
-    if (!kgt_stream_any(s) || levels < 2 || levels > KGT_STREAM_MAX) return -1;
+    if (!kgt_stream_rt(s) || levels < 2 || levels > KGT_STREAM_MAX) return -1;
     snprintf(prefix, sizeof prefix, levels == 2 ? "rt" : "rt%d", levels);
     g.prefix = prefix;
     shape t = kgt_s2_shape(s, dbl, levels);
@@ -235,21 +235,30 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
 }
 
 /*
- * Levels worth running for s: 4 at radius 1, 3 at radius 2, and 3 for float box stencils of more
- * than 6 non-zero weights. Every depth up to KGT_STREAM_MAX compiles without spilling more than
- * 16 bytes (nvcc 13, sm_90), but 2d9nc float ran slower with 4 levels than with 3 (96 registers
- * per thread, 5 blocks per SM); 2d4 gained up to 4, float and double. Box stencils
+ * Levels worth running for s (1: the kernels exist, one step per launch is the default). Stars:
+ * 4 at radius 1, 3 at radius 2, 2 beyond. Every depth up to KGT_STREAM_MAX compiles without
+ * spilling more than 16 bytes at radius 1 and 2 (nvcc 13, sm_90), but 2d9nc float ran slower with
+ * 4 levels than with 3 (96 registers per thread, 5 blocks per SM); 2d4 gained up to 4, float and
+ * double. Each level keeps 2R + 1 window rows in registers, so past radius 2 two levels hold as
+ * many as four do at radius 1; more are not offered by default until measured. Box stencils
  * (bench/RESULTS.md): 2d9 float (8 weights) ran faster with 3 levels than with 4 (64 against 77
  * registers: 8 blocks per SM against 6), but 2d-diag float (5 weights) and 2d9 double faster
- * with 4.
+ * with 4. A box reaching 2 or more cells (2d25) ran slower with 3 levels than one step per
+ * launch: its edge ring holds 2R columns of each thread in 2(2R + 1) slots per level, and the
+ * K rows of every level are gathered for each of its many weights, so the kernel is bound by
+ * shared memory and registers, not by DRAM; one step per launch until a depth is measured to win.
  */
 int kgt_stream_depth(const kgt_stencil *s, int dbl)
 {
-    int n = 0;
-    if (!kgt_stream_any(s)) return 0;
-    for (int p = 0; p < s->npts; p++) n += s->pts[p].w != 0.0;
-    if (!dbl && kgt_off_axis(s) && n > 6) return 3;
-    return kgt_s2_shape(s, dbl, 2).r >= 2 ? 3 : 4;
+    if (!kgt_stream_rt(s)) return 0;
+    const int r = kgt_s2_shape(s, dbl, 2).r;
+    if (kgt_off_axis(s)) return r >= 2 ? 1 : !dbl && kgt_nonzero_points(s) > 6 ? 3 : 4;
+    return r >= 3 ? 2 : r == 2 ? 3 : 4;
+}
+
+int kgt_stream_levels(const kgt_stencil *s)
+{
+    return (s->ndims == 3 ? kgt_stream3(s) : kgt_stream_rt(s)) ? KGT_STREAM_MAX : 0;
 }
 
 int kgt_stream_min(void)

@@ -245,10 +245,14 @@ int kgt_reach_within(const kgt_stencil *s, int ndims, int r);
 /* Whether s is a 2D star stencil (no non-zero weight off the axes) reaching at most 2 cells:
    --fused auto gives it fused launchers (kgt_fused). */
 int kgt_stream(const kgt_stencil *s);
-/* Whether s is a 2D stencil of any pattern reaching at most 2 cells: it has the run-time
-   streaming kernels (kgt_rt.h; box stencils through the edge ring of emit_stream.c), and its
-   fused launchers, where it has some, the streaming kernel too. */
+/* Whether s is a 2D stencil of any pattern reaching at most 2 cells: its fused launchers, where it
+   has some, take the streaming kernel too (the kgt command's kernels). */
 int kgt_stream_any(const kgt_stencil *s);
+/* The farthest reach of the run-time 2D streaming kernels, per side and dimension. */
+enum { KGT_STREAM_REACH = 4 };
+/* Whether s is a 2D stencil of any pattern reaching at most KGT_STREAM_REACH cells: it has the
+   run-time streaming kernels (kgt_rt.h; box stencils through the edge ring of emit_stream.c). */
+int kgt_stream_rt(const kgt_stencil *s);
 
 /* An offset of s as (walk, y, x): dimension 0 of a 2D/3D array, the middle one of a 3D array,
    the last one; 0 where s has no such dimension. */

@@ -142,7 +142,7 @@ char *kgt_rt_gpu(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_st
 
 /*
  * L time steps per launch at run time (2 <= L <= KGT_STREAM_MAX): kgt's register-streaming
- * kernel (emit_stream.c) for 2D stencils reaching at most 2 cells (kgt_stream_any), as two
+ * kernel (emit_stream.c) for 2D stencils reaching at most 4 cells (kgt_stream_rt), as two
  * extern "C" kernels, name[0] with scalar and name[1] (when v > 1) with vector row accesses.
  * Launch them through kgt_stream_plan.
  */
@@ -178,7 +178,7 @@ typedef struct kgt_stream_tune {
 } kgt_stream_tune;
 
 /* Appends the kernels of s for L = levels to b; -1 when s is not a streaming stencil
-   (kgt_stream_any) or levels is out of range. tune may be NULL. */
+   (kgt_stream_rt) or levels is out of range. tune may be NULL. */
 int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
                            const kgt_stream_tune *tune, kgt_stream_info *info);
 
@@ -206,6 +206,9 @@ int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, 
 /* The most levels worth running for s and the element type (dbl: double); 0: s does not
    stream. */
 int kgt_stream_depth(const kgt_stencil *s, int dbl);
+/* The most levels of the run-time streaming kernels of s (2D or 3D), whether or not worth running
+   (kgt_stream_depth, kgt_stream3_depth); 0: s has none. */
+int kgt_stream_levels(const kgt_stencil *s);
 
 /*
  * The same for 3D star stencils reaching one cell (kgt_stream3; emit_stream3.c), also at L = 1

@@ -377,9 +377,9 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
 
 /*
  * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D
- * stencils reaching at most 2 cells, star or box, and 3D star stencils reaching one (run-time
- * kernels on, or a named kernel's table of them), 2 for a named kernel with a fused launcher,
- * else 1 (updatek runs, one update at a time).
+ * stencils reaching at most 4 cells, star or box, 3D star stencils reaching one and 1D stencils
+ * (their 2D form; run-time kernels on, or a named kernel's table of them), 2 for a named kernel
+ * with a fused launcher, else 1. updatek runs k steps one at a time where a kernel declines a box.
  */
 int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {
@@ -387,7 +387,7 @@ int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
     int depth = named ? (tab ? (tab->depth < KGT_STREAM_MAX ? tab->depth : KGT_STREAM_MAX) : 0)
                 : sb_rtc_mode() == SB_RTC_ON ? sb_gen_stream_depth(st)
                                              : 0;
-    if (depth >= 2 && (st->ndims != 2 || generic_fuse_reach(st))) return depth;
+    if (depth >= 2) return depth;
     return named && named->SB_GPU_FUSED[st->type] ? 2 : 1;
 }
 

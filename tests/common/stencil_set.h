@@ -10,7 +10,7 @@
 
 #include "stencil.h"
 
-/* Number of stencils in the set (10); indices are 0 .. count-1, in docs/STENCILS.md order. */
+/* Number of stencils in the set (15); indices are 0 .. count-1, in docs/STENCILS.md order. */
 int stencil_set_count(void);
 /* Name of stencil i ("1d3", "2d9", "3d-oct", ...), or NULL when i is out of range. */
 const char *stencil_set_name(int i);
