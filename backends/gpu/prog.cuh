@@ -31,18 +31,45 @@ template <typename T> struct prog_args {
     T par[KGT_PROG_MAX_PARAMS];
 };
 
+/* Compiles (or finds) the source in b (freed here) and loads its kernel name into mod, fn. */
+static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *name, rtc_module *mod,
+                        rtc_func *fn)
+{
+    char err[160] = "";
+    double secs = 0;
+    if (b->oom) {
+        free(b->s);
+        return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
+    }
+    const char *bin = rtc_binary(b->s, im->arch, &secs, err, sizeof err);
+    free(b->s);
+    dev->t_compile += secs;
+    if (!bin)
+        return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' (%s) did not compile: %s",
+                       im->kprog->name, name, err);
+    const char *names[1] = {name};
+    if (rtc_load(mod, bin, names, fn, 1)) {
+        (void)gpuGetLastError();
+        return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' (%s): module did not load",
+                       im->kprog->name, name);
+    }
+    return 0;
+}
+
 /* Compiles (or finds) and loads the program's kernel. No fallback: a program has no generic
    kernel on the device, so a failed compile fails the open with the compiler's message. */
 static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
 {
     const kgt_prog *p = a->prog;
     int dbl = im->type == STENCIL_DOUBLE;
-    char err[160] = "", name[96];
-    double secs = 0;
+    char name[96];
     kgt_buf b;
     memset(&b, 0, sizeof b);
     im->kprog = p;
     for (int d = 0; d < SL_D; d++) im->origin[d] = a->origin[d];
+    /* 2D: the rows, and a row's elements padding included (all inside the allocation). */
+    im->pn[0] = a->local->stride[0] ? (long)(a->local->nelems / (size_t)a->local->stride[0]) : 1;
+    im->pn[1] = a->local->stride[0];
     /* One layout for every field (backend.h): narrow indices where the array allows them. */
     im->pnarrow = a->local->nelems < (size_t)INT_MAX;
     kgt_prog_gpu_plan(p, dbl, &im->pshape);
@@ -54,25 +81,35 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
                                    "(bx,by,cy: bx * by <= 1024, cy <= %d, by = cy = 1 in 1D)",
                        env, p->name, KGT_PROG_MAX_CY);
     kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl, im->pnarrow, &im->pshape);
-    if (b.oom) {
-        free(b.s);
-        return sb_fail(dev, STENCIL_ENOMEM, SB_GPU_NAME ": out of host memory");
-    }
     snprintf(name, sizeof name, "sb_prog_%s_cuda_k%c", p->name, dbl ? 'd' : 'f');
-    const char *bin = rtc_binary(b.s, im->arch, &secs, err, sizeof err);
-    free(b.s);
-    dev->t_compile += secs;
-    if (!bin)
-        return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' did not compile: %s",
-                       p->name, err);
-    const char *names[1] = {name};
-    if (rtc_load(&im->pmod, bin, names, &im->pfn, 1)) {
-        (void)gpuGetLastError();
-        return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s': module did not load",
-                       p->name);
-    }
+    int rc = compile_load(dev, im, &b, name, &im->pmod, &im->pfn);
+    if (rc) return rc;
     snprintf(dev->kernel, sizeof dev->kernel, "rtc");
     return 0;
+}
+
+/* One launch of a run-time kernel taking args, on q. */
+static int launch_rtc(sb_dev *dev, rtc_func fn, const unsigned *grid, const unsigned *block,
+                      void **args, gpuStream_t q, const char *what)
+{
+#if defined(SB_GPU_HIP)
+    gpuError_t e = hipModuleLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
+                                         block[2], 0, q, args, NULL);
+#else
+    gpuError_t e = cudaLaunchKernel((const void *)fn, dim3(grid[0], grid[1], grid[2]),
+                                    dim3(block[0], block[1], block[2]), args, 0, q);
+#endif
+    return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, what, e);
+}
+
+/* A program was opened, q is a queue, and the device is current: 0, or the failure. */
+static int prog_ready(sb_dev *dev, int q)
+{
+    if (!im_of(dev)->kprog)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no program was opened");
+    if (q < 0 || q >= SB_NQUEUES)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no queue %d", q);
+    return use_device(dev);
 }
 
 template <typename T>
@@ -121,24 +158,15 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
         grid[2] = nd > 2 ? (unsigned)(v[0] - u[0]) : 1;
     }
     void *args[4] = {(void *)&a, (void *)&u[0], (void *)&u[1], (void *)&u[2]};
-#if defined(SB_GPU_HIP)
-    gpuError_t e =
-        hipModuleLaunchKernel(im->pfn, grid[0], grid[1], grid[2], bx, by, 1, 0, q, args, NULL);
-#else
-    gpuError_t e = cudaLaunchKernel((const void *)im->pfn, dim3(grid[0], grid[1], grid[2]),
-                                    dim3(bx, by, 1), args, 0, q);
-#endif
-    return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "program kernel launch", e);
+    unsigned block[3] = {bx, by, 1};
+    return launch_rtc(dev, im->pfn, grid, block, args, q, "program kernel launch");
 }
 
 /* sb_ops.prog_update. External linkage, as gpu_norm: HIP's device pass drops the ops table. */
 int gpu_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
 {
     impl *im = im_of(dev);
-    if (!im->kprog) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no program was opened");
-    if (q < 0 || q >= SB_NQUEUES)
-        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no queue %d", q);
-    int rc = use_device(dev);
+    int rc = prog_ready(dev, q);
     if (rc) return rc;
     return im->type == STENCIL_DOUBLE ? prog_launch<double>(dev, im, im->q[q], s)
                                       : prog_launch<float>(dev, im, im->q[q], s);

@@ -99,6 +99,11 @@ struct impl {
     rtc_func pfn;
     int pnarrow;           /* programs: the kernel indexes in int (kgt_prog_emit_gpu_rtc) */
     kgt_prog_shape pshape; /* programs, narrow: the kernel's shape */
+    long pn[2];            /* programs, 2D: rows of the local arrays, elements of a row */
+    /* programs: the fused kernels by steps (prog_fuse.cuh), compiled on first use */
+    rtc_module fmod[KGT_PROG_FUSE_MAX + 1];
+    rtc_func ffn[KGT_PROG_FUSE_MAX + 1];
+    kgt_prog_fuse fz[KGT_PROG_FUSE_MAX + 1];
 };
 
 static impl *im_of(sb_dev *dev)

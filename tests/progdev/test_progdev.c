@@ -33,6 +33,7 @@
 #include "gen.h"
 #include "kgt.h"
 #include "layout.h"
+#include "fuse_case.h"
 #include "prog.h"
 #include "prog_tests.h"
 
@@ -243,6 +244,84 @@ START_TEST(programs)
 }
 END_TEST
 
+/* A fused job on the backend, opened for the job's layout: every array up, k steps in one
+   prog_update_k, out and pout down. */
+static int dev_run(void *ctx, const fuse_job *j)
+{
+    const kgt_prog *p = j->p;
+    sl_local l;
+    sl_stencil st;
+    sb_open_args a;
+    sb_dev dev, *dv = &dev;
+    sb_prog_steps s;
+    sb_mem m[4][KGT_PROG_MAX_FIELDS];
+    (void)ctx;
+    memset(&l, 0, sizeof l);
+    for (int d = 0; d < SL_D; d++) l.stride[d] = 1;
+    l.stride[0] = j->stride;
+    l.nelems = (size_t)(j->n[0] * j->stride);
+    l.ndims = 2;
+    OKD(dv, open_prog(p, j->dbl, &l, &st, &a, dv));
+    memset(&s, 0, sizeof s);
+    memset(m, 0, sizeof m);
+    for (int f = 0; f < p->nf; f++) {
+        const void *h[4] = {j->in[f], j->prev[f], j->out[f], j->pout[f]};
+        for (int v = 0; v < 4; v++) {
+            if (!h[v]) continue;
+            OKD(dv, ops->mem_alloc(dv, j->bytes, &m[v][f]));
+            OKD(dv, ops->write(dv, m[v][f], h[v], j->bytes));
+        }
+        s.in[f] = m[0][f], s.prev[f] = m[1][f], s.out[f] = m[2][f], s.pout[f] = m[3][f];
+        for (int q = 0; q < j->k; q++)
+            for (int d = 0; d < SL_D; d++) {
+                s.box[q][f].lo[d] = d < 2 ? j->box[q][f][d][0] : 0;
+                s.box[q][f].hi[d] = d < 2 ? j->box[q][f][d][1] : 1;
+            }
+    }
+    s.k = j->k, s.t = j->t, s.par = j->par;
+    for (int d = 0; d < 2; d++) /* the global index the job's cells have */
+        ck_assert_int_eq(a.origin[d], j->origin[d]);
+    OKD(dv, ops->prog_update_k(dv, SB_QINNER, &s));
+    OKD(dv, ops->wait(dv, SB_QINNER));
+    for (int f = 0; f < p->nf; f++)
+        for (int v = 0; v < 4; v++) {
+            if (!m[v][f]) continue;
+            if (v >= 2) OKD(dv, ops->read(dv, m[v][f], v == 2 ? j->out[f] : j->pout[f], j->bytes));
+            ops->mem_free(dv, m[v][f]);
+        }
+    ops->close(dv);
+    return 0;
+}
+
+/* The fused k-step launch (prog_update_k) of each 2D program, k = 1 .. the device's depth, in
+   the plan's tiles, against k interpreted steps (fuse_case.c); where the backend has the op. */
+START_TEST(fused)
+{
+    const kgt_prog *p = progs[_i / 2];
+    int dbl = _i % 2;
+    sl_local l;
+    sl_stencil st;
+    sb_open_args a;
+    sb_dev dev;
+    kgt_prog_fuse fz;
+    if (p->ndims != 2 || !ops->prog_update_k || !ops->prog_fuse_depth) return;
+    memset(&l, 0, sizeof l);
+    for (int d = 0; d < SL_D; d++) l.stride[d] = 1;
+    l.stride[0] = 64, l.nelems = 64 * 64, l.ndims = 2;
+    int rc = open_prog(p, dbl, &l, &st, &a, &dev);
+    if (rc == STENCIL_ENOFP64) return;
+    OKD(&dev, rc);
+    int depth = ops->prog_fuse_depth(&dev);
+    ops->close(&dev);
+    for (int k = 1; k <= depth; k++) {
+        ck_assert_int_eq(kgt_prog_fuse_plan(p, dbl, k, &fz), 0);
+        for (int bc = 0; bc < FUSE_NCASES; bc++)
+            ck_assert_int_eq(
+                fuse_case(p, dbl, &fz, bc, 99 + 7 * (uint64_t)_i + (uint64_t)bc, dev_run, NULL), 0);
+    }
+}
+END_TEST
+
 /* The host without a working compiler: the interpreter runs, with a notice, and agrees. */
 START_TEST(host_fallback)
 {
@@ -351,6 +430,7 @@ int main(int argc, char **argv)
     if (ops) {
         tcase_add_loop_test(tc, programs, 0, 2 * nprogs);
         tcase_add_test(tc, empty_boxes);
+        tcase_add_loop_test(tc, fused, 0, 2 * nprogs);
         if (strcmp(backend_name, "host") == 0) {
             /* Compiled kernels checked against the interpreter need a compiler here. */
             unsetenv("STENCIL_HOST_CC");
