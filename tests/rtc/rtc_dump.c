@@ -155,8 +155,7 @@ static void dump_all(const char *sub)
             char name[160];
             snprintf(name, sizeof name, "%s-depth", tag);
             FILE *f = open_out(name);
-            fprintf(f, "stream depth %d stream1 %d\n", sb_gen_stream_depth(&st),
-                    sb_gen_stream1(&st));
+            fprintf(f, "stream depth %d\n", sb_gen_stream_depth(&st));
             fclose(f);
             for (int l = 0; l < 2; l++) {
                 char *src = sb_gen_opencl(&st, l ? (size_t)1 << 32 : 1000);
