@@ -14,7 +14,6 @@
 static const char *step_family(const kgt_stencil *s, const kgt_step_shape *h)
 {
     if (h->vec && h->walk) return s->ndims == 3 ? "3D vector rows, running sums" : "vector rows";
-    if (h->vec) return "vector tile, asynchronous copies";
     if (h->walk) return "register walk";
     return h->pipe ? "scalar tile, asynchronous copies" : "scalar tile, planes through registers";
 }
