@@ -117,15 +117,6 @@ unsigned long long sb_gen_stream_stamp(const sl_stencil *st, int levels, kgt_str
     return h;
 }
 
-int sb_gen_stream1(const sl_stencil *st)
-{
-    kgt_stencil ks;
-    if (to_kgt(st, &ks)) return 0;
-    int one = kgt_stream3_box(&ks);
-    kgt_stencil_clear(&ks);
-    return one;
-}
-
 char *sb_gen_gpu_stream(const sl_stencil *st, int levels, kgt_stream_info *info)
 {
     kgt_stencil ks;

@@ -36,9 +36,6 @@ int sb_gen_stream_depth(const sl_stencil *st);
    their info; 0 when there are none. What a named kernel's table (stencil_device_steps) must
    match before the backends launch it. */
 unsigned long long sb_gen_stream_stamp(const sl_stencil *st, int levels, kgt_stream_info *info);
-/* Whether st has a one-step streaming kernel (sb_gen_gpu_stream at levels 1): a 3D stencil
-   reaching one cell (kgt_stream3_box). */
-int sb_gen_stream1(const sl_stencil *st);
 
 /*
  * The OpenCL backend's walk kernel prologue for st (kgt_rt_opencl), indices of type long when

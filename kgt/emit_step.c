@@ -267,18 +267,13 @@ void kgt_emit_step(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_step_inf
         emit_walk_kernel(b, s, dbl, in);
         return;
     }
-    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1, 2, 0, 0, 0};
-    if (in->sh.vec) {
-        kgt_step_vec(b, s, dbl, in, 1);
-        kgt_step_vec(b, s, dbl, in, 0);
-        return;
-    }
+    step st = {s, in, dbl, in->sh.bx * in->sh.by, 0, 0, 0, in->elo[0] + in->ehi[0] + 1, 2, 0};
     st.rim = in->elo[2];
     st.w = in->tx + in->elo[2] + in->ehi[2];
     st.tot = st.w * (in->ty + in->elo[1] + in->ehi[1]);
     st.k = (st.tot + st.nt - 1) / st.nt;
     if (in->sh.pipe) st.slots = in->sh.pipe;
-    kgt_step_head(b, &st, "", 0);
+    kgt_step_head(b, &st, "");
     kgt_step_loader(b, &st);
     emit_cells(b, &st);
     emit_prologue(b, &st);

@@ -14,7 +14,6 @@
 static const char *step_family(const kgt_stencil *s, const kgt_step_shape *h)
 {
     if (h->vec && h->walk) return s->ndims == 3 ? "3D vector rows, running sums" : "vector rows";
-    if (h->vec) return "vector tile, asynchronous copies";
     if (h->walk) return "register walk";
     return h->pipe ? "scalar tile, asynchronous copies" : "scalar tile, planes through registers";
 }
@@ -101,9 +100,6 @@ static void multi_step(FILE *f, const kgt_gen *g, const kgt_stencil *s, int dbl)
                                               : "2D box streaming";
         fprintf(f, "%s, up to %d", kind, depth);
         print_stream(f, s, dbl, depth);
-    } else if (kgt_stream3_box(s)) {
-        fprintf(f, "1 (3D streaming box mode, opt-in: STENCIL_RTC_STREAM1=1)");
-        print_stream(f, s, dbl, 1);
     } else {
         fprintf(f, "1 (no streaming kernel)\n");
     }

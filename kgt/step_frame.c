@@ -1,8 +1,7 @@
 /*
- * The parts of the one-step streaming kernel that its two emitters share (emit_step.c for the
- * plane walk, emit_step_vec.c for the vector rows on copied tiles): the signature and head, the
- * tile loader, the slot arithmetic and split division's quotients. Below both, so that neither
- * calls the other's helpers.
+ * The parts of the one-step streaming kernel's tiles (emit_step.c): the signature and head, the
+ * tile loader, the slot arithmetic and split division's quotients. Below the emitter, which
+ * keeps only its traversal.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +21,12 @@ void kgt_step_signature(kgt_buf *b, const kgt_step_info *in, int dbl, const char
                in->name, sfx, t, t);
 }
 
-void kgt_step_head(kgt_buf *b, const step *st, const char *sfx, int vec)
+void kgt_step_head(kgt_buf *b, const step *st, const char *sfx)
 {
     const kgt_step_info *in = st->in;
     const char *t = kgt_types[st->dbl].name;
     kgt_step_signature(b, in, st->dbl, sfx);
-    kgt_printf(b, "    __shared__ %s%s sm[%d];\n", vec ? "__align__(16) " : "", t,
-               st->slots * st->tot);
+    kgt_printf(b, "    __shared__ %s sm[%d];\n", t, st->slots * st->tot);
     kgt_printf(b,
                "    const int tid = threadIdx.y * %d + threadIdx.x;\n"
                "    const int tx0 = xa + (int)blockIdx.x * %d, ty0 = y0 + (int)blockIdx.y * %d;\n"

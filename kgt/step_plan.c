@@ -18,9 +18,9 @@
  * five points take the vector rows of emit_vec.c (below), and so do those of up to nine points
  * (with split division where the divisor allows it). 3D float stencils, and 3D double ones of at
  * most seven points, take emit_rows3.c's vector rows with running sums (below); other 3D double
- * stencils keep scalar rows on copied tiles (3d7 fp64 ran slower with vector rows on tiles and with
- * emit_vec.c's single rows). emit_vec.c's single 3D rows (y neighbours through L1) and the vector
- * rows on copied tiles stay as shapes (STENCIL_RTC_SHAPE), no longer defaults.
+ * stencils keep scalar rows on copied tiles (3d7 fp64 ran slower with vector rows on tiles, a
+ * family since retired, and with emit_vec.c's single rows). emit_vec.c's single 3D rows (y
+ * neighbours through L1) stay as a shape (STENCIL_RTC_SHAPE), no longer a default.
  */
 void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *sh)
 {
@@ -87,19 +87,16 @@ int kgt_step_plan(const kgt_stencil *s, int dbl, const kgt_step_shape *sh, kgt_s
     kgt_wyx(s, lo, info->elo);
     kgt_wyx(s, hi, info->ehi);
     const int v = kgt_types[dbl].vw;
-    /* vec: 3D with copies (x reach within a vector), or 2D and 3D with a register walk in
-       blocks of whole warps along x (64 threads: AMD's too) */
-    if (h->vec && s->ndims == 3 && !h->walk && (!h->pipe || info->elo[2] > v || info->ehi[2] > v))
-        return -1;
-    if (h->vec && h->walk && (s->ndims < 2 || h->bx % 64)) return -1;
-    if (h->vec && s->ndims < 3 && !h->walk) return -1;
+    /* vec: 2D and 3D with a register walk in blocks of whole warps along x (64 threads: AMD's
+       too) */
+    if (h->vec && (!h->walk || s->ndims < 2 || h->bx % 64)) return -1;
     if (h->walk < 0 || h->walk > KGT_WALK_MAX ||
         (h->walk && ((s->ndims != 2 && !h->vec) || h->pipe ||
                      (h->nc != 1 && !(h->vec && s->ndims == 3 && h->nc <= 8)))))
         return -1;
     info->tx = h->bx * (h->vec ? v : s->ndims == 3 ? 1 : h->nc);
     info->ty = s->ndims == 3 ? h->by * h->nc : 1;
-    size_t w = (size_t)(info->tx + (h->vec ? 2 * v : info->elo[2] + info->ehi[2]));
+    size_t w = (size_t)(info->tx + info->elo[2] + info->ehi[2]); /* vec: no tile (walk) */
     size_t rows = (size_t)(info->ty + info->elo[1] + info->ehi[1]);
     info->smem = h->walk ? 0 : (size_t)(h->pipe ? h->pipe : 2) * w * rows * (dbl ? 8 : 4);
     if (info->smem > STEP_SMEM_MAX) return -1;

@@ -34,16 +34,6 @@
         if ((r)->tr) sk_trace_host((r), (what), (when));                                           \
     } while (0)
 
-sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live)
-{
-    sl_box w = *b;
-    for (int d = 0; d < r->st.ndims; d++) {
-        w.lo[d] -= (long)k * r->st.rlo[d];
-        w.hi[d] += (long)k * r->st.rhi[d];
-    }
-    return sl_box_intersect(&w, live);
-}
-
 /*
  * Scratch array of intermediate step s (1 .. T - 1) on queue q, the border or the inner queue
  * (the copy queue runs no updates). Both of those write the cells where their widened boxes

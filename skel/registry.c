@@ -1,6 +1,7 @@
 /*
  * The process-wide registry of named kernels. Registration happens before runs start (kgt's
- * generated <prefix>_register() or a hand-written table), so lookups need no lock.
+ * generated <prefix>_register() or a hand-written table), so lookups need no lock. Also
+ * stencil_desc_check, the check of a description that registration and runs rely on.
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,4 +76,16 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
         return err_set(msg, len, STENCIL_EINVAL,
                        "kernel '%s' computes a different stencil than the one passed", k->name);
     return 0;
+}
+
+int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen)
+{
+    sl_stencil s;
+    char buf[256];
+    if (!st)
+        return err_set(msg ? msg : buf, msg ? msglen : sizeof buf, STENCIL_EINVAL,
+                       "stencil description is NULL");
+    int rc = sl_stencil_make(&s, st, msg ? msg : buf, msg ? msglen : sizeof buf);
+    if (!rc) sl_stencil_free(&s);
+    return rc;
 }

@@ -173,7 +173,7 @@ const sb_ops *sk_planned_backend(const sk_run *r);
 int sk_resuming(sk_run *r, int *resume);
 /* Program runs: the iterations, weights and periodic work the same on every rank (setup.c). */
 int sk_check_same_options(sk_run *r);
-/* options.monitor (skeleton.c): one call, its result agreed (1 sets *mine); then, after every
+/* options.monitor (monitor.c): one call, its result agreed (1 sets *mine); then, after every
    call, whether any rank asked to stop (*stop), collective. */
 int sk_monitor_call(sk_run *r, const stencil_tile *t, const stencil_norm *change, int *mine);
 int sk_monitor_stop(sk_run *r, int rc, int mine, int *stop);
@@ -227,7 +227,8 @@ double sk_time_left(const sk_run *r, double per_iter, long done, long goal);
 /* Time steps per exchange for this run, the same on every rank, and the layout for it (steps.c). */
 int sk_setup_steps(sk_run *r, const long g[SL_D], const int pgrid[SL_D],
                    const stencil_kernel *named);
-/* Box b widened by k steps of the stencil's reach on each side, within live (same indices). */
+/* Box b widened by k steps of the stencil's reach on each side, within live (same indices;
+   widen.c). */
 sl_box sk_widen(const sk_run *r, const sl_box *b, int k, const sl_box *live);
 /* Queues updates of the global boxes b[0..n-1] on queue q and flushes it; errors go to r->rc. */
 void sk_update_boxes(sk_run *r, int q, sb_mem in, sb_mem out, const sl_box *b, int n);
@@ -256,8 +257,8 @@ int sk_upload(sk_run *r);
 /* The init callback on the host image, then sk_upload. */
 int sk_init_data(sk_run *r, stencil_init_fn init);
 int sk_checkpoint(sk_run *r, const char *path);
-/* checkpoint.c's steps, for program runs too: path and its temporary name path.tmp checked
-   (rank 0 looks at the directory), rank 0's rename, an io failure's agreed message. */
+/* Checkpoint files' steps, for program runs too (ckfile.c): path and its temporary name path.tmp
+   checked (rank 0 looks at the directory), rank 0's rename, an io failure's agreed message. */
 int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len);
 int sk_commit(sk_run *r, const char *tmp, const char *path);
 int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char *io);
@@ -265,7 +266,7 @@ int sk_io_fail(sk_run *r, int rc, const char *what, const char *path, const char
 int sk_report(sk_run *r, int rc);
 int sk_load(sk_run *r, const char *path);
 /* Collective: 0, or STENCIL_EINVAL on every rank when the ranks' strings differ (what: for the
-   message). Not agreed: call it inside SK_PHASE. */
+   message; ckfile.c). Not agreed: call it inside SK_PHASE. */
 int sk_same_text(sk_run *r, const char *s, const char *what);
 /* A hash of the stencil (offsets, weights, divisor, type): checkpoints record it. */
 unsigned long long sk_stencil_hash(const sl_stencil *s);

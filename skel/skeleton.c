@@ -1,29 +1,10 @@
 /*
  * stencil_skeleton(), the one-call API: set-up (setup.c), the loop to each monitor and
- * checkpoint point (run.c), the output, the statistics. stencil_desc_check.
+ * checkpoint point (run.c), the output, the statistics.
  */
 #include <string.h>
 
 #include "skprog.h"
-
-int sk_monitor_call(sk_run *r, const stencil_tile *t, const stencil_norm *change, int *mine)
-{
-    int rc = 0, cb = r->opt.monitor(t, change, r->opt.user);
-    if (cb == 1) *mine = 1;
-    SK_PHASE(r, rc,
-             cb == 0 || cb == 1 ? 0 : SK_FAIL(r, STENCIL_ECALLBACK, "monitor callback failed"));
-    return rc;
-}
-
-int sk_monitor_stop(sk_run *r, int rc, int mine, int *stop)
-{
-    int any = 0;
-    if (!rc && MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
-        rc = err_agree(r->comm, SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce (monitor)"), r->msg,
-                       sizeof r->msg);
-    *stop = any;
-    return rc;
-}
 
 /* The monitor sees the tile and the last step's change; 1 from any rank stops every rank. */
 static int sk_monitor(sk_run *r, const stencil_norm *change, int *stop)
@@ -94,16 +75,4 @@ int stencil_skeleton(MPI_Comm comm, const long *sizes, const stencil_desc *st, l
     if (rc) return rc;
     r->iters = r->goal = iterations;
     return sk_skeleton_finish(r, sk_setup(r, sizes, st, kernel, init), iterations, output);
-}
-
-int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen)
-{
-    sl_stencil s;
-    char buf[256];
-    if (!st)
-        return err_set(msg ? msg : buf, msg ? msglen : sizeof buf, STENCIL_EINVAL,
-                       "stencil description is NULL");
-    int rc = sl_stencil_make(&s, st, msg ? msg : buf, msg ? msglen : sizeof buf);
-    if (!rc) sl_stencil_free(&s);
-    return rc;
 }

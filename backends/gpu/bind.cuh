@@ -170,31 +170,6 @@ static void bind_named_steps(sb_dev *dev, impl *im, const sl_stencil *st,
 }
 
 /*
- * $STENCIL_RTC_STREAM1=1: one step per launch of 3D stencils reaching one cell by the streaming
- * kernel at L = 1 (emit_stream3.c), the step kernel for the boxes it does not take. Not the
- * default: on one H200 it ran slower than the step kernel on 3d7, 3d27 and 3d-oct (it loads two
- * planes ahead through registers where the step kernel keeps several in flight; the data are in
- * git history, docs/performance-notes.md).
- */
-static void bind_rtc_stream1(sb_dev *dev, impl *im, const sl_stencil *st)
-{
-    char err[160];
-    const char *e = getenv("STENCIL_RTC_STREAM1");
-    if (!e || strcmp(e, "1") || !sb_gen_stream1(st)) return; /* the switch before the stencil */
-    if (rtc_build_stream(&im->rs[1], st, 1, im->arch, im->sms, &dev->t_compile, err, sizeof err) ==
-        0) {
-        im->use_stream1 = 1;
-        return;
-    }
-    rtc_unload(&im->rs[1]);
-    (void)gpuGetLastError();
-    snprintf(dev->note, sizeof dev->note,
-             SB_GPU_NAME
-             " run-time 3D streaming kernel not compiled (%.100s); the step kernel runs",
-             err);
-}
-
-/*
  * The stencil's own kernel, compiled now (rtc.cuh); where that cannot be had the generic kernel
  * stays bound and the skeleton prints dev->note once.
  */
@@ -205,7 +180,6 @@ static void bind_rtc(sb_dev *dev, impl *im, const sl_stencil *st, int steps)
     if (rtc_build(&im->rk, st, im->arch, im->sms, &dev->t_compile, err, sizeof err) == 0) {
         im->use_rtc = 1;
         snprintf(dev->kernel, sizeof dev->kernel, "rtc");
-        bind_rtc_stream1(dev, im, st);
         if (steps != 1) bind_rtc_stream(dev, im, st, steps); /* one step per exchange: none */
         return;
     }

@@ -184,23 +184,6 @@ static int launch_rtc(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b
     return 0;
 }
 
-/*
- * The one-step streaming kernel (3D stencils reaching one cell) over box b, whose cells are all
- * live: 0 when launched, 1 when it does not take the box (then the step kernel does), -1 when the
- * launch failed. Boxes under STREAM1_MIN cells along some dimension (the border boxes of an
- * exchange) go to the step kernel: a block loads a tile of 64 x 24 cells and walks at least 32
- * planes.
- */
-enum { STREAM1_MIN = 4 };
-static int launch_stream1(impl *im, int q, sb_mem in, sb_mem out, const sl_box *b)
-{
-    if (!im->use_stream1 || im->stride[2] != 1) return 1;
-    for (int d = 0; d < 3; d++)
-        if (b->hi[d] - b->lo[d] < STREAM1_MIN) return 1;
-    return rtc_stream_launch(&im->rs[1], in, out, b->lo, b->hi, b->lo, b->hi, im->stride, im->esz,
-                             im->q[q], 1);
-}
-
 int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
 {
     impl *im = im_of(dev);
@@ -210,11 +193,6 @@ int gpu_update(sb_dev *dev, int q, sb_mem in, sb_mem out, const sl_box *b)
     int rc = use_device(dev);
     if (rc) return rc;
     if (im->named) return launch_named(dev, q, in, out, b);
-    int r = launch_stream1(im, q, in, out, b);
-    if (r < 0)
-        return sb_fail(dev, STENCIL_EDEVICE, SB_GPU_NAME ": one-step streaming kernel launch: %s",
-                       gpuGetErrorString(gpuGetLastError()));
-    if (r == 0) return 0;
     return im->use_rtc && !thin_x(&nb) ? launch_rtc(dev, q, in, out, b, &nb)
                                        : launch_generic(dev, q, in, out, &nb);
 }

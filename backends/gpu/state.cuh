@@ -86,10 +86,9 @@ struct impl {
     rtc_kernel rk; /* the run-time kernel (rtc.cuh), when use_rtc */
     int use_rtc;
     /* the run-time streaming kernels (2D stencils, 3D star stencils) by steps per launch: rs[L]
-       compiled for L = 2..use_stream (0: none); rs[1] when use_stream1 (3D: the one-step kernel
-       of the boxes it takes, launch.cuh) */
+       compiled for L = 2..use_stream (0: none) */
     rtc_stream rs[KGT_STREAM_MAX + 1];
-    int use_stream, use_stream1;
+    int use_stream;
     int rlo[SL_D], rhi[SL_D];   /* the stencil's reach (updatek's steps one at a time) */
     size_t nelems;              /* elements of a local array */
     sb_mem kscr[SB_NQUEUES][2]; /* updatek's steps one at a time: scratch per queue, or NULL */

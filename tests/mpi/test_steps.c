@@ -9,9 +9,7 @@
  * kernels of 3 and 4 steps per launch (11 iterations: a last, shorter pass too). And 3d7 with T =
  * 2, 3, 4 and automatic on a grid whose boxes reach the GPU backend's 3D streaming kernels of 2, 3
  * and 4 steps per launch over several tiles and walk chunks, each with a partial last one, and
- * tiles without per-cell tests; 3d7, 3d27 and 3d-oct at T = 1 on a grid whose inner boxes take the
- * one-step 3D streaming kernels when STENCIL_RTC_STREAM1=1. The backend comes from STENCIL_BACKEND
- * (default: host).
+ * tiles without per-cell tests. The backend comes from STENCIL_BACKEND (default: host).
  */
 #include <check.h>
 #include <stdio.h>
@@ -148,29 +146,6 @@ START_TEST(deep_3d)
 }
 END_TEST
 
-/* _i / 2: 3d7, 3d27, 3d-oct; _i % 2: float or double. One step per exchange, fixed and periodic,
-   on a grid whose inner boxes take the GPU backend's one-step 3D streaming kernels
-   (STENCIL_RTC_STREAM1=1) over several tiles and walk chunks (border boxes: the step kernel). */
-START_TEST(one_step_3d)
-{
-    static const long sizes[3] = {40, 50, 140};
-    static const char *const names[3] = {"3d7", "3d27", "3d-oct"};
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    stencil_desc st;
-    stencil_set_get(stencil_set_find(names[_i / 2]), _i & 1 ? STENCIL_DOUBLE : STENCIL_FLOAT, &st);
-    stencil_partition part = size % 2 ? STENCIL_PART_BANDS : STENCIL_PART_BLOCKS;
-    for (int c = 0; c < 2; c++) {
-        int rc;
-        stencil_boundary bnd = c ? STENCIL_BOUNDARY_PERIODIC : STENCIL_BOUNDARY_FIXED;
-        long bad = run(&st, sizes, 1, bnd, part, 5, 900u + (unsigned long)(_i * 2 + c), &rc);
-        ck_assert_msg(rc == 0, "%s case %d: rc %d (%s)", names[_i / 2], c, rc, last_msg);
-        ck_assert_msg(bad == 0, "%s %s T=1 case %d: %ld cells differ", names[_i / 2],
-                      _i & 1 ? "double" : "float", c, bad);
-    }
-}
-END_TEST
-
 /* Fixed bands (neighbours above and below only): 8 iterations send T times fewer messages. */
 START_TEST(messages_drop)
 {
@@ -252,7 +227,6 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
     tcase_add_loop_test(tc, deep_fused, 0, 8);
     tcase_add_loop_test(tc, deep_3d, 0, 2);
-    tcase_add_loop_test(tc, one_step_3d, 0, 6);
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);
     tcase_add_test(tc, env_and_bad_t);

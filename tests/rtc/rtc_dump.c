@@ -155,8 +155,7 @@ static void dump_all(const char *sub)
             char name[160];
             snprintf(name, sizeof name, "%s-depth", tag);
             FILE *f = open_out(name);
-            fprintf(f, "stream depth %d stream1 %d\n", sb_gen_stream_depth(&st),
-                    sb_gen_stream1(&st));
+            fprintf(f, "stream depth %d\n", sb_gen_stream_depth(&st));
             fclose(f);
             for (int l = 0; l < 2; l++) {
                 char *src = sb_gen_opencl(&st, l ? (size_t)1 << 32 : 1000);
@@ -178,8 +177,6 @@ static const char *const tuning[][2] = {{"KGT_VEC_PREFETCH", "0"},
                                         {"STENCIL_RTC_SHAPE", "32,2,2,3"},
                                         {"STENCIL_RTC_SHAPE", "32,1,3,1,2"},
                                         {"STENCIL_RTC_SHAPE", "64,4,1,7,3,0,0,2"},
-                                        {"STENCIL_RTC_SHAPE", "8,2,2,3,2,1"},
-                                        {"STENCIL_RTC_SHAPE", "16,2,3,4,4,1"},
                                         {"STENCIL_RTC_SHAPE", "32,1,1,7,0,0,3"},
                                         {"STENCIL_RTC_SHAPE", "64,1,1,5,0,1,2"},
                                         {"STENCIL_RTC_SHAPE", "64,2,2,3,0,1,1"},

@@ -13,8 +13,8 @@
 
 /*
  * Default shapes, plus small ones so that tiny grids cover partial tiles and many walk chunks
- * (one of them with a register cap, minb 2); then three vector shapes (3D stencils whose x reach
- * fits a vector; others skip them) and two register walks (2D stencils; others skip them): walks of
+ * (one of them with a register cap, minb 2); then two register walks (2D stencils; others skip
+ * them): walks of
  * 7 rows by 3 (two groups and a rest of one) and of 2 rows by 4 (the rest alone); then two 2D
  * vector-row walks: 5 rows by 2 (two and a rest of one) and 3 rows by 4 (the rest alone); then
  * three 3D vector-row shapes with running sums (emit_rows3.c: 2, 3 and 4 rows a thread, plane
@@ -22,8 +22,7 @@
  */
 static const kgt_step_shape shapes[] = {
     {0, 0, 0, 0, 0, 0, 0, 0, 0},  {32, 2, 2, 3, 0, 0, 0, 0, 0}, {32, 1, 3, 1, 2, 0, 0, 0, 0},
-    {64, 4, 1, 7, 3, 0, 0, 2, 0}, {32, 2, 2, 5, 4, 0, 0, 0, 0}, {8, 2, 2, 3, 2, 1, 0, 0, 0},
-    {4, 3, 1, 5, 3, 1, 0, 0, 0},  {16, 2, 3, 4, 4, 1, 0, 0, 0}, {32, 1, 1, 7, 0, 0, 3, 0, 0},
+    {64, 4, 1, 7, 3, 0, 0, 2, 0}, {32, 2, 2, 5, 4, 0, 0, 0, 0}, {32, 1, 1, 7, 0, 0, 3, 0, 0},
     {16, 1, 1, 2, 0, 0, 4, 0, 0}, {64, 1, 1, 5, 0, 1, 2, 0, 0}, {128, 1, 1, 3, 0, 1, 4, 0, 0},
     {64, 2, 2, 3, 0, 1, 1, 0, 0}, {64, 1, 3, 4, 0, 1, 2, 0, 0}, {128, 1, 4, 5, 0, 1, 2, 0, 0}};
 enum { NSHAPES = sizeof shapes / sizeof *shapes };

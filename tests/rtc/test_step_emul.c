@@ -68,7 +68,7 @@ static float emu_div_split_max(float s, float d, float rd, unsigned *m)
 #define KGT_CP_ASYNC(d, s) (*(d) = *(s))
 #define KGT_CP_COMMIT()
 #define KGT_CP_WAIT(n)
-/* 16-byte accesses (vector shapes): whole vectors, at addresses aligned as the device needs. */
+/* 16-byte vectors (vector rows). */
 #define __align__(n) __attribute__((aligned(n)))
 typedef struct {
     float x, y, z, w;
@@ -76,38 +76,6 @@ typedef struct {
 typedef struct {
     double x, y;
 } double2;
-static void emu_copy16(void *d, const void *s)
-{
-    ck_assert_msg((uintptr_t)d % 16 == 0 && (uintptr_t)s % 16 == 0, "misaligned 16-byte copy");
-    memcpy(d, s, 16);
-}
-static float4 emu_ld4f(const float *p)
-{
-    float4 v;
-    emu_copy16(&v, p);
-    return v;
-}
-static double2 emu_ld2d(const double *p)
-{
-    double2 v;
-    emu_copy16(&v, p);
-    return v;
-}
-static void emu_st4f(float *p, float a, float b, float c, float d)
-{
-    float4 v = {a, b, c, d};
-    emu_copy16(p, &v);
-}
-static void emu_st2d(double *p, double a, double b)
-{
-    double2 v = {a, b};
-    emu_copy16(p, &v);
-}
-#define KGT_CP_ASYNC16(d, s)    emu_copy16((d), (s))
-#define KGT_LD4F(p)             emu_ld4f(p)
-#define KGT_LD2D(p)             emu_ld2d(p)
-#define KGT_ST4F(p, a, b, c, d) emu_st4f((p), (a), (b), (c), (d))
-#define KGT_ST2D(p, a, b)       emu_st2d((p), (a), (b))
 
 /* Vectors of element loads and stores of element (NAME_u of 2D vector rows). */
 static float4 make_float4(float a, float b, float c, float d)
