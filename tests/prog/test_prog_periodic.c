@@ -1,8 +1,9 @@
 /*
  * The skeleton's periodic work for programs, under mpiexec -n 1..4 on $STENCIL_BACKEND (host
  * in CI), against the serial reference of prog_ref.c, bitwise: checkpoints written on n - 1
- * ranks and loaded on n in another partition, stencil_program_skeleton's periodic checkpoints
- * and restart, and its monitor (per field, with each field's change, and a stop).
+ * ranks and loaded on n in another partition, 3 ranks in bands resumed on 4 in blocks against an
+ * uninterrupted run, stencil_program_skeleton's periodic checkpoints and restart, and its
+ * monitor (per field, with each field's change, and a stop).
  */
 #include <check.h>
 #include <math.h>
@@ -110,6 +111,91 @@ START_TEST(checkpoint_resume)
 }
 END_TEST
 
+/* A program's run on comm (create, n steps, view into g, assembled); its stats into st. */
+static void run_grid(MPI_Comm comm, tp_env *e, const prog_case *pc, stencil_type type, long n,
+                     tp_grid *g, stencil_stats *st)
+{
+    stencil_run *run = NULL;
+    e->o.user = g;
+    ck_assert_int_eq(stencil_program_create(comm, pc->n, e->p, type, init, &e->o, &run), 0);
+    ck_assert_int_eq(stencil_advance(run, n), 0);
+    ck_assert_int_eq(stencil_view(run, tp_grid_out), 0);
+    ck_assert_int_eq(stencil_run_stats(run, st), 0);
+    stencil_destroy(&run);
+    tp_grid_sync(g, comm);
+    e->o.user = &e->c;
+}
+
+/*
+ * Issue 43's restart across rank counts: a checkpoint at k = 4 written by 3 ranks in bands and
+ * resumed by 4 ranks in blocks (2 x 2, or 2 x 1 x 2 in 3D: not bands) for 3 more steps is bitwise
+ * the uninterrupted 4-rank run of 7 steps and the serial reference. Needs 4 ranks
+ * (prog-periodic-n4); _i: mixed in double (prev level, coefficient, two fields), gs in float, chan3
+ * (3D) in double.
+ */
+START_TEST(resume_3_to_4_blocks)
+{
+    if (nranks < 4) return;
+    static const int cases[] = {5, 2, 7};
+    const prog_case *pc = &tp_cases[cases[_i]];
+    int dbl = _i != 1;
+    stencil_type type = dbl ? STENCIL_DOUBLE : STENCIL_FLOAT;
+    char dir[256], ck[320];
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-34", "r.ck");
+    MPI_Comm three, four;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 3, rank, &three);
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 4, rank, &four);
+    tp_env e;
+    tp_begin(&e, pc, dbl, 0);
+    tp_grid whole, resumed;
+    tp_grid_init(&whole, &e);
+    tp_grid_init(&resumed, &e);
+    stencil_stats st;
+    stencil_run *run = NULL;
+    if (rank < 3) {
+        ck_assert_int_eq(stencil_program_create(three, pc->n, e.p, type, init, &e.o, &run), 0);
+        ck_assert_int_eq(stencil_advance(run, 4), 0);
+        ck_assert_int_eq(stencil_checkpoint(run, ck), 0);
+        stencil_destroy(&run);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    e.o.partition = STENCIL_PART_BLOCKS;
+    if (rank < 4) {
+        run_grid(four, &e, pc, type, 7, &whole, &st);
+        e.o.user = &resumed;
+        ck_assert_int_eq(stencil_program_create(four, pc->n, e.p, type, tp_noop_init, &e.o, &run),
+                         0);
+        ck_assert_int_eq(stencil_load(run, ck), 0);
+        ck_assert_int_eq(stencil_advance(run, 3), 0);
+        ck_assert_int_eq(stencil_view(run, tp_grid_out), 0);
+        ck_assert_int_eq(stencil_run_stats(run, &st), 0);
+        ck_assert_int_eq(st.nranks, 4);
+        ck_assert_msg(st.proc_grid[0] == 2 && st.proc_grid[1] * st.proc_grid[2] == 2,
+                      "grid %d x %d x %d", st.proc_grid[0], st.proc_grid[1], st.proc_grid[2]);
+        stencil_destroy(&run);
+        tp_grid_sync(&resumed, four);
+        e.o.user = &e.c;
+        ck_assert_int_eq(tp_grid_diff(&whole, &resumed), 0);
+        for (long t = 0; t < 7; t++) ref_step(&e.R, t);
+        memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
+        e.c.bad = e.c.seen = 0;
+        ck_assert_int_eq(stencil_program_create(four, pc->n, e.p, type, tp_noop_init, &e.o, &run),
+                         0);
+        ck_assert_int_eq(stencil_load(run, ck), 0);
+        ck_assert_int_eq(stencil_advance(run, 3), 0);
+        ck_assert_int_eq(stencil_view(run, check_out), 0);
+        stencil_destroy(&run);
+        ck_assert_int_eq(e.c.bad, 0);
+    }
+    MPI_Comm_free(&three);
+    MPI_Comm_free(&four);
+    tp_grid_free(&whole);
+    tp_grid_free(&resumed);
+    remove_checkpoint(dir, "r.ck", e.R.p);
+    tp_end(&e);
+}
+END_TEST
+
 /* stencil_program_skeleton with checkpoints every 2 iterations, then a restart that goes on
    from the last one (5) to 7 on another partition: the reference's 7 steps, bitwise. */
 START_TEST(skeleton_restart)
@@ -190,6 +276,7 @@ END_TEST
 static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, checkpoint_resume, 0, 2);
+    tcase_add_loop_test(tc, resume_3_to_4_blocks, 0, 3);
     tcase_add_test(tc, skeleton_restart);
     tcase_add_loop_test(tc, skeleton_monitor, 0, 2);
 }
