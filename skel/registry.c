@@ -76,3 +76,18 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
                        "kernel '%s' computes a different stencil than the one passed", k->name);
     return 0;
 }
+
+int sk_named_for(const char *kernel, const sl_stencil *s, const stencil_kernel **named, char *msg,
+                 size_t len)
+{
+    *named = NULL;
+    if (!kernel) return 0;
+    *named = stencil_find_kernel(kernel);
+    if (!*named) {
+        char names[160];
+        stencil_kernel_names(names, sizeof names);
+        return err_set(msg, len, STENCIL_ENOKERNEL, "unknown kernel '%s' (known: %s)", kernel,
+                       names[0] ? names : "none registered");
+    }
+    return sk_kernel_matches(*named, s, msg, len);
+}

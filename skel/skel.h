@@ -149,6 +149,10 @@ void sk_peer_close(sk_run *r);
 
 /* Checks the stencil of a named kernel against the call's; 0 when equal. */
 int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, size_t len);
+/* The registered kernel named kernel (NULL: none asked, 0), checked against s: ENOKERNEL for an
+   unknown name (the known ones in msg), EINVAL for another stencil. */
+int sk_named_for(const char *kernel, const sl_stencil *s, const stencil_kernel **named, char *msg,
+                 size_t len);
 
 /* A device call inside the loop: skipped once r->rc is set, its failure sets r->rc. */
 #define SK_DEV(r, call)                                                                            \
