@@ -46,15 +46,18 @@ static void remove_checkpoint(const char *dir, const char *base, const kgt_prog 
 
 /*
  * A checkpoint at 3 written by the first n - 1 ranks (bands), loaded by all n (blocks) into a
- * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. The set
- * without its last file is refused and leaves the run as it was; a run of another program
- * refuses the files (the program's hash).
+ * run whose init gave zeros, then 3 more steps: the reference's 6 steps, bitwise. The native
+ * set without its last file is refused and leaves the run as it was; a run of another program
+ * refuses the files (the program's hash). _i / 2: native files, or one HDF5 file (where built
+ * with HDF5).
  */
 START_TEST(checkpoint_resume)
 {
-    const prog_case *pc = &tp_cases[_i == 0 ? 1 : 5]; /* wave (prev, coef), mixed (two fields) */
+    const prog_case *pc = &tp_cases[_i % 2 == 0 ? 1 : 5]; /* wave (prev, coef), mixed */
+    int h5 = _i / 2;
+    if (h5 && !stencil_have_hdf5()) return;
     char dir[256], ck[320];
-    scratch(dir, sizeof dir, ck, sizeof ck, "prog-ck", "run.ck");
+    scratch(dir, sizeof dir, ck, sizeof ck, "prog-ck", h5 ? "run.h5" : "run.ck");
     int writers = nranks > 1 ? nranks - 1 : 1;
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, rank < writers, rank, &sub);
@@ -83,15 +86,15 @@ START_TEST(checkpoint_resume)
     memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
     ck_assert_int_eq(stencil_view(run, check_out), 0);
     ck_assert_int_eq(sum_long(e.c.bad), 0);
-    /* The set without its last file: refused once the first files were read, and the run's
-       levels are still its own (the reference's 6 steps), the iteration count too. */
+    /* The native set without its last file: refused once the first files were read, and the
+       run's levels are still its own (the reference's 6 steps), the iteration count too. */
     const kgt_prog *kp = e.R.p;
     int lf = kp->nf - 1;
     char last[400];
     snprintf(last, sizeof last, "%s.%s%s", ck, kp->f[lf].name, kp->f[lf].keeps ? ".prev" : "");
-    if (rank == 0) ck_assert_int_eq(remove(last), 0);
+    if (rank == 0 && !h5) ck_assert_int_eq(remove(last), 0);
     MPI_Barrier(MPI_COMM_WORLD);
-    ck_assert_int_eq(stencil_load(run, ck), STENCIL_EIO);
+    if (!h5) ck_assert_int_eq(stencil_load(run, ck), STENCIL_EIO);
     ck_assert_int_eq(stencil_iteration(run, &it), 0);
     ck_assert_int_eq(it, 6);
     e.c.bad = 0;
@@ -106,7 +109,11 @@ START_TEST(checkpoint_resume)
     ck_assert_int_eq(stencil_advance(run, 1), 0); /* unchanged and usable */
     stencil_destroy(&run);
     stencil_program_free(other);
-    remove_checkpoint(dir, "run.ck", e.R.p);
+    if (h5) {
+        const char *names[] = {"run.h5", "run.xmf"};
+        tu_scratch_remove(MPI_COMM_WORLD, dir, names, 2);
+    } else
+        remove_checkpoint(dir, "run.ck", e.R.p);
     tp_end(&e);
 }
 END_TEST
@@ -275,7 +282,7 @@ END_TEST
 
 static void add_tests(TCase *tc)
 {
-    tcase_add_loop_test(tc, checkpoint_resume, 0, 2);
+    tcase_add_loop_test(tc, checkpoint_resume, 0, 4);
     tcase_add_loop_test(tc, resume_3_to_4_blocks, 0, 3);
     tcase_add_test(tc, skeleton_restart);
     tcase_add_loop_test(tc, skeleton_monitor, 0, 2);

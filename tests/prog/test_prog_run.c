@@ -147,7 +147,7 @@ START_TEST(misuse)
                      nranks > 1 ? STENCIL_EINVAL : 0);
     stencil_norm one;
     ck_assert_int_eq(stencil_advance_norms(run, 1, &one, 1), STENCIL_EINVAL);
-    ck_assert_int_eq(stencil_checkpoint(run, "x.h5"), STENCIL_ENOSYS);
+    if (!stencil_have_hdf5()) ck_assert_int_eq(stencil_checkpoint(run, "x.h5"), STENCIL_ENOSYS);
     ck_assert_int_eq(stencil_advance_norm(run, 2, &one), 0);
     ck_assert_int_eq(one.iteration, 2);
     stencil_destroy(&run);
