@@ -194,6 +194,16 @@ int sk_config_resolve(sk_run *r, int local_rank);
 
 /* Sets r->weights from options, configured weights or a timed calibration (weights.c). */
 int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
+/*
+ * The same with another calibration: rate(r, sizes, arg, &cells_per_s) times this rank on the
+ * partition of r->weights (NULL: equal shares), 0 or a code agreed over the ranks, with r->msg
+ * (a program's runs, prog_weights.c). sk_calib_pace times pass(r, k, arg), k = 0, 1, ... (the
+ * first untimed) one at a time, both queues waited for, into seconds per pass; device errors
+ * are taken from r->rc (SK_DEV) and cleared.
+ */
+typedef int (*sk_rate_fn)(sk_run *r, const long *sizes, void *arg, double *rate);
+int sk_weights_by(sk_run *r, const long *sizes, sk_rate_fn rate, void *arg);
+int sk_calib_pace(sk_run *r, void (*pass)(sk_run *r, long k, void *arg), void *arg, double *pace);
 
 /* Partition, device and buffers for the given weights (setup.c); sk_release undoes it. */
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);
