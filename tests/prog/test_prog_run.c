@@ -300,6 +300,56 @@ START_TEST(weights_auto)
 }
 END_TEST
 
+/* The callbacks' view of the fields, in the order they were called on this rank. */
+typedef struct seen {
+    ctx c; /* init's, first */
+    char log[512];
+} seen;
+
+static void note(seen *s, const stencil_tile *t, const char *who)
+{
+    size_t n = strlen(s->log);
+    snprintf(s->log + n, sizeof s->log - n, "%s %s %d %ld%s;", who, t->field ? t->field : "-",
+             t->level, t->iteration, t->data ? "" : " no data");
+}
+
+static int init_seen(stencil_tile *t, void *user)
+{
+    note(user, t, "init");
+    return init(t, user);
+}
+
+static int output_seen(const stencil_tile *t, void *user)
+{
+    note(user, t, "out");
+    return check_out(t, user);
+}
+
+/*
+ * Issue 43: each callback sees each field's tile by name, with its level, on every rank: init
+ * every field in declaration order (a field that keeps its previous level once more at level
+ * -1), output every field once at level 0 with the iteration, each tile its field's data.
+ */
+START_TEST(callbacks_by_name)
+{
+    const prog_case *pc = &tp_cases[5]; /* mixed: a (prev), b, coefficient m */
+    tp_env e;
+    tp_begin(&e, pc, 1, 1);
+    seen s = {.c = e.c};
+    for (long t = 0; t < 3; t++) ref_step(&e.R, t);
+    memcpy(s.c.ref, e.R.cur, sizeof s.c.ref);
+    e.o.user = &s;
+    ck_assert_int_eq(stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_DOUBLE, 3,
+                                              init_seen, output_seen, &e.o),
+                     0);
+    ck_assert_str_eq(s.log, "init a 0 0;init a -1 0;init b 0 0;init m 0 0;"
+                            "out a 0 3;out b 0 3;out m 0 3;");
+    ck_assert_int_eq(sum_long(s.c.bad), 0);
+    ck_assert_int_eq(sum_long(s.c.seen), e.R.total * 3);
+    tp_end(&e);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, skeleton_bitwise, 0, 4 * tp_ncases);
@@ -307,6 +357,7 @@ static void add_tests(TCase *tc)
     tcase_add_test(tc, misuse);
     tcase_add_loop_test(tc, exact_halos, 0, 2);
     tcase_add_loop_test(tc, weights_auto, 0, 4);
+    tcase_add_test(tc, callbacks_by_name);
 }
 
 int main(int argc, char **argv)
