@@ -40,15 +40,7 @@ static int picture_of(const stencil_tile *t, void *user)
 static int reference_png(const ref *R, int f, const char *path, int slice_dim, long slice_index)
 {
     stencil_tile t;
-    memset(&t, 0, sizeof t);
-    t.type = R->dbl ? STENCIL_DOUBLE : STENCIL_FLOAT;
-    t.ndims = R->p->ndims;
-    for (int d = 0; d < 3; d++) t.global_size[d] = t.size[d] = d < t.ndims ? R->n[d] : 1;
-    t.stride[2] = 1;
-    t.stride[1] = t.size[2];
-    t.stride[0] = t.size[1] * t.size[2];
-    t.data = R->cur[f];
-    for (int d = 0; d < t.ndims; d++) t.boundary_lo[d] = t.boundary_hi[d] = 1;
+    tp_whole_tile(&t, R, R->cur[f], NULL);
     return stencil_write_png(MPI_COMM_SELF, path, &t, slice_dim, slice_index, 0, 0);
 }
 

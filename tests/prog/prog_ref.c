@@ -269,6 +269,26 @@ static void grid_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, in
     memcpy(G->a[f] + (size_t)k * G->es, (const char *)t->data + i * G->es, G->es);
 }
 
+void tp_grid_pair(tp_grid *a, tp_grid *b, const tp_env *e)
+{
+    tp_grid_init(a, e);
+    tp_grid_init(b, e);
+}
+
+void tp_whole_tile(stencil_tile *t, const ref *R, void *data, const char *field)
+{
+    memset(t, 0, sizeof *t);
+    t->type = R->dbl ? STENCIL_DOUBLE : STENCIL_FLOAT;
+    t->ndims = R->p->ndims;
+    for (int d = 0; d < 3; d++) t->global_size[d] = t->size[d] = d < t->ndims ? R->n[d] : 1;
+    t->stride[2] = 1;
+    t->stride[1] = t->size[2];
+    t->stride[0] = t->size[1] * t->size[2];
+    for (int d = 0; d < t->ndims; d++) t->boundary_lo[d] = t->boundary_hi[d] = 1;
+    t->data = data;
+    t->field = field;
+}
+
 int tp_grid_out(const stencil_tile *t, void *user)
 {
     tp_grid *g = user;

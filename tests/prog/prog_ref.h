@@ -87,6 +87,10 @@ typedef struct tp_grid {
     unsigned char *a[KGT_PROG_MAX_FIELDS];
 } tp_grid;
 void tp_grid_init(tp_grid *g, const tp_env *e);
+/* Two grids, as tests compare them: tp_grid_init of both. */
+void tp_grid_pair(tp_grid *a, tp_grid *b, const tp_env *e);
+/* A tile of the whole grid of R's sizes over data (row-major), of field (may be NULL). */
+void tp_whole_tile(stencil_tile *t, const ref *R, void *data, const char *field);
 int tp_grid_out(const stencil_tile *t, void *user);
 void tp_grid_sync(tp_grid *g, MPI_Comm comm);
 /* Bytes that differ between two grids of the same program, over every field. */

@@ -45,8 +45,7 @@ START_TEST(host_and_opencl)
     tp_env e;
     tp_begin(&e, pc, dbl, 1);
     tp_grid single, both;
-    tp_grid_init(&single, &e);
-    tp_grid_init(&both, &e);
+    tp_grid_pair(&single, &both, &e);
     stencil_stats st;
     e.o.stats = &st;
     if (rank == 0) { /* the single-rank host run */
@@ -81,13 +80,7 @@ START_TEST(host_and_opencl)
     e.c.bad = e.c.seen = 0;
     for (int f = 0; f < e.R.p->nf; f++) {
         stencil_tile t;
-        memset(&t, 0, sizeof t);
-        t.type = type;
-        t.ndims = e.R.p->ndims;
-        for (int d = 0; d < 3; d++) t.global_size[d] = t.size[d] = d < t.ndims ? pc->n[d] : 1;
-        t.stride[2] = 1, t.stride[1] = t.size[2], t.stride[0] = t.size[1] * t.size[2];
-        t.data = both.a[f];
-        t.field = e.R.p->f[f].name;
+        tp_whole_tile(&t, &e.R, both.a[f], e.R.p->f[f].name);
         ck_assert_int_eq(check_out(&t, &e.c), 0);
     }
     ck_assert_int_eq(e.c.bad, 0);

@@ -155,8 +155,7 @@ START_TEST(resume_3_to_4_blocks)
     tp_env e;
     tp_begin(&e, pc, dbl, 0);
     tp_grid whole, resumed;
-    tp_grid_init(&whole, &e);
-    tp_grid_init(&resumed, &e);
+    tp_grid_pair(&whole, &resumed, &e);
     stencil_stats st;
     stencil_run *run = NULL;
     if (rank < 3) {

@@ -262,8 +262,7 @@ START_TEST(weights_auto)
     tp_env e;
     tp_begin(&e, pc, dbl, _i / 2);
     tp_grid equal, measured;
-    tp_grid_init(&equal, &e);
-    tp_grid_init(&measured, &e);
+    tp_grid_pair(&equal, &measured, &e);
     stencil_stats st;
     e.o.stats = &st;
     e.o.user = &equal;
