@@ -289,6 +289,17 @@ void tp_whole_tile(stencil_tile *t, const ref *R, void *data, const char *field)
     t->field = field;
 }
 
+void tp_grid_check(const tp_grid *g, const ref *R, ctx *c)
+{
+    memcpy(c->ref, R->cur, sizeof c->ref);
+    c->bad = c->seen = 0;
+    for (int f = 0; f < R->p->nf; f++) {
+        stencil_tile t;
+        tp_whole_tile(&t, R, g->a[f], R->p->f[f].name);
+        check_out(&t, c);
+    }
+}
+
 int tp_grid_out(const stencil_tile *t, void *user)
 {
     tp_grid *g = user;

@@ -91,6 +91,9 @@ void tp_grid_init(tp_grid *g, const tp_env *e);
 void tp_grid_pair(tp_grid *a, tp_grid *b, const tp_env *e);
 /* A tile of the whole grid of R's sizes over data (row-major), of field (may be NULL). */
 void tp_whole_tile(stencil_tile *t, const ref *R, void *data, const char *field);
+/* An assembled grid against the reference's current levels: c->bad and c->seen counted anew
+   (c->ref set to R's). */
+void tp_grid_check(const tp_grid *g, const ref *R, ctx *c);
 int tp_grid_out(const stencil_tile *t, void *user);
 void tp_grid_sync(tp_grid *g, MPI_Comm comm);
 /* Bytes that differ between two grids of the same program, over every field. */

@@ -76,13 +76,7 @@ START_TEST(host_and_opencl)
     tp_grid_sync(&single, MPI_COMM_WORLD); /* rank 0's, to every rank */
     ck_assert_int_eq(tp_grid_diff(&single, &both), 0);
     for (long t = 0; t < 5; t++) ref_step(&e.R, t);
-    memcpy(e.c.ref, e.R.cur, sizeof e.c.ref);
-    e.c.bad = e.c.seen = 0;
-    for (int f = 0; f < e.R.p->nf; f++) {
-        stencil_tile t;
-        tp_whole_tile(&t, &e.R, both.a[f], e.R.p->f[f].name);
-        ck_assert_int_eq(check_out(&t, &e.c), 0);
-    }
+    tp_grid_check(&both, &e.R, &e.c);
     ck_assert_int_eq(e.c.bad, 0);
     ck_assert_int_eq(e.c.seen, e.R.total * e.R.p->nf);
     tp_grid_free(&single);
