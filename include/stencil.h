@@ -385,10 +385,7 @@ int stencil_run_stats(stencil_run *run, stencil_stats *stats);
  * Writes the current array with its iteration and stencil to path, completely or not at all:
  * to path + ".tmp", then renamed over path. HDF5 (with an XDMF sidecar, the name's ".h5"
  * replaced by ".xmf") when path ends in ".h5" and HDF5 is built in (else STENCIL_ENOSYS),
- * otherwise the native format (stencil_write's, with a stencil hash in its header). A program
- * run writes every level of every field, coefficients included: in HDF5 one file of a dataset
- * per level ("FIELD", "FIELD.prev"), its sidecar showing them all on one grid; in the native
- * format a file per level (path for the first field, path.FIELD, path.FIELD.prev).
+ * otherwise the native format (stencil_write's, with a stencil hash in its header).
  */
 int stencil_checkpoint(stencil_run *run, const char *path);
 /*
@@ -403,12 +400,9 @@ int stencil_load(stencil_run *run, const char *path);
 int stencil_destroy(stencil_run **run);
 /*
  * 1 when built with parallel HDF5, else 0. Then stencil_write() of a name ending in ".h5" or
- * ".hdf5" writes HDF5 (dataset "/u", attributes iteration and sizes) and an XDMF sidecar, and
+ * ".hdf5" writes HDF5 (dataset "/u", a program's fields by name, an output's or checkpoint's
+ * in one file: io/README.md; attributes iteration and sizes) and an XDMF sidecar, and
  * stencil_read() reads HDF5 files as well as native ones (told apart by their first bytes).
- * A program's tiles (tile->field set) use the dataset named by the field ("FIELD.prev" for
- * level -1), and stencil_write() adds each field to one file: a file of the same grid, type
- * and iteration that lacks the field gets it; otherwise (no file, another grid, or the field
- * there already: a new output) the file is made anew. The sidecar shows every dataset.
  */
 int stencil_have_hdf5(void);
 

@@ -250,7 +250,7 @@ END_TEST
  * the measured weights is bitwise the run on equal weights and the reference. On the host,
  * rank 0 repeats each update 4 times (STENCIL_HOST_REPEAT) and must get a smaller share. _i:
  * mixed in double (two fields, a previous level, a coefficient), chan3 (3D) in float, bands
- * and blocks.
+ * and blocks. Out of core it is refused, as for a stencil.
  */
 START_TEST(weights_auto)
 {
@@ -290,6 +290,11 @@ START_TEST(weights_auto)
     tp_grid_check(&measured, &e.R, &e.c);
     ck_assert_int_eq(e.c.bad, 0);
     ck_assert_int_eq(e.c.seen, e.R.total * stencil_program_nfields(e.p));
+    e.o.out_of_core = 1; /* as for a stencil: give the weights out of core */
+    e.o.user = &e.c;
+    ck_assert_int_eq(
+        stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, type, 1, init, NULL, &e.o),
+        STENCIL_EINVAL);
     tp_grid_free(&equal);
     tp_grid_free(&measured);
     tp_end(&e);
