@@ -400,7 +400,8 @@ int stencil_load(stencil_run *run, const char *path);
 int stencil_destroy(stencil_run **run);
 /*
  * 1 when built with parallel HDF5, else 0. Then stencil_write() of a name ending in ".h5" or
- * ".hdf5" writes HDF5 (dataset "/u", attributes iteration and sizes) and an XDMF sidecar, and
+ * ".hdf5" writes HDF5 (dataset "/u", a program's fields by name, an output's or checkpoint's
+ * in one file: io/README.md; attributes iteration and sizes) and an XDMF sidecar, and
  * stencil_read() reads HDF5 files as well as native ones (told apart by their first bytes).
  */
 int stencil_have_hdf5(void);

@@ -1,6 +1,7 @@
 /*
- * The array in a parallel HDF5 file: one dataset "/u" (the field; IEEE little-endian float or
- * double, global sizes, row-major) with attributes "iteration" (int64), "sizes" (int64 per
+ * Arrays in a parallel HDF5 file: one dataset per array ("/u" for a stencil's; a program's
+ * fields by name, "FIELD.prev" for a previous level; IEEE little-endian float or double, global
+ * sizes, row-major), each with attributes "iteration" (int64), "sizes" (int64 per
  * dimension), "stencil_hash" (uint64, 0: none recorded), and for checkpoints the stencil's
  * "stencil_offsets" (npts x 3 int32), "stencil_weights" (npts double) and "stencil_divisor".
  * Every rank writes its tile into its hyperslab with one collective H5Dwrite from its strided
@@ -9,12 +10,11 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
 #include "sio.h"
-
-#define SI_H5_FIELD "u"
 
 /* The open objects of one call; closed in reverse by h5_close. */
 typedef struct h5_call {
@@ -122,35 +122,161 @@ static int h5_attrs(si_ctx *c, h5_call *h, const stencil_tile *t, const si_meta 
     return bad ? si_fail(c, STENCIL_EIO, "HDF5: writing the attributes failed") : 0;
 }
 
-static int h5_create(si_ctx *c, h5_call *h, const char *path, const stencil_tile *t)
+/* The file: created (replacing one there), or opened for writing (a program's field added). */
+static int h5_file(si_ctx *c, h5_call *h, const char *path, int append)
+{
+    h->file = append ? H5Fopen(path, H5F_ACC_RDWR, h->fapl)
+                     : H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, h->fapl);
+    return h->file < 0 ? si_fail(c, STENCIL_EIO, "%s: HDF5 cannot create the file", path) : 0;
+}
+
+/* The dataset of tile t, the one before it (of a set) closed. */
+static int h5_dset(si_ctx *c, h5_call *h, const char *path, const stencil_tile *t)
 {
     hsize_t dims[3];
+    char name[96];
+    si_dset_name(t, name, sizeof name);
     for (int d = 0; d < t->ndims; d++) dims[d] = (hsize_t)t->global_size[d];
-    h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, h->fapl);
-    if (h->file < 0) return si_fail(c, STENCIL_EIO, "%s: HDF5 cannot create the file", path);
+    if (h->mspace >= 0) H5Sclose(h->mspace);
+    if (h->dset >= 0) H5Dclose(h->dset);
+    if (h->space >= 0) H5Sclose(h->space);
+    h->mspace = h->dset = h->space = H5I_INVALID_HID;
     h->space = H5Screate_simple(t->ndims, dims, NULL);
     hid_t ft = t->type == STENCIL_DOUBLE ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
     if (h->space >= 0)
-        h->dset =
-            H5Dcreate2(h->file, SI_H5_FIELD, ft, h->space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    return h->dset < 0 ? si_fail(c, STENCIL_EIO, "%s: HDF5 cannot create the dataset", path) : 0;
+        h->dset = H5Dcreate2(h->file, name, ft, h->space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    return h->dset < 0
+               ? si_fail(c, STENCIL_EIO, "%s: HDF5 cannot create the dataset /%s", path, name)
+               : 0;
+}
+
+/* The dataset of t: attributes, then every rank's tile in one collective write. */
+static void h5_put(si_ctx *c, h5_call *h, const char *path, const stencil_tile *t, const si_meta *m)
+{
+    si_phase(c, h5_dset(c, h, path, t));
+    if (!c->rc) si_phase(c, h5_attrs(c, h, t, m));
+    if (!c->rc) si_phase(c, h5_select(c, h, t));
+    if (!c->rc)
+        si_phase(c,
+                 H5Dwrite(h->dset, h5_mem_type(t->type), h->mspace, h->space, h->dxpl, t->data) < 0
+                     ? si_fail(c, STENCIL_EIO, "%s: HDF5 write failed", path)
+                     : 0);
+}
+
+static void h5_end(si_ctx *c, h5_call *h, const char *path)
+{
+    int bad = h5_close(h);
+    if (!c->rc) si_phase(c, bad ? si_fail(c, STENCIL_EIO, "%s: HDF5 close failed", path) : 0);
+}
+
+/* Dataset name of file f: its shape, element type and iteration are t's. */
+static int h5_same_grid(hid_t f, const char *name, const stencil_tile *t)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d < 0) return 0;
+    hid_t sp = H5Dget_space(d), ft = H5Dget_type(d);
+    hsize_t dims[3];
+    long long it = -1;
+    int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == t->ndims &&
+             H5Sget_simple_extent_dims(sp, dims, NULL) >= 0 && ft >= 0 &&
+             H5Tget_class(ft) == H5T_FLOAT &&
+             H5Tget_size(ft) == (t->type == STENCIL_DOUBLE ? 8 : 4);
+    for (int k = 0; ok && k < t->ndims; k++) ok = dims[k] == (hsize_t)t->global_size[k];
+    if (ok && H5Aexists(d, "iteration") > 0) {
+        hid_t a = H5Aopen(d, "iteration", H5P_DEFAULT);
+        if (a < 0 || H5Aread(a, H5T_NATIVE_LLONG, &it) < 0) it = -1;
+        if (a >= 0) H5Aclose(a);
+    }
+    ok = ok && it == t->iteration;
+    if (ft >= 0) H5Tclose(ft);
+    if (sp >= 0) H5Sclose(sp);
+    H5Dclose(d);
+    return ok;
+}
+
+/* The datasets of file f that t's grid has (every link, when t is NULL). */
+static void h5_list(hid_t f, const stencil_tile *t, si_names *nm)
+{
+    H5G_info_t gi;
+    nm->n = 0;
+    if (H5Gget_info(f, &gi) < 0) return;
+    for (hsize_t k = 0; k < gi.nlinks && nm->n < SI_MAX_SETS; k++) {
+        char *b = nm->name[nm->n];
+        ssize_t len = H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, k, b,
+                                         sizeof nm->name[0], H5P_DEFAULT);
+        if (len > 0 && (size_t)len < sizeof nm->name[0] && (!t || h5_same_grid(f, b, t))) nm->n++;
+    }
+}
+
+/*
+ * Rank 0, for a program's field given to stencil_write: 1 when path is already an HDF5 file of
+ * this grid and iteration (all its datasets) without this field, which is then added to it; 0
+ * when the file is to be made anew (none, another grid or iteration, or this field there:
+ * the next output has begun).
+ */
+static int h5_can_add(const char *path, const stencil_tile *t)
+{
+    si_names all, same;
+    char name[96];
+    if (access(path, F_OK) != 0 || H5Fis_hdf5(path) <= 0) return 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return 0;
+    h5_list(f, NULL, &all);
+    h5_list(f, t, &same);
+    si_dset_name(t, name, sizeof name);
+    int ok = all.n > 0 && all.n == same.n && all.n < SI_MAX_SETS;
+    for (int i = 0; ok && i < all.n; i++) ok = strcmp(all.name[i], name) != 0;
+    H5Fclose(f);
+    return ok;
 }
 
 int si_h5_write(si_ctx *c, const char *path, const stencil_tile *t, const si_meta *m)
 {
     h5_call h;
+    int add = 0;
+    h5_open_call(&h);
+    if (t->field) { /* a program's field: into the file of the others of its output */
+        if (c->rank == 0) add = h5_can_add(path, t);
+        if (MPI_Bcast(&add, 1, MPI_INT, 0, c->comm) != MPI_SUCCESS)
+            si_phase(c, si_fail(c, STENCIL_EMPI, "MPI_Bcast failed"));
+    }
+    if (!c->rc) si_phase(c, h5_fapl(c, &h));
+    if (!c->rc) si_phase(c, h5_file(c, &h, path, add));
+    if (!c->rc) h5_put(c, &h, path, t, m);
+    h5_end(c, &h, path);
+    return c->rc;
+}
+
+int si_h5_write_set(si_ctx *c, const char *path, int n, si_fill_fn fill, void *user,
+                    const si_meta *m)
+{
+    h5_call h;
     h5_open_call(&h);
     si_phase(c, h5_fapl(c, &h));
-    if (!c->rc) si_phase(c, h5_create(c, &h, path, t));
-    if (!c->rc) si_phase(c, h5_attrs(c, &h, t, m));
-    if (!c->rc) si_phase(c, h5_select(c, &h, t));
-    if (!c->rc)
-        si_phase(c, H5Dwrite(h.dset, h5_mem_type(t->type), h.mspace, h.space, h.dxpl, t->data) < 0
-                        ? si_fail(c, STENCIL_EIO, "%s: HDF5 write failed", path)
-                        : 0);
-    int bad = h5_close(&h);
-    if (!c->rc) si_phase(c, bad ? si_fail(c, STENCIL_EIO, "%s: HDF5 close failed", path) : 0);
+    if (!c->rc) si_phase(c, h5_file(c, &h, path, 0));
+    for (int i = 0; i < n && !c->rc; i++) {
+        stencil_tile t;
+        char why[200] = "";
+        int e = fill(i, &t, user, why, sizeof why);
+        si_phase(c, e ? si_fail(c, e, "%s", why) : 0);
+        if (!c->rc) h5_put(c, &h, path, &t, m);
+    }
+    h5_end(c, &h, path);
     return c->rc;
+}
+
+int si_h5_names(si_ctx *c, const char *path, si_names *nm)
+{
+    H5E_auto2_t efunc;
+    void *edata;
+    H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f >= 0) h5_list(f, NULL, nm);
+    if (f >= 0) H5Fclose(f);
+    H5Eset_auto2(H5E_DEFAULT, efunc, edata);
+    if (f < 0 || nm->n == 0) return si_fail(c, STENCIL_EFORMAT, "%s: no datasets to show", path);
+    return 0;
 }
 
 static int h5_read_attr(hid_t obj, const char *name, hid_t type, void *v)
@@ -162,19 +288,30 @@ static int h5_read_attr(hid_t obj, const char *name, hid_t type, void *v)
     return bad;
 }
 
-/* Opens the file and the field, and checks its shape and type against the tile's. */
+static int h5_open_file(si_ctx *c, h5_call *h, const char *path)
+{
+    h->file = H5Fopen(path, H5F_ACC_RDONLY, h->fapl);
+    return h->file < 0 ? si_fail(c, STENCIL_EFORMAT, "%s: not a readable HDF5 file", path) : 0;
+}
+
+/* Opens the tile's dataset (the one before it closed), and checks its shape and type against
+   the tile's. */
 static int h5_open_field(si_ctx *c, h5_call *h, const char *path, const stencil_tile *t)
 {
     hsize_t dims[3];
     long long g[3] = {1, 1, 1};
-    h->file = H5Fopen(path, H5F_ACC_RDONLY, h->fapl);
-    if (h->file < 0) return si_fail(c, STENCIL_EFORMAT, "%s: not a readable HDF5 file", path);
-    h->dset = H5Dopen2(h->file, SI_H5_FIELD, H5P_DEFAULT);
-    if (h->dset < 0) return si_fail(c, STENCIL_EFORMAT, "%s: no dataset /" SI_H5_FIELD, path);
+    char name[96];
+    si_dset_name(t, name, sizeof name);
+    if (h->mspace >= 0) H5Sclose(h->mspace);
+    if (h->dset >= 0) H5Dclose(h->dset);
+    if (h->space >= 0) H5Sclose(h->space);
+    h->mspace = h->dset = h->space = H5I_INVALID_HID;
+    h->dset = H5Dopen2(h->file, name, H5P_DEFAULT);
+    if (h->dset < 0) return si_fail(c, STENCIL_EFORMAT, "%s: no dataset /%s", path, name);
     h->space = H5Dget_space(h->dset);
     int n = h->space < 0 ? -1 : H5Sget_simple_extent_ndims(h->space);
     if (n < 1 || n > 3 || H5Sget_simple_extent_dims(h->space, dims, NULL) < 0)
-        return si_fail(c, STENCIL_EFORMAT, "%s: /" SI_H5_FIELD " is not a 1-3D array", path);
+        return si_fail(c, STENCIL_EFORMAT, "%s: /%s is not a 1-3D array", path, name);
     for (int d = 0; d < n; d++) g[d] = (long long)dims[d];
     hid_t ft = H5Dget_type(h->dset);
     int type = -1;
@@ -196,6 +333,22 @@ static int h5_read_meta(si_ctx *c, h5_call *h, const char *path, long long *it,
     return si_check_hash(c, path, hash, want);
 }
 
+/* The tile's dataset into its memory, its shape, type and attributes checked first. */
+static void h5_get(si_ctx *c, h5_call *h, const char *path, stencil_tile *t, long long *it,
+                   unsigned long long want, int *touched)
+{
+    si_phase(c, h5_open_field(c, h, path, t));
+    if (!c->rc) si_phase(c, h5_read_meta(c, h, path, it, want));
+    if (!c->rc) si_phase(c, h5_select(c, h, t));
+    if (!c->rc) {
+        *touched = 1;
+        si_phase(c,
+                 H5Dread(h->dset, h5_mem_type(t->type), h->mspace, h->space, h->dxpl, t->data) < 0
+                     ? si_fail(c, STENCIL_EFORMAT, "%s: HDF5 read failed (truncated?)", path)
+                     : 0);
+    }
+}
+
 int si_h5_read(si_ctx *c, const char *path, stencil_tile *t, long *iteration,
                unsigned long long want, int *touched)
 {
@@ -203,17 +356,32 @@ int si_h5_read(si_ctx *c, const char *path, stencil_tile *t, long *iteration,
     long long it = 0;
     h5_open_call(&h);
     si_phase(c, h5_fapl(c, &h));
-    if (!c->rc) si_phase(c, h5_open_field(c, &h, path, t));
-    if (!c->rc) si_phase(c, h5_read_meta(c, &h, path, &it, want));
-    if (!c->rc) si_phase(c, h5_select(c, &h, t));
-    if (!c->rc) {
-        *touched = 1;
-        si_phase(c, H5Dread(h.dset, h5_mem_type(t->type), h.mspace, h.space, h.dxpl, t->data) < 0
-                        ? si_fail(c, STENCIL_EFORMAT, "%s: HDF5 read failed (truncated?)", path)
-                        : 0);
-    }
+    if (!c->rc) si_phase(c, h5_open_file(c, &h, path));
+    if (!c->rc) h5_get(c, &h, path, t, &it, want, touched);
     h5_close(&h);
     *iteration = (long)it;
+    return c->rc;
+}
+
+int si_h5_read_set(si_ctx *c, const char *path, stencil_tile *t, int n, long *iteration,
+                   unsigned long long want, int *touched)
+{
+    h5_call h;
+    long long it = 0, first = 0;
+    h5_open_call(&h);
+    si_phase(c, h5_fapl(c, &h));
+    if (!c->rc) si_phase(c, h5_open_file(c, &h, path));
+    for (int i = 0; i < n && !c->rc; i++) { /* every dataset checked before any is read */
+        si_phase(c, h5_open_field(c, &h, path, &t[i]));
+        if (!c->rc) si_phase(c, h5_read_meta(c, &h, path, &it, want));
+        if (!c->rc && i && it != first)
+            si_phase(c, si_fail(c, STENCIL_EFORMAT, "%s: datasets of iterations %lld and %lld",
+                                path, first, it));
+        first = it;
+    }
+    for (int i = 0; i < n && !c->rc; i++) h5_get(c, &h, path, &t[i], &it, want, touched);
+    h5_close(&h);
+    *iteration = (long)first;
     return c->rc;
 }
 

@@ -262,16 +262,21 @@ static int si_targets(si_ctx *c, const char *path, int xdmf)
     return si_writable(c, xmf);
 }
 
+void si_write_start(si_ctx *c, const char *path, const stencil_tile *t, const si_meta *meta)
+{
+    if (meta) c->why = meta->why, c->whylen = meta->whylen;
+    si_phase(c, si_args(c, path, t));
+    if (!c->rc) {
+        long it = t->iteration;
+        si_phase(c, si_check_same(c, t, &it, 1));
+    }
+}
+
 int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *tile, const si_meta *meta)
 {
     si_ctx c;
     if (si_begin(&c, comm, "stencil_write")) return si_end(&c);
-    if (meta) c.why = meta->why, c.whylen = meta->whylen;
-    si_phase(&c, si_args(&c, path, tile));
-    if (!c.rc) {
-        long it = tile->iteration;
-        si_phase(&c, si_check_same(&c, tile, &it, 1));
-    }
+    si_write_start(&c, path, tile, meta);
     int h5 = meta && meta->format >= 0 ? meta->format : si_h5_name(path);
     if (!c.rc) si_phase(&c, c.rank == 0 ? si_targets(&c, path, h5 && !(meta && meta->no_xdmf)) : 0);
     if (!c.rc && h5)

@@ -77,6 +77,9 @@ typedef struct si_meta {
  * Collective, agreed codes.
  */
 int si_write_file(MPI_Comm comm, const char *path, const stencil_tile *t, const si_meta *meta);
+/* The checks a write starts with, as agreed phases of c: the path, the tile, the same grid and
+   iteration on every rank; meta's why (may be NULL) receives the message. */
+void si_write_start(si_ctx *c, const char *path, const stencil_tile *t, const si_meta *meta);
 int si_read_file(MPI_Comm comm, const char *path, stencil_tile *t, long *iteration,
                  unsigned long long want, int *touched, char *why, size_t whylen);
 int si_h5_name(const char *path);
@@ -88,21 +91,51 @@ int si_h5_name(const char *path);
 int si_h5_write(si_ctx *c, const char *path, const stencil_tile *t, const si_meta *meta);
 int si_h5_read(si_ctx *c, const char *path, stencil_tile *t, long *iteration,
                unsigned long long want, int *touched);
+/*
+ * Several arrays of one grid in one HDF5 file (a program's fields and levels), one dataset each,
+ * named by its tile (si_dset_name). write_set creates the file; fill(i, t, user, why, len) sets
+ * tile t of array i (geometry, data, field and level) or returns a code with its reason in why,
+ * agreed like every phase. read_set reads tiles t[0..n-1], all their datasets checked (shape,
+ * type, hash, one iteration for all) before any cell is stored.
+ */
+typedef int (*si_fill_fn)(int i, stencil_tile *t, void *user, char *why, size_t len);
+int si_h5_write_set(si_ctx *c, const char *path, int n, si_fill_fn fill, void *user,
+                    const si_meta *meta);
+int si_h5_read_set(si_ctx *c, const char *path, stencil_tile *t, int n, long *iteration,
+                   unsigned long long want, int *touched);
+/* The same, whole collective calls (io/fields.c): codes and messages agreed (into why). */
+int si_write_set(MPI_Comm comm, const char *path, const stencil_tile *geom, int n, si_fill_fn fill,
+                 void *user, const si_meta *meta);
+int si_read_set(MPI_Comm comm, const char *path, stencil_tile *t, int n, long *iteration,
+                unsigned long long want, int *touched, char *why, size_t whylen);
 /* A file's stencil hash against the one the reader wants (si_read_file); 0 or EFORMAT. */
 int si_check_hash(si_ctx *c, const char *path, unsigned long long have, unsigned long long want);
+/* The datasets of one HDF5 file, by name (programs: a field, "FIELD.prev" its previous level). */
+#define SI_MAX_SETS 64
+typedef struct si_names {
+    int n;
+    char name[SI_MAX_SETS][72];
+} si_names;
+/* A tile's dataset: "u" for a stencil's, the field's name for a program's ("FIELD.prev" for
+   level -1). */
+void si_dset_name(const stencil_tile *t, char *out, size_t len);
+/* Rank 0 alone (a serial open): the datasets of the file at path of the shape of the tile that
+   wrote it, in name order. 0 or EFORMAT. */
+int si_h5_names(si_ctx *c, const char *path, si_names *nm);
 /*
  * The XDMF sidecar of the HDF5 file h5path (its name with .h5/.hdf5 replaced by .xmf), which
- * ParaView and VisIt open: a uniform grid of the tile's global sizes, the field /u. Written by
- * rank 0, through a temporary name and a rename. Collective, agreed code.
+ * ParaView and VisIt open: a uniform grid of the tile's global sizes, one attribute per dataset
+ * of the file (rank 0 lists them). Written by rank 0, through a temporary name and a rename.
+ * Collective, agreed code.
  */
 int si_write_xdmf(MPI_Comm comm, const char *h5path, const stencil_tile *t);
 /*
- * The sidecar in two steps, for checkpoints: written to its temporary name (and its final name
- * checked) before the .h5 is renamed into place, so that nothing is replaced when the sidecar
- * cannot be written; renamed after it. Collective, agreed codes.
+ * The sidecar of the datasets nm in two steps, for checkpoints: written to its temporary name (and
+ * its final name checked) before the .h5 is renamed into place, so that nothing is replaced when
+ * the sidecar cannot be written; renamed after it. Collective, agreed codes.
  */
-int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t, char *why,
-                    size_t whylen);
+int si_xdmf_prepare(MPI_Comm comm, const char *h5path, const stencil_tile *t, const si_names *nm,
+                    char *why, size_t whylen);
 int si_xdmf_commit(MPI_Comm comm, const char *h5path, char *why, size_t whylen);
 void si_xdmf_discard(const char *h5path);
 void si_xdmf_name(const char *h5path, char *out, size_t len);

@@ -47,7 +47,8 @@ static int checkpoint(sk_run *r, const char *path)
     if (rc) return rc;
     /* The sidecar first: when it cannot be written, the old checkpoint stays as it was. */
     /* The io calls' codes and messages are agreed already: the same on every rank. */
-    if (m.format) rc = si_xdmf_prepare(r->comm, path, &t, io, sizeof io);
+    si_names u = {.n = 1, .name = {"u"}};
+    if (m.format) rc = si_xdmf_prepare(r->comm, path, &t, &u, io, sizeof io);
     if (!rc) rc = si_write_file(r->comm, tmp, &t, &m);
     if (rc) {
         if (r->rank == 0) {

@@ -4,7 +4,11 @@
  * row-major order. Evaluated left to right in the element type with the weights converted from
  * double, that is the arithmetic contract of backend.h term for term, so the results are the
  * linear kernels' bitwise (the frame of a fixed face is the points' reach, as for a stencil).
- * Tiles show field NULL, as for any stencil run.
+ * Tiles show field NULL, as for any stencil run. A named kernel is checked as the stencil path
+ * checks it (registered, computing this stencil), then the program runs in its place: the faces'
+ * ghosts need the program's kernel, and the named kernel computes the same stencil under the
+ * same contract, so the bits are the ones it would give (stats.kernel names the program's
+ * kernel, never "named").
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,15 +104,15 @@ int sk_face_setup(sk_run *r, const long *sizes, const stencil_desc *st, const ch
     int rc = 0;
     memset(&s, 0, sizeof s);
     if (!st) rc = SK_FAIL(r, STENCIL_EINVAL, "stencil description is NULL");
-    if (!rc && kernel)
-        rc = SK_FAIL(r, STENCIL_EINVAL, "kernel '%s': named kernels take no options.face yet",
-                     kernel);
+    const stencil_kernel *named = NULL;
     if (!rc) rc = sl_stencil_make(&s, st, r->msg, sizeof r->msg);
     if (!rc) rc = check_faces(r, st->ndims);
+    if (!rc) rc = sk_named_for(kernel, &s, &named, r->msg, sizeof r->msg);
     char *text = rc ? NULL : program_text(r, &s);
     if (!rc && !text) rc = SK_FAIL(r, STENCIL_ENOMEM, "out of memory (stencil as a program)");
     sl_stencil_free(&s);
     rc = err_agree(r->comm, rc, r->msg, sizeof r->msg);
+    SK_PHASE(r, rc, sk_same_text(r, kernel ? kernel : "", "kernel names"));
     if (!rc) rc = sk_prog_setup(r, sizes, text, none, st->type, init, 1);
     free(text);
     return rc;

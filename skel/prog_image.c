@@ -1,10 +1,14 @@
 /*
  * The host images of a program run's levels: the tiles the callbacks see (init per field and
- * level, view per field), and checkpoints. A checkpoint of a program is one file per level in
- * the native format (stencil_write's, with a hash of the program text in its header): the
- * path itself for the first field, path.FIELD for the others and path.FIELD.prev for previous
- * levels, coefficients included, each written to a temporary name and all renamed once all of
- * them are in. stencil_load reads them back on any rank count and partition.
+ * level, view per field), and checkpoints. A checkpoint of a program holds every level of every
+ * field, coefficients included (a restart needs them all). In the native format it is one file
+ * per level (stencil_write's, with a hash of the program text in its header): the path itself
+ * for the first field, path.FIELD for the others and path.FIELD.prev for previous levels, each
+ * written to a temporary name and all renamed once all of them are in. A path ending in .h5 or
+ * .hdf5 is one HDF5 file of a dataset per level, named FIELD and FIELD.prev (each with the
+ * attributes of io/README.md and the program's hash), beside its XDMF sidecar showing them all
+ * on one grid; it is written and renamed as a stencil's. stencil_load reads either back on any
+ * rank count and partition.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,11 +110,52 @@ static int levels(const sk_prog *sp, int *fi, int *lvi, sb_mem *m)
     return n;
 }
 
-static int no_h5(sk_run *r, const char *path)
+/* The levels of an HDF5 checkpoint, read from the devices one at a time as they are written. */
+typedef struct h5_levels {
+    sk_run *r;
+    const int *fi, *lvi;
+    const sb_mem *m;
+} h5_levels;
+
+static int fill_level(int i, stencil_tile *t, void *user, char *why, size_t len)
 {
-    if (path && si_h5_name(path))
-        return SK_FAIL(r, STENCIL_ENOSYS, "HDF5 checkpoints of program runs are not there yet");
+    h5_levels *h = user;
+    sk_run *r = h->r;
+    int e = r->dev.ops->read(&r->dev, h->m[i], r->host, r->loc.nelems * sb_elem_size(r->st.type));
+    if (e) {
+        snprintf(why, len, "%s", r->dev.err);
+        return e;
+    }
+    sk_prog_tile(r, t, h->fi[i], h->lvi[i]);
     return 0;
+}
+
+/* The sidecar first (when it cannot be written the old checkpoint stays), then path.tmp, both
+   renamed once complete. */
+static int checkpoint_h5(sk_run *r, const char *path, int n, const int *fi, const int *lvi,
+                         const sb_mem *m)
+{
+    char tmp[4300], io[300] = "";
+    si_meta meta = {.why = io, .whylen = sizeof io, .hash = r->prog->hash, .format = 1};
+    si_names nm = {.n = n};
+    h5_levels h = {r, fi, lvi, m};
+    stencil_tile t;
+    for (int i = 0; i < n; i++) {
+        sk_prog_tile(r, &t, fi[i], lvi[i]);
+        si_dset_name(&t, nm.name[i], sizeof nm.name[i]);
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = si_xdmf_prepare(r->comm, path, &t, &nm, io, sizeof io);
+    if (!rc) rc = si_write_set(r->comm, tmp, &t, n, fill_level, &h, &meta);
+    if (rc) {
+        if (r->rank == 0) si_remove_regular(tmp), si_xdmf_discard(path);
+        return sk_io_fail(r, rc, "checkpoint", path, io);
+    }
+    SK_PHASE(r, rc, sk_commit(r, tmp, path));
+    if (!rc && (rc = si_xdmf_commit(r->comm, path, io, sizeof io)))
+        sk_io_fail(r, rc, "checkpoint (its sidecar)", path, io);
+    if (rc && r->rank == 0) si_xdmf_discard(path);
+    return rc;
 }
 
 int sk_prog_checkpoint(sk_run *r, const char *path)
@@ -122,9 +167,9 @@ int sk_prog_checkpoint(sk_run *r, const char *path)
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
     char name[4200], tmp[4300], io[300] = "";
     SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
-    SK_PHASE(r, rc, no_h5(r, path));
     SK_PHASE(r, rc, sk_path_ok(r, path, tmp, sizeof tmp));
     SK_PHASE(r, rc, sk_same_text(r, path, "checkpoint paths"));
+    if (!rc && si_h5_name(path)) return checkpoint_h5(r, path, n, fi, lvi, m);
     for (int i = 0; i < n && !rc; i++) {
         si_meta meta = {.why = io, .whylen = sizeof io, .hash = sp->hash, .format = 0};
         stencil_tile t;
@@ -159,26 +204,31 @@ int sk_prog_load(sk_run *r, const char *path)
     int fi[2 * KGT_PROG_MAX_FIELDS], lvi[2 * KGT_PROG_MAX_FIELDS], rc = 0;
     sb_mem m[2 * KGT_PROG_MAX_FIELDS];
     void *img[2 * KGT_PROG_MAX_FIELDS] = {NULL};
+    stencil_tile t[2 * KGT_PROG_MAX_FIELDS];
     int n = levels(sp, fi, lvi, m);
     size_t es = sb_elem_size(r->st.type), bytes = r->loc.nelems * es;
     long it = 0, first = -1;
     char name[4200], io[300] = "";
     SK_PHASE(r, rc, r->failed ? SK_FAIL(r, STENCIL_EINVAL, "the run failed earlier") : 0);
     SK_PHASE(r, rc, path ? 0 : SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL"));
-    SK_PHASE(r, rc, no_h5(r, path));
     SK_PHASE(r, rc, sk_same_text(r, path, "checkpoint paths"));
     for (int i = 0; i < n && !rc; i++) {
-        stencil_tile t;
         img[i] = calloc(r->loc.nelems, es);
         SK_PHASE(r, rc, img[i] ? 0 : SK_FAIL(r, STENCIL_ENOMEM, "out of memory (load)"));
+        sk_prog_tile(r, &t[i], fi[i], lvi[i]);
+        t[i].data = img[i] ? (char *)img[i] + sl_local_index(&r->loc, r->loc.owned.lo) * es : NULL;
+    }
+    if (!rc && si_h5_name(path)) { /* one file of every level */
+        rc = si_read_set(r->comm, path, t, n, &it, sp->hash, NULL, io, sizeof io);
+        if (rc) rc = sk_io_fail(r, rc, "cannot load checkpoint", path, io);
+    }
+    for (int i = 0; i < n && !rc && !si_h5_name(path); i++) {
         SK_PHASE(r, rc,
                  level_path(r, path, fi[i], lvi[i], name, sizeof name)
                      ? SK_FAIL(r, STENCIL_EINVAL, "checkpoint path too long")
                      : 0);
         if (rc) break;
-        sk_prog_tile(r, &t, fi[i], lvi[i]);
-        t.data = (char *)img[i] + sl_local_index(&r->loc, r->loc.owned.lo) * es;
-        rc = si_read_file(r->comm, name, &t, &it, sp->hash, NULL, io, sizeof io);
+        rc = si_read_file(r->comm, name, &t[i], &it, sp->hash, NULL, io, sizeof io);
         if (rc) rc = sk_io_fail(r, rc, "cannot load checkpoint", name, io);
         if (!rc && first >= 0 && it != first)
             rc = SK_FAIL(r, STENCIL_EFORMAT, "checkpoint %s: iteration %ld, %s has %ld", name, it,

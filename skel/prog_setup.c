@@ -61,8 +61,6 @@ static int check_args(sk_run *r, const long *sizes, const kgt_prog *p, stencil_t
     if (r->opt.steps < 0 || r->opt.steps > STENCIL_MAX_STEPS)
         return SK_FAIL(r, STENCIL_EINVAL, "options.steps is %d, not in 0..%d", r->opt.steps,
                        STENCIL_MAX_STEPS);
-    if (r->opt.weights_auto)
-        return SK_FAIL(r, STENCIL_EINVAL, "options.weights_auto is not supported for programs yet");
     return 0;
 }
 
@@ -98,15 +96,6 @@ static void widths(sk_prog *sp)
             }
             sp->periodic[f][d] = p->f[f].bc[d][0].kind == KGT_B_PERIODIC;
         }
-}
-
-/* A timed calibration runs the stencil path: not for programs yet, on any rank. */
-static int no_auto_weights(sk_run *r)
-{
-    int mine = r->cfg.weight_auto, any = 0;
-    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS)
-        return SK_FAIL(r, STENCIL_EMPI, "MPI_Allreduce failed (weights)");
-    return any ? SK_FAIL(r, STENCIL_EINVAL, "automatic weights are not there for programs yet") : 0;
 }
 
 /* The partition, its parts at least as thick as one step reads (R of widths). */
@@ -328,8 +317,7 @@ int sk_prog_setup(sk_run *r, const long *sizes, const char *text, const double *
     if (!rc) widths(sp);
     SK_PHASE(r, rc, union_stencil(r, sp->p, type));
     SK_PHASE(r, rc, sk_node_config(r));
-    SK_PHASE(r, rc, no_auto_weights(r));
-    if (!rc) rc = sk_weights(r, sizes, NULL); /* options.rank_weights or configured ones */
+    if (!rc) rc = sk_prog_weights(r, sizes, text, type, linear); /* prog_weights.c */
     SK_PHASE(r, rc, partition(r));
     SK_PHASE(r, rc, sk_prog_steps(r));
     SK_PHASE(r, rc, layout(r));

@@ -89,3 +89,18 @@ int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen)
     if (!rc) sl_stencil_free(&s);
     return rc;
 }
+
+int sk_named_for(const char *kernel, const sl_stencil *s, const stencil_kernel **named, char *msg,
+                 size_t len)
+{
+    *named = NULL;
+    if (!kernel) return 0;
+    *named = stencil_find_kernel(kernel);
+    if (!*named) {
+        char names[160];
+        stencil_kernel_names(names, sizeof names);
+        return err_set(msg, len, STENCIL_ENOKERNEL, "unknown kernel '%s' (known: %s)", kernel,
+                       names[0] ? names : "none registered");
+    }
+    return sk_kernel_matches(*named, s, msg, len);
+}

@@ -196,16 +196,7 @@ static int sk_open_backend(sk_run *r, const stencil_kernel *named)
 
 static int sk_find_named(sk_run *r, const char *kernel, const stencil_kernel **named)
 {
-    *named = NULL;
-    if (!kernel) return 0;
-    *named = stencil_find_kernel(kernel);
-    if (!*named) {
-        char names[160];
-        stencil_kernel_names(names, sizeof names);
-        return SK_FAIL(r, STENCIL_ENOKERNEL, "unknown kernel '%s' (known: %s)", kernel,
-                       names[0] ? names : "none registered");
-    }
-    return sk_kernel_matches(*named, &r->st, r->msg, sizeof r->msg);
+    return sk_named_for(kernel, &r->st, named, r->msg, sizeof r->msg);
 }
 
 int sk_alloc(sk_run *r)

@@ -149,6 +149,10 @@ void sk_peer_close(sk_run *r);
 
 /* Checks the stencil of a named kernel against the call's; 0 when equal. */
 int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, size_t len);
+/* The registered kernel named kernel (NULL: none asked, 0), checked against s: ENOKERNEL for an
+   unknown name (the known ones in msg), EINVAL for another stencil. */
+int sk_named_for(const char *kernel, const sl_stencil *s, const stencil_kernel **named, char *msg,
+                 size_t len);
 
 /* A device call inside the loop: skipped once r->rc is set, its failure sets r->rc. */
 #define SK_DEV(r, call)                                                                            \
@@ -190,6 +194,16 @@ int sk_config_resolve(sk_run *r, int local_rank);
 
 /* Sets r->weights from options, configured weights or a timed calibration (weights.c). */
 int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
+/*
+ * The same with another calibration: rate(r, sizes, arg, &cells_per_s) times this rank on the
+ * partition of r->weights (NULL: equal shares), 0 or a code agreed over the ranks, with r->msg
+ * (a program's runs, prog_weights.c). sk_calib_pace times pass(r, k, arg), k = 0, 1, ... (the
+ * first untimed) one at a time, both queues waited for, into seconds per pass; device errors
+ * are taken from r->rc (SK_DEV) and cleared.
+ */
+typedef int (*sk_rate_fn)(sk_run *r, const long *sizes, void *arg, double *rate);
+int sk_weights_by(sk_run *r, const long *sizes, sk_rate_fn rate, void *arg);
+int sk_calib_pace(sk_run *r, void (*pass)(sk_run *r, long k, void *arg), void *arg, double *pace);
 
 /* Partition, device and buffers for the given weights (setup.c); sk_release undoes it. */
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);

@@ -7,6 +7,7 @@
  *   prog_bound.c  the ghosts of mirror and constant faces
  *   prog_face.c   a linear stencil with a boundary per face, as a program
  *   prog_image.c  tiles for the callbacks, checkpoints
+ *   prog_weights.c  automatic weights: calibration rounds that time the program's steps
  *   prog_ooc.c    out of core: the levels in host memory, each step streamed through the device
  *   prog_loop.c   per pass of T steps: halos of the fields read across cells, ghosts of mirror
  *                 and constant faces, the updates, the rotation of the time levels; norms
@@ -130,6 +131,10 @@ int sk_prog_load(sk_run *r, const char *path);
 /* options.monitor of a program run: called per field with its tile and change (changes[f]); 1
    from any call on any rank stops every rank (*stop). Collective. */
 int sk_prog_monitor(sk_run *r, const stencil_norm *changes, int *stop);
+
+/* prog_weights.c: r->weights as sk_weights sets them, a calibration timing the program given by
+   text (sk_prog_setup's arguments) on each round's partition. Collective, agreed. */
+int sk_prog_weights(sk_run *r, const long *sizes, const char *text, stencil_type type, int linear);
 
 /* prog_loop.c */
 int sk_prog_halos_all(sk_run *r);

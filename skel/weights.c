@@ -71,19 +71,19 @@ static double pace_of(double *t, int n)
 }
 
 /*
- * Times iterations one by one (after one untimed) until SK_CALIB_TIME has passed and at least
- * SK_CALIB_MIN were timed, and rates the rank by pace_of() those times. One iteration at a time
- * is how the loop runs (it waits for the border every iteration).
+ * Times passes one by one (after one untimed) until SK_CALIB_TIME has passed and at least
+ * SK_CALIB_MIN were timed, and rates the rank by pace_of() those times. One pass at a time is
+ * how the loop runs (it waits for the border every iteration). pass(r, k, arg) queues pass k;
+ * both queues are waited for. Device errors are in r->rc (SK_DEV), returned and cleared.
  */
-static int measure(sk_run *r, double *rate)
+int sk_calib_pace(sk_run *r, void (*pass)(sk_run *r, long k, void *arg), void *arg, double *pace)
 {
     const sb_ops *o = r->dev.ops;
-    sl_box b = sl_local_box(&r->loc, &r->loc.update);
-    double cells = (double)sl_box_volume(&b), total = 0, t[SK_CALIB_MAX_IT];
-    int n = 0, rc = fill(r);
-    for (long k = 0; !rc && !r->rc && k <= SK_CALIB_MAX_IT; k++) {
-        double t0 = MPI_Wtime(); /* rated as the loop will run: T steps per pass */
-        sk_local_pass(r, k);
+    double total = 0, t[SK_CALIB_MAX_IT];
+    int n = 0;
+    for (long k = 0; !r->rc && k <= SK_CALIB_MAX_IT; k++) {
+        double t0 = MPI_Wtime();
+        pass(r, k, arg);
         SK_DEV(r, o->wait(&r->dev, SB_QBORDER));
         SK_DEV(r, o->wait(&r->dev, SB_QINNER));
         if (k == 0) continue; /* warm-up: first launches, first touches */
@@ -91,18 +91,33 @@ static int measure(sk_run *r, double *rate)
         total += t[n++];
         if (total >= SK_CALIB_TIME && n >= SK_CALIB_MIN) break;
     }
-    if (!rc) rc = r->rc;
+    int rc = r->rc;
     r->rc = 0; /* the loop's error slot (SK_DEV), free again for the run itself */
+    *pace = rc ? 0 : pace_of(t, n);
+    return rc;
+}
+
+static void stencil_pass(sk_run *r, long k, void *arg)
+{
+    (void)arg;
+    sk_local_pass(r, k); /* rated as the loop will run: T steps per pass */
+}
+
+static int measure(sk_run *r, double *rate)
+{
+    sl_box b = sl_local_box(&r->loc, &r->loc.update);
+    double cells = (double)sl_box_volume(&b), pace = 0;
+    int rc = fill(r);
+    if (!rc) rc = sk_calib_pace(r, stencil_pass, NULL, &pace);
     r->pass_steps = 0;
     if (rc) return err_set(r->msg, sizeof r->msg, rc, "calibration: %s", r->dev.err);
-    double pace = pace_of(t, n);
     *rate = pace > 0 && cells > 0 ? cells * r->steps / pace : 0;
     r->rate = *rate; /* the automatic T's model (steps.c) uses it on the next set-up */
     return 0;
 }
 
 /* Times this rank on the partition of r->weights (NULL: equal shares). */
-static int calibrate(sk_run *r, const long *sizes, const stencil_kernel *named, double *rate)
+static int calibrate(sk_run *r, const long *sizes, void *named, double *rate)
 {
     *rate = 0;
     int rc = sk_prepare(r, sizes, named);
@@ -169,14 +184,14 @@ static int max_rounds(sk_run *r, int *rounds)
  * The calibration rounds (see the top of the file): on return r->weights holds the last round's
  * rates of all ranks and r->stats.calib_rounds the number of rounds.
  */
-static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *named)
+static int calibrate_rounds(sk_run *r, const long *sizes, sk_rate_fn rate, void *arg)
 {
     int n = r->size, most = 0, rc = max_rounds(r, &most);
     double *prev = NULL, *w = r->weights;
     for (int k = 1; !rc && k <= most; k++) {
         double mine = 0;
         r->weights = prev; /* the partition this round is timed on */
-        rc = calibrate(r, sizes, named, &mine);
+        rc = rate(r, sizes, arg, &mine);
         r->weights = w;
         if (!rc && MPI_Allgather(&mine, 1, MPI_DOUBLE, w, 1, MPI_DOUBLE, r->comm) != MPI_SUCCESS)
             rc = err_set(r->msg, sizeof r->msg, STENCIL_EMPI, "MPI_Allgather failed (calibration)");
@@ -201,6 +216,11 @@ static int calibrate_rounds(sk_run *r, const long *sizes, const stencil_kernel *
 
 int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named)
 {
+    return sk_weights_by(r, sizes, calibrate, (void *)named);
+}
+
+int sk_weights_by(sk_run *r, const long *sizes, sk_rate_fn rate, void *arg)
+{
     int any_auto = 0, rc = 0;
     double mine = r->cfg.weight;
     r->stats.calib_rounds = 0;
@@ -214,7 +234,7 @@ int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named)
     }
     MPI_Allreduce(&r->cfg.weight_auto, &any_auto, 1, MPI_INT, MPI_MAX, r->comm);
     if (any_auto) {
-        if ((rc = calibrate_rounds(r, sizes, named))) return rc;
+        if ((rc = calibrate_rounds(r, sizes, rate, arg))) return rc;
     } else {
         MPI_Allgather(&mine, 1, MPI_DOUBLE, r->weights, 1, MPI_DOUBLE, r->comm);
     }

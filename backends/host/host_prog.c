@@ -79,9 +79,10 @@ int host_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
     for (int d = 0; d < 3; d++) tl.origin[d] = h->origin[d];
     tl.t = s->t;
     for (int i = 0; i < p->npar; i++) tl.par[i] = s->par ? s->par[i] : p->par[i].value;
-    if (h->prog_fn)
-        run_compiled(h, &tl);
-    else
-        kgt_prog_eval_tile(p, h->type == STENCIL_DOUBLE, &tl);
+    for (long k = 0; k < h->repeat; k++) /* STENCIL_HOST_REPEAT: a slower device, as update's */
+        if (h->prog_fn)
+            run_compiled(h, &tl);
+        else
+            kgt_prog_eval_tile(p, h->type == STENCIL_DOUBLE, &tl);
     return 0;
 }

@@ -251,3 +251,83 @@ void tp_skeleton(tp_env *e, const prog_case *pc, long iters, stencil_stats *st, 
                   e->o.partition == STENCIL_PART_BLOCKS ? "blocks" : "bands", bad, seen);
     ck_assert_int_eq(seen, e->R.total * stencil_program_nfields(e->p));
 }
+
+void tp_grid_init(tp_grid *g, const tp_env *e)
+{
+    memset(g, 0, sizeof *g);
+    g->c = e->c;
+    g->total = e->R.total;
+    g->es = e->c.dbl ? sizeof(double) : sizeof(float);
+    for (int f = 0; f < e->R.p->nf; f++) g->a[f] = calloc((size_t)g->total, g->es);
+}
+
+/* c is the first member of a tp_grid. */
+static void grid_cell(const stencil_tile *t, size_t i, const long *g, ctx *c, int f)
+{
+    tp_grid *G = (tp_grid *)c;
+    long k = gindex(t->global_size, t->ndims, g);
+    memcpy(G->a[f] + (size_t)k * G->es, (const char *)t->data + i * G->es, G->es);
+}
+
+void tp_grid_pair(tp_grid *a, tp_grid *b, const tp_env *e)
+{
+    tp_grid_init(a, e);
+    tp_grid_init(b, e);
+}
+
+void tp_whole_tile(stencil_tile *t, const ref *R, void *data, const char *field)
+{
+    memset(t, 0, sizeof *t);
+    t->type = R->dbl ? STENCIL_DOUBLE : STENCIL_FLOAT;
+    t->ndims = R->p->ndims;
+    for (int d = 0; d < 3; d++) t->global_size[d] = t->size[d] = d < t->ndims ? R->n[d] : 1;
+    t->stride[2] = 1;
+    t->stride[1] = t->size[2];
+    t->stride[0] = t->size[1] * t->size[2];
+    for (int d = 0; d < t->ndims; d++) t->boundary_lo[d] = t->boundary_hi[d] = 1;
+    t->data = data;
+    t->field = field;
+}
+
+void tp_grid_check(const tp_grid *g, const ref *R, ctx *c)
+{
+    memcpy(c->ref, R->cur, sizeof c->ref);
+    c->bad = c->seen = 0;
+    for (int f = 0; f < R->p->nf; f++) {
+        stencil_tile t;
+        tp_whole_tile(&t, R, g->a[f], R->p->f[f].name);
+        check_out(&t, c);
+    }
+}
+
+int tp_grid_out(const stencil_tile *t, void *user)
+{
+    tp_grid *g = user;
+    int f = stencil_program_find_field(g->c.prog, t->field);
+    if (f < 0 || !g->a[f]) return 1;
+    each_cell(t, grid_cell, &g->c, f);
+    return 0;
+}
+
+void tp_grid_sync(tp_grid *g, MPI_Comm comm)
+{
+    for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++)
+        if (g->a[f])
+            MPI_Allreduce(MPI_IN_PLACE, g->a[f], (int)((size_t)g->total * g->es), MPI_BYTE, MPI_BOR,
+                          comm);
+}
+
+long tp_grid_diff(const tp_grid *a, const tp_grid *b)
+{
+    long bad = 0;
+    for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++)
+        for (size_t i = 0; a->a[f] && b->a[f] && i < (size_t)a->total * a->es; i++)
+            bad += a->a[f][i] != b->a[f][i];
+    return bad;
+}
+
+void tp_grid_free(tp_grid *g)
+{
+    for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) free(g->a[f]);
+    memset(g, 0, sizeof *g);
+}

@@ -75,6 +75,31 @@ void tp_end(tp_env *e);
 void tp_skeleton(tp_env *e, const prog_case *pc, long iters, stencil_stats *st, const char *what);
 void tp_persistent(tp_env *e, const long *n, const long *adv, int nadv, stencil_stats *st);
 
+/*
+ * The whole grid of every field as a run's output callback saw it, to compare two runs bitwise.
+ * Its first member is the ctx init takes (options.user may point at a tp_grid). tp_grid_sync
+ * assembles the tiles of every rank of comm (an OR of bytes: each cell is owned once).
+ */
+typedef struct tp_grid {
+    ctx c;
+    long total;
+    size_t es;
+    unsigned char *a[KGT_PROG_MAX_FIELDS];
+} tp_grid;
+void tp_grid_init(tp_grid *g, const tp_env *e);
+/* Two grids, as tests compare them: tp_grid_init of both. */
+void tp_grid_pair(tp_grid *a, tp_grid *b, const tp_env *e);
+/* A tile of the whole grid of R's sizes over data (row-major), of field (may be NULL). */
+void tp_whole_tile(stencil_tile *t, const ref *R, void *data, const char *field);
+/* An assembled grid against the reference's current levels: c->bad and c->seen counted anew
+   (c->ref set to R's). */
+void tp_grid_check(const tp_grid *g, const ref *R, ctx *c);
+int tp_grid_out(const stencil_tile *t, void *user);
+void tp_grid_sync(tp_grid *g, MPI_Comm comm);
+/* Bytes that differ between two grids of the same program, over every field. */
+long tp_grid_diff(const tp_grid *a, const tp_grid *b);
+void tp_grid_free(tp_grid *g);
+
 /* The main of a program test: MPI, *rank and *nranks, one test case filled by add, the suite
    run (cksuite.h); the exit status. */
 int tp_main(int argc, char **argv, const char *name, void (*add)(TCase *), int *rank, int *nranks);

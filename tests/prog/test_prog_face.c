@@ -4,7 +4,8 @@
  * backends/backend.h in the element type (acc = w0 * v0, acc = acc + w * v, ..., acc / divisor)
  * with the faces' reads resolved cell by cell (periodic wraps, mirror reflects, a constant face
  * reads its value, a later dimension's constant winning; a fixed face's frame keeps its values).
- * All faces periodic gives bitwise the run of options.boundary = periodic. Misuse is refused.
+ * All faces periodic gives bitwise the run of options.boundary = periodic. A registered kernel
+ * named with faces gives the same bits. Misuse is refused.
  */
 #include <check.h>
 #include <math.h>
@@ -259,6 +260,71 @@ START_TEST(faces_periodic_same)
 }
 END_TEST
 
+static char g_msg[512];
+
+static void on_error(int code, const char *message, void *user)
+{
+    (void)code;
+    (void)user;
+    snprintf(g_msg, sizeof g_msg, "%s", message ? message : "");
+}
+
+/*
+ * A registered kernel named with faces (issue 43): checked as a stencil run checks it, on every
+ * rank with the same message (an unknown name: ENOKERNEL; a kernel of another stencil: EINVAL),
+ * then the run gives the serial loop's bits. _i: case 1 (constant, mirror, fixed) in float, case
+ * 2 (3D, periodic, mirror, constant) in double. The kernels have no code: with faces the run is
+ * the stencil's program, which the registered code, under the same contract, would match.
+ */
+START_TEST(faces_named)
+{
+    static double w[2][400], other[2][400];
+    static stencil_kernel k[2], ko[2];
+    static char name[2][32], oname[2][32];
+    const fcase *c = &fcases[1 + _i];
+    int dbl = _i, n = dense(c, w[_i]);
+    memcpy(other[_i], w[_i], sizeof other[_i]);
+    other[_i][n / 2] += 0.5;
+    stencil_desc st = desc_of(c, w[_i], dbl);
+    snprintf(name[_i], sizeof name[_i], "face_named_%d", _i);
+    snprintf(oname[_i], sizeof oname[_i], "face_other_%d", _i);
+    k[_i].name = name[_i], k[_i].stencil = st;
+    ko[_i].name = oname[_i], ko[_i].stencil = desc_of(c, other[_i], dbl);
+    if (!stencil_find_kernel(name[_i])) {
+        ck_assert_int_eq(stencil_register_kernel(&k[_i]), 0);
+        ck_assert_int_eq(stencil_register_kernel(&ko[_i]), 0);
+    }
+    const long iters = 4;
+    fctx f = {.c = c, .want = serial(c, w[_i], dbl, iters)};
+    stencil_options o;
+    face_opts(&o, c, 1);
+    o.user = &f;
+    o.on_error = on_error;
+    stencil_stats stats;
+    o.stats = &stats;
+    ck_assert_int_eq(
+        stencil_skeleton(MPI_COMM_WORLD, c->n, &st, iters, name[_i], finit, fcheck, &o), 0);
+    ck_assert_int_eq(sum_long(f.bad), 0);
+    ck_assert_str_ne(stats.kernel, "named"); /* the program's kernel ran */
+    char want[256];
+    ck_assert_int_eq(stencil_skeleton(MPI_COMM_WORLD, c->n, &st, 1, oname[_i], finit, NULL, &o),
+                     STENCIL_EINVAL);
+    snprintf(want, sizeof want,
+             "rank 0: kernel '%s' computes a different stencil than the one passed", oname[_i]);
+    ck_assert_str_eq(g_msg, want);
+    ck_assert_int_eq(stencil_skeleton(MPI_COMM_WORLD, c->n, &st, 1, "nope", finit, NULL, &o),
+                     STENCIL_ENOKERNEL);
+    ck_assert_msg(!strncmp(g_msg, "rank 0: unknown kernel 'nope' (known: ", 38), "%s", g_msg);
+    stencil_run *run = NULL;
+    ck_assert_int_eq(
+        stencil_create(MPI_COMM_WORLD, c->n, &st, rank ? name[_i] : NULL, finit, &o, &run),
+        nranks > 1 ? STENCIL_EINVAL : 0);
+    if (nranks > 1) ck_assert_str_eq(g_msg, "rank 0: ranks passed different kernel names");
+    stencil_destroy(&run);
+    free((void *)f.want);
+}
+END_TEST
+
 START_TEST(faces_misuse)
 {
     const fcase *c = &fcases[0];
@@ -282,7 +348,7 @@ START_TEST(faces_misuse)
                      STENCIL_EINVAL);
     face_opts(&o, c, 0);
     ck_assert_int_eq(stencil_skeleton(MPI_COMM_WORLD, c->n, &st, 1, "nope", finit, NULL, &o),
-                     STENCIL_EINVAL);
+                     STENCIL_ENOKERNEL);
     stencil_run *run = NULL;
     ck_assert_int_eq(stencil_create(MPI_COMM_WORLD, c->n, &st, NULL, finit, &o, &run), 0);
     stencil_norm nr;
@@ -304,6 +370,7 @@ static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, faces_serial, 0, 4 * NF);
     tcase_add_test(tc, faces_periodic_same);
+    tcase_add_loop_test(tc, faces_named, 0, 2);
     tcase_add_test(tc, faces_misuse);
 }
 
