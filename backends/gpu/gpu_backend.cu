@@ -67,6 +67,7 @@ void gpu_close(sb_dev *dev)
     if (im->gw) (void)gpuFree(im->gw);
     rtc_unload(&im->rk);
     rtc_unload_module(&im->pmod);
+    for (int k = 0; k <= KGT_PROG_FUSE_MAX; k++) rtc_unload_module(&im->pkmod[k]);
     for (int l = 0; l <= KGT_STREAM_MAX; l++) rtc_unload(&im->rs[l]);
     for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
     for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);
@@ -142,5 +143,7 @@ extern "C" const sb_ops SB_GPU_OPS = {
     /* ipc_seal: CUDA/HIP IPC handles name nothing that outlives the process. */
     NULL,
     gpu_prog_update,
+    gpu_prog_fuse_depth,
+    gpu_prog_update_k,
 };
 #endif

@@ -99,6 +99,12 @@ struct impl {
     rtc_func pfn;
     int pnarrow;           /* programs: the kernel indexes in int (kgt_prog_emit_gpu_rtc) */
     kgt_prog_shape pshape; /* programs, narrow: the kernel's shape */
+    /* programs in 2D, narrow: the fused kernels of k = 1 .. pfuse steps (prog.cuh), each in its
+       module; a k whose plan failed has none (pkfn[k] NULL) */
+    int pfuse;
+    rtc_module pkmod[KGT_PROG_FUSE_MAX + 1];
+    rtc_func pkfn[KGT_PROG_FUSE_MAX + 1];
+    kgt_prog_fuse pkfz[KGT_PROG_FUSE_MAX + 1];
 };
 
 static impl *im_of(sb_dev *dev)
