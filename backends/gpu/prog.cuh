@@ -7,6 +7,9 @@
  * kgt's plan (kgt_prog_gpu_plan), its x range started at a 128-byte line so that each warp's row
  * of loads takes whole lines; otherwise one cell a thread, as kgt's ahead-of-time launchers do.
  *
+ * 2D programs also get the fused kernels of k = 1..4 steps per launch (kgt/prog_fuse.c), for
+ * the skeleton's substeps of a forced T (prog_update_k).
+ *
  * STENCIL_PROG_SHAPE="bx,by,cy" overrides the plan's shape. Temporary, for measuring shapes
  * against each other: it goes once the plan's default is settled (or into the configuration).
  */

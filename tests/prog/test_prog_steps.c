@@ -9,7 +9,9 @@
  * shorter than T at the end of an advance, norms of the last step, and the cases where T is
  * lowered, with the reason (stats.steps_why): parts too thin, and an index read along a periodic
  * dimension; a checkpoint taken at one T and loaded at another, in core and out of core. The
- * exact halos of T composed steps: test_prog_run.c's exact_halos.
+ * exact halos of T composed steps: test_prog_run.c's exact_halos. Programs without mirror or
+ * constant faces take the fused path (a pass's substeps through prog_update_k, skel/prog_loop.c)
+ * where the backend has it: the host's and the GPU's (2D) do.
  */
 #include <check.h>
 #include <stdio.h>
