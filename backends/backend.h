@@ -73,7 +73,7 @@ typedef struct sb_prog_step {
 } sb_prog_step;
 
 /*
- * Proposal (not wired yet): k steps of a 2D program in one launch (kgt/prog_fuse.c, the fused
+ * k steps of a program in one launch (GPU: 2D programs, kgt/prog_fuse.c, the fused
  * kernel with a shared-memory tile per field and a k-reach halo). box[j][f] is step j's box of
  * field f (local indices, box[0] the widest: each step's reads of any field lie in that field's
  * box of the step before, or in cells the same at every level, such as fixed frames); t is the
@@ -195,8 +195,9 @@ typedef struct sb_ops {
     void (*ipc_seal)(sb_dev *dev);
     /* Programs (sb_open_args.prog): one step, queued on q; STENCIL_ENOSYS where not built. */
     int (*prog_update)(sb_dev *dev, int q, const sb_prog_step *s);
-    /* Proposal, optional (NULL: none; no backend sets them yet): the most steps prog_update_k
-       takes for the opened program (0: none), and k of them in one launch (sb_prog_steps). */
+    /* Optional (NULL: none; the skeleton fuses a pass's substeps with them, skel/prog_loop.c):
+       the most steps prog_update_k takes for the opened program (0: none), and k of them in one
+       launch (sb_prog_steps). */
     int (*prog_fuse_depth)(sb_dev *dev);
     int (*prog_update_k)(sb_dev *dev, int q, const sb_prog_steps *s);
 } sb_ops;

@@ -91,17 +91,19 @@ static void box_copy(sk_run *r, sb_mem dst, sb_mem src, const sl_box *b)
  * box, whose frame cells no exchange filled in every buffer (and, for a field that keeps its
  * previous level, the buffer to be written held that level's frame).
  */
+static void frames_into(sk_run *r, int f, sb_mem dst)
+{
+    sl_box slab[2 * SL_D];
+    int n = sk_prog_frames(r, f, slab);
+    for (int i = 0; i < n; i++) {
+        sl_box lb = sl_local_box(&r->loc, &slab[i]);
+        box_copy(r, dst, r->prog->cur[f], &lb);
+    }
+}
+
 static void copy_frames(sk_run *r)
 {
-    sk_prog *sp = r->prog;
-    for (int f = 0; f < sp->p->nf; f++) {
-        sl_box slab[2 * SL_D];
-        int n = sk_prog_frames(r, f, slab);
-        for (int i = 0; i < n; i++) {
-            sl_box lb = sl_local_box(&r->loc, &slab[i]);
-            box_copy(r, sp->nxt[f], sp->cur[f], &lb);
-        }
-    }
+    for (int f = 0; f < r->prog->p->nf; f++) frames_into(r, f, r->prog->nxt[f]);
 }
 
 /* Set-up: the halos and ghosts of every level, before the first step; agreed. */
@@ -237,12 +239,86 @@ static void substep(sk_run *r, long t, int k)
     sk_prog_ghost_level(r, k);
 }
 
-/* A pass of m steps (1 .. T) from iteration t: the last m of a pass of T. */
+/*
+ * The most substeps a pass may hand to prog_update_k at once (0 or 1: none). Not where ghosts
+ * of mirror or constant faces are refilled between steps (nothing runs between fused steps),
+ * nor where a previous level is read farther than its current one: the fused launch writes
+ * level k - 1 only over the last step's box, which the last step's reads of the current level
+ * cover, and the step after it reads that level as its previous one.
+ */
+int sk_prog_fusable(const sk_run *r)
+{
+    const sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    const sb_ops *o = r->dev.ops;
+    if (!o->prog_update_k || !o->prog_fuse_depth || sp->T < 3) return 0;
+    for (int f = 0; f < p->nf; f++)
+        for (int d = 0; d < p->ndims; d++)
+            for (int e = 0; e < 2; e++) {
+                int k = p->f[f].bc[d][e].kind;
+                if (!p->f[f].coef && (k == KGT_B_MIRROR || k == KGT_B_CONST)) return 0;
+                if (p->f[f].keeps && p->f[f].preach[d][e] > p->f[f].reach[d][e]) return 0;
+            }
+    int n = o->prog_fuse_depth((sb_dev *)&r->dev);
+    return n > SB_PROG_FUSE_MAX ? SB_PROG_FUSE_MAX : n;
+}
+
+/*
+ * Steps k .. k + n - 1 (n >= 2) of a pass, from iteration t, as one prog_update_k: the levels
+ * then lie as n substeps would leave them (cur level k + n - 1, prv the one before), in other
+ * buffers. Frames first, as copy_frames: the launch writes only the last step's boxes, and a
+ * frame is the same at every level.
+ */
+static void fused(sk_run *r, long t, int k, int n)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    sb_prog_steps s;
+    memset(&s, 0, sizeof s);
+    for (int f = 0; f < p->nf; f++) {
+        s.in[f] = sp->cur[f];
+        s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
+        if (p->f[f].coef) continue;
+        s.out[f] = sp->nxt[f];
+        s.pout[f] = p->f[f].keeps ? sp->spr[f] : NULL;
+        frames_into(r, f, s.out[f]);
+        if (s.pout[f]) frames_into(r, f, s.pout[f]);
+        for (int j = 0; j < n; j++) {
+            sl_box b = sk_prog_cbox(r, f, k + j);
+            s.box[j][f] = sl_local_box(&r->loc, &b);
+        }
+    }
+    s.k = n;
+    s.t = t;
+    s.par = sp->par;
+    DEV(r, r->dev.ops->prog_update_k(&r->dev, SB_QBORDER, &s));
+    for (int f = 0; f < p->nf; f++) {
+        if (p->f[f].coef) continue;
+        sp->nxt[f] = sp->cur[f];
+        sp->cur[f] = s.out[f];
+        if (!p->f[f].keeps) continue;
+        sp->spr[f] = sp->prv[f];
+        sp->prv[f] = s.pout[f];
+    }
+}
+
+/* A pass of m steps (1 .. T) from iteration t: the last m of a pass of T. Substeps in runs of
+   up to sp->fuse per launch where the device fuses them. */
 static void pass(sk_run *r, long t, int m)
 {
     const sb_ops *o = r->dev.ops;
+    int T = r->prog->T, fz = r->prog->fuse;
     if (m > 1) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
-    for (int j = 1; j < m; j++) substep(r, t + j - 1, r->prog->T - m + j);
+    for (int j = 1; j < m;) {
+        int n = m - j < fz ? m - j : fz;
+        if (n >= 2) {
+            fused(r, t + j - 1, T - m + j, n);
+            j += n;
+        } else {
+            substep(r, t + j - 1, T - m + j);
+            j++;
+        }
+    }
     if (m > 1) DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the last step reads them */
     step(r, t + m - 1);
 }

@@ -254,8 +254,8 @@ static void free_levels(sk_run *r)
 {
     sk_prog *sp = r->prog;
     for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
-        sb_mem *m[3] = {&sp->cur[f], &sp->nxt[f], &sp->prv[f]};
-        for (int i = 0; i < 3; i++) {
+        sb_mem *m[4] = {&sp->cur[f], &sp->nxt[f], &sp->prv[f], &sp->spr[f]};
+        for (int i = 0; i < 4; i++) {
             if (*m[i]) r->dev.ops->mem_free(&r->dev, *m[i]);
             *m[i] = NULL;
         }
@@ -275,6 +275,13 @@ static int alloc_on(sk_run *r)
             int rc = r->dev.ops->mem_alloc(&r->dev, bytes, m[i]);
             if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
         }
+    }
+    /* The extra level of the fused substeps only where they run: not out of core. */
+    sp->fuse = sp->ooc ? 0 : sk_prog_fusable(r);
+    for (int f = 0; f < p->nf && sp->fuse >= 2; f++) {
+        if (!p->f[f].keeps) continue;
+        int rc = r->dev.ops->mem_alloc(&r->dev, bytes, &sp->spr[f]);
+        if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
     }
     return 0;
 }

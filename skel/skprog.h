@@ -74,6 +74,10 @@ typedef struct sk_prog {
        dimension and side: what step k computes, and how deep its ghosts go */
     int bw[STENCIL_MAX_STEPS + 2][KGT_PROG_MAX_FIELDS][SL_D][2];
     struct sk_pooc *ooc; /* out of core (prog_ooc.c): r->dev is the host backend on the levels */
+    /* fuse >= 2: that many substeps of a pass at most run as one prog_update_k (prog_loop.c,
+       sk_prog_fusable); spr: the extra level it writes of a field that keeps its previous one */
+    int fuse;
+    sb_mem spr[KGT_PROG_MAX_FIELDS];
 } sk_prog;
 
 /* prog_setup.c */
@@ -136,8 +140,10 @@ int sk_prog_monitor(sk_run *r, const stencil_norm *changes, int *stop);
    text (sk_prog_setup's arguments) on each round's partition. Collective, agreed. */
 int sk_prog_weights(sk_run *r, const long *sizes, const char *text, stencil_type type, int linear);
 
-/* prog_loop.c */
+/* prog_loop.c; sk_prog_fusable: the steps of a pass the device may fuse, after the device
+   opened and the levels were allocated (0 or 1: none) */
 int sk_prog_halos_all(sk_run *r);
+int sk_prog_fusable(const sk_run *r);
 int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges);
 
 #endif

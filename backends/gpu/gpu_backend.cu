@@ -12,7 +12,6 @@
  *   stamp.cuh   timed events for tracing;
  *   bind.cuh    the kernel set up at open (named, run-time or generic);
  *   prog.cuh    programs: their run-time kernel, compiled at open, and its launch per step;
- *   prog_fuse.cuh  programs: k steps a launch (the fused 2D kernel, compiled on first use);
  *   launch.cuh  the update op (k steps a call: one-step, two-step and streaming launches);
  *   halo.cuh    halo copies to and from the staging buffers, and the intra-node peer path;
  * this file opens and closes a device and holds the ops table. One unit keeps the parts' helpers
@@ -24,7 +23,6 @@
 #include "halo.cuh"
 #include "launch.cuh"
 #include "norm.cuh"
-#include "prog_fuse.cuh"
 #include "stamp.cuh"
 #include "state.cuh"
 
@@ -69,7 +67,7 @@ void gpu_close(sb_dev *dev)
     if (im->gw) (void)gpuFree(im->gw);
     rtc_unload(&im->rk);
     rtc_unload_module(&im->pmod);
-    for (int k = 0; k <= KGT_PROG_FUSE_MAX; k++) rtc_unload_module(&im->fmod[k]);
+    for (int k = 0; k <= KGT_PROG_FUSE_MAX; k++) rtc_unload_module(&im->pkmod[k]);
     for (int l = 0; l <= KGT_STREAM_MAX; l++) rtc_unload(&im->rs[l]);
     for (int i = 0; i < im->dmem.n; i++) (void)gpuFree(im->dmem.r[i].p);
     for (int i = 0; i < im->hmem.n; i++) (void)gpuFreeHost(im->hmem.r[i].p);

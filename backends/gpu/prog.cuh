@@ -7,6 +7,9 @@
  * kgt's plan (kgt_prog_gpu_plan), its x range started at a 128-byte line so that each warp's row
  * of loads takes whole lines; otherwise one cell a thread, as kgt's ahead-of-time launchers do.
  *
+ * 2D programs also get the fused kernels of k = 1..4 steps per launch (kgt/prog_fuse.c), for
+ * the skeleton's substeps of a forced T (prog_update_k).
+ *
  * STENCIL_PROG_SHAPE="bx,by,cy" overrides the plan's shape. Temporary, for measuring shapes
  * against each other: it goes once the plan's default is settled (or into the configuration).
  */
@@ -56,6 +59,71 @@ static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *name, rtc
     return 0;
 }
 
+/* The fused kernels' kgt_prog_fuse_args_f / _d (kgt/prog_fuse.c, emit_fuse_args), member for
+   member: the size is checked against the members' below. */
+template <typename T> struct prog_fuse_args {
+    const T *in[KGT_PROG_MAX_FIELDS], *prev[KGT_PROG_MAX_FIELDS];
+    T *out[KGT_PROG_MAX_FIELDS], *pout[KGT_PROG_MAX_FIELDS];
+    long origin[2], t;
+    int stride, n[2];
+    int u[2];
+    int box[KGT_PROG_FUSE_MAX][KGT_PROG_MAX_FIELDS][2][2];
+    T par[KGT_PROG_MAX_PARAMS];
+};
+static constexpr size_t fuse_round(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+template <typename T> static constexpr size_t fuse_args_bytes()
+{
+    return fuse_round(
+        fuse_round(4 * KGT_PROG_MAX_FIELDS * sizeof(void *) + 3 * sizeof(long) +
+                       (5 + 4 * KGT_PROG_FUSE_MAX * KGT_PROG_MAX_FIELDS) * sizeof(int),
+                   sizeof(T)) +
+            KGT_PROG_MAX_PARAMS * sizeof(T),
+        sizeof(void *));
+}
+static_assert(sizeof(prog_fuse_args<float>) == fuse_args_bytes<float>(), "kgt_prog_fuse_args_f");
+static_assert(sizeof(prog_fuse_args<double>) == fuse_args_bytes<double>(), "kgt_prog_fuse_args_d");
+
+/*
+ * The fused kernels of a 2D program with narrow indices, k = 1 .. KGT_PROG_FUSE_MAX, each
+ * where kgt plans it; pfuse the largest k compiled. Optional: a failure leaves pfuse at what
+ * compiled below it (0: the skeleton runs the steps one launch each) with a notice.
+ */
+static void bind_fused(sb_dev *dev, impl *im)
+{
+    const kgt_prog *p = im->kprog;
+    int dbl = im->type == STENCIL_DOUBLE;
+    im->pfuse = 0;
+    if (p->ndims != 2 || !im->pnarrow) return;
+    for (int k = 1; k <= KGT_PROG_FUSE_MAX; k++) {
+        kgt_prog_fuse *fz = &im->pkfz[k];
+        char err[160] = "", name[112];
+        double secs = 0;
+        kgt_buf b;
+        memset(&b, 0, sizeof b);
+        if (kgt_prog_fuse_plan(p, dbl, k, fz)) break; /* tiles only shrink with k: none above */
+        kgt_emit_rn_helpers(&b);
+        kgt_prog_emit_gpu_fused(&b, p, "sb_prog", dbl, fz);
+        const char *bin = b.oom ? NULL : rtc_binary(b.s, im->arch, &secs, err, sizeof err);
+        free(b.s);
+        dev->t_compile += secs;
+        snprintf(name, sizeof name, "sb_prog_%s_fuse_k%c", p->name, dbl ? 'd' : 'f');
+        const char *names[1] = {name};
+        if (!bin || rtc_load(&im->pkmod[k], bin, names, &im->pkfn[k], 1)) {
+            (void)gpuGetLastError();
+            im->pkfn[k] = NULL;
+            snprintf(dev->note, sizeof dev->note,
+                     SB_GPU_NAME ": program '%s': the fused kernel of %d steps did not build (%s); "
+                                 "at most %d steps per launch",
+                     p->name, k, err[0] ? err : "no module", im->pfuse);
+            return;
+        }
+        im->pfuse = k;
+    }
+}
+
 /* Compiles (or finds) and loads the program's kernel. No fallback: a program has no generic
    kernel on the device, so a failed compile fails the open with the compiler's message. */
 static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
@@ -68,8 +136,6 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
     im->kprog = p;
     for (int d = 0; d < SL_D; d++) im->origin[d] = a->origin[d];
     /* 2D: the rows, and a row's elements padding included (all inside the allocation). */
-    im->pn[0] = a->local->stride[0] ? (long)(a->local->nelems / (size_t)a->local->stride[0]) : 1;
-    im->pn[1] = a->local->stride[0];
     /* One layout for every field (backend.h): narrow indices where the array allows them. */
     im->pnarrow = a->local->nelems < (size_t)INT_MAX;
     kgt_prog_gpu_plan(p, dbl, &im->pshape);
@@ -85,6 +151,7 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
     int rc = compile_load(dev, im, &b, name, &im->pmod, &im->pfn);
     if (rc) return rc;
     snprintf(dev->kernel, sizeof dev->kernel, "rtc");
+    bind_fused(dev, im);
     return 0;
 }
 
@@ -170,6 +237,78 @@ int gpu_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
     if (rc) return rc;
     return im->type == STENCIL_DOUBLE ? prog_launch<double>(dev, im, im->q[q], s)
                                       : prog_launch<float>(dev, im, im->q[q], s);
+}
+
+/* sb_ops.prog_fuse_depth */
+int gpu_prog_fuse_depth(sb_dev *dev)
+{
+    impl *im = im_of(dev);
+    return im && im->kprog ? im->pfuse : 0;
+}
+
+/* The fused launch of s->k steps: tiles over the union of the last step's boxes. */
+template <typename T>
+static int fuse_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_steps *s)
+{
+    const kgt_prog *p = im->kprog;
+    const int k = s->k;
+    prog_fuse_args<T> a;
+    long u[2] = {0, 0}, v[2] = {0, 0};
+    int any = 0;
+    memset(&a, 0, sizeof a);
+    for (int f = 0; f < p->nf; f++) {
+        a.in[f] = (const T *)s->in[f];
+        a.prev[f] = (const T *)s->prev[f];
+        a.out[f] = p->f[f].coef ? NULL : (T *)s->out[f];
+        a.pout[f] = p->f[f].keeps ? (T *)s->pout[f] : NULL;
+        for (int j = 0; j < k; j++)
+            for (int d = 0; d < 2; d++) {
+                a.box[j][f][d][0] = (int)s->box[j][f].lo[d];
+                a.box[j][f][d][1] = (int)s->box[j][f].hi[d];
+            }
+        const sl_box *l = &s->box[k - 1][f];
+        if (p->f[f].coef || sl_box_empty(l)) continue;
+        for (int d = 0; d < 2; d++) {
+            if (!any || l->lo[d] < u[d]) u[d] = l->lo[d];
+            if (!any || l->hi[d] > v[d]) v[d] = l->hi[d];
+        }
+        any = 1;
+    }
+    if (!any) return 0;
+    a.origin[0] = im->origin[0], a.origin[1] = im->origin[1], a.t = s->t;
+    a.stride = (int)im->stride[0];
+    a.n[0] = (int)(im->nelems / (size_t)im->stride[0]), a.n[1] = (int)im->stride[0];
+    a.u[0] = (int)u[0], a.u[1] = (int)u[1];
+    for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
+    const kgt_prog_fuse *fz = &im->pkfz[k];
+    long n[2] = {v[0] - u[0], v[1] - u[1]};
+    unsigned grid[3];
+    kgt_prog_fuse_grid(fz, n, grid);
+    void *args[1] = {(void *)&a};
+#if defined(SB_GPU_HIP)
+    gpuError_t e = hipModuleLaunchKernel(im->pkfn[k], grid[0], grid[1], grid[2], (unsigned)fz->nt,
+                                         1, 1, 0, q, args, NULL);
+#else
+    gpuError_t e = cudaLaunchKernel((const void *)im->pkfn[k], dim3(grid[0], grid[1], grid[2]),
+                                    dim3((unsigned)fz->nt, 1, 1), args, 0, q);
+#endif
+    return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "fused program kernel launch", e);
+}
+
+/* sb_ops.prog_update_k: k up to pfuse; a k without its kernel (a plan that failed below pfuse
+   does not happen: bind_fused stops at the first failure) is refused. */
+int gpu_prog_update_k(sb_dev *dev, int q, const sb_prog_steps *s)
+{
+    impl *im = im_of(dev);
+    if (!im->kprog) return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no program was opened");
+    if (q < 0 || q >= SB_NQUEUES)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no queue %d", q);
+    if (s->k < 1 || s->k > im->pfuse || !im->pkfn[s->k])
+        return sb_fail(dev, STENCIL_ENOSYS, SB_GPU_NAME ": no fused kernel of %d steps", s->k);
+    int rc = use_device(dev);
+    if (rc) return rc;
+    return im->type == STENCIL_DOUBLE ? fuse_launch<double>(dev, im, im->q[q], s)
+                                      : fuse_launch<float>(dev, im, im->q[q], s);
 }
 
 } /* namespace SB_GPU_NS */

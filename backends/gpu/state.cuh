@@ -98,11 +98,12 @@ struct impl {
     rtc_func pfn;
     int pnarrow;           /* programs: the kernel indexes in int (kgt_prog_emit_gpu_rtc) */
     kgt_prog_shape pshape; /* programs, narrow: the kernel's shape */
-    long pn[2];            /* programs, 2D: rows of the local arrays, elements of a row */
-    /* programs: the fused kernels by steps (prog_fuse.cuh), compiled on first use */
-    rtc_module fmod[KGT_PROG_FUSE_MAX + 1];
-    rtc_func ffn[KGT_PROG_FUSE_MAX + 1];
-    kgt_prog_fuse fz[KGT_PROG_FUSE_MAX + 1];
+    /* programs in 2D, narrow: the fused kernels of k = 1 .. pfuse steps (prog.cuh), each in its
+       module; a k whose plan failed has none (pkfn[k] NULL) */
+    int pfuse;
+    rtc_module pkmod[KGT_PROG_FUSE_MAX + 1];
+    rtc_func pkfn[KGT_PROG_FUSE_MAX + 1];
+    kgt_prog_fuse pkfz[KGT_PROG_FUSE_MAX + 1];
 };
 
 static impl *im_of(sb_dev *dev)

@@ -42,6 +42,9 @@ typedef struct host_impl {
 
 /* Programs (host_prog.c): one step of h->prog. */
 int host_prog_update(sb_dev *dev, int q, const sb_prog_step *s);
+/* host_prog.c: k steps (sb_prog_steps), as one-step updates through scratch levels. */
+int host_prog_fuse_depth(sb_dev *dev);
+int host_prog_update_k(sb_dev *dev, int q, const sb_prog_steps *s);
 /* host_prog_cc.c: compiles and loads h->prog's kernel at open, else leaves a notice in
    dev->note (the interpreter runs); host_prog_close unloads it. */
 void host_prog_open(sb_dev *dev, host_impl *h);

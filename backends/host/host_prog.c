@@ -3,6 +3,7 @@
  * or, where none could be compiled, kgt's interpreter of that kernel (kgt_prog_eval_tile); both
  * follow the arithmetic contract of the printed kernels, so they agree bitwise.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "host.h"
@@ -85,4 +86,83 @@ int host_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
         else
             kgt_prog_eval_tile(p, h->type == STENCIL_DOUBLE, &tl);
     return 0;
+}
+
+/* Box b (local indices) of src into dst, both local arrays of h's layout. */
+static void box_move(const host_impl *h, char *dst, const char *src, const sl_box *b, size_t es)
+{
+    if (sl_box_empty(b)) return;
+    size_t row = (size_t)(b->hi[SL_D - 1] - b->lo[SL_D - 1]) * es;
+    for (long i = b->lo[0]; i < b->hi[0]; i++)
+        for (long j = b->lo[1]; j < b->hi[1]; j++) {
+            size_t at = (size_t)(i * h->stride[0] + j * h->stride[1] + b->lo[2] * h->stride[2]);
+            memcpy(dst + at * es, src + at * es, row);
+        }
+}
+
+int host_prog_fuse_depth(sb_dev *dev)
+{
+    host_impl *h = dev->impl;
+    return h->prog ? SB_PROG_FUSE_MAX : 0;
+}
+
+/*
+ * sb_ops.prog_update_k as the fused GPU kernel computes it (kgt/prog_fuse.c), by one-step
+ * updates through scratch levels of the whole local array: level j + 1 starts as a copy of
+ * level j (a cell outside a step's box carries the level before), and only the last step's
+ * boxes reach out[] and pout[]. Host memory being the device's, this is what CI checks the
+ * skeleton's fused path with.
+ */
+int host_prog_update_k(sb_dev *dev, int q, const sb_prog_steps *s)
+{
+    host_impl *h = dev->impl;
+    const kgt_prog *p = h->prog;
+    if (!p) return sb_fail(dev, STENCIL_EINVAL, "host backend: no program was opened");
+    size_t es = sb_elem_size(h->type), n = h->nelems * es;
+    if (s->k < 1 || s->k > SB_PROG_FUSE_MAX)
+        return sb_fail(dev, STENCIL_EINVAL, "host backend: %d fused steps", s->k);
+    for (int f = 0; f < p->nf; f++)
+        for (int g = 0; g < p->nf && !p->f[f].coef; g++)
+            if (s->out[f] == s->in[g] || s->out[f] == s->prev[g] ||
+                (s->pout[f] && (s->pout[f] == s->in[g] || s->pout[f] == s->prev[g])))
+                return sb_fail(dev, STENCIL_EINVAL, "host backend: fused output aliases input");
+    char *lv = malloc(3 * n * (size_t)p->nf);
+    if (!lv) return sb_fail(dev, STENCIL_ENOMEM, "host backend: out of memory");
+    char *cur[KGT_PROG_MAX_FIELDS], *prv[KGT_PROG_MAX_FIELDS], *nxt[KGT_PROG_MAX_FIELDS];
+    for (int f = 0; f < p->nf; f++) {
+        cur[f] = lv + 3 * n * (size_t)f, prv[f] = cur[f] + n, nxt[f] = prv[f] + n;
+        if (p->f[f].coef) continue;
+        memcpy(cur[f], s->in[f], n);
+        if (p->f[f].keeps) memcpy(prv[f], s->prev[f], n);
+    }
+    int rc = 0;
+    for (int j = 0; j < s->k && !rc; j++) {
+        sb_prog_step st;
+        memset(&st, 0, sizeof st);
+        for (int f = 0; f < p->nf; f++) {
+            st.in[f] = p->f[f].coef ? s->in[f] : cur[f];
+            st.prev[f] = p->f[f].keeps ? prv[f] : NULL;
+            st.box[f] = s->box[j][f];
+            if (p->f[f].coef) continue;
+            memcpy(nxt[f], cur[f], n);
+            st.out[f] = nxt[f];
+        }
+        st.t = s->t + j;
+        st.par = s->par;
+        rc = host_prog_update(dev, q, &st);
+        for (int f = 0; f < p->nf; f++) {
+            if (p->f[f].coef) continue;
+            char *c = cur[f];
+            cur[f] = nxt[f];
+            nxt[f] = p->f[f].keeps ? prv[f] : c;
+            if (p->f[f].keeps) prv[f] = c;
+        }
+    }
+    for (int f = 0; f < p->nf && !rc; f++) {
+        if (p->f[f].coef) continue;
+        box_move(h, s->out[f], cur[f], &s->box[s->k - 1][f], es);
+        if (p->f[f].keeps && s->pout[f]) box_move(h, s->pout[f], prv[f], &s->box[s->k - 1][f], es);
+    }
+    free(lv);
+    return rc;
 }

@@ -9,7 +9,9 @@
  * shorter than T at the end of an advance, norms of the last step, and the cases where T is
  * lowered, with the reason (stats.steps_why): parts too thin, and an index read along a periodic
  * dimension; a checkpoint taken at one T and loaded at another, in core and out of core. The
- * exact halos of T composed steps: test_prog_run.c's exact_halos.
+ * exact halos of T composed steps: test_prog_run.c's exact_halos. Programs without mirror or
+ * constant faces take the fused path (a pass's substeps through prog_update_k, skel/prog_loop.c)
+ * where the backend has it: the host's and the GPU's (2D) do.
  */
 #include <check.h>
 #include <stdio.h>
@@ -45,6 +47,37 @@ static const prog_case extra[] = {
      "  update b = b[-2,0] * 0.5 + a * 0.5 + j / 32\n"
      "end\n",
      {44, 27, 1},
+     0},
+    /* the substeps a device fuses (prog_update_k; the host backend has it): a previous level
+       and a coefficient, a fixed frame along j; then everything periodic; then 1D, framed */
+    {"program wavef\n"
+     "  dims 2\n"
+     "  field u prev\n"
+     "  field w\n"
+     "  coef c\n"
+     "  update u = 2 * u - u@prev + c * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1] - 4 * u) + 0.01 * t + "
+     "0.125 * w[1,-1]\n"
+     "  update w = 0.5 * w[0,1] + 0.25 * u@prev + 0.25 * u[-1,0]\n"
+     "  boundary * i periodic\n"
+     "end\n",
+     {40, 26, 1},
+     0},
+    {"program wavep\n"
+     "  dims 2\n"
+     "  field u prev\n"
+     "  field w prev\n"
+     "  update u = 2 * u - u@prev[0,1] + 0.2 * (u[-1,0] + u[1,1] - 2 * u) + 0.1 * w@prev\n"
+     "  update w = 0.5 * w[-1,0] + 0.125 * w[1,0] + 0.25 * w@prev[1,0] + 0.125 * u[0,-1]\n"
+     "  boundary * all periodic\n"
+     "end\n",
+     {38, 29, 1},
+     0},
+    {"program d1f\n"
+     "  dims 1\n"
+     "  field u prev\n"
+     "  update u = u[-1] * 0.5 + u[1] * 0.25 + u@prev[1] * 0.25 + i / 64\n"
+     "end\n",
+     {57, 1, 1},
      0},
 };
 enum { NEXTRA = sizeof extra / sizeof extra[0] };
