@@ -23,7 +23,7 @@
 enum { NT = 5 }; /* T = 1..4 and 0 (automatic) */
 
 /* Grids whose parts fit four steps of every stencil of the set on up to four ranks. */
-static const long sizes_by_dim[3][3] = {{61, 1, 1}, {37, 19, 1}, {17, 10, 9}};
+static const long sizes_by_dim[3][3] = {{61, 1, 1}, {70, 40, 1}, {34, 17, 9}};
 
 static const char *backend(void)
 {
