@@ -203,6 +203,10 @@ static void run_one(int ip, int dbl, int bc, int steps)
                 if (memcmp(got + i * es, lv[k][f].h + i * es, es)) {
                     double g = dbl ? ((double *)got)[i] : ((float *)got)[i];
                     double w = dbl ? ((double *)lv[k][f].h)[i] : ((float *)lv[k][f].h)[i];
+                    /* IEEE 754 leaves the sign and payload of a NaN an operation makes to the
+                       hardware (the host's default NaN is negative, NVIDIA's positive): a NaN
+                       must stay a NaN, every other value bitwise. */
+                    if (isnan(g) && isnan(w)) continue;
                     ck_abort_msg("%s %s %s field %s level %d, boxes %d, %d steps: element %zu is "
                                  "%.17g, expected %.17g",
                                  backend_name, p->name, dbl ? "double" : "float", p->f[f].name, k,
