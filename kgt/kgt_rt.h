@@ -57,7 +57,8 @@ typedef struct kgt_step_shape {
                      row, with walk only (2D and 3D: rows roll through registers, the row or
                      plane loop unrolled `walk` times; bx a multiple of 64), in 16-byte loads and
                      stores, x neighbours by warp shuffles (emit_vec.c, emit_rows3.c). Two kernels, NAME
-                     for arrays and strides aligned to 16 bytes,      NAME_u (element by element) otherwise */
+                     for arrays and strides aligned to 16 bytes,      NAME_u (element by element)
+                     otherwise */
     int walk;     /* 2D, pipe 0 and nc 1 only: no shared memory; each thread walks its column of
                      the block's zc rows `walk` cells at a time, every distinct input of those cells
                      loaded once into a register (kgt's walk kernels at run time) */

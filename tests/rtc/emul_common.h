@@ -1,7 +1,8 @@
 /*
  * What the emulation tests of the streaming kernels (test_stream_emul.c, 2D; test_stream3_emul.c,
- * 3D) and of the program kernels (test_prog_emul.c: emul_find_prog, emul_main) share: the kgt files they read, the arrays of a case, the serial reference of L steps and
- * the bitwise comparison. Arrays are row-major of nd = 2 or 3 dimensions n.
+ * 3D) and of the program kernels (test_prog_emul.c: emul_find_prog, emul_main) share: the kgt files
+ * they read, the arrays of a case, the serial reference of L steps and the bitwise comparison.
+ * Arrays are row-major of nd = 2 or 3 dimensions n.
  */
 #ifndef EMUL_COMMON_H
 #define EMUL_COMMON_H
