@@ -80,7 +80,10 @@ void kgt_emit_gpu_steps(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
     /* The 3D kernels' KGT_UNROLL is a bare pragma, the step kernels' a function-like macro. */
     kgt_printf(b, "#pragma push_macro(\"KGT_UNROLL\")\n#undef KGT_UNROLL\n"
                   "#if defined(__NVCC__) /* the run-time text's unused ring pointers */\n"
-                  "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 177, 550\n#endif\n");
+                  "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 177, 550\n"
+                  "#elif defined(__clang__)\n#pragma clang diagnostic push\n"
+                  "#pragma clang diagnostic ignored \"-Wunused-variable\"\n"
+                  "#pragma clang diagnostic ignored \"-Wunused-but-set-variable\"\n#endif\n");
     kgt_stencil c, rt;
     if (kgt_stream_form(s, s->name, &c)) {
         b->oom = 1;
@@ -102,7 +105,8 @@ void kgt_emit_gpu_steps(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, int 
     }
     kgt_stencil_clear(&c);
     kgt_stencil_clear(&rt);
-    kgt_printf(b, "#if defined(__NVCC__)\n#pragma nv_diagnostic pop\n#endif\n"
+    kgt_printf(b, "#if defined(__NVCC__)\n#pragma nv_diagnostic pop\n"
+                  "#elif defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n"
                   "#undef KGT_UNROLL\n#pragma pop_macro(\"KGT_UNROLL\")\n");
     kgt_printf(b, "extern \"C\" const kgt_steps KGT_STEPS(%s_%s, %c) = {\n    %d,\n    {",
                g->prefix, s->stem, kgt_types[dbl].suf, depth);

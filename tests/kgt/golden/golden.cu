@@ -1487,6 +1487,10 @@ extern "C" int KGT_FUSED(golden_heat2d, d)(const void *in, void *out, const long
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_heat2d_ldf(float (&d)[2], const float *row, KGT_IX x,
@@ -2132,6 +2136,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -2149,6 +2155,10 @@ extern "C" const kgt_steps KGT_STEPS(golden_heat2d, f) = {
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_heat2d_ldd(double (&d)[1], const double *row, KGT_IX x,
@@ -2695,6 +2705,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -3640,6 +3652,10 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 #ifndef KGT_SPLIT_LO
@@ -4432,6 +4448,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -4449,6 +4467,10 @@ extern "C" const kgt_steps KGT_STEPS(golden_wave_1d, f) = {
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_wave_1d_ldd(double (&d)[1], const double *row, KGT_IX x,
@@ -4995,6 +5017,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -6211,6 +6235,10 @@ extern "C" int KGT_FUSED(golden_inexact, d)(const void *in, void *out, const lon
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_inexact_ldf(float (&d)[2], const float *row, KGT_IX x,
@@ -6892,6 +6920,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -6909,6 +6939,10 @@ extern "C" const kgt_steps KGT_STEPS(golden_inexact, f) = {
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_inexact_ldd(double (&d)[1], const double *row, KGT_IX x,
@@ -7464,6 +7498,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -9075,6 +9111,10 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 /* 2 steps per launch by register streaming along z: 32 x 8 threads of 2 columns x 3 rows */
 #define KGT_IX int
@@ -9748,6 +9788,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -9764,6 +9806,10 @@ extern "C" const kgt_steps KGT_STEPS(golden_negated, f) = {
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 /* 2 steps per launch by register streaming along z: 32 x 8 threads of 1 columns x 4 rows */
 #define KGT_IX int
@@ -10007,6 +10053,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(256)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -10824,6 +10872,10 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_tiny_ldf(float (&d)[2], const float *row, KGT_IX x,
@@ -11469,6 +11521,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -11486,6 +11540,10 @@ extern "C" const kgt_steps KGT_STEPS(golden_tiny, f) = {
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_tiny_ldd(double (&d)[1], const double *row, KGT_IX x,
@@ -12032,6 +12090,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -16887,6 +16947,10 @@ extern "C" int KGT_FUSED(golden_star6, d)(const void *in, void *out, const long 
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 #ifndef KGT_SPLIT_LO
@@ -17688,6 +17752,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
@@ -17705,6 +17771,10 @@ extern "C" const kgt_steps KGT_STEPS(golden_star6, f) = {
 #if defined(__NVCC__) /* the run-time text's unused ring pointers */
 #pragma nv_diagnostic push
 #pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
 #endif
 #define KGT_IX long
 static __device__ __forceinline__ void rt_star6_ldd(double (&d)[1], const double *row, KGT_IX x,
@@ -18260,6 +18330,8 @@ KGT_EXTERN_C __global__ void __launch_bounds__(128)
 #undef KGT_IX
 #if defined(__NVCC__)
 #pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 #undef KGT_UNROLL
 #pragma pop_macro("KGT_UNROLL")
