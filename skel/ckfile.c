@@ -30,6 +30,9 @@ int sk_path_ok(sk_run *r, const char *path, char *tmp, size_t len)
     if (!path || !path[0]) return SK_FAIL(r, STENCIL_EINVAL, "checkpoint path is NULL or empty");
     if (snprintf(tmp, len, "%s.tmp", path) >= (int)len)
         return SK_FAIL(r, STENCIL_EINVAL, "checkpoint path too long");
+    /* Not built in answers first: no directory or file would make such a checkpoint work. */
+    if (si_h5_name(path) && !stencil_have_hdf5())
+        return SK_FAIL(r, STENCIL_ENOSYS, "checkpoint %s: this build has no HDF5", path);
     const char *slash = strrchr(path, '/');
     char d[4096];
     snprintf(d, sizeof d, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");

@@ -159,7 +159,9 @@ int ocl_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
                                    NULL);
     if (err != CL_SUCCESS) return ocl_fail(dev, err, "clEnqueueWriteBuffer (program arguments)");
     /* The kernel checks every field's box: the runtime may round the launch up (any_dim 0). */
-    rc = ocl_launch_routed(dev, q, o->update, n, o->wg, 0, 0, o->kname);
+    /* Routed onto the inner queue, a border launch still waits for the border queue's work
+       before it (the frames and halos it reads were copied there). */
+    rc = ocl_launch_routed(dev, q, o->update, n, o->wg, 0, 1, o->kname);
     if (rc) return rc;
     /* The launch's event: the latest command of the queue it ran on. */
     if (o->last[ql] && clRetainEvent(o->last[ql]) == CL_SUCCESS) sl->done = o->last[ql];
