@@ -33,6 +33,14 @@ enum { SB_QBORDER = 0, SB_QINNER = 1, SB_QXFER = 2, SB_NQUEUES = 3 };
 
 typedef void *sb_mem;
 
+/* One copy of sb_ops.copy_many: copy_peer's arguments. */
+typedef struct sb_copy {
+    sb_mem dst, src;
+    const sl_box *db, *sb;
+    const long *ds, *ss;
+} sb_copy;
+enum { SB_COPY_MANY = 32 }; /* the most copies of one copy_many */
+
 typedef struct sb_open_args {
     int device;     /* device index, or -1: node-local rank modulo the devices found */
     int local_rank; /* rank among the ranks of this node */
@@ -200,6 +208,13 @@ typedef struct sb_ops {
        launch (sb_prog_steps). */
     int (*prog_fuse_depth)(sb_dev *dev);
     int (*prog_update_k)(sb_dev *dev, int q, const sb_prog_steps *s);
+    /*
+     * Optional (NULL: copy_peer one by one): n (<= SB_COPY_MANY) copy_peer calls on queue q as
+     * one launch, so that a rank's many small halo boxes cost one launch, not one each. The caller
+     * keeps them independent (skel/copies.c): no copy writes a cell that another one reads or
+     * writes, so any order gives the same cells.
+     */
+    int (*copy_many)(sb_dev *dev, int q, int n, const sb_copy *c);
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

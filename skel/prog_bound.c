@@ -55,7 +55,7 @@ static void fill(void *b, size_t count, double v, int dbl)
     }
 }
 
-static void face(sk_run *r, sb_mem m, int d, int s, int w, const kgt_bface *bf)
+static void face(sk_run *r, sb_mem m, int d, int s, int w, const kgt_bface *bf, sk_copies *held)
 {
     const sb_ops *o = r->dev.ops;
     size_t es = sb_elem_size(r->st.type);
@@ -71,10 +71,12 @@ static void face(sk_run *r, sb_mem m, int d, int s, int w, const kgt_bface *bf)
             b.lo[d] = s ? src.hi[d] - 1 - i : src.lo[d] + i;
             a.hi[d] = a.lo[d] + 1, b.hi[d] = b.lo[d] + 1;
             sl_box la = sl_local_box(&r->loc, &a), lb = sl_local_box(&r->loc, &b);
-            DEV(r, o->copy_peer(&r->dev, SB_QBORDER, m, &la, r->loc.stride, m, &lb, r->loc.stride));
+            sb_copy c = {m, m, &la, &lb, r->loc.stride, r->loc.stride};
+            DEV(r, sk_copies_add(&r->dev, SB_QBORDER, held, &c));
         }
         return;
     }
+    if (held->n) DEV(r, sk_copies_flush(&r->dev, SB_QBORDER, held));
     if (bf->kind == KGT_B_CONST) {
         fill(r->prog->gbuf, (size_t)sl_box_volume(&g), bf->value, r->st.type == STENCIL_DOUBLE);
     } else {
@@ -90,13 +92,16 @@ static void face(sk_run *r, sb_mem m, int d, int s, int w, const kgt_bface *bf)
 static void field_ghosts(sk_run *r, int f, sb_mem m, const int (*w)[2])
 {
     const kgt_pfield *fd = &r->prog->p->f[f];
+    sk_copies held; /* mirror layers: one launch for many (a later face reading them waits) */
+    held.n = 0;
     for (int d = 0; d < r->prog->p->ndims; d++)
         for (int s = 0; s < 2; s++) {
             const kgt_bface *bf = &fd->bc[d][s];
             int touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];
             if (touch && w[d][s] > 0 && (bf->kind == KGT_B_MIRROR || bf->kind == KGT_B_CONST))
-                face(r, m, d, s, w[d][s], bf);
+                face(r, m, d, s, w[d][s], bf, &held);
         }
+    if (held.n) DEV(r, sk_copies_flush(&r->dev, SB_QBORDER, &held));
 }
 
 /* The current level of a field that keeps its previous one serves both at T = 1 (gw). */

@@ -37,6 +37,8 @@ static void phase(sk_run *r, int sel, int what, int *nreq)
 {
     sk_prog *sp = r->prog;
     const sb_ops *o = r->dev.ops;
+    sk_copies held; /* the rank's own halos: one launch for many boxes */
+    held.n = 0;
     for (int i = 0; i < sp->nslot; i++) {
         sk_pslot *s = &sp->slot[i];
         if (!sk_slot_in(sp, s, sel)) continue;
@@ -44,9 +46,9 @@ static void phase(sk_run *r, int sel, int what, int *nreq)
         for (int j = 0; j < s->n; j++) {
             sk_plink *k = &s->link[j];
             if (k->self) {
+                sb_copy c = {m, m, &k->recv, &k->ssrc, r->loc.stride, r->loc.stride};
                 if (what == X_UNPACK && k->rbytes)
-                    DEV(r, o->copy_peer(&r->dev, SB_QBORDER, m, &k->recv, r->loc.stride, m,
-                                        &k->ssrc, r->loc.stride));
+                    DEV(r, sk_copies_add(&r->dev, SB_QBORDER, &held, &c));
                 continue;
             }
             if (what == X_RECV && k->rbytes)
@@ -64,10 +66,14 @@ static void phase(sk_run *r, int sel, int what, int *nreq)
                 r->x.bytes_sent += (long long)k->sbytes;
                 r->x.messages++;
             }
-            if (what == X_UNPACK && k->rbytes)
+            if (what == X_UNPACK && k->rbytes) {
+                if (sk_copies_touch(&held, m, &k->recv, r->loc.stride))
+                    DEV(r, sk_copies_flush(&r->dev, SB_QBORDER, &held));
                 DEV(r, o->copy_in(&r->dev, SB_QBORDER, m, &k->recv, k->rbuf));
+            }
         }
     }
+    if (held.n) DEV(r, sk_copies_flush(&r->dev, SB_QBORDER, &held));
 }
 
 /* Box b (local indices) of src into dst, on the border queue: on the device, or through the

@@ -154,6 +154,22 @@ int sk_kernel_matches(const stencil_kernel *k, const sl_stencil *s, char *msg, s
 int sk_named_for(const char *kernel, const sl_stencil *s, const stencil_kernel **named, char *msg,
                  size_t len);
 
+/*
+ * Device-to-device box copies on one queue, held and sent as few copy_many launches
+ * (skel/copies.c). add holds c (its boxes copied, its strides must outlive the batch), first
+ * sending the held copies
+ * where c depends on one of them (or the batch is full); flush sends them; touch: whether a held
+ * copy reads or writes box x of m (strides s), for a caller about to write it another way.
+ */
+typedef struct sk_copies {
+    sb_copy c[SB_COPY_MANY];
+    sl_box box[SB_COPY_MANY][2]; /* each copy's boxes: destination, source */
+    int n;
+} sk_copies;
+int sk_copies_add(sb_dev *dev, int q, sk_copies *b, const sb_copy *c);
+int sk_copies_flush(sb_dev *dev, int q, sk_copies *b);
+int sk_copies_touch(const sk_copies *b, sb_mem m, const sl_box *x, const long *s);
+
 /* A device call inside the loop: skipped once r->rc is set, its failure sets r->rc. */
 #define SK_DEV(r, call)                                                                            \
     do {                                                                                           \

@@ -266,6 +266,48 @@ int gpu_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, const long *
     return copy_kernel(dev, q, d, s, nd.n);
 }
 
+/* sb_ops.copy_many: one kernel for every box; copy_peer one by one where a box is too large for
+   the kernel's 32-bit counts. */
+int gpu_copy_many(sb_dev *dev, int q, int n, const sb_copy *c)
+{
+    impl *im = im_of(dev);
+    cmany m;
+    unsigned long long blocks = 0;
+    if (q < 0 || q >= SB_NQUEUES || n < 0 || n > SB_COPY_MANY)
+        return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": bad copy_many");
+    memset(&m, 0, sizeof m);
+    for (int i = 0; i < n; i++) {
+        nbox nd, ns;
+        if (!norm_box(im->ndims, c[i].db, c[i].ds, &nd)) continue;
+        if (!norm_box(im->ndims, c[i].sb, c[i].ss, &ns) || memcmp(nd.n, ns.n, sizeof nd.n))
+            return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": copy_many boxes differ in shape");
+        long long cnt = nd.n[0] * nd.n[1] * nd.n[2];
+        if (cnt > INT_MAX || blocks + (unsigned long long)(cnt + 255) / 256 > INT_MAX) {
+            for (int j = 0; j < n; j++) {
+                int rc = gpu_copy_peer(dev, q, c[j].dst, c[j].db, c[j].ds, c[j].src, c[j].sb,
+                                       c[j].ss);
+                if (rc) return rc;
+            }
+            return 0;
+        }
+        side d = side_of((char *)c[i].dst, &nd), s = side_of((char *)c[i].src, &ns);
+        cmany_one *o = &m.c[m.n++];
+        o->src = s.p, o->dst = d.p, o->sb = cbox_of(s, nd.n), o->db = cbox_of(d, nd.n);
+        o->first = (unsigned)blocks, o->n = (unsigned)cnt;
+        blocks += (unsigned long long)(cnt + 255) / 256;
+    }
+    if (!m.n) return 0;
+    int rc = use_device(dev);
+    if (rc) return rc;
+    gpuStream_t st = im->q[q];
+    if (im->esz == 8)
+        k_copy_many<unsigned long long><<<(unsigned)blocks, 256, 0, st>>>(m);
+    else
+        k_copy_many<unsigned int><<<(unsigned)blocks, 256, 0, st>>>(m);
+    GPU_TRY(dev, gpuGetLastError());
+    return 0;
+}
+
 } /* namespace SB_GPU_NS */
 
 #endif

@@ -182,7 +182,29 @@ __host__ __device__ __forceinline__ void copy_body(const E *src, E *dst, const c
     dst[db.base + w * db.sw + y * db.sy + x] = src[sb.base + w * sb.sw + y * sb.sy + x];
 }
 
+/* Up to SB_COPY_MANY box copies in one launch (sb_ops.copy_many): copy j takes the blocks from
+   first[j] on, 256 elements each. */
+struct cmany_one {
+    const void *src;
+    void *dst;
+    cbox sb, db;
+    unsigned first, n;
+};
+struct cmany {
+    cmany_one c[SB_COPY_MANY];
+    int n;
+};
+
 #if defined(__CUDACC__) || defined(__HIPCC__)
+template <typename E> __global__ void __launch_bounds__(256) k_copy_many(const cmany m)
+{
+    int j = 0;
+    while (j + 1 < m.n && blockIdx.x >= m.c[j + 1].first) j++;
+    const unsigned i = (blockIdx.x - m.c[j].first) * 256u + threadIdx.x;
+    if (i < m.c[j].n)
+        copy_body<E>((const E *)m.c[j].src, (E *)m.c[j].dst, m.c[j].sb, m.c[j].db, i);
+}
+
 template <typename E>
 __global__ void __launch_bounds__(256)
     k_copy(const E *src, E *dst, const cbox sb, const cbox db, unsigned n)
