@@ -5,10 +5,11 @@
  * fixed faces, the updates, and the time levels rotating after each step. Steps 1 .. T - 1 of a
  * pass compute each field over what the later steps read of it, on the border queue, refilling
  * the ghosts in between; the last step is split into border and inner boxes, the inner one
- * computed while the halos travel. t, the step number, is the run's iteration count. The
- * border and inner queues order each other on the device (after) wherever the host touches
- * nothing, so a rank without messages whose faces are periodic or mirror queues its steps
- * without waiting for them.
+ * computed while the halos travel; where no message would travel meanwhile, a device that
+ * fuses steps computes the whole pass in one launch. t, the step number, is the run's iteration
+ * count. The border and inner queues order each other on the device (after) wherever the host
+ * touches nothing, so a rank without messages whose faces are periodic or mirror queues its
+ * steps without waiting for them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -181,12 +182,14 @@ static void rotate(sk_prog *sp)
  * it reaches (sent and mirrored cells are border cells), so the inner update, on the other
  * queue, touches no cell the border queue reads or writes meanwhile.
  */
+static void finish(sk_run *r, sb_prog_step *s, int staged);
+
 static void step(sk_run *r, long t)
 {
     sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     const sb_ops *o = r->dev.ops;
-    int nreq = 0, staged = sp->staged[SK_SEL_STEP];
+    int staged = sp->staged[SK_SEL_STEP];
     sb_prog_step s;
     memset(&s, 0, sizeof s);
     DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER)); /* the last step read what this writes */
@@ -206,12 +209,23 @@ static void step(sk_run *r, long t)
         DEV(r, sk_prog_update(r, SB_QBORDER, &s));
     }
     rotate(sp);
+    finish(r, &s, staged);
+}
+
+/* The rest of a step once its border (or whole box) is queued and the levels rotated: the new
+   level's border goes out while the inner boxes of s are computed (staged), then its halos and
+   ghosts come in. */
+static void finish(sk_run *r, sb_prog_step *s, int staged)
+{
+    sk_prog *sp = r->prog;
+    const sb_ops *o = r->dev.ops;
+    int nreq = 0;
     phase(r, SK_SEL_STEP, X_RECV, &nreq);
     phase(r, SK_SEL_STEP, X_PACK, &nreq);
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     phase(r, SK_SEL_STEP, X_SEND, &nreq);
-    for (int f = 0; f < p->nf && staged; f++) s.box[f] = sl_local_box(&r->loc, &sp->inner[f]);
-    if (staged) DEV(r, sk_prog_update(r, SB_QINNER, &s));
+    for (int f = 0; f < sp->p->nf && staged; f++) s->box[f] = sl_local_box(&r->loc, &sp->inner[f]);
+    if (staged) DEV(r, sk_prog_update(r, SB_QINNER, s));
     DEV(r, o->flush(&r->dev, SB_QINNER));
     net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
     phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
@@ -246,7 +260,7 @@ static void substep(sk_run *r, long t, int k)
 }
 
 /*
- * The most substeps a pass may hand to prog_update_k at once (0 or 1: none). Not where ghosts
+ * The most steps a pass may hand to prog_update_k at once (0 or 1: none). Not where ghosts
  * of mirror or constant faces are refilled between steps (nothing runs between fused steps),
  * nor where a previous level is read farther than its current one: the fused launch writes
  * level k - 1 only over the last step's box, which the last step's reads of the current level
@@ -257,7 +271,7 @@ int sk_prog_fusable(const sk_run *r)
     const sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     const sb_ops *o = r->dev.ops;
-    if (!o->prog_update_k || !o->prog_fuse_depth || sp->T < 3) return 0;
+    if (!o->prog_update_k || !o->prog_fuse_depth || sp->T < 2) return 0;
     for (int f = 0; f < p->nf; f++)
         for (int d = 0; d < p->ndims; d++)
             for (int e = 0; e < 2; e++) {
@@ -308,13 +322,23 @@ static void fused(sk_run *r, long t, int k, int n)
     }
 }
 
-/* A pass of m steps (1 .. T) from iteration t: the last m of a pass of T. Substeps in runs of
-   up to sp->fuse per launch where the device fuses them. */
-static void pass(sk_run *r, long t, int m)
+/*
+ * A pass of m steps (1 .. T) from iteration t: the last m of a pass of T. Where no message
+ * would overlap the last step's inner update and the device fuses m steps, the whole pass is one
+ * launch, unless the change of its last step is asked for (norm): a field without a previous
+ * level then has no level m - 1 to compare with. Otherwise substeps in runs of up to sp->fuse
+ * per launch, and the last step alone.
+ */
+static void pass(sk_run *r, long t, int m, int norm)
 {
     const sb_ops *o = r->dev.ops;
     int T = r->prog->T, fz = r->prog->fuse;
     if (m > 1) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
+    if (m >= 2 && m <= fz && !r->prog->staged[SK_SEL_STEP] && !norm) {
+        fused(r, t, T - m + 1, m);
+        finish(r, NULL, 0);
+        return;
+    }
     for (int j = 1; j < m;) {
         int n = m - j < fz ? m - j : fz;
         if (n >= 2) {
@@ -370,7 +394,7 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
     long goal = r->goal > 0 ? r->goal : r->done + n, every = r->opt.progress;
     for (long i = 0; i < n;) {
         int m = n - i < sp->T ? (int)(n - i) : sp->T;
-        pass(r, r->done + i, m);
+        pass(r, r->done + i, m, changes && i + m >= n);
         long at = r->done + (i += m);
         if (every > 0 && r->rank == 0 && at / every != (at - m) / every) {
             double dt = MPI_Wtime() - t0;

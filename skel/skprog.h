@@ -74,8 +74,9 @@ typedef struct sk_prog {
        dimension and side: what step k computes, and how deep its ghosts go */
     int bw[STENCIL_MAX_STEPS + 2][KGT_PROG_MAX_FIELDS][SL_D][2];
     struct sk_pooc *ooc; /* out of core (prog_ooc.c): r->dev is the host backend on the levels */
-    /* fuse >= 2: that many substeps of a pass at most run as one prog_update_k (prog_loop.c,
-       sk_prog_fusable); spr: the extra level it writes of a field that keeps its previous one */
+    /* fuse >= 2: that many steps of a pass at most run as one prog_update_k (prog_loop.c,
+       sk_prog_fusable: the substeps, or the whole pass where no message overlaps its last
+       step); spr: the extra level it writes of a field that keeps its previous one */
     int fuse;
     sb_mem spr[KGT_PROG_MAX_FIELDS];
 } sk_prog;
