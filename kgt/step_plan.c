@@ -57,6 +57,9 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
         sh->walk = 1, sh->minb = dbl || !pipe ? 0 : 9; /* 56 registers of an NVIDIA SM's 64K */
     } else if (s->ndims == 3 && !dbl) {
         sh->bx = 128, sh->by = 1, sh->nc = 4, sh->zc = 32, sh->pipe = 0, sh->vec = 1, sh->walk = 2;
+        /* Reaching two cells or more, the running sums take so many registers that three
+           blocks fit a SM: launch bounds asking for four (3d13 faster, bench/RESULTS.md). */
+        if (!kgt_reach_within(s, 3, 1)) sh->minb = 4;
     } else if (s->ndims == 3) {
         sh->bx = dbl ? 64 : 32, sh->by = dbl ? 4 : 8, sh->nc = dbl ? 2 : 4, sh->zc = 128;
         sh->pipe = pipe ? 3 : 0;
@@ -68,6 +71,11 @@ void kgt_step_default(const kgt_stencil *s, int dbl, int pipe, kgt_step_shape *s
             if (kgt_row_points(s) <= 1) sh->bx = 64, sh->nc = 16;
         }
         if (sh->pipe) sh->zc = 512;
+        /* Float 2D stencils of more than nine points (the loop above takes the others): four
+           cells a thread and 256 rows a block; eight cells took so many registers that three
+           blocks fit a SM, and 512 rows left the grid under two waves (2d17 faster,
+           bench/RESULTS.md). */
+        if (s->ndims == 2 && !dbl && sh->pipe) sh->nc = 4, sh->zc = 256;
     }
 }
 
