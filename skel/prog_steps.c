@@ -12,11 +12,12 @@
  * coefficient field is read at every step: its halo is the union over the steps.
  *
  * T is options.steps (or $STENCIL_STEPS), capped by the iterations; the automatic choice is 1
- * for programs. Lowered, the same on every rank, where a part along a dimension with
- * neighbours or a mirror face is thinner than the regions' reach there (the halos come from the
- * next rank only, and the cells a mirror ghost reflects must be the rank's own); 1 where an
- * update reads the cell's index along a dimension in which its field is periodic (the cells a
- * rank computes beyond that face would see the index unwrapped).
+ * for programs but where fused steps are known to win (auto_steps). Lowered, the same on every
+ * rank, where a part along a dimension with neighbours or a mirror face is thinner than the
+ * regions' reach there (the halos come from the next rank only, and the cells a mirror ghost
+ * reflects must be the rank's own); 1 where an update reads the cell's index along a dimension in
+ * which its field is periodic (the cells a rank computes beyond that face would see the index
+ * unwrapped).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,32 @@ static int index_periodic(const sk_prog *sp, const sk_reads *s)
     return 0;
 }
 
+/*
+ * The automatic T: 4 (a pass of four steps in one fused launch, prog_loop.c) where that is known
+ * to win, else 1. Known: one rank (no messages, so the whole pass is one launch) on a GPU
+ * backend that fuses steps (auto_try: GPU memory; the host fuses too, for nothing), a 2D float
+ * program whose evolving fields keep no previous level and which reads no coefficient field,
+ * no mirror or constant faces. Gray-Scott gained, the wave equation (a previous level and a
+ * coefficient: three tile buffers for u and one for c2 in the same shared memory) lost
+ * (bench/RESULTS.md); others stay at 1 until measured.
+ */
+static int auto_steps(const sk_run *r)
+{
+    const kgt_prog *p = r->prog->p;
+    const sb_ops *o = sk_planned_backend(r);
+    if (!o || !o->prog_update_k || !o->auto_try || r->size != 1 || p->ndims != 2 ||
+        r->st.type != STENCIL_FLOAT || r->iters < 4)
+        return 1;
+    for (int f = 0; f < p->nf; f++) {
+        if (p->f[f].coef || p->f[f].keeps) return 1;
+        for (int d = 0; d < p->ndims; d++)
+            for (int e = 0; e < 2; e++)
+                if (p->f[f].bc[d][e].kind == KGT_B_MIRROR || p->f[f].bc[d][e].kind == KGT_B_CONST)
+                    return 1;
+    }
+    return 4;
+}
+
 int sk_prog_steps(sk_run *r)
 {
     sk_prog *sp = r->prog;
@@ -168,8 +195,11 @@ int sk_prog_steps(sk_run *r)
         rc = SK_FAIL(r, STENCIL_EINVAL,
                      "options.steps (or fuse, $STENCIL_STEPS) is %d, not in 0..%d", r->opt.steps,
                      STENCIL_MAX_STEPS);
-    int want = r->opt.steps > 0 && !rc ? r->opt.steps : 1, T = want, all = 1;
-    snprintf(r->why, sizeof r->why, "%s", r->opt.steps > 0 ? "forced" : "program: one step");
+    int want = r->opt.steps > 0 && !rc ? r->opt.steps : rc ? 1 : auto_steps(r), T = want, all = 1;
+    snprintf(r->why, sizeof r->why, "%s",
+             r->opt.steps > 0 ? "forced"
+             : want > 1       ? "program: fused steps, T=4"
+                              : "program: one step");
     if (want > 1 && r->iters > 0 && want > r->iters) {
         want = T = (int)r->iters;
         snprintf(r->why, sizeof r->why, "forced, capped by the iterations");
@@ -189,8 +219,8 @@ int sk_prog_steps(sk_run *r)
     if (!rc) {
         compose(sp, &s, all);
         if (all < want)
-            snprintf(r->why, sizeof r->why, "forced T=%d, parts too thin: T=%d", want % 100,
-                     all % 100);
+            snprintf(r->why, sizeof r->why, "%s T=%d, parts too thin: T=%d",
+                     r->opt.steps > 0 ? "forced" : "program:", want % 100, all % 100);
         r->steps = all;
     } else if (rc == STENCIL_ENOMEM) {
         rc = SK_FAIL(r, rc, "out of memory (program reads)");
