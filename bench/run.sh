@@ -679,7 +679,7 @@ scenario_progs() { # programs: PROG_TESTS on CUDA and NVIDIA OpenCL; Gray-Scott 
         runlog prog-wave-$bk 300 env STENCIL_OPENCL_PLATFORM=NVIDIA $pb -b $bk \
             -f bench/progs/wave.stencil -n 16384x16384 -i 500 --repeat 3 --label wave-$bk
     done
-    for sh in ${PROG_SHAPES:-}; do # the program kernel's shapes (temporary STENCIL_PROG_SHAPE)
+    for sh in ${PROG_SHAPES:-}; do # the program kernel's shapes (STENCIL_PROG_SHAPE)
         runlog prog-gs-cuda-$sh 300 env STENCIL_PROG_SHAPE=$sh $pb -b cuda \
             -f bench/progs/grayscott.stencil -n 8192x8192 -i 2000 --repeat 3 --label gs-cuda-$sh
         runlog prog-wave-cuda-$sh 300 env STENCIL_PROG_SHAPE=$sh $pb -b cuda \

@@ -8,10 +8,12 @@
  * of loads takes whole lines; otherwise one cell a thread, as kgt's ahead-of-time launchers do.
  *
  * 2D programs also get the fused kernels of k = 1..4 steps per launch (kgt/prog_fuse.c), for
- * the skeleton's substeps of a forced T (prog_update_k).
+ * the skeleton's passes of T > 1 (prog_update_k).
  *
- * STENCIL_PROG_SHAPE="bx,by,cy" overrides the plan's shape. Temporary, for measuring shapes
- * against each other: it goes once the plan's default is settled (or into the configuration).
+ * STENCIL_PROG_SHAPE="bx,by,cy" overrides the plan's shape of the one-step kernel, as
+ * STENCIL_RTC_SHAPE does for stencils: tests/progdev runs every program in several shapes
+ * through it, and bench/run.sh progs measures shapes against the plan (PROG_SHAPES). The plan's
+ * 64 x 4 threads of 8 rows stay the default: 128 x 2 was not clearly faster.
  */
 #ifndef SB_GPU_PROG_CUH
 #define SB_GPU_PROG_CUH
