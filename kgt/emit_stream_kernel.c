@@ -247,13 +247,16 @@ int kgt_emit_gpu_stream_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels
  * launch: its edge ring holds 2R columns of each thread in 2(2R + 1) slots per level, and the
  * K rows of every level are gathered for each of its many weights, so the kernel is bound by
  * shared memory and registers, not by DRAM; one step per launch until a depth is measured to win.
+ * A star reaching 4 (2d17) gained with 2 levels only over the one-step kernel's shape of before
+ * (eight cells a thread, step_plan.c); its present one is faster than both, so it too gets one
+ * step per launch; reaching 3 (2d-asym) still gains with 2.
  */
 int kgt_stream_depth(const kgt_stencil *s, int dbl)
 {
     if (!kgt_stream_rt(s)) return 0;
     const int r = kgt_s2_shape(s, dbl, 2).r;
     if (kgt_off_axis(s)) return r >= 2 ? 1 : !dbl && kgt_nonzero_points(s) > 6 ? 3 : 4;
-    return r >= 3 ? 2 : r == 2 ? 3 : 4;
+    return r >= 4 ? 1 : r == 3 ? 2 : r == 2 ? 3 : 4;
 }
 
 int kgt_stream_levels(const kgt_stencil *s)
