@@ -353,7 +353,7 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
 
 /*
  * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D
- * stencils reaching at most 4 cells, star or box, and 3D star stencils reaching one (run-time
+ * stencils reaching at most 4 cells, star or box, and 3D star stencils reaching 2 (run-time
  * kernels on), 2 for a named kernel with a fused launcher, else 1 (updatek runs, one update at a
  * time).
  */
