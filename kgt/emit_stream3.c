@@ -1,8 +1,8 @@
 /*
- * L time steps per launch (1 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching one cell, and
- * one step for any 3D stencil reaching one cell (box mode, below): the 3D analogue of the 2D
- * streaming kernel (emit_stream.c), taken by the library's run-time L-step path (kgt_rt.h:
- * kgt_rt_gpu_stream, kgt_stream3_plan) and, at L = 1, by its one-step path when asked
+ * L time steps per launch (2 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching at most 2
+ * cells (radius R), and one step for any 3D stencil reaching one cell (box mode, below): the 3D
+ * analogue of the 2D streaming kernel (emit_stream.c), taken by the library's run-time L-step path
+ * (kgt_rt.h: kgt_rt_gpu_stream, kgt_stream3_plan) and, at L = 1, by its one-step path when asked
  * ($STENCIL_RTC_STREAM1=1; slower than the step kernel on an H200).
  *
  * A block of BX x BY threads (BX = 32, one warp per thread row) covers an x-y tile of TX = BX*V
@@ -10,9 +10,10 @@
  * along dimension 0 (z). For its cells each thread keeps, per level below L (0: the input, k:
  * step k), a window of the 2R+1 planes around the plane it updates next in registers: the
  * neighbours along z and those inside the thread's own V x NY patch are registers; x neighbours
- * of the patch's edge columns come from the neighbouring lanes by warp shuffles; y neighbours of
- * its first and last R rows through a two-plane ring of shared memory per level holding only
- * those rows of every thread (one barrier per plane). Per input plane z entering the window,
+ * of the patch's edge columns come from the neighbouring lanes by warp shuffles (from lanes up
+ * to ceil(R / V) away where R > V); y neighbours of its first and last R rows through a
+ * two-plane ring of shared memory per level holding only those rows of every thread (one
+ * barrier per plane). Per input plane z entering the window,
  * level k advances one plane (z - kR); level L's plane (z - LR) is stored. The tile's outer
  * HP >= LR columns and HY = LR rows each side are computed but not stored (the shuffles of the
  * tile's edge lanes return the lane's own value there: wrong, but only HP cells deep after L
@@ -64,6 +65,10 @@ shape3 kgt_s3_shape(const kgt_stencil *s, int dbl, int levels, const kgt_stream_
     t.box = levels == 1;
     kgt_extents(s, t.elo, t.ehi);
     t.r = 1;
+    for (int d = 0; d < 3; d++) { /* stars reach up to 2 cells (kgt_stream3); box mode 1 */
+        if (t.elo[d] > t.r) t.r = t.elo[d];
+        if (t.ehi[d] > t.r) t.r = t.ehi[d];
+    }
     t.v = dbl ? 1 : 2;
     t.ny = dbl ? 4 : 3;
     t.by = 8;
@@ -259,6 +264,21 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
     }
 }
 
+/* R > V: column m - R of the thread is element e of the lane dl to the left, column V + m
+   element m % V of the lane 1 + m / V to the right. */
+static void emit_far_shuffles(kgt_buf *b, const shape3 *t, const char *w)
+{
+    kgt_printf(b, "                {\n");
+    for (int m = 0; m < t->r; m++) {
+        const int dl = (t->r - m + t->v - 1) / t->v, e = m - t->r + dl * t->v;
+        kgt_printf(b,
+                   "                    sl[i][%d] = KGT_SHFL_UP(%s[R][i][%d], %d);\n"
+                   "                    sr[i][%d] = KGT_SHFL_DOWN(%s[R][i][%d], %d);\n",
+                   m, w, e, dl, m, w, m % t->v, 1 + m / t->v);
+    }
+    kgt_printf(b, "                }\n");
+}
+
 /* Level k (1..L) at plane r = z - kR from window w(k-1): the shuffles, the cells, the live
    test, then the push into window k or (k = L) the store. */
 void kgt_s3_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, int k)
@@ -279,21 +299,27 @@ void kgt_s3_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, in
                 "SL;\n"
                 "                (void)sp%d;\n",
                 ty, q, q, q);
-    } else
+    } else {
         kgt_printf(b,
                    "            {\n"
                    "                const KGT_IX r = z - %d * R; /* step %d%s */\n"
                    "                const %s *sp = s + %d * SL;\n"
                    "                %s nv[NY][V], sl[NY][R], sr[NY][R]%s;\n"
                    "                KGT_UNROLL\n"
-                   "                for (int i = 0; i < NY; i++)\n"
-                   "                    KGT_UNROLL\n"
-                   "                    for (int m = 0; m < R; m++) {\n"
-                   "                        sl[i][m] = KGT_SHFL_UP(%s[R][i][V - R + m], 1);\n"
-                   "                        sr[i][m] = KGT_SHFL_DOWN(%s[R][i][m], 1);\n"
-                   "                    }\n",
-                   k, k, k == t->lv ? ", stored" : "", ty, k - 1, ty, t->split ? ", sn[NY][V]" : "",
-                   w, w);
+                   "                for (int i = 0; i < NY; i++)\n",
+                   k, k, k == t->lv ? ", stored" : "", ty, k - 1, ty,
+                   t->split ? ", sn[NY][V]" : "");
+        if (t->r <= t->v)
+            kgt_printf(b,
+                       "                    KGT_UNROLL\n"
+                       "                    for (int m = 0; m < R; m++) {\n"
+                       "                        sl[i][m] = KGT_SHFL_UP(%s[R][i][V - R + m], 1);\n"
+                       "                        sr[i][m] = KGT_SHFL_DOWN(%s[R][i][m], 1);\n"
+                       "                    }\n",
+                       w, w);
+        else
+            emit_far_shuffles(b, t, w);
+    }
     emit_cells(b, s, dbl, t, w);
     kgt_printf(b,
                "                if (!fast) {\n"

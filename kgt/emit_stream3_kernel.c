@@ -290,7 +290,7 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
 {
     char pre[16], ld[64], walk[64];
     memset(info, 0, sizeof *info);
-    if (!(kgt_stream3(s) || (levels == 1 && kgt_stream3_box(s))) || levels < 1 ||
+    if (!(levels >= 2 ? kgt_stream3(s) : kgt_stream3_box(s)) || levels < 1 ||
         levels > KGT_STREAM_MAX)
         return -1;
     snprintf(pre, sizeof pre, "rt3l%d", levels);
@@ -335,10 +335,14 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
 
 /*
  * Levels worth running for s (0: none). 3d7 float ran fastest with 3 levels (2 and 4 slower,
- * all faster than one step per launch); double with 2 (3 slower than one step per launch).
+ * all faster than one step per launch); double with 2 (3 slower than one step per launch). A
+ * star reaching 2 cells keeps 2R + 1 = 5 planes per level in registers, as many as two levels
+ * of 3d7 hold: 2 levels in float, 1 in double (where 3d7's second level was already the last
+ * that gained), until measured.
  */
 int kgt_stream3_depth(const kgt_stencil *s, int dbl)
 {
     if (!kgt_stream3(s)) return 0;
+    if (!kgt_reach_within(s, 3, 1)) return dbl ? 1 : 2;
     return dbl ? 2 : 3;
 }

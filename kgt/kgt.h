@@ -265,8 +265,8 @@ int kgt_walk(const kgt_gen *g);
 int kgt_nonzero_points(const kgt_stencil *s);
 int kgt_row_points(const kgt_stencil *s);
 int kgt_off_axis(const kgt_stencil *s);
-/* Whether s is a 3D star stencil reaching one cell (the 3D streaming kernels of several steps),
-   or any 3D stencil reaching one cell (their one-step box mode): kgt_rt.h. */
+/* Whether s is a 3D star stencil reaching at most 2 cells (the 3D streaming kernels of several
+   steps), or any 3D stencil reaching one cell (their one-step box mode): kgt_rt.h. */
 int kgt_stream3(const kgt_stencil *s);
 int kgt_stream3_box(const kgt_stencil *s);
 

@@ -211,8 +211,8 @@ int kgt_stream_depth(const kgt_stencil *s, int dbl);
 int kgt_stream_levels(const kgt_stencil *s);
 
 /*
- * The same for 3D star stencils reaching one cell (kgt_stream3; emit_stream3.c), also at L = 1
- * (one step per launch), and at L = 1 alone for any 3D stencil reaching one
+ * The same for 3D star stencils reaching at most 2 cells (kgt_stream3; emit_stream3.c) at L >= 2,
+ * and at L = 1 (one step per launch) for any 3D stencil reaching one
  * cell (kgt_stream3_box: diagonal points too): kernels of info->b x info->by threads;
  * kgt_rt_gpu_stream takes them for 3D stencils. kgt_stream3_plan lays
  * out box [lo, hi) of a 3D array of strides (s0, s1, 1): the arguments after (in, out), all int,
