@@ -21,8 +21,13 @@ typedef struct shape3 {
     int elo[3], ehi[3];
     int split;
     float rd;
-    int box; /* one level (any stencil reaching one cell): tiles without unstored columns and
-                rows, their edge columns and the rows beyond them loaded too (kgt_s3_load_plane) */
+    int box;  /* one level (any stencil reaching one cell): tiles without unstored columns and
+                 rows, their edge columns and the rows beyond them loaded too (kgt_s3_load_plane) */
+    int part; /* L >= 2 levels of a stencil reaching one cell, not a star: partial sums per plane
+                 (emit_stream3_box.c) */
+    int u;    /* planes of one unrolled iteration */
+    int lg;   /* level L's plane lags the input plane entering by lg */
+    int fill; /* planes a block walks besides its own: L * R + lg */
 } shape3;
 
 shape3 kgt_s3_shape(const kgt_stencil *s, int dbl, int levels, const kgt_stream_tune *tune);
@@ -34,5 +39,23 @@ void kgt_s3_load(kgt_buf *b, const char *fn, int dbl, const shape3 *t, int n);
 void kgt_s3_load_plane(kgt_buf *b, const char *fn, const char *ld, int dbl, const shape3 *t);
 /* Level k's cells of one plane, from the window of level k - 1. */
 void kgt_s3_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, int k);
+/* Split division: nv[i][j] of numerator num ("sn": sn[i][j]); the fallback to `/` for NY x V
+   quotients when one numerator leaves the split range. */
+void kgt_s3_div_split(kgt_buf *b, const kgt_stencil *s, const shape3 *t, const char *num, int i,
+                      int j);
+void kgt_s3_split_tail(kgt_buf *b, const kgt_stencil *s, const shape3 *t);
+/* The registers kgt_temp names of cell (i, j)'s points, from window w (partial sums: the entering
+   plane w). */
+void kgt_s3_temps(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, const char *w, int i,
+                  int j);
+/* Level L's plane r (nv) into out, where stored. */
+void kgt_s3_store(kgt_buf *b, int dbl, const shape3 *t);
+
+/* Partial-sum mode (emit_stream3_box.c): the registers, the shared memory's zeroed part, one
+   iteration of the plane loop (input plane z entering, ring s). 0, or -1 when the stencil's
+   points are not ordered by plane. */
+void kgt_s3b_regs(kgt_buf *b, int dbl, const shape3 *t);
+void kgt_s3b_zero(kgt_buf *b);
+int kgt_s3b_iter(kgt_buf *b, const char *ld, const kgt_stencil *s, int dbl, const shape3 *t);
 
 #endif
