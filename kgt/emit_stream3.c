@@ -83,11 +83,19 @@ shape3 kgt_s3_shape(const kgt_stencil *s, int dbl, int levels, const kgt_stream_
     t.lg = levels * t.r + (t.part ? levels - 1 : 0);
     t.fill = levels * t.r + t.lg;
     t.u = t.part ? 2 : 2 * (2 * t.r + 1);
+    if (kgt_s3_ring_bytes(&t, dbl) > RING_MAX) /* a tuned shape too large: the default's */
+        t.ny = dbl ? 4 : 3, t.by = 8;
     for (t.hdef = HDEF3; (t.hdef + t.fill) % t.u; t.hdef--) {
     }
     for (t.hmin = 32; (t.hmin + t.fill) % t.u; t.hmin++) {
     }
     return t;
+}
+
+long kgt_s3_ring_bytes(const shape3 *t, int dbl)
+{
+    const long pc = t->box || t->part ? t->v : 0, nb = t->box ? t->u : 2;
+    return nb * t->lv * (t->by + 2) * 2 * t->r * (BX * t->v + 2 * pc) * (dbl ? 8 : 4);
 }
 
 void kgt_s3_enum(kgt_buf *b, const shape3 *t)

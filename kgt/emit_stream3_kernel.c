@@ -323,11 +323,7 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     info->xal = t.box ? 128 / (dbl ? 8 : 4) : t.v;
     if (info->w < 1 || info->wy < 1 || (t.box && t.by < 2))
         return -1; /* a tile that stores nothing; box mode: two halo thread rows */
-    /* the ring, NB planes per level below L (box mode: U, else 2) of (BY + 2) thread rows x 2R
-       rows x TX + 2PC columns, within the 48 KiB of static shared memory (3d13 at L >= 3 not) */
-    const long pc = t.box || t.part ? t.v : 0, nb = t.box ? t.u : 2;
-    if (nb * levels * (t.by + 2) * 2 * t.r * (BX * t.v + 2 * pc) * (dbl ? 8 : 4) > 48 * 1024)
-        return -1;
+    if (kgt_s3_ring_bytes(&t, dbl) > RING_MAX) return -1; /* 3d13 at L >= 3 */
     for (int d = 0; d < 3; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
     kgt_printf(b,
                "/* %d steps per launch by register streaming along z: %d x %d threads of %d "

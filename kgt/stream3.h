@@ -13,6 +13,8 @@
  * and as fast as 252 on 1024^3 and on a 96 x 768^2 box (an out-of-core chunk).
  */
 enum { BX = 32, P = 2 /* input planes loaded ahead */, HDEF3 = 96 };
+/* RING_MAX: the most bytes of the kernels' ring in static shared memory */
+enum { RING_MAX = 48 * 1024 };
 
 typedef struct shape3 {
     int lv, r, v, ny, by; /* levels; radius; columns and rows per thread; thread rows */
@@ -31,6 +33,9 @@ typedef struct shape3 {
 } shape3;
 
 shape3 kgt_s3_shape(const kgt_stencil *s, int dbl, int levels, const kgt_stream_tune *tune);
+/* The bytes of the ring in shared memory: NB planes per level below L (box mode: U, else 2) of
+   (BY + 2) thread rows x 2R rows x TX + 2PC columns. */
+long kgt_s3_ring_bytes(const shape3 *t, int dbl);
 /* The kernel's constants (an enum), for the kernel's body. */
 void kgt_s3_enum(kgt_buf *b, const shape3 *t);
 /* The warp macros the text needs (C as well as CUDA/HIP). */
