@@ -1,8 +1,9 @@
 /*
  * The run-time 3D streaming kernels (kgt/emit_stream3.c) of every 3D stencil of the
  * docs/STENCILS.md set and of tests/kgt/fused.stencil that has them, both element types: star
- * stencils at L = 1..KGT_STREAM_MAX, box stencils (diagonal points) at L = 1, one step in the
- * default block shape too, scalar and vector rows, run on the CPU under an emulation of the CUDA
+ * stencils at L = 1..KGT_STREAM_MAX, box stencils (diagonal points) at L = 1 and, by partial
+ * sums, at L = 2..KGT_STREAM_MAX, one step (and the partial sums' steps) in the default block
+ * shape too, scalar and vector rows, run on the CPU under an emulation of the CUDA
  * execution model with warp shuffles (stream3_emu.cc), against L steps of the serial reference:
  * bitwise inside the box, untouched outside it. Boxes with blocks that take the path without tests,
  * boxes over the frame of fixed boundaries, live cells ending inside the box, a tiny box; the input
