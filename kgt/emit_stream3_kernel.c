@@ -351,6 +351,19 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     return 0;
 }
 
+/* The most levels whose ring fits shared memory in both types, from 1 (0: s does not stream). */
+int kgt_stream3_levels(const kgt_stencil *s)
+{
+    int most = 0;
+    for (int l = 1; l <= KGT_STREAM_MAX; l++) {
+        if (!(l >= 2 ? kgt_stream3_any(s) : kgt_stream3_box(s))) continue;
+        shape3 f = kgt_s3_shape(s, 0, l, NULL), d = kgt_s3_shape(s, 1, l, NULL);
+        if (kgt_s3_ring_bytes(&f, 0) > RING_MAX || kgt_s3_ring_bytes(&d, 1) > RING_MAX) break;
+        most = l;
+    }
+    return most;
+}
+
 /*
  * Levels worth running for s (0: none). 3d7 float ran fastest with 3 levels (2 and 4 slower,
  * all faster than one step per launch); double with 2 (3 slower than one step per launch). A

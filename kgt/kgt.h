@@ -279,5 +279,7 @@ int kgt_stream3(const kgt_stencil *s);
 int kgt_stream3_box(const kgt_stencil *s);
 /* L >= 2 steps per launch of the 3D streaming kernels: stars reaching 2, anything reaching 1. */
 int kgt_stream3_any(const kgt_stencil *s);
+/* The most levels of the 3D streaming kernels of s whose ring fits (emit_stream3_kernel.c). */
+int kgt_stream3_levels(const kgt_stencil *s);
 
 #endif /* KGT_H */

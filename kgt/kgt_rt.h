@@ -206,8 +206,9 @@ int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, 
 /* The most levels worth running for s and the element type (dbl: double); 0: s does not
    stream. */
 int kgt_stream_depth(const kgt_stencil *s, int dbl);
-/* The most levels of the run-time streaming kernels of s (2D or 3D), whether or not worth running
-   (kgt_stream_depth, kgt_stream3_depth); 0: s has none. */
+/* The most levels of the run-time streaming kernels of s (2D or 3D; 3D: those whose ring fits
+   static shared memory), whether or not worth running (kgt_stream_depth, kgt_stream3_depth); 0: s
+   has none. */
 int kgt_stream_levels(const kgt_stencil *s);
 
 /*
