@@ -23,14 +23,14 @@ char *sb_gen_gpu(const sl_stencil *st, int pipe, kgt_step_info *info);
 /*
  * The streaming kernels of st taking `levels` steps per launch (kgt_rt_gpu_stream) for
  * NVRTC/hiprtc, or NULL when st is neither a 2D stencil reaching at most 4 cells nor a 3D star
- * stencil reaching one, levels is out of 2..KGT_STREAM_MAX (3D: 1..KGT_STREAM_MAX; any 3D
- * stencil reaching one cell at 1), or out of memory; $STENCIL_RTC=fail breaks it
+ * stencil reaching at most 2, levels is out of 2..KGT_STREAM_MAX (3D: 1..KGT_STREAM_MAX; at 1
+ * any 3D stencil reaching one cell, and only those), or out of memory; $STENCIL_RTC=fail breaks it
  * as it breaks sb_gen_gpu's.
  */
 char *sb_gen_gpu_stream(const sl_stencil *st, int levels, kgt_stream_info *info);
 /* The most steps per launch of st's streaming kernels worth running (kgt_stream_depth, in st's
    element type; $STENCIL_RTC_DEPTH, gen.c): 0 when st has none (neither a 2D stencil reaching at
-   most 4 cells nor a 3D star reaching one). */
+   most 4 cells nor a 3D star reaching at most 2). */
 int sb_gen_stream_depth(const sl_stencil *st);
 /* The stamp of st's streaming kernels of `levels` steps without tuning (kgt_stream_stamp) and
    their info; 0 when there are none. What a named kernel's table (stencil_device_steps) must

@@ -100,7 +100,7 @@ int kgt_stream(const kgt_stencil *s)
 
 int kgt_stream3(const kgt_stencil *s)
 {
-    if (!kgt_stream3_box(s)) return 0;
+    if (!kgt_reach_within(s, 3, 2)) return 0;
     for (int p = 0; p < s->npts; p++) {
         const int *o = s->pts[p].off;
         if (s->pts[p].w != 0.0 && (o[0] != 0) + (o[1] != 0) + (o[2] != 0) > 1) return 0;
@@ -108,10 +108,16 @@ int kgt_stream3(const kgt_stencil *s)
     return 1;
 }
 
-/* Any 3D stencil reaching one cell (diagonal points too): one level per launch. */
+/* Any 3D stencil reaching one cell (diagonal points too): box mode at one level, partial sums at
+   more (emit_stream3_box.c). */
 int kgt_stream3_box(const kgt_stencil *s)
 {
     return kgt_reach_within(s, 3, 1);
+}
+
+int kgt_stream3_any(const kgt_stencil *s)
+{
+    return kgt_stream3(s) || kgt_stream3_box(s);
 }
 
 int kgt_floordiv(int a, int b)

@@ -146,18 +146,22 @@ static const char *rn_op(const kgt_stencil *s, int dbl, int p)
     return in_type(s->pts[p].w, dbl) < 0.0 ? "sub" : "add";
 }
 
-/* ((t0 + t1) - t2) ... as kgt_sub(kgt_add(t0, t1), t2): the calls open outermost first. */
-static void emit_sum_nested(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
+/* ((t0 + t1) - t2) ... as kgt_sub(kgt_add(t0, t1), t2): the calls open outermost first. The
+   terms of points [p0, p1) only; with acc, added to acc (acc + t0) - t1 ... */
+static void emit_sum_nested(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix, int p0,
+                            int p1, const char *acc)
 {
-    int n = 0, first = 1, calls = count_terms(s) - 1, mul = mul_calls(s, ix);
-    for (int i = s->npts - 1; i >= 0 && n < calls; i--) {
+    int n = 0, first = !acc, calls = -first, mul = mul_calls(s, ix);
+    for (int i = p0; i < p1; i++) calls += s->pts[i].w != 0.0;
+    for (int i = p1 - 1; i >= p0 && n < calls; i--) {
         if (s->pts[i].w == 0.0) continue;
         if (n > 0 && n % 8 == 0) kgt_printf(b, "%s", ix->wrap);
         kgt_printf(b, "kgt_%s(", rn_op(s, dbl, i));
         n++;
     }
     n = 0;
-    for (int i = 0; i < s->npts; i++) {
+    if (acc) kgt_printf(b, "%s", acc);
+    for (int i = p0; i < p1; i++) {
         if (s->pts[i].w == 0.0) continue;
         if (!first) kgt_printf(b, ",%s ", n % 4 == 0 ? ix->wrap : "");
         emit_term(b, s, dbl, ix, i, first, mul);
@@ -165,6 +169,12 @@ static void emit_sum_nested(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt
         first = 0;
         n++;
     }
+}
+
+void kgt_emit_sum_part(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix, int p0,
+                       int p1, const char *acc)
+{
+    emit_sum_nested(b, s, dbl, ix, p0, p1, acc);
 }
 
 /* A lambda called at once: acc = t0; acc = kgt_add(acc, t1) ...; no nesting at all. */
@@ -189,7 +199,10 @@ void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix
 {
     int first = 1, n = 0;
     if (ix->rn) {
-        (count_terms(s) > RN_NEST ? emit_sum_lambda : emit_sum_nested)(b, s, dbl, ix);
+        if (count_terms(s) > RN_NEST)
+            emit_sum_lambda(b, s, dbl, ix);
+        else
+            emit_sum_nested(b, s, dbl, ix, 0, s->npts, NULL);
         return;
     }
     for (int i = 0; i < s->npts; i++) {
@@ -201,30 +214,40 @@ void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix
     }
 }
 
-void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
+/* The sum of the terms, or the text sum where given (a name holding it). */
+static void put_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix, const char *sum)
+{
+    if (sum)
+        kgt_printf(b, "%s", sum);
+    else
+        kgt_emit_sum(b, s, dbl, ix);
+}
+
+void kgt_emit_expr_of(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix,
+                      const char *sum)
 {
     double d = in_type(s->divisor, dbl), r;
-    int paren = count_terms(s) > 1 && !ix->rn; /* a call needs no parentheses */
+    int paren = count_terms(s) > 1 && !ix->rn && !sum; /* a call needs no parentheses */
     if (d == 1.0) {
-        kgt_emit_sum(b, s, dbl, ix);
+        put_sum(b, s, dbl, ix, sum);
         return;
     }
     if (d == -1.0) { /* x / -1 == -x exactly */
         kgt_printf(b, "-(");
-        kgt_emit_sum(b, s, dbl, ix);
+        put_sum(b, s, dbl, ix, sum);
         kgt_printf(b, ")");
         return;
     }
     if (kgt_exact_reciprocal(d, dbl, &r) && ix->rn) {
         kgt_printf(b, "kgt_mul(");
-        kgt_emit_sum(b, s, dbl, ix);
+        put_sum(b, s, dbl, ix, sum);
         kgt_printf(b, ", ");
         kgt_emit_literal(b, r, dbl);
         kgt_printf(b, ")");
         return;
     }
     kgt_printf(b, paren ? "(" : "");
-    kgt_emit_sum(b, s, dbl, ix);
+    put_sum(b, s, dbl, ix, sum);
     kgt_printf(b, paren ? ") " : " ");
     if (kgt_exact_reciprocal(d, dbl, &r)) {
         kgt_printf(b, "* ");
@@ -233,6 +256,11 @@ void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *i
         kgt_printf(b, "/ ");
         kgt_emit_literal(b, d, dbl);
     }
+}
+
+void kgt_emit_expr(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix)
+{
+    kgt_emit_expr_of(b, s, dbl, ix, NULL);
 }
 
 void kgt_emit_rn_helpers(kgt_buf *b)

@@ -1,8 +1,10 @@
 /*
- * L time steps per launch (1 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching one cell, and
- * one step for any 3D stencil reaching one cell (box mode, below): the 3D analogue of the 2D
- * streaming kernel (emit_stream.c), taken by the library's run-time L-step path (kgt_rt.h:
- * kgt_rt_gpu_stream, kgt_stream3_plan) and, at L = 1, by its one-step path when asked
+ * L time steps per launch (2 <= L <= KGT_STREAM_MAX) for 3D star stencils reaching at most 2
+ * cells (radius R) and, by partial sums per plane (emit_stream3_box.c), for the other 3D
+ * stencils reaching one cell; one step for any 3D stencil reaching one cell (box mode, below): the
+ * 3D analogue of the 2D streaming kernel (emit_stream.c), taken by the library's run-time L-step
+ * path (kgt_rt.h: kgt_rt_gpu_stream, kgt_stream3_plan) and, at L = 1, by its one-step path when
+ * asked
  * ($STENCIL_RTC_STREAM1=1; slower than the step kernel on an H200).
  *
  * A block of BX x BY threads (BX = 32, one warp per thread row) covers an x-y tile of TX = BX*V
@@ -10,9 +12,10 @@
  * along dimension 0 (z). For its cells each thread keeps, per level below L (0: the input, k:
  * step k), a window of the 2R+1 planes around the plane it updates next in registers: the
  * neighbours along z and those inside the thread's own V x NY patch are registers; x neighbours
- * of the patch's edge columns come from the neighbouring lanes by warp shuffles; y neighbours of
- * its first and last R rows through a two-plane ring of shared memory per level holding only
- * those rows of every thread (one barrier per plane). Per input plane z entering the window,
+ * of the patch's edge columns come from the neighbouring lanes by warp shuffles (from lanes up
+ * to ceil(R / V) away where R > V); y neighbours of its first and last R rows through a
+ * two-plane ring of shared memory per level holding only those rows of every thread (one
+ * barrier per plane). Per input plane z entering the window,
  * level k advances one plane (z - kR); level L's plane (z - LR) is stored. The tile's outer
  * HP >= LR columns and HY = LR rows each side are computed but not stored (the shuffles of the
  * tile's edge lanes return the lane's own value there: wrong, but only HP cells deep after L
@@ -62,8 +65,13 @@ shape3 kgt_s3_shape(const kgt_stencil *s, int dbl, int levels, const kgt_stream_
     memset(&t, 0, sizeof t);
     t.lv = levels;
     t.box = levels == 1;
+    t.part = levels >= 2 && !kgt_stream3(s);
     kgt_extents(s, t.elo, t.ehi);
     t.r = 1;
+    for (int d = 0; d < 3; d++) { /* stars reach up to 2 cells (kgt_stream3); others 1 */
+        if (t.elo[d] > t.r) t.r = t.elo[d];
+        if (t.ehi[d] > t.r) t.r = t.ehi[d];
+    }
     t.v = dbl ? 1 : 2;
     t.ny = dbl ? 4 : 3;
     t.by = 8;
@@ -71,12 +79,23 @@ shape3 kgt_s3_shape(const kgt_stencil *s, int dbl, int levels, const kgt_stream_
     t.split = !dbl && kgt_split_divisor(s->divisor, &t.rd);
     t.hp = t.box ? 0 : (levels * t.r + t.v - 1) / t.v * t.v;
     t.hy = t.box ? 0 : levels * t.r;
-    const int u = 2 * (2 * t.r + 1);
-    for (t.hdef = HDEF3; (t.hdef + 2 * levels * t.r) % u; t.hdef--) {
+    /* partial sums: each level's output enters the next a plane later (one barrier per plane) */
+    t.lg = levels * t.r + (t.part ? levels - 1 : 0);
+    t.fill = levels * t.r + t.lg;
+    t.u = t.part ? 2 : 2 * (2 * t.r + 1);
+    if (kgt_s3_ring_bytes(&t, dbl) > RING_MAX) /* a tuned shape too large: the default's */
+        t.ny = dbl ? 4 : 3, t.by = 8;
+    for (t.hdef = HDEF3; (t.hdef + t.fill) % t.u; t.hdef--) {
     }
-    for (t.hmin = 32; (t.hmin + 2 * levels * t.r) % u; t.hmin++) {
+    for (t.hmin = 32; (t.hmin + t.fill) % t.u; t.hmin++) {
     }
     return t;
+}
+
+long kgt_s3_ring_bytes(const shape3 *t, int dbl)
+{
+    const long pc = t->box || t->part ? t->v : 0, nb = t->box ? t->u : 2;
+    return nb * t->lv * (t->by + 2) * 2 * t->r * (BX * t->v + 2 * pc) * (dbl ? 8 : 4);
 }
 
 void kgt_s3_enum(kgt_buf *b, const shape3 *t)
@@ -84,13 +103,18 @@ void kgt_s3_enum(kgt_buf *b, const shape3 *t)
     kgt_printf(b,
                "    enum { R = %d, V = %d, NY = %d, BX = %d, BY = %d, K = 2 * R + 1, L = %d,\n"
                "           HP = %d, HY = %d, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,\n"
-               "           WY = TY - 2 * HY, P = %d, U = 2 * K, RB = BY + 2, ER = 2 * R,\n"
+               "           WY = TY - 2 * HY, P = %d, U = %s, RB = BY + 2, ER = 2 * R,\n"
                "           EX = %d /* columns and rows loaded beyond the tile */,\n"
                "           PC = %d, RX = TX + 2 * PC /* ring rows: PC columns each side */,\n"
                "           SL = RB * ER * RX /* one level's ring plane */, NB = %s };\n",
-               t->r, t->v, t->ny, BX, t->by, t->lv, t->hp, t->hy, P, t->box ? t->r : 0,
-               t->box ? t->v : 0,
+               t->r, t->v, t->ny, BX, t->by, t->lv, t->hp, t->hy, P, t->part ? "2" : "2 * K",
+               t->box ? t->r : 0, t->box || t->part ? t->v : 0,
                t->box ? "U /* ring planes: the window's, written u - K + 1..u */" : "2");
+    if (t->part)
+        kgt_printf(b,
+                   "    enum { LG = %d /* level L's lag behind the plane entering */,\n"
+                   "           FILL = L * R + LG /* planes walked besides the block's own */ };\n",
+                   t->lg);
 }
 
 void kgt_s3_macros(kgt_buf *b)
@@ -189,12 +213,34 @@ void kgt_s3_load_plane(kgt_buf *b, const char *fn, const char *ld, int dbl, cons
         fn, ty, t->v, ty, t->r, ty, t->v, ty, t->r, ty, ld, t->ny, t->r, ld, t->r, t->r);
 }
 
+/* Partial sums (emit_stream3_box.c): the entering plane e's value at in-plane offset (dy, dx) from
+ * cell (i, j). */
+static void emit_source_part(kgt_buf *b, const shape3 *t, const char *e, int dy, int dx, int i,
+                             int j)
+{
+    const int ii = i + dy, jj = j + dx, R = t->r;
+    if (ii >= 0 && ii < t->ny) {
+        if (jj >= 0 && jj < t->v)
+            kgt_printf(b, "%s[%d][%d]", e, ii, jj);
+        else
+            kgt_printf(b, "e%c[%d][%d]", jj < 0 ? 'l' : 'r', ii, jj < 0 ? jj + R : jj - t->v);
+    } else if (ii < 0) { /* the last rows of the thread row above */
+        kgt_printf(b, "sp[(ty * ER + %d) * RX + PC + tx * V + %d]", 2 * R + ii, jj);
+    } else { /* the first rows of the thread row below */
+        kgt_printf(b, "sp[((ty + 2) * ER + %d) * RX + PC + tx * V + %d]", ii - t->ny, jj);
+    }
+}
+
 /* The source of point o's value for cell (i, j) at level window w (ring sp, shuffles sl/sr). */
 static void emit_source(kgt_buf *b, const shape3 *t, const char *w, const int *o, int i, int j)
 {
     const int ii = i + o[1], jj = j + o[2], R = t->r;
     if (t->box) {
         emit_source_box(b, t, o, i, j);
+        return;
+    }
+    if (t->part) {
+        emit_source_part(b, t, w, o[1], o[2], i, j);
         return;
     }
     if (o[1] == 0 && o[2] == 0)
@@ -213,33 +259,34 @@ static void emit_source(kgt_buf *b, const shape3 *t, const char *w, const int *o
         kgt_printf(b, "sr[%d][%d]", i, jj - t->v);
 }
 
+void kgt_s3_temps(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, const char *w, int i,
+                  int j)
+{
+    for (int p = 0; p < s->npts; p++) {
+        if (s->pts[p].w == 0.0) continue;
+        kgt_printf(b, "                    const %s ", kgt_types[dbl].name);
+        kgt_temp(b, 0, s->pts[p].off);
+        kgt_printf(b, " = ");
+        emit_source(b, t, w, s->pts[p].off, i, j);
+        kgt_printf(b, ";\n");
+    }
+}
+
 /* One level's update of the thread's NY x V cells from window w (ring sp): nv[i][j]. */
 static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, const char *w)
 {
     char wrap[40];
     const kgt_index ix = {"", "", {NULL, NULL, NULL}, kgt_wrap(wrap, 28), 1, 0, 0, 2};
-    const char *ty = kgt_types[dbl].name;
     if (t->split) kgt_printf(b, "                unsigned lo = 0xffffffffu, hi = 0;\n");
     for (int i = 0; i < t->ny; i++)
         for (int j = 0; j < t->v; j++) {
             kgt_printf(b, "                {\n");
-            for (int p = 0; p < s->npts; p++) {
-                if (s->pts[p].w == 0.0) continue;
-                kgt_printf(b, "                    const %s ", ty);
-                kgt_temp(b, 0, s->pts[p].off);
-                kgt_printf(b, " = ");
-                emit_source(b, t, w, s->pts[p].off, i, j);
-                kgt_printf(b, ";\n");
-            }
+            kgt_s3_temps(b, s, dbl, t, w, i, j);
             if (t->split) {
                 kgt_printf(b, "                    sn[%d][%d] = ", i, j);
                 kgt_emit_sum(b, s, dbl, &ix);
-                kgt_printf(b, ";\n                    nv[%d][%d] = kgt_div_split(sn[%d][%d], ", i,
-                           j, i, j);
-                kgt_emit_literal(b, s->divisor, 0);
-                kgt_printf(b, ", ");
-                kgt_emit_literal(b, t->rd, 0);
-                kgt_printf(b, ", lo, hi);\n");
+                kgt_printf(b, ";\n");
+                kgt_s3_div_split(b, s, t, "sn", i, j);
             } else {
                 kgt_printf(b, "                    nv[%d][%d] = ", i, j);
                 kgt_emit_expr(b, s, dbl, &ix);
@@ -247,6 +294,25 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
             }
             kgt_printf(b, "                }\n");
         }
+    kgt_s3_split_tail(b, s, t);
+}
+
+void kgt_s3_div_split(kgt_buf *b, const kgt_stencil *s, const shape3 *t, const char *num, int i,
+                      int j)
+{
+    kgt_printf(b, "                    nv[%d][%d] = kgt_div_split(", i, j);
+    if (strcmp(num, "sn"))
+        kgt_printf(b, "%s, ", num);
+    else
+        kgt_printf(b, "sn[%d][%d], ", i, j);
+    kgt_emit_literal(b, s->divisor, 0);
+    kgt_printf(b, ", ");
+    kgt_emit_literal(b, t->rd, 0);
+    kgt_printf(b, ", lo, hi);\n");
+}
+
+void kgt_s3_split_tail(kgt_buf *b, const kgt_stencil *s, const shape3 *t)
+{
     if (t->split) {
         kgt_printf(b, "                /* a numerator zero, tiny, huge, infinite or NaN: `/` */\n"
                       "                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)\n"
@@ -257,6 +323,21 @@ static void emit_cells(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *
         kgt_emit_literal(b, s->divisor, 0);
         kgt_printf(b, ";\n");
     }
+}
+
+/* R > V: column m - R of the thread is element e of the lane dl to the left, column V + m
+   element m % V of the lane 1 + m / V to the right. */
+static void emit_far_shuffles(kgt_buf *b, const shape3 *t, const char *w)
+{
+    kgt_printf(b, "                {\n");
+    for (int m = 0; m < t->r; m++) {
+        const int dl = (t->r - m + t->v - 1) / t->v, e = m - t->r + dl * t->v;
+        kgt_printf(b,
+                   "                    sl[i][%d] = KGT_SHFL_UP(%s[R][i][%d], %d);\n"
+                   "                    sr[i][%d] = KGT_SHFL_DOWN(%s[R][i][%d], %d);\n",
+                   m, w, e, dl, m, w, m % t->v, 1 + m / t->v);
+    }
+    kgt_printf(b, "                }\n");
 }
 
 /* Level k (1..L) at plane r = z - kR from window w(k-1): the shuffles, the cells, the live
@@ -279,21 +360,27 @@ void kgt_s3_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, in
                 "SL;\n"
                 "                (void)sp%d;\n",
                 ty, q, q, q);
-    } else
+    } else {
         kgt_printf(b,
                    "            {\n"
                    "                const KGT_IX r = z - %d * R; /* step %d%s */\n"
                    "                const %s *sp = s + %d * SL;\n"
                    "                %s nv[NY][V], sl[NY][R], sr[NY][R]%s;\n"
                    "                KGT_UNROLL\n"
-                   "                for (int i = 0; i < NY; i++)\n"
-                   "                    KGT_UNROLL\n"
-                   "                    for (int m = 0; m < R; m++) {\n"
-                   "                        sl[i][m] = KGT_SHFL_UP(%s[R][i][V - R + m], 1);\n"
-                   "                        sr[i][m] = KGT_SHFL_DOWN(%s[R][i][m], 1);\n"
-                   "                    }\n",
-                   k, k, k == t->lv ? ", stored" : "", ty, k - 1, ty, t->split ? ", sn[NY][V]" : "",
-                   w, w);
+                   "                for (int i = 0; i < NY; i++)\n",
+                   k, k, k == t->lv ? ", stored" : "", ty, k - 1, ty,
+                   t->split ? ", sn[NY][V]" : "");
+        if (t->r <= t->v)
+            kgt_printf(b,
+                       "                    KGT_UNROLL\n"
+                       "                    for (int m = 0; m < R; m++) {\n"
+                       "                        sl[i][m] = KGT_SHFL_UP(%s[R][i][V - R + m], 1);\n"
+                       "                        sr[i][m] = KGT_SHFL_DOWN(%s[R][i][m], 1);\n"
+                       "                    }\n",
+                       w, w);
+        else
+            emit_far_shuffles(b, t, w);
+    }
     emit_cells(b, s, dbl, t, w);
     kgt_printf(b,
                "                if (!fast) {\n"
@@ -321,6 +408,12 @@ void kgt_s3_level(kgt_buf *b, const kgt_stencil *s, int dbl, const shape3 *t, in
                    k, k, k);
         return;
     }
+    kgt_s3_store(b, dbl, t);
+}
+
+void kgt_s3_store(kgt_buf *b, int dbl, const shape3 *t)
+{
+    const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
                "                if (r >= zs && r < ze)\n"
                "                    KGT_UNROLL\n"

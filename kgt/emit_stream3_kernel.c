@@ -78,17 +78,23 @@ static void emit_setup(kgt_buf *b, const char *ld, int dbl, const shape3 *t)
                "    const int vin = vec && (fast || (x >= a2 && x + V <= b2));\n"
                "    %s ",
                kgt_types[dbl].name);
-    for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[K][NY][V], ", k);
+    if (t->part) {
+        kgt_printf(b, "pf[P][NY][V];\n");
+        kgt_s3b_regs(b, dbl, t);
+    }
+    for (int k = 0; k < t->lv && !t->part; k++) kgt_printf(b, "w%d[K][NY][V], ", k);
     if (t->box) kgt_printf(b, "wl0[K][NY][R], wr0[K][NY][R], ");
-    kgt_printf(b, "pf[P][NY][V];\n"
-                  "    KGT_UNROLL\n"
-                  "    for (int q = 0; q < K; q++)\n"
-                  "        KGT_UNROLL\n"
-                  "        for (int i = 0; i < NY; i++)\n"
-                  "            KGT_UNROLL\n"
-                  "            for (int j = 0; j < V; j++) ");
-    for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[q][i][j] = ", k);
-    kgt_printf(b, "0;\n");
+    if (!t->part) {
+        kgt_printf(b, "pf[P][NY][V];\n"
+                      "    KGT_UNROLL\n"
+                      "    for (int q = 0; q < K; q++)\n"
+                      "        KGT_UNROLL\n"
+                      "        for (int i = 0; i < NY; i++)\n"
+                      "            KGT_UNROLL\n"
+                      "            for (int j = 0; j < V; j++) ");
+        for (int k = 0; k < t->lv; k++) kgt_printf(b, "w%d[q][i][j] = ", k);
+        kgt_printf(b, "0;\n");
+    }
     if (t->box) {
         kgt_printf(b, "    KGT_UNROLL\n"
                       "    for (int q = 0; q < K; q++)\n"
@@ -148,8 +154,8 @@ static void emit_ring(kgt_buf *b, int dbl, const shape3 *t)
     kgt_printf(b, "            __syncthreads();\n");
 }
 
-static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_stencil *s, int dbl,
-                      const shape3 *t)
+static int emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_stencil *s, int dbl,
+                     const shape3 *t)
 {
     const char *ty = kgt_types[dbl].name;
     kgt_printf(b,
@@ -165,11 +171,18 @@ static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_sten
     kgt_s3_enum(b, t);
     emit_setup(b, ld, dbl, t);
     kgt_printf(b,
-               "    while (z < ze + L * R) { /* up to the last plane that a stored plane needs */\n"
+               "    while (z < ze + %s) { /* up to the last plane that a stored plane needs */\n"
                "        KGT_UNROLL\n"
                "        for (int u = 0; u < U; u++, z++) {\n"
                "            %s *s = sh + (u %% NB) * L * SL;\n",
-               ty);
+               t->part ? "LG" : "L * R", ty);
+    if (t->part) {
+        const int rc = kgt_s3b_iter(b, ld, s, dbl, t);
+        kgt_printf(b, "        }\n"
+                      "    }\n"
+                      "}\n\n");
+        return rc;
+    }
     emit_ring(b, dbl, t);
     if (t->box) /* the entering plane's x neighbours beyond the thread's columns */
         kgt_printf(b,
@@ -222,6 +235,7 @@ static void emit_walk(kgt_buf *b, const char *fn, const char *ld, const kgt_sten
     kgt_printf(b, "        }\n"
                   "    }\n"
                   "}\n\n");
+    return 0;
 }
 
 static void emit_params(kgt_buf *b, int dbl)
@@ -247,7 +261,9 @@ static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, in
 {
     kgt_s3_enum(b, t);
     kgt_printf(b, "    __shared__ __align__(16) %s sh[NB * L * SL];\n", kgt_types[dbl].name);
-    if (!t->box) /* box mode: the first and last thread rows write them */
+    if (t->part)
+        kgt_s3b_zero(b);
+    else if (!t->box) /* box mode: the first and last thread rows write them */
         kgt_printf(
             b,
             "    const int tid = threadIdx.y * BX + threadIdx.x;\n"
@@ -262,7 +278,7 @@ static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, in
         "    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;\n"
         "    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;\n"
         "    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;\n"
-        "    const KGT_IX zend = zs - L * R + (ze - zs + 2 * L * R + U - 1) / U * U + P;\n"
+        "    const KGT_IX zend = zs - L * R + (ze - zs + %s + U - 1) / U * U + P;\n"
         "    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 "
         "&&\n"
         "                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + "
@@ -282,7 +298,7 @@ static void emit_body(kgt_buf *b, const char *walk, int dbl, const shape3 *t, in
         "lh2,\n"
         "            a0, b0, a1, b1, a2, b2, s0, s1, sh);\n"
         "}\n\n",
-        walk, vec, walk, vec);
+        t->part ? "FILL" : "2 * L * R", walk, vec, walk, vec);
 }
 
 int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int levels,
@@ -290,7 +306,7 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
 {
     char pre[16], ld[64], walk[64];
     memset(info, 0, sizeof *info);
-    if (!(kgt_stream3(s) || (levels == 1 && kgt_stream3_box(s))) || levels < 1 ||
+    if (!(levels >= 2 ? kgt_stream3_any(s) : kgt_stream3_box(s)) || levels < 1 ||
         levels > KGT_STREAM_MAX)
         return -1;
     snprintf(pre, sizeof pre, "rt3l%d", levels);
@@ -299,13 +315,15 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     shape3 t = kgt_s3_shape(s, dbl, levels, tune);
     info->levels = levels, info->ndims = 3;
     info->r = t.r, info->v = t.v, info->b = BX, info->by = t.by, info->ny = t.ny;
-    info->w = BX * t.v - 2 * t.hp, info->wy = t.by * t.ny - 2 * t.hy, info->u = 2 * (2 * t.r + 1);
+    info->w = BX * t.v - 2 * t.hp, info->wy = t.by * t.ny - 2 * t.hy, info->u = t.u;
+    info->fill = t.fill;
     info->hdef = t.hdef, info->hmin = t.hmin, info->min_box = 1, info->ix_int = 1;
     info->hset = kgt_stream_rows(tune);
     /* tiles on 128-byte lines where they store every column (box mode) */
     info->xal = t.box ? 128 / (dbl ? 8 : 4) : t.v;
     if (info->w < 1 || info->wy < 1 || (t.box && t.by < 2))
         return -1; /* a tile that stores nothing; box mode: two halo thread rows */
+    if (kgt_s3_ring_bytes(&t, dbl) > RING_MAX) return -1; /* 3d13 at L >= 3 */
     for (int d = 0; d < 3; d++) info->elo[d] = t.elo[d], info->ehi[d] = t.ehi[d];
     kgt_printf(b,
                "/* %d steps per launch by register streaming along z: %d x %d threads of %d "
@@ -320,7 +338,7 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
         kgt_s3_load(b, ldh, dbl, &t, t.r);
         kgt_s3_load_plane(b, ld, ld, dbl, &t);
     }
-    emit_walk(b, walk, ld, s, dbl, &t);
+    if (emit_walk(b, walk, ld, s, dbl, &t)) return -1;
     for (int v = 0; v <= (t.v > 1); v++) {
         snprintf(info->name[v], sizeof info->name[v], "%s_%s_stream_k%c%d", pre, s->stem,
                  kgt_types[dbl].suf, v);
@@ -333,12 +351,31 @@ int kgt_emit_gpu_stream3_rt(kgt_buf *b, const kgt_stencil *s, int dbl, int level
     return 0;
 }
 
+/* The most levels whose ring fits shared memory in both types, from 1 (0: s does not stream). */
+int kgt_stream3_levels(const kgt_stencil *s)
+{
+    int most = 0;
+    for (int l = 1; l <= KGT_STREAM_MAX; l++) {
+        if (!(l >= 2 ? kgt_stream3_any(s) : kgt_stream3_box(s))) continue;
+        shape3 f = kgt_s3_shape(s, 0, l, NULL), d = kgt_s3_shape(s, 1, l, NULL);
+        if (kgt_s3_ring_bytes(&f, 0) > RING_MAX || kgt_s3_ring_bytes(&d, 1) > RING_MAX) break;
+        most = l;
+    }
+    return most;
+}
+
 /*
  * Levels worth running for s (0: none). 3d7 float ran fastest with 3 levels (2 and 4 slower,
- * all faster than one step per launch); double with 2 (3 slower than one step per launch).
+ * all faster than one step per launch); double with 2 (3 slower than one step per launch). A
+ * star reaching 2 cells keeps 2R + 1 = 5 planes per level in registers, as many as two levels
+ * of 3d7 hold: with 2 levels in float, 3d13 ran slower than one step per launch (bench/RESULTS.md;
+ * and its ring of 3 levels exceeds static shared memory), so one step per launch, float and
+ * double, until a shape wins. Other stencils reaching one cell (partial sums,
+ * emit_stream3_box.c): 2 levels until measured, where the halo's redundant work is least.
  */
 int kgt_stream3_depth(const kgt_stencil *s, int dbl)
 {
-    if (!kgt_stream3(s)) return 0;
+    if (!kgt_stream3(s)) return kgt_stream3_box(s) ? 2 : 0;
+    if (!kgt_reach_within(s, 3, 1)) return 1;
     return dbl ? 2 : 3;
 }

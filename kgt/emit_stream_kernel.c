@@ -261,7 +261,8 @@ int kgt_stream_depth(const kgt_stencil *s, int dbl)
 
 int kgt_stream_levels(const kgt_stencil *s)
 {
-    return (s->ndims == 3 ? kgt_stream3(s) : kgt_stream_rt(s)) ? KGT_STREAM_MAX : 0;
+    if (s->ndims == 3) return kgt_stream3_levels(s);
+    return kgt_stream_rt(s) ? KGT_STREAM_MAX : 0;
 }
 
 int kgt_stream_min(void)

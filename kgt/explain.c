@@ -95,9 +95,10 @@ static void multi_step(FILE *f, const kgt_gen *g, const kgt_stencil *s, int dbl)
                 kgt_stream_any(s) ? ", 2D streaming for large boxes" : "");
     fprintf(f, "  %s steps per launch, run-time: ", t);
     if (depth >= 2) {
-        const char *kind = s->ndims == 3      ? "3D star streaming"
-                           : !kgt_off_axis(s) ? "2D star streaming"
-                                              : "2D box streaming";
+        const char *kind =
+            s->ndims == 3 ? kgt_stream3(s) ? "3D star streaming" : "3D box streaming, partial sums"
+            : !kgt_off_axis(s) ? "2D star streaming"
+                               : "2D box streaming";
         fprintf(f, "%s, up to %d", kind, depth);
         print_stream(f, s, dbl, depth);
     } else {

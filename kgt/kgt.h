@@ -141,6 +141,14 @@ const char *kgt_wrap(char *buf, int n);
  * brackets) a lambda called at once, [&] { T kgt_s = t0; kgt_s = kgt_add(kgt_s, t1); ...}().
  */
 void kgt_emit_sum(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix);
+/* With ix->rn, the terms of points [p0, p1) alone, in kgt_emit_sum's order and operations:
+   the sum's first terms (acc NULL: no point before p0 has a weight), or acc's continuation by
+   them, so that sums built a part at a time equal kgt_emit_sum's bitwise. */
+void kgt_emit_sum_part(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix, int p0,
+                       int p1, const char *acc);
+/* kgt_emit_expr of the sum held in the variable named sum (NULL: kgt_emit_sum's). */
+void kgt_emit_expr_of(kgt_buf *b, const kgt_stencil *s, int dbl, const kgt_index *ix,
+                      const char *sum);
 /*
  * CUDA/HIP: the definitions of kgt_add, kgt_sub and kgt_mul (float and double overloads), the
  * arithmetic that no compiler flag can contract into fused multiply-adds; no #include needed.
@@ -265,9 +273,13 @@ int kgt_walk(const kgt_gen *g);
 int kgt_nonzero_points(const kgt_stencil *s);
 int kgt_row_points(const kgt_stencil *s);
 int kgt_off_axis(const kgt_stencil *s);
-/* Whether s is a 3D star stencil reaching one cell (the 3D streaming kernels of several steps),
-   or any 3D stencil reaching one cell (their one-step box mode): kgt_rt.h. */
+/* Whether s is a 3D star stencil reaching at most 2 cells (the 3D streaming kernels of several
+   steps), or any 3D stencil reaching one cell (their one-step box mode): kgt_rt.h. */
 int kgt_stream3(const kgt_stencil *s);
 int kgt_stream3_box(const kgt_stencil *s);
+/* L >= 2 steps per launch of the 3D streaming kernels: stars reaching 2, anything reaching 1. */
+int kgt_stream3_any(const kgt_stencil *s);
+/* The most levels of the 3D streaming kernels of s whose ring fits (emit_stream3_kernel.c). */
+int kgt_stream3_levels(const kgt_stencil *s);
 
 #endif /* KGT_H */

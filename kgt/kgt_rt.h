@@ -206,14 +206,16 @@ int kgt_stream_dim(const kgt_stream_info *t, int d, long lo, long hi, long llo, 
 /* The most levels worth running for s and the element type (dbl: double); 0: s does not
    stream. */
 int kgt_stream_depth(const kgt_stencil *s, int dbl);
-/* The most levels of the run-time streaming kernels of s (2D or 3D), whether or not worth running
-   (kgt_stream_depth, kgt_stream3_depth); 0: s has none. */
+/* The most levels of the run-time streaming kernels of s (2D or 3D; 3D: those whose ring fits
+   static shared memory), whether or not worth running (kgt_stream_depth, kgt_stream3_depth); 0: s
+   has none. */
 int kgt_stream_levels(const kgt_stencil *s);
 
 /*
- * The same for 3D star stencils reaching one cell (kgt_stream3; emit_stream3.c), also at L = 1
- * (one step per launch), and at L = 1 alone for any 3D stencil reaching one
- * cell (kgt_stream3_box: diagonal points too): kernels of info->b x info->by threads;
+ * The same for 3D star stencils reaching at most 2 cells (kgt_stream3; emit_stream3.c) and any
+ * other 3D stencil reaching one cell (diagonal points too: partial sums, emit_stream3_box.c) at
+ * L >= 2 (kgt_stream3_any), and at L = 1 (one step per launch) for any 3D stencil reaching one
+ * cell (kgt_stream3_box): kernels of info->b x info->by threads;
  * kgt_rt_gpu_stream takes them for 3D stencils. kgt_stream3_plan lays
  * out box [lo, hi) of a 3D array of strides (s0, s1, 1): the arguments after (in, out), all int,
  * (lo0, lo1, lo2, hi0, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2, a0, b0, a1, b1, a2, b2, s0, s1, xs,

@@ -107,7 +107,7 @@ char *kgt_rt_gpu_stream(const kgt_stencil *s, int dbl, int levels, const kgt_str
 {
     kgt_buf b = {0};
     int three = s->ndims == 3;
-    if (!(three ? kgt_stream3(s) || (levels == 1 && kgt_stream3_box(s)) : kgt_stream_rt(s)) ||
+    if (!(three ? (levels >= 2 ? kgt_stream3_any(s) : kgt_stream3_box(s)) : kgt_stream_rt(s)) ||
         levels < 2 - three || levels > KGT_STREAM_MAX)
         return NULL;
     gpu_prelude(&b, s);

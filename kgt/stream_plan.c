@@ -97,7 +97,7 @@ int kgt_stream3_plan(const kgt_stream_info *t, const long *lo, const long *hi, c
     long h = (planes + want - 1) / want;
     h = h < t->hmin ? t->hmin : h > t->hdef ? t->hdef : h;
     if (t->hset > 0) h = t->hset;
-    h += (t->u - (h + 2L * t->levels * t->r) % t->u) % t->u;
+    h += (t->u - (h + t->fill) % t->u) % t->u;
     const long gz = (planes + h - 1) / h;
     if (gx > 2147483647L || gy > 65535 || gz > 65535) return 1;
     const long long v[KGT_STREAM3_NARGS] = {lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], vl[0], vl[1],

@@ -355,9 +355,10 @@ int gpu_updatek(sb_dev *dev, int q, int k, sb_mem in, sb_mem out, const sl_box *
 
 /*
  * The most steps per launch worth asking updatek for: the streaming kernels' depth for 2D
- * stencils reaching at most 4 cells, star or box, 3D star stencils reaching one and 1D stencils
- * (their 2D form; run-time kernels on, or a named kernel's table of them), 2 for a named kernel
- * with a fused launcher, else 1. updatek runs k steps one at a time where a kernel declines a box.
+ * stencils reaching at most 4 cells, star or box, 3D stencils reaching 1 (star or box), 3D star
+ * stencils reaching 2 and 1D stencils (their 2D form; run-time kernels on, or a named kernel's
+ * table of them), 2 for a named kernel with a fused launcher, else 1. updatek runs k steps one at
+ * a time where a kernel declines a box.
  */
 int gpu_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 {

@@ -39,7 +39,7 @@ struct rtc_kernel {
     int slots; /* blocks of the kernel resident on the whole device at once; 0: unknown */
 };
 
-/* The streaming kernels of one depth (2D stencils, 3D star stencils, kgt_rt_gpu_stream):
+/* The streaming kernels of one depth (2D stencils, 3D stencils, kgt_rt_gpu_stream):
    fn[vector rows]. */
 struct rtc_stream {
     rtc_module mod;

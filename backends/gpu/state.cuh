@@ -85,7 +85,7 @@ struct impl {
     int sms;       /* its multiprocessors */
     rtc_kernel rk; /* the run-time kernel (rtc.cuh), when use_rtc */
     int use_rtc;
-    /* the run-time streaming kernels (2D stencils, 3D star stencils) by steps per launch: rs[L]
+    /* the run-time streaming kernels (2D stencils, 3D stencils) by steps per launch: rs[L]
        compiled for L = 2..use_stream (0: none) */
     rtc_stream rs[KGT_STREAM_MAX + 1];
     int use_stream;

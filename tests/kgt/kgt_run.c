@@ -354,7 +354,7 @@ static int explain(char **av)
                         "|  float cuda one step, named and run-time: step kernel, vector rows: "
                         "block 128x1,|split division"
                         "|  float steps per launch, run-time: 2D box streaming, up to 3:");
-    /* 3D: vector rows with running sums; a 3D star streams; a 3D box and 1D: none. */
+    /* 3D: vector rows with running sums; a 3D star streams, a 3D box by partial sums; 1D: none. */
     ok = ok && explains(t, "3d7",
                         "  float cuda one step, named and run-time: step kernel, 3D vector rows, "
                         "running sums: block 64x2, cells/thread 2,|min blocks/SM 9"
@@ -365,7 +365,8 @@ static int explain(char **av)
                         "scalar tile, asynchronous copies:"
                         "|  double hip one step, named and run-time: step kernel, "
                         "scalar tile, planes through registers:"
-                        "|  float steps per launch, run-time: 1 (no streaming kernel)");
+                        "|  float steps per launch, run-time: 3D box streaming, partial sums, "
+                        "up to 2:");
     ok = ok && explains(t, "1d3", "  float steps per launch, run-time: 1 (no streaming kernel)");
     char *b1 = explained(t, "1d3"); /* 1D: no fused launcher */
     ok = ok && b1 && !strstr(b1, "two steps, named");

@@ -6,10 +6,11 @@
  * them). Also: messages per rank drop T-fold, and parts too thin for T halos fail a forced T on
  * every rank and lower an automatic one. Deeper: 2D star (2d4, 2d9nc) and box (2d9, 2d-diag)
  * stencils with T = 3, 4 and automatic on grids whose boxes reach the GPU backend's streaming
- * kernels of 3 and 4 steps per launch (11 iterations: a last, shorter pass too). And 3d7 with T =
- * 2, 3, 4 and automatic on a grid whose boxes reach the GPU backend's 3D streaming kernels of 2, 3
- * and 4 steps per launch over several tiles and walk chunks, each with a partial last one, and
- * tiles without per-cell tests. The backend comes from STENCIL_BACKEND (default: host).
+ * kernels of 3 and 4 steps per launch (11 iterations: a last, shorter pass too). And 3d7 and the
+ * boxes of reach 1 (3d27, 3d-oct, 3d19) with T = 2, 3, 4 and automatic on a grid whose boxes reach
+ * the GPU backend's 3D streaming kernels of 2, 3 and 4 steps per launch over several tiles and walk
+ * chunks, each with a partial last one, and tiles without per-cell tests. The backend comes from
+ * STENCIL_BACKEND (default: host).
  */
 #include <check.h>
 #include <stdio.h>
@@ -125,23 +126,26 @@ START_TEST(deep_fused)
 }
 END_TEST
 
-/* _i: float or double; 3d7, T = 2, 3, 4 and automatic, fixed and periodic. */
+/* _i: 3d7 (a star) or a box of reach 1 (3d27, 3d-oct, 3d19: partial sums on CUDA/HIP), float or
+   double; T = 2, 3, 4 and automatic, fixed and periodic. */
 START_TEST(deep_3d)
 {
+    static const char *const names[4] = {"3d7", "3d27", "3d-oct", "3d19"};
     static const long sizes[3] = {70, 90, 150};
+    const char *name = names[_i / 2];
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     stencil_desc st;
-    stencil_set_get(stencil_set_find("3d7"), _i ? STENCIL_DOUBLE : STENCIL_FLOAT, &st);
+    stencil_set_get(stencil_set_find(name), _i & 1 ? STENCIL_DOUBLE : STENCIL_FLOAT, &st);
     stencil_partition part = size % 2 ? STENCIL_PART_BANDS : STENCIL_PART_BLOCKS;
     for (int c = 0; c < 8; c++) {
         int fuse = c / 2 == 3 ? 0 : 2 + c / 2, rc;
         stencil_boundary bnd = c & 1 ? STENCIL_BOUNDARY_PERIODIC : STENCIL_BOUNDARY_FIXED;
         long bad = run(&st, sizes, fuse, bnd, part, 11, 700u + (unsigned long)(_i * 8 + c), &rc);
-        ck_assert_msg(rc == 0, "3d7 T=%d case %d: rc %d (%s)", fuse, c, rc, last_msg);
+        ck_assert_msg(rc == 0, "%s T=%d case %d: rc %d (%s)", name, fuse, c, rc, last_msg);
         ck_assert_msg(fuse == 0 || last.steps == fuse, "T=%d ran %d", fuse, last.steps);
-        ck_assert_msg(bad == 0, "3d7 %s T=%d (%s) case %d: %ld cells differ",
-                      _i ? "double" : "float", last.steps, last.steps_why, c, bad);
+        ck_assert_msg(bad == 0, "%s %s T=%d (%s) case %d: %ld cells differ", name,
+                      _i & 1 ? "double" : "float", last.steps, last.steps_why, c, bad);
     }
 }
 END_TEST
@@ -226,7 +230,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
     tcase_add_loop_test(tc, deep_fused, 0, 8);
-    tcase_add_loop_test(tc, deep_3d, 0, 2);
+    tcase_add_loop_test(tc, deep_3d, 0, 8);
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);
     tcase_add_test(tc, env_and_bad_t);

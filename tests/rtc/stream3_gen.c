@@ -4,7 +4,9 @@
  * both element types, L = 1..KGT_STREAM_MAX, as C++ for the CPU emulation (stream3_emu.cc), and
  * a table of their entry points. One step in the default shape and in 2 x 2 rows (thread rows x
  * rows per thread, kgt_stream_tune), more steps in 3 x 4: small blocks keep the emulation
- * fast. Symbols get the shape as a prefix, so that one file holds them all.
+ * fast (the default shape where 3 x 4 stores nothing, and for the partial sums of stencils with
+ * diagonal points, whose blocks without tests 3 x 4 has at two steps only). Symbols get the
+ * shape as a prefix, so that one file holds them all.
  *
  *   stream3_gen FILE.stencil... > stream3_kernels.h
  */
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kgt.h"
 #include "kgt_rt.h"
 
 /* Writes b's text with every "rt3l" prefixed by pre. */
@@ -61,6 +64,9 @@ int main(int argc, char **argv)
                 for (int l = 1; l <= KGT_STREAM_MAX; l++) {
                     int rc = l == 1 ? one(&tab, &f.st[i], dbl, l, 0, 0) : 0;
                     if (rc >= 0) rc = one(&tab, &f.st[i], dbl, l, l == 1 ? 2 : 3, l == 1 ? 2 : 4);
+                    /* a tile of 3 x 4 thread rows stores nothing at reach 2 past two levels */
+                    if (l >= 2 && (rc == 1 || (rc == 0 && !kgt_stream3(&f.st[i]))))
+                        rc = one(&tab, &f.st[i], dbl, l, 0, 0);
                     if (rc < 0) return 1;
                 }
         kgt_file_free(&f);

@@ -60,6 +60,8 @@ extern const stencil_device_steps golden_negated_cuda_steps_f;
 extern const stencil_device_steps golden_negated_cuda_steps_d;
 extern const stencil_device_steps golden_tiny_cuda_steps_f;
 extern const stencil_device_steps golden_tiny_cuda_steps_d;
+extern const stencil_device_steps golden_box3d_cuda_steps_f;
+extern const stencil_device_steps golden_box3d_cuda_steps_d;
 extern const stencil_device_steps golden_star6_cuda_steps_f;
 extern const stencil_device_steps golden_star6_cuda_steps_d;
 #endif
@@ -115,6 +117,8 @@ extern const stencil_device_steps golden_negated_hip_steps_f;
 extern const stencil_device_steps golden_negated_hip_steps_d;
 extern const stencil_device_steps golden_tiny_hip_steps_f;
 extern const stencil_device_steps golden_tiny_hip_steps_d;
+extern const stencil_device_steps golden_box3d_hip_steps_f;
+extern const stencil_device_steps golden_box3d_hip_steps_d;
 extern const stencil_device_steps golden_star6_hip_steps_f;
 extern const stencil_device_steps golden_star6_hip_steps_d;
 #endif
@@ -571,9 +575,11 @@ const stencil_kernel golden_box3d_kernel = {
     .opencl_source = golden_box3d_opencl,
 #if defined(KGT_WITH_CUDA)
     .cuda = {golden_box3d_cuda_f, golden_box3d_cuda_d},
+    .cuda_steps = {&golden_box3d_cuda_steps_f, &golden_box3d_cuda_steps_d},
 #endif
 #if defined(KGT_WITH_HIP)
     .hip = {golden_box3d_hip_f, golden_box3d_hip_d},
+    .hip_steps = {&golden_box3d_hip_steps_f, &golden_box3d_hip_steps_d},
 #endif
 };
 

@@ -15082,6 +15082,893 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
 
 #endif
 
+/* box3d, float: the library's 2..2-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
+#endif
+/* 2 steps per launch by register streaming along z: 32 x 8 threads of 2 columns x 3 rows */
+#define KGT_IX int
+#ifndef KGT_UNROLL
+#define KGT_UNROLL _Pragma("unroll")
+#endif
+#ifndef KGT_SHFL_UP
+#if defined(__HIPCC__)
+#define KGT_SHFL_UP(v, d)   __shfl_up((v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down((v), (d), 32)
+#else
+#define KGT_SHFL_UP(v, d)   __shfl_up_sync(0xffffffffu, (v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d), 32)
+#endif
+#endif
+#ifndef KGT_SPLIT_LO
+/* Split division (kgt/split.c): s / d for d in [1, 2^24], rd = RN(1/d), without the
+   division routine. Correctly rounded (kgt checked it for d) while |s| lies in
+   [KGT_SPLIT_LO, KGT_SPLIT_HI] as bit patterns: lo and hi gather |s| so that the caller
+   takes `/` when a numerator is outside (zero, tiny, huge, infinite, NaN). */
+#define KGT_SPLIT_LO 0x20000000u /* 2^-63 */
+#define KGT_SPLIT_HI 0x5f000000u /* 2^63 */
+#define KGT_SPLIT_FN static __device__ __forceinline__ __attribute__((unused))
+KGT_SPLIT_FN float kgt_div_split(float s, float d, float rd, unsigned &lo, unsigned &hi)
+{
+    const unsigned a = __float_as_uint(s) & 0x7fffffffu;
+    const float q0 = kgt_mul(s, rd);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+/* The same quotient; m gathers kgt_split_off(s), in range while <= KGT_SPLIT_SPAN. */
+#define KGT_SPLIT_SPAN 0x7e000000u /* 2 (HI - LO) */
+KGT_SPLIT_FN unsigned kgt_split_off(float s)
+{
+    return __float_as_uint(s) * 2u - 2u * KGT_SPLIT_LO;
+}
+KGT_SPLIT_FN float kgt_div_split_max(float s, float d, float rd, unsigned &m)
+{
+    const unsigned u = kgt_split_off(s);
+    const float q0 = kgt_mul(s, rd);
+    m = u > m ? u : m;
+    return __fmaf_rn(__fmaf_rn(-d, q0, s), rd, q0);
+}
+#endif
+
+static __device__ __forceinline__ void rt3l2_box3d_ldf(float (*d)[2], const float *pl,
+    const long *ro, KGT_IX x, const KGT_IX *xc, int vin)
+{
+    KGT_UNROLL
+    for (int i = 0; i < 3; i++) {
+        const float *row = pl + ro[i];
+        if (vin) {
+            const float2 q = *(const float2 *)(row + x);
+            d[i][0] = q.x, d[i][1] = q.y;
+            continue;
+        }
+        KGT_UNROLL
+        for (int j = 0; j < 2; j++) d[i][j] = row[xc[j]];
+    }
+}
+
+static __device__ __forceinline__ void rt3l2_box3d_walkf(const int vec, const int fast,
+    const float *__restrict__ in, float *__restrict__ out, KGT_IX x0, KGT_IX y0, KGT_IX zs,
+    KGT_IX ze, KGT_IX lo1, KGT_IX lo2, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, float *sh)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 2, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    enum { LG = 3 /* level L's lag behind the plane entering */,
+           FILL = L * R + LG /* planes walked besides the block's own */ };
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const KGT_IX x = x0 + tx * V, yb = y0 + ty * NY;
+    int cl[V], st[V], rl[NY], rs[NY], stall = 1; /* live, stored columns, rows */
+    KGT_IX xc[V]; /* columns of scalar loads */
+    long ro[NY];  /* offsets of the rows in a plane */
+    KGT_UNROLL
+    for (int j = 0; j < V; j++) {
+        cl[j] = fast || (x + j >= ll2 && x + j < lh2);
+        st[j] = tx * V >= HP && tx * V < HP + W && (fast || (x + j >= lo2 && x + j < hi2));
+        stall = stall && st[j];
+        xc[j] = fast ? x + j : KGT_CLAMP(x + j, a2, b2 - 1);
+    }
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++) {
+        const KGT_IX y = yb + i;
+        rl[i] = fast || (y >= ll1 && y < lh1);
+        rs[i] = ty * NY + i >= HY && ty * NY + i < HY + WY && (fast || (y >= lo1 && y < hi1));
+        ro[i] = (long)(fast ? y : KGT_CLAMP(y, a1, b1 - 1)) * s1;
+    }
+    const int vin = vec && (fast || (x >= a2 && x + V <= b2));
+    float pf[P][NY][V];
+    /* e%d: level k's last plane, entering level k + 1; c%d: level k's plane before
+       the entering one; ps%d: level k's partial sums */
+    float e1[NY][V];
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++)
+        KGT_UNROLL
+        for (int j = 0; j < V; j++) {
+            e1[i][j] = 0;
+        }
+    float c0[NY][V], c1[NY][V];
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++)
+        KGT_UNROLL
+        for (int j = 0; j < V; j++) {
+            c0[i][j] = 0;
+            c1[i][j] = 0;
+        }
+    float ps1[2][NY][V], ps2[2][NY][V];
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++)
+        KGT_UNROLL
+        for (int j = 0; j < V; j++) {
+            ps1[0][i][j] = ps1[1][i][j] = 0;
+            ps2[0][i][j] = ps2[1][i][j] = 0;
+        }
+    KGT_IX z = zs - L * R; /* the input plane entering the window */
+    KGT_UNROLL
+    for (int q = 0; q < P; q++)
+        rt3l2_box3d_ldf(pf[q], in + (long)KGT_CLAMP(z + q, a0, b0 - 1) * s0, ro, x, xc, vin);
+    while (z < ze + LG) { /* up to the last plane that a stored plane needs */
+        KGT_UNROLL
+        for (int u = 0; u < U; u++, z++) {
+            float *s = sh + (u % NB) * L * SL;
+            float e0[NY][V]; /* the input plane z */
+            KGT_UNROLL
+            for (int i = 0; i < NY; i++)
+                KGT_UNROLL
+                for (int j = 0; j < V; j++) {
+                    e0[i][j] = pf[0][i][j];
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < P; q++) pf[q][i][j] = pf[q + 1][i][j];
+                }
+            {
+                /* FAST: every plane loaded lies in [a0, b0) */
+                const KGT_IX zk = fast ? z + P : KGT_CLAMP(z + P, a0, b0 - 1);
+                rt3l2_box3d_ldf(pf[P - 1], in + (long)zk * s0, ro, x, xc, vin);
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) { /* level 0's entering plane */
+                const int i = e < R ? e : NY - ER + e;
+                float *q = s + 0 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                *(float2 *)q = make_float2(e0[i][0], e0[i][1]);
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) { /* level 1's entering plane */
+                const int i = e < R ? e : NY - ER + e;
+                float *q = s + 1 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                *(float2 *)q = make_float2(e1[i][0], e1[i][1]);
+            }
+            __syncthreads();
+            { /* level 2 */
+                const KGT_IX r = z - 3; /* stored */
+                const float *sp = s + 1 * SL;
+                float nv[NY][V], el[NY][R], er[NY][R], sn[NY][V];
+                (void)sp;
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        el[i][m] = KGT_SHFL_UP(e1[i][V - R + m], 1);
+                        er[i][m] = KGT_SHFL_DOWN(e1[i][m], 1);
+                    }
+                unsigned lo = 0xffffffffu, hi = 0;
+                {
+                    const float v7_8_8 = e1[0][0];
+                    const float v7_9_7 = el[1][0];
+                    const float v7_9_8 = e1[1][0];
+                    const float v7_9_9 = e1[1][1];
+                    const float v8_8_8 = e1[0][0];
+                    const float v8_9_7 = el[1][0];
+                    const float v8_9_8 = e1[1][0];
+                    const float v8_9_9 = e1[1][1];
+                    const float kgt_tot = ps2[0][0][0];
+                    sn[0][0] = kgt_tot;
+                    nv[0][0] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps2[0][0][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][0][0],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps2[1][0][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e1[0][1];
+                    const float v7_9_7 = e1[1][0];
+                    const float v7_9_8 = e1[1][1];
+                    const float v7_9_9 = er[1][0];
+                    const float v8_8_8 = e1[0][1];
+                    const float v8_9_7 = e1[1][0];
+                    const float v8_9_8 = e1[1][1];
+                    const float v8_9_9 = er[1][0];
+                    const float kgt_tot = ps2[0][0][1];
+                    sn[0][1] = kgt_tot;
+                    nv[0][1] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps2[0][0][1] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][0][1],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps2[1][0][1] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e1[1][0];
+                    const float v7_9_7 = el[2][0];
+                    const float v7_9_8 = e1[2][0];
+                    const float v7_9_9 = e1[2][1];
+                    const float v8_8_8 = e1[1][0];
+                    const float v8_9_7 = el[2][0];
+                    const float v8_9_8 = e1[2][0];
+                    const float v8_9_9 = e1[2][1];
+                    const float kgt_tot = ps2[0][1][0];
+                    sn[1][0] = kgt_tot;
+                    nv[1][0] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps2[0][1][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][1][0],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps2[1][1][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e1[1][1];
+                    const float v7_9_7 = e1[2][0];
+                    const float v7_9_8 = e1[2][1];
+                    const float v7_9_9 = er[2][0];
+                    const float v8_8_8 = e1[1][1];
+                    const float v8_9_7 = e1[2][0];
+                    const float v8_9_8 = e1[2][1];
+                    const float v8_9_9 = er[2][0];
+                    const float kgt_tot = ps2[0][1][1];
+                    sn[1][1] = kgt_tot;
+                    nv[1][1] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps2[0][1][1] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][1][1],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps2[1][1][1] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e1[2][0];
+                    const float v7_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const float v7_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v7_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float v8_8_8 = e1[2][0];
+                    const float v8_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const float v8_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v8_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float kgt_tot = ps2[0][2][0];
+                    sn[2][0] = kgt_tot;
+                    nv[2][0] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps2[0][2][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][2][0],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps2[1][2][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e1[2][1];
+                    const float v7_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v7_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float v7_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 2];
+                    const float v8_8_8 = e1[2][1];
+                    const float v8_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v8_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float v8_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 2];
+                    const float kgt_tot = ps2[0][2][1];
+                    sn[2][1] = kgt_tot;
+                    nv[2][1] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps2[0][2][1] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][2][1],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps2[1][2][1] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++) nv[i][j] = sn[i][j] / 0x1.cp+2f;
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        if (!fast)
+                            nv[i][j] = r >= ll0 && r < lh0 && rl[i] && cl[j] ? nv[i][j] : c1[i][j];
+                        c1[i][j] = e1[i][j];
+                    }
+                if (r >= zs && r < ze)
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++) {
+                        if (!rs[i]) continue;
+                        float *o = out + (long)r * s0 + ro[i] + x;
+                        if (vec && stall) {
+                            *(float2 *)o = make_float2(nv[i][0], nv[i][1]);
+                            continue;
+                        }
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[i][j];
+                    }
+            }
+            { /* level 1 */
+                const KGT_IX r = z - 1; /* entering the next level */
+                const float *sp = s + 0 * SL;
+                float nv[NY][V], el[NY][R], er[NY][R], sn[NY][V];
+                (void)sp;
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        el[i][m] = KGT_SHFL_UP(e0[i][V - R + m], 1);
+                        er[i][m] = KGT_SHFL_DOWN(e0[i][m], 1);
+                    }
+                unsigned lo = 0xffffffffu, hi = 0;
+                {
+                    const float v7_8_8 = e0[0][0];
+                    const float v7_9_7 = el[1][0];
+                    const float v7_9_8 = e0[1][0];
+                    const float v7_9_9 = e0[1][1];
+                    const float v8_8_8 = e0[0][0];
+                    const float v8_9_7 = el[1][0];
+                    const float v8_9_8 = e0[1][0];
+                    const float v8_9_9 = e0[1][1];
+                    const float kgt_tot = ps1[0][0][0];
+                    sn[0][0] = kgt_tot;
+                    nv[0][0] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps1[0][0][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][0][0],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps1[1][0][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e0[0][1];
+                    const float v7_9_7 = e0[1][0];
+                    const float v7_9_8 = e0[1][1];
+                    const float v7_9_9 = er[1][0];
+                    const float v8_8_8 = e0[0][1];
+                    const float v8_9_7 = e0[1][0];
+                    const float v8_9_8 = e0[1][1];
+                    const float v8_9_9 = er[1][0];
+                    const float kgt_tot = ps1[0][0][1];
+                    sn[0][1] = kgt_tot;
+                    nv[0][1] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps1[0][0][1] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][0][1],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps1[1][0][1] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e0[1][0];
+                    const float v7_9_7 = el[2][0];
+                    const float v7_9_8 = e0[2][0];
+                    const float v7_9_9 = e0[2][1];
+                    const float v8_8_8 = e0[1][0];
+                    const float v8_9_7 = el[2][0];
+                    const float v8_9_8 = e0[2][0];
+                    const float v8_9_9 = e0[2][1];
+                    const float kgt_tot = ps1[0][1][0];
+                    sn[1][0] = kgt_tot;
+                    nv[1][0] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps1[0][1][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][1][0],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps1[1][1][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e0[1][1];
+                    const float v7_9_7 = e0[2][0];
+                    const float v7_9_8 = e0[2][1];
+                    const float v7_9_9 = er[2][0];
+                    const float v8_8_8 = e0[1][1];
+                    const float v8_9_7 = e0[2][0];
+                    const float v8_9_8 = e0[2][1];
+                    const float v8_9_9 = er[2][0];
+                    const float kgt_tot = ps1[0][1][1];
+                    sn[1][1] = kgt_tot;
+                    nv[1][1] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps1[0][1][1] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][1][1],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps1[1][1][1] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e0[2][0];
+                    const float v7_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const float v7_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v7_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float v8_8_8 = e0[2][0];
+                    const float v8_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const float v8_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v8_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float kgt_tot = ps1[0][2][0];
+                    sn[2][0] = kgt_tot;
+                    nv[2][0] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps1[0][2][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][2][0],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps1[1][2][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                {
+                    const float v7_8_8 = e0[2][1];
+                    const float v7_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v7_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float v7_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 2];
+                    const float v8_8_8 = e0[2][1];
+                    const float v8_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const float v8_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const float v8_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 2];
+                    const float kgt_tot = ps1[0][2][1];
+                    sn[2][1] = kgt_tot;
+                    nv[2][1] = kgt_div_split(kgt_tot, 0x1.cp+2f, 0x1.24924ap-3f, lo, hi);
+                    ps1[0][2][1] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][2][1],
+                            v8_8_8), 0x1.8p+1f * v8_9_7), 0x1p-1f * v8_9_8), 0x1.8p+1f * v8_9_9);
+                    ps1[1][2][1] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1f * v7_9_8), v7_9_9);
+                }
+                /* a numerator zero, tiny, huge, infinite or NaN: `/` */
+                if (lo < KGT_SPLIT_LO || hi > KGT_SPLIT_HI)
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++)
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++) nv[i][j] = sn[i][j] / 0x1.cp+2f;
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        if (!fast)
+                            nv[i][j] = r >= ll0 && r < lh0 && rl[i] && cl[j] ? nv[i][j] : c0[i][j];
+                        c0[i][j] = e0[i][j];
+                        e1[i][j] = nv[i][j];
+                    }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l2_box3d_stream_kf0(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 2, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    enum { LG = 3 /* level L's lag behind the plane entering */,
+           FILL = L * R + LG /* planes walked besides the block's own */ };
+    __shared__ __align__(16) float sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the ring's rows above and below the tile and its PC columns each side: never
+       written, read only for cells that are not stored */
+    for (int p = tid; p < NB * L * SL; p += BX * BY) {
+        const int c = p % RX, e = p / RX % (RB * ER);
+        if (e < ER || e >= (RB - 1) * ER || c < PC || c >= PC + TX) sh[p] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + FILL + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l2_box3d_walkf(0, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l2_box3d_walkf(0, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l2_box3d_stream_kf1(const float *__restrict__ in, float *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 2, NY = 3, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 2, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    enum { LG = 3 /* level L's lag behind the plane entering */,
+           FILL = L * R + LG /* planes walked besides the block's own */ };
+    __shared__ __align__(16) float sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the ring's rows above and below the tile and its PC columns each side: never
+       written, read only for cells that are not stored */
+    for (int p = tid; p < NB * L * SL; p += BX * BY) {
+        const int c = p % RX, e = p / RX % (RB * ER);
+        if (e < ER || e >= (RB - 1) * ER || c < PC || c >= PC + TX) sh[p] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + FILL + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l2_box3d_walkf(1, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l2_box3d_walkf(1, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_box3d, f) = {
+    2,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x21f3575a23582980ull, 0x0000000000000000ull, 0x0000000000000000ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt3l2_box3d_stream_kf0, (const void *)rt3l2_box3d_stream_kf1}, {0, 0}, {0, 0}}};
+
+/* box3d, double: the library's 2..2-step kernels, its table (stencil_kernel.*_steps) */
+#pragma push_macro("KGT_UNROLL")
+#undef KGT_UNROLL
+#if defined(__NVCC__) /* the run-time text's unused ring pointers */
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177, 550
+#elif defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-variable"
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
+#endif
+/* 2 steps per launch by register streaming along z: 32 x 8 threads of 1 columns x 4 rows */
+#define KGT_IX int
+#ifndef KGT_UNROLL
+#define KGT_UNROLL _Pragma("unroll")
+#endif
+#ifndef KGT_SHFL_UP
+#if defined(__HIPCC__)
+#define KGT_SHFL_UP(v, d)   __shfl_up((v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down((v), (d), 32)
+#else
+#define KGT_SHFL_UP(v, d)   __shfl_up_sync(0xffffffffu, (v), (d), 32)
+#define KGT_SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d), 32)
+#endif
+#endif
+static __device__ __forceinline__ void rt3l2_box3d_ldd(double (*d)[1], const double *pl,
+    const long *ro, KGT_IX x, const KGT_IX *xc, int vin)
+{
+    KGT_UNROLL
+    for (int i = 0; i < 4; i++) {
+        const double *row = pl + ro[i];
+        (void)vin, (void)x;
+        KGT_UNROLL
+        for (int j = 0; j < 1; j++) d[i][j] = row[xc[j]];
+    }
+}
+
+static __device__ __forceinline__ void rt3l2_box3d_walkd(const int vec, const int fast,
+    const double *__restrict__ in, double *__restrict__ out, KGT_IX x0, KGT_IX y0, KGT_IX zs,
+    KGT_IX ze, KGT_IX lo1, KGT_IX lo2, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, double *sh)
+{
+    enum { R = 1, V = 1, NY = 4, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 1, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    enum { LG = 3 /* level L's lag behind the plane entering */,
+           FILL = L * R + LG /* planes walked besides the block's own */ };
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const KGT_IX x = x0 + tx * V, yb = y0 + ty * NY;
+    int cl[V], st[V], rl[NY], rs[NY], stall = 1; /* live, stored columns, rows */
+    KGT_IX xc[V]; /* columns of scalar loads */
+    long ro[NY];  /* offsets of the rows in a plane */
+    KGT_UNROLL
+    for (int j = 0; j < V; j++) {
+        cl[j] = fast || (x + j >= ll2 && x + j < lh2);
+        st[j] = tx * V >= HP && tx * V < HP + W && (fast || (x + j >= lo2 && x + j < hi2));
+        stall = stall && st[j];
+        xc[j] = fast ? x + j : KGT_CLAMP(x + j, a2, b2 - 1);
+    }
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++) {
+        const KGT_IX y = yb + i;
+        rl[i] = fast || (y >= ll1 && y < lh1);
+        rs[i] = ty * NY + i >= HY && ty * NY + i < HY + WY && (fast || (y >= lo1 && y < hi1));
+        ro[i] = (long)(fast ? y : KGT_CLAMP(y, a1, b1 - 1)) * s1;
+    }
+    const int vin = vec && (fast || (x >= a2 && x + V <= b2));
+    double pf[P][NY][V];
+    /* e%d: level k's last plane, entering level k + 1; c%d: level k's plane before
+       the entering one; ps%d: level k's partial sums */
+    double e1[NY][V];
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++)
+        KGT_UNROLL
+        for (int j = 0; j < V; j++) {
+            e1[i][j] = 0;
+        }
+    double c0[NY][V], c1[NY][V];
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++)
+        KGT_UNROLL
+        for (int j = 0; j < V; j++) {
+            c0[i][j] = 0;
+            c1[i][j] = 0;
+        }
+    double ps1[2][NY][V], ps2[2][NY][V];
+    KGT_UNROLL
+    for (int i = 0; i < NY; i++)
+        KGT_UNROLL
+        for (int j = 0; j < V; j++) {
+            ps1[0][i][j] = ps1[1][i][j] = 0;
+            ps2[0][i][j] = ps2[1][i][j] = 0;
+        }
+    KGT_IX z = zs - L * R; /* the input plane entering the window */
+    KGT_UNROLL
+    for (int q = 0; q < P; q++)
+        rt3l2_box3d_ldd(pf[q], in + (long)KGT_CLAMP(z + q, a0, b0 - 1) * s0, ro, x, xc, vin);
+    while (z < ze + LG) { /* up to the last plane that a stored plane needs */
+        KGT_UNROLL
+        for (int u = 0; u < U; u++, z++) {
+            double *s = sh + (u % NB) * L * SL;
+            double e0[NY][V]; /* the input plane z */
+            KGT_UNROLL
+            for (int i = 0; i < NY; i++)
+                KGT_UNROLL
+                for (int j = 0; j < V; j++) {
+                    e0[i][j] = pf[0][i][j];
+                    KGT_UNROLL
+                    for (int q = 0; q + 1 < P; q++) pf[q][i][j] = pf[q + 1][i][j];
+                }
+            {
+                /* FAST: every plane loaded lies in [a0, b0) */
+                const KGT_IX zk = fast ? z + P : KGT_CLAMP(z + P, a0, b0 - 1);
+                rt3l2_box3d_ldd(pf[P - 1], in + (long)zk * s0, ro, x, xc, vin);
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) { /* level 0's entering plane */
+                const int i = e < R ? e : NY - ER + e;
+                double *q = s + 0 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                q[0] = e0[i][0];
+            }
+            KGT_UNROLL
+            for (int e = 0; e < ER; e++) { /* level 1's entering plane */
+                const int i = e < R ? e : NY - ER + e;
+                double *q = s + 1 * SL + ((ty + 1) * ER + e) * RX + PC + tx * V;
+                q[0] = e1[i][0];
+            }
+            __syncthreads();
+            { /* level 2 */
+                const KGT_IX r = z - 3; /* stored */
+                const double *sp = s + 1 * SL;
+                double nv[NY][V], el[NY][R], er[NY][R];
+                (void)sp;
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        el[i][m] = KGT_SHFL_UP(e1[i][V - R + m], 1);
+                        er[i][m] = KGT_SHFL_DOWN(e1[i][m], 1);
+                    }
+                {
+                    const double v7_8_8 = e1[0][0];
+                    const double v7_9_7 = el[1][0];
+                    const double v7_9_8 = e1[1][0];
+                    const double v7_9_9 = er[1][0];
+                    const double v8_8_8 = e1[0][0];
+                    const double v8_9_7 = el[1][0];
+                    const double v8_9_8 = e1[1][0];
+                    const double v8_9_9 = er[1][0];
+                    const double kgt_tot = ps2[0][0][0];
+                    nv[0][0] = kgt_tot / 0x1.cp+2;
+                    ps2[0][0][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][0][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps2[1][0][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                {
+                    const double v7_8_8 = e1[1][0];
+                    const double v7_9_7 = el[2][0];
+                    const double v7_9_8 = e1[2][0];
+                    const double v7_9_9 = er[2][0];
+                    const double v8_8_8 = e1[1][0];
+                    const double v8_9_7 = el[2][0];
+                    const double v8_9_8 = e1[2][0];
+                    const double v8_9_9 = er[2][0];
+                    const double kgt_tot = ps2[0][1][0];
+                    nv[1][0] = kgt_tot / 0x1.cp+2;
+                    ps2[0][1][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][1][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps2[1][1][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                {
+                    const double v7_8_8 = e1[2][0];
+                    const double v7_9_7 = el[3][0];
+                    const double v7_9_8 = e1[3][0];
+                    const double v7_9_9 = er[3][0];
+                    const double v8_8_8 = e1[2][0];
+                    const double v8_9_7 = el[3][0];
+                    const double v8_9_8 = e1[3][0];
+                    const double v8_9_9 = er[3][0];
+                    const double kgt_tot = ps2[0][2][0];
+                    nv[2][0] = kgt_tot / 0x1.cp+2;
+                    ps2[0][2][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][2][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps2[1][2][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                {
+                    const double v7_8_8 = e1[3][0];
+                    const double v7_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const double v7_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const double v7_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const double v8_8_8 = e1[3][0];
+                    const double v8_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const double v8_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const double v8_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const double kgt_tot = ps2[0][3][0];
+                    nv[3][0] = kgt_tot / 0x1.cp+2;
+                    ps2[0][3][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps2[1][3][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps2[1][3][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        if (!fast)
+                            nv[i][j] = r >= ll0 && r < lh0 && rl[i] && cl[j] ? nv[i][j] : c1[i][j];
+                        c1[i][j] = e1[i][j];
+                    }
+                if (r >= zs && r < ze)
+                    KGT_UNROLL
+                    for (int i = 0; i < NY; i++) {
+                        if (!rs[i]) continue;
+                        double *o = out + (long)r * s0 + ro[i] + x;
+                        (void)stall;
+                        KGT_UNROLL
+                        for (int j = 0; j < V; j++)
+                            if (st[j]) o[j] = nv[i][j];
+                    }
+            }
+            { /* level 1 */
+                const KGT_IX r = z - 1; /* entering the next level */
+                const double *sp = s + 0 * SL;
+                double nv[NY][V], el[NY][R], er[NY][R];
+                (void)sp;
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int m = 0; m < R; m++) {
+                        el[i][m] = KGT_SHFL_UP(e0[i][V - R + m], 1);
+                        er[i][m] = KGT_SHFL_DOWN(e0[i][m], 1);
+                    }
+                {
+                    const double v7_8_8 = e0[0][0];
+                    const double v7_9_7 = el[1][0];
+                    const double v7_9_8 = e0[1][0];
+                    const double v7_9_9 = er[1][0];
+                    const double v8_8_8 = e0[0][0];
+                    const double v8_9_7 = el[1][0];
+                    const double v8_9_8 = e0[1][0];
+                    const double v8_9_9 = er[1][0];
+                    const double kgt_tot = ps1[0][0][0];
+                    nv[0][0] = kgt_tot / 0x1.cp+2;
+                    ps1[0][0][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][0][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps1[1][0][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                {
+                    const double v7_8_8 = e0[1][0];
+                    const double v7_9_7 = el[2][0];
+                    const double v7_9_8 = e0[2][0];
+                    const double v7_9_9 = er[2][0];
+                    const double v8_8_8 = e0[1][0];
+                    const double v8_9_7 = el[2][0];
+                    const double v8_9_8 = e0[2][0];
+                    const double v8_9_9 = er[2][0];
+                    const double kgt_tot = ps1[0][1][0];
+                    nv[1][0] = kgt_tot / 0x1.cp+2;
+                    ps1[0][1][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][1][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps1[1][1][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                {
+                    const double v7_8_8 = e0[2][0];
+                    const double v7_9_7 = el[3][0];
+                    const double v7_9_8 = e0[3][0];
+                    const double v7_9_9 = er[3][0];
+                    const double v8_8_8 = e0[2][0];
+                    const double v8_9_7 = el[3][0];
+                    const double v8_9_8 = e0[3][0];
+                    const double v8_9_9 = er[3][0];
+                    const double kgt_tot = ps1[0][2][0];
+                    nv[2][0] = kgt_tot / 0x1.cp+2;
+                    ps1[0][2][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][2][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps1[1][2][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                {
+                    const double v7_8_8 = e0[3][0];
+                    const double v7_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const double v7_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const double v7_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const double v8_8_8 = e0[3][0];
+                    const double v8_9_7 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + -1];
+                    const double v8_9_8 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 0];
+                    const double v8_9_9 = sp[((ty + 2) * ER + 0) * RX + PC + tx * V + 1];
+                    const double kgt_tot = ps1[0][3][0];
+                    nv[3][0] = kgt_tot / 0x1.cp+2;
+                    ps1[0][3][0] = kgt_add(kgt_add(kgt_add(kgt_sub(ps1[1][3][0],
+                            v8_8_8), 0x1.8p+1 * v8_9_7), 0x1p-1 * v8_9_8), 0x1.8p+1 * v8_9_9);
+                    ps1[1][3][0] = kgt_add(kgt_add(kgt_add(v7_8_8, v7_9_7), 0x1p+1 * v7_9_8), v7_9_9);
+                }
+                KGT_UNROLL
+                for (int i = 0; i < NY; i++)
+                    KGT_UNROLL
+                    for (int j = 0; j < V; j++) {
+                        if (!fast)
+                            nv[i][j] = r >= ll0 && r < lh0 && rl[i] && cl[j] ? nv[i][j] : c0[i][j];
+                        c0[i][j] = e0[i][j];
+                        e1[i][j] = nv[i][j];
+                    }
+            }
+        }
+    }
+}
+
+KGT_EXTERN_C __global__ void __launch_bounds__(256)
+    rt3l2_box3d_stream_kd0(const double *__restrict__ in, double *__restrict__ out, KGT_IX lo0,
+    KGT_IX lo1, KGT_IX lo2, KGT_IX hi0, KGT_IX hi1, KGT_IX hi2, KGT_IX ll0, KGT_IX ll1,
+    KGT_IX ll2, KGT_IX lh0, KGT_IX lh1, KGT_IX lh2, KGT_IX a0, KGT_IX b0, KGT_IX a1,
+    KGT_IX b1, KGT_IX a2, KGT_IX b2, KGT_IX s0, KGT_IX s1, KGT_IX xs, KGT_IX h)
+{
+    enum { R = 1, V = 1, NY = 4, BX = 32, BY = 8, K = 2 * R + 1, L = 2,
+           HP = 2, HY = 2, TX = BX * V, TY = BY * NY, W = TX - 2 * HP,
+           WY = TY - 2 * HY, P = 2, U = 2, RB = BY + 2, ER = 2 * R,
+           EX = 0 /* columns and rows loaded beyond the tile */,
+           PC = 1, RX = TX + 2 * PC /* ring rows: PC columns each side */,
+           SL = RB * ER * RX /* one level's ring plane */, NB = 2 };
+    enum { LG = 3 /* level L's lag behind the plane entering */,
+           FILL = L * R + LG /* planes walked besides the block's own */ };
+    __shared__ __align__(16) double sh[NB * L * SL];
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    /* the ring's rows above and below the tile and its PC columns each side: never
+       written, read only for cells that are not stored */
+    for (int p = tid; p < NB * L * SL; p += BX * BY) {
+        const int c = p % RX, e = p / RX % (RB * ER);
+        if (e < ER || e >= (RB - 1) * ER || c < PC || c >= PC + TX) sh[p] = 0;
+    }
+    const KGT_IX x0 = xs + (KGT_IX)blockIdx.x * W - HP;
+    const KGT_IX y0 = lo1 + (KGT_IX)blockIdx.y * WY - HY;
+    const KGT_IX zs = lo0 + (KGT_IX)blockIdx.z * h, ze = zs + h < hi0 ? zs + h : hi0;
+    const KGT_IX zend = zs - L * R + (ze - zs + FILL + U - 1) / U * U + P;
+    const int fast = x0 - EX >= a2 && x0 + TX + EX <= b2 && x0 >= ll2 && x0 + TX <= lh2 &&
+                     x0 + HP >= lo2 && x0 + HP + W <= hi2 && y0 - EX >= a1 && y0 + TY + EX <= b1 &&
+                     y0 >= ll1 && y0 + TY <= lh1 && y0 + HY >= lo1 && y0 + HY + WY <= hi1 &&
+                     zs - (L - 1) * R >= ll0 && ze + (L - 1) * R <= lh0 && zs - L * R >= a0 &&
+                     zend <= b0;
+    if (fast)
+        rt3l2_box3d_walkd(0, 1, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+    else
+        rt3l2_box3d_walkd(0, 0, in, out, x0, y0, zs, ze, lo1, lo2, hi1, hi2, ll0, ll1, ll2, lh0, lh1, lh2,
+            a0, b0, a1, b1, a2, b2, s0, s1, sh);
+}
+
+#undef KGT_IX
+#if defined(__NVCC__)
+#pragma nv_diagnostic pop
+#elif defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+#undef KGT_UNROLL
+#pragma pop_macro("KGT_UNROLL")
+extern "C" const kgt_steps KGT_STEPS(golden_box3d, d) = {
+    2,
+    {0x0000000000000000ull, 0x0000000000000000ull, 0x359e7a428ef253f2ull, 0x0000000000000000ull, 0x0000000000000000ull},
+    {{0, 0}, {0, 0},
+     {(const void *)rt3l2_box3d_stream_kd0, (const void *)rt3l2_box3d_stream_kd0}, {0, 0}, {0, 0}}};
+
 /*
  * star6: 2 dims, radius 1/1 1/1, 5 non-zero points, divisor 6
  *   (-1, 0): 1  (0, -1): 1  (0, 0): 2  (0, 1): 1
