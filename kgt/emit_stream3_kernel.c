@@ -371,11 +371,16 @@ int kgt_stream3_levels(const kgt_stencil *s)
  * of 3d7 hold: with 2 levels in float, 3d13 ran slower than one step per launch (bench/RESULTS.md;
  * and its ring of 3 levels exceeds static shared memory), so one step per launch, float and
  * double, until a shape wins. Other stencils reaching one cell (partial sums,
- * emit_stream3_box.c): 2 levels until measured, where the halo's redundant work is least.
+ * emit_stream3_box.c): each level adds a plane of partial sums per point, so the dense boxes
+ * (3d19, 3d27) ran slower at 2 levels than one step per launch, while the one-sided octant
+ * (5 points) gained; 2 levels only for boxes of at most 8 points.
  */
 int kgt_stream3_depth(const kgt_stencil *s, int dbl)
 {
-    if (!kgt_stream3(s)) return kgt_stream3_box(s) ? 2 : 0;
+    if (!kgt_stream3(s)) {
+        if (!kgt_stream3_box(s)) return 0;
+        return kgt_nonzero_points(s) <= 8 ? 2 : 1;
+    }
     if (!kgt_reach_within(s, 3, 1)) return 1;
     return dbl ? 2 : 3;
 }

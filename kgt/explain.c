@@ -101,6 +101,11 @@ static void multi_step(FILE *f, const kgt_gen *g, const kgt_stencil *s, int dbl)
                                : "2D box streaming";
         fprintf(f, "%s, up to %d", kind, depth);
         print_stream(f, s, dbl, depth);
+    } else if (kgt_stream_levels(s) >= 2) {
+        fprintf(f,
+                "1 (streaming kernels of up to %d exist, but ran slower; STENCIL_RTC_DEPTH "
+                "forces them)\n",
+                kgt_stream_levels(s));
     } else {
         fprintf(f, "1 (no streaming kernel)\n");
     }

@@ -365,7 +365,9 @@ static int explain(char **av)
                         "scalar tile, asynchronous copies:"
                         "|  double hip one step, named and run-time: step kernel, "
                         "scalar tile, planes through registers:"
-                        "|  float steps per launch, run-time: 3D box streaming, partial sums, "
+                        "|  float steps per launch, run-time: 1 (streaming kernels of up to");
+    ok = ok && explains(t, "3d-oct",
+                        "  float steps per launch, run-time: 3D box streaming, partial sums, "
                         "up to 2:");
     ok = ok && explains(t, "1d3", "  float steps per launch, run-time: 1 (no streaming kernel)");
     char *b1 = explained(t, "1d3"); /* 1D: no fused launcher */

@@ -93,9 +93,10 @@ static void compile_streams(compile_fn compile, const char *arch)
                 int want = levels > 1 ? st.ndims <= 2 || box || (r2 && levels == 2) : box;
                 ck_assert_msg((src != NULL) == want, "%s: %d-step stream kernel %s", name, levels,
                               src ? "made" : "missing");
+                /* the dense boxes 3d27 and 3d19 run one step per launch (their depth is 1) */
                 ck_assert_int_eq(sb_gen_stream_depth(&st) >= 2,
                                  (st.ndims <= 2 && strcmp(name, "2d25") && strcmp(name, "2d17")) ||
-                                     box);
+                                     !strcmp(name, "3d7") || !strcmp(name, "3d-oct"));
                 if (src) {
                     found++;
                     ck_assert_int_eq(info.levels, levels);
@@ -111,6 +112,7 @@ static void compile_streams(compile_fn compile, const char *arch)
     ck_assert_int_eq(found, 2 * (14 * (KGT_STREAM_MAX - 1) + 4 + 1));
 }
 
+#if STENCIL_HAVE_CUDA_RTC
 static void refuse_broken(compile_fn compile, const char *arch)
 {
     stencil_desc d;
@@ -129,7 +131,6 @@ static void refuse_broken(compile_fn compile, const char *arch)
     sl_stencil_free(&st);
 }
 
-#if STENCIL_HAVE_CUDA_RTC
 START_TEST(nvrtc_all)
 {
     compile_all(sb_cuda_rtc_compile, "-arch=sm_90", 3);
