@@ -230,11 +230,16 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_t_bitwise, 0, stencil_set_count());
     tcase_add_loop_test(tc, deep_fused, 0, 8);
-    tcase_add_loop_test(tc, deep_3d, 0, 8);
     tcase_add_test(tc, messages_drop);
     tcase_add_test(tc, thin_parts);
     tcase_add_test(tc, env_and_bad_t);
     suite_add_tcase(s, tc);
+    /* a case of its own, so that a GPU run can take it alone (CK_RUN_CASE=deep-3d) with the
+       streaming kernels forced deep (STENCIL_RTC_DEPTH) */
+    TCase *t3 = tcase_create("deep-3d");
+    tcase_set_timeout(t3, 600);
+    tcase_add_loop_test(t3, deep_3d, 0, 8);
+    suite_add_tcase(s, t3);
     int failed = tu_run_suite(s);
     MPI_Finalize();
     return failed ? 1 : 0;
