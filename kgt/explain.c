@@ -90,6 +90,7 @@ static void multi_step(FILE *f, const kgt_gen *g, const kgt_stencil *s, int dbl)
 {
     const char *t = kgt_types[dbl].name;
     int depth = s->ndims == 3 ? kgt_stream3_depth(s, dbl) : kgt_stream_depth(s, dbl);
+    int most = kgt_stream_levels(s);
     if (kgt_fused(g, s))
         fprintf(f, "  %s two steps, named: fused two-step tile%s\n", t,
                 kgt_stream_any(s) ? ", 2D streaming for large boxes" : "");
@@ -101,11 +102,11 @@ static void multi_step(FILE *f, const kgt_gen *g, const kgt_stencil *s, int dbl)
                                : "2D box streaming";
         fprintf(f, "%s, up to %d", kind, depth);
         print_stream(f, s, dbl, depth);
-    } else if (kgt_stream_levels(s) >= 2) {
+    } else if (most >= 2) {
         fprintf(f,
-                "1 (streaming kernels of up to %d exist, but ran slower; STENCIL_RTC_DEPTH "
-                "forces them)\n",
-                kgt_stream_levels(s));
+                "1 (streaming kernels of up to %d exist; the depth model keeps one step per "
+                "launch; STENCIL_RTC_DEPTH forces them)\n",
+                most);
     } else {
         fprintf(f, "1 (no streaming kernel)\n");
     }
