@@ -88,14 +88,16 @@ typedef struct sb_prog_step {
  * first step's number; out[f] receives level k and, for fields that keep a previous level,
  * pout[f] level k - 1, both over box[k - 1][f]. Reads come from in[]/prev[] within box[0]
  * widened by the reach. Bitwise equal to k prog_update calls over the same boxes with the levels
- * rotating through scratch arrays, which is what it replaces.
+ * rotating through scratch arrays, which is what it replaces. rows: the rows of dimension 0 the
+ * buffers hold (0: the opened local array's; out-of-core chunk buffers hold fewer), which a
+ * launch reads no farther than.
  */
 #define SB_PROG_FUSE_MAX 4
 typedef struct sb_prog_steps {
     sb_mem in[SB_PROG_FIELDS], prev[SB_PROG_FIELDS], out[SB_PROG_FIELDS], pout[SB_PROG_FIELDS];
     sl_box box[SB_PROG_FUSE_MAX][SB_PROG_FIELDS];
     int k;
-    long t;
+    long t, rows;
     const double *par;
 } sb_prog_steps;
 

@@ -329,10 +329,73 @@ static void fused(sk_run *r, long t, int k, int n)
  * level then has no level m - 1 to compare with. Otherwise substeps in runs of up to sp->fuse
  * per launch, and the last step alone.
  */
+/*
+ * Out of core, a pass of m steps as one sweep of the chunks (sk_prog_ooc_multi): the steps'
+ * boxes are those of the substeps in core, the last level comes down into nxt and, where a
+ * later read or the norm wants it and m > 1, the one before into spr (a fourth host level,
+ * made the first time); the host levels then rotate as they would have in core, and the
+ * exchange follows. Frames first, as copy_frames: the sweep writes whole rows of the boxes
+ * only, and the frame rows across dimension 0 lie outside them.
+ */
+static void ooc_pass(sk_run *r, long t, int m, int norm)
+{
+    sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    sk_psweep *w = sk_prog_ooc_sweeps(r);
+    size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
+    int T = sp->T;
+    w->m = m;
+    w->t = t;
+    w->par = sp->par;
+    w->last1 = 0;
+    for (int f = 0; f < p->nf; f++) {
+        w->src[f] = sp->cur[f];
+        w->srcp[f] = p->f[f].keeps ? sp->prv[f] : NULL;
+        w->dst[f] = p->f[f].coef ? NULL : sp->nxt[f];
+        w->pen[f] = NULL;
+        for (int j = 0; j < m; j++) {
+            int k = T - m + j + 1; /* step k of a pass of T */
+            sl_box b = sk_prog_cbox(r, f, k);
+            w->box[j][f] = sl_local_box(&r->loc, &b);
+            for (int e = 0; e < 2; e++) w->ex[j][f][e] = k < T ? sp->bw[k + 1][f][0][e] : 0;
+        }
+        if (p->f[f].coef) continue;
+        frames_into(r, f, sp->nxt[f]);
+        if (m < 2 || (!p->f[f].keeps && !norm)) continue;
+        if (!sp->spr[f] && !r->rc) r->rc = sk_prog_ooc_level(r, bytes, &sp->spr[f]);
+        if (r->rc) return;
+        frames_into(r, f, sp->spr[f]);
+        w->pen[f] = sp->spr[f];
+        w->last1 = 1;
+    }
+    sk_prog_ooc_sweep(r, w);
+    if (m == 1) rotate(sp);
+    for (int f = 0; f < p->nf && m > 1; f++) {
+        sb_mem c = sp->cur[f], v = sp->prv[f], x = sp->spr[f];
+        if (p->f[f].coef) continue;
+        sp->cur[f] = sp->nxt[f];
+        if (p->f[f].keeps) {
+            sp->prv[f] = x;
+            sp->spr[f] = v;
+        } else if (w->pen[f]) {
+            sp->spr[f] = c;
+            c = x;
+        }
+        sp->nxt[f] = c;
+    }
+    sb_prog_step s;
+    memset(&s, 0, sizeof s);
+    finish(r, &s, r->prog->staged[SK_SEL_STEP]);
+}
+
 static void pass(sk_run *r, long t, int m, int norm)
 {
     const sb_ops *o = r->dev.ops;
     int T = r->prog->T, fz = r->prog->fuse;
+    if (sk_prog_ooc_multi(r)) {
+        ooc_pass(r, t, m, norm);
+        return;
+    }
     if (m > 1) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
     if (m >= 2 && m <= fz && !r->prog->staged[SK_SEL_STEP] && !norm) {
         fused(r, t, T - m + 1, m);

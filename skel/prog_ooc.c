@@ -21,26 +21,31 @@
 #include "skprog.h"
 
 /* Sets of chunk buffers: three where they fit, so that chunk j + 1 goes up while chunk j is
-   computed and chunk j - 1 comes down; else one, stage after stage. Two sets of host staging. */
-enum { POOC_SETS = 3 };
+   computed and chunk j - 1 comes down; else one, stage after stage. */
+enum { POOC_SETS = 3, POOC_LEVELS = 4 * KGT_PROG_MAX_FIELDS };
 
 typedef struct sk_pooc {
     sb_dev dev;                                  /* the rank's device: chunk buffers only */
     sb_mem in[POOC_SETS][KGT_PROG_MAX_FIELDS];   /* per field: its current level's rows */
     sb_mem prev[POOC_SETS][KGT_PROG_MAX_FIELDS]; /* fields that keep their previous level */
     sb_mem out[POOC_SETS][KGT_PROG_MAX_FIELDS];  /* evolving fields: the level written */
-    void *stage[2][KGT_PROG_MAX_FIELDS];         /* the computed cells coming down, per field */
-    int pinned[2][KGT_PROG_MAX_FIELDS];          /* from dev.host_alloc */
+    void *level[POOC_LEVELS];                    /* the host levels (sk_prog_ooc_level) */
+    int pinned[POOC_LEVELS];                     /* from dev.host_alloc */
+    sk_psweep *sw;                               /* the sweep being run */
     int nsets;                                   /* 3 (a pipeline) or 1 */
+    int multi; /* a pass of T steps is one sweep (sk_prog_ooc_multi), else each step is */
+    int fuse;  /* steps per prog_update_k in a sweep (0 or 1: none) */
     long cap, hlo, hhi;        /* rows of a chunk buffer; rows read below and above */
     long long up, down, limit; /* bytes moved; the device memory limit (0: none) */
-    int nbufs, chunks;         /* chunk buffers per set; the most chunks of an update */
+    int nbufs, chunks;         /* chunk buffers per set; the most chunks of a sweep */
 } sk_pooc;
 
-/* Chunk j of an update: it computes rows [a, b), its buffers' row 0 is local row base, and
-   rows [base, top) go up. */
+/* Chunk j of a sweep: it computes rows [a, b) of the last level, its buffers' row 0 is local
+   row base, and rows [base, top) go up; fin and pen: the buffers with its last level and the
+   one before, once computed. */
 typedef struct pchunk {
     long a, b, base, top;
+    sb_mem fin[KGT_PROG_MAX_FIELDS], pen[KGT_PROG_MAX_FIELDS];
 } pchunk;
 
 /* A failure of the device's call e into r->rc, with the device's message; callers skip calls
@@ -107,13 +112,6 @@ static int alloc_sets(sk_run *r, sk_pooc *o, size_t bytes)
             for (int i = 0; i < 3 && !rc; i++)
                 if (m[i]) rc = o->dev.ops->mem_alloc(&o->dev, bytes, m[i]);
         }
-    for (int k = 0; k < 2 && !rc; k++)
-        for (int f = 0; f < p->nf && !rc; f++) {
-            if (p->f[f].coef) continue;
-            o->pinned[k][f] = o->dev.ops->host_alloc(&o->dev, bytes, &o->stage[k][f]) == 0;
-            if (!o->pinned[k][f]) o->stage[k][f] = malloc(bytes);
-            if (!o->stage[k][f]) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory (staging)");
-        }
     return rc ? SK_FAIL(r, rc, "out-of-core chunk buffers: %s", o->dev.err) : 0;
 }
 
@@ -146,6 +144,54 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
     }
 }
 
+/* Whether a pass of T steps can be one sweep: no ghosts of mirror or constant faces to refill
+   between its steps (prog_bound.c fills them on the host levels). */
+static int sweeps_fit(const sk_prog *sp)
+{
+    const kgt_prog *p = sp->p;
+    for (int f = 0; f < p->nf; f++)
+        for (int d = 0; d < p->ndims; d++)
+            for (int e = 0; e < 2; e++) {
+                int k = p->f[f].bc[d][e].kind;
+                if (!p->f[f].coef && (k == KGT_B_MIRROR || k == KGT_B_CONST)) return 0;
+            }
+    return 1;
+}
+
+/*
+ * The automatic T of a program run expected to start out of core (0: not expected, or its
+ * passes cannot be sweeps). A sweep moves every level across the link once per pass, so T
+ * steps cost one transfer; the halo rows a chunk carries grow with T, and so does the work
+ * they repeat: T is as large as keeps those rows within an eighth of a chunk buffer's (and
+ * T times the reach within an eighth of the part along every dimension), at most
+ * SL_MAX_STEPS. Before the layout, so the rows are estimated from the reach of one step.
+ */
+int sk_prog_ooc_auto(sk_run *r)
+{
+    const sk_prog *sp = r->prog;
+    const kgt_prog *p = sp->p;
+    long long limit = 0;
+    int mode = sk_ooc_mode(r);
+    sl_local l;
+    if (mode == -1 || sk_ooc_limit(r, &limit) || reads_i(p) || !sweeps_fit(sp) ||
+        sl_local_make(&l, &r->part, &r->st, r->rank))
+        return 0;
+    size_t es = sb_elem_size(r->st.type), row = (size_t)l.stride[0] * es;
+    int nbufs = 0; /* a set's chunk buffers, as many as in core holds levels */
+    for (int f = 0; f < p->nf; f++) nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
+    if (mode == 0 && (limit <= 0 || (long long)(l.nelems * es) * nbufs <= limit)) return 0;
+    long owned = l.owned.hi[0] - l.owned.lo[0];
+    long cap = limit > 0 ? (long)(limit / (long long)((size_t)(POOC_SETS * nbufs) * row))
+                         : owned / 8;
+    long reach = r->st.rlo[0] + r->st.rhi[0];
+    long T = reach > 0 ? cap / (8 * reach) : SL_MAX_STEPS;
+    for (int d = 1; d < p->ndims; d++) {
+        long w = r->st.rlo[d] + r->st.rhi[d], n = l.owned.hi[d] - l.owned.lo[d];
+        if (w > 0 && n / (8 * w) < T) T = n / (8 * w);
+    }
+    return T < 2 ? 0 : T > SL_MAX_STEPS ? SL_MAX_STEPS : (int)T;
+}
+
 int sk_prog_ooc_start(sk_run *r)
 {
     sk_prog *sp = r->prog;
@@ -158,8 +204,8 @@ int sk_prog_ooc_start(sk_run *r)
     if (!o) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory");
     int rc = sk_ooc_limit(r, &o->limit);
     if (rc) return rc;
-    o->hlo = r->st.rlo[0];
-    o->hhi = r->st.rhi[0];
+    o->sw = calloc(1, sizeof *o->sw);
+    if (!o->sw) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory");
     o->dev = r->dev; /* the device opened for the program: the kernels are its */
     memset(&r->dev, 0, sizeof r->dev);
     r->dev_open = 0;
@@ -176,7 +222,33 @@ int sk_prog_ooc_start(sk_run *r)
         sp->inner[f] = none;
         for (int i = 0; i < 2 * SL_D; i++) sp->border[f][i] = i ? none : sp->box[f];
     }
-    return alloc_chunks(r, o);
+    /* Sweeps of whole passes where nothing runs between the steps of one, with chunks that
+       compute at least as many rows as their halo holds; else one sweep per step. */
+    long long limit = o->limit;
+    long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    int keeps = 0;
+    for (int f = 0; f < sp->p->nf; f++) keeps |= sp->p->f[f].keeps != 0;
+    for (o->multi = sweeps_fit(sp);; o->multi = 0) {
+        o->hlo = o->multi ? sp->R[0][0] : r->st.rlo[0];
+        o->hhi = o->multi ? sp->R[0][1] : r->st.rhi[0];
+        o->fuse = 0;
+        if (o->multi && !keeps && o->dev.ops->prog_update_k && o->dev.ops->prog_fuse_depth) {
+            int n = o->dev.ops->prog_fuse_depth(&o->dev);
+            o->fuse = n > SB_PROG_FUSE_MAX ? SB_PROG_FUSE_MAX : n;
+        }
+        o->nbufs = 0;
+        o->limit = limit;
+        rc = alloc_chunks(r, o);
+        int thin = !rc && o->cap < ext && o->cap - o->hlo - o->hhi < o->hlo + o->hhi;
+        if (!o->multi || sp->T == 1 || (rc != STENCIL_EDEVMEM && !thin)) return rc;
+        sk_prog_ooc_free(r);
+        r->msg[0] = '\0';
+    }
+}
+
+int sk_prog_ooc_multi(const sk_run *r)
+{
+    return r->prog->ooc && r->prog->ooc->multi;
 }
 
 void sk_prog_ooc_free(sk_run *r)
@@ -190,12 +262,34 @@ void sk_prog_ooc_free(sk_run *r)
                 *m[i] = NULL;
             }
         }
-    for (int k = 0; k < 2; k++)
-        for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
-            if (o->stage[k][f] && o->pinned[k][f]) o->dev.ops->host_free(&o->dev, o->stage[k][f]);
-            if (o->stage[k][f] && !o->pinned[k][f]) free(o->stage[k][f]);
-            o->stage[k][f] = NULL;
-        }
+}
+
+int sk_prog_ooc_level(sk_run *r, size_t bytes, sb_mem *m)
+{
+    sk_pooc *o = r->prog->ooc;
+    int i = 0;
+    while (i < POOC_LEVELS && o->level[i]) i++;
+    if (i == POOC_LEVELS) return SK_FAIL(r, STENCIL_ENOMEM, "out of core: too many host levels");
+    o->pinned[i] = o->dev.ops->host_alloc(&o->dev, bytes, &o->level[i]) == 0;
+    if (!o->pinned[i]) o->level[i] = malloc(bytes ? bytes : 1);
+    if (!o->level[i]) return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
+    memset(o->level[i], 0, bytes); /* as the host backend's levels: no stale cells */
+    *m = o->level[i];
+    return 0;
+}
+
+void sk_prog_ooc_level_free(sk_run *r, sb_mem m)
+{
+    sk_pooc *o = r->prog->ooc;
+    for (int i = 0; i < POOC_LEVELS && m; i++) {
+        if (o->level[i] != m) continue;
+        if (o->pinned[i])
+            o->dev.ops->host_free(&o->dev, m);
+        else
+            free(m);
+        o->level[i] = NULL;
+        return;
+    }
 }
 
 void sk_prog_ooc_release(sk_run *r)
@@ -204,98 +298,180 @@ void sk_prog_ooc_release(sk_run *r)
     if (!o) return;
     for (int q = 0; q < SB_NQUEUES; q++) (void)o->dev.ops->wait(&o->dev, q);
     sk_prog_ooc_free(r);
+    for (int i = 0; i < POOC_LEVELS; i++) sk_prog_ooc_level_free(r, o->level[i]);
     o->dev.ops->close(&o->dev);
+    free(o->sw);
     free(o);
     r->prog->ooc = NULL;
 }
 
-/* Rows [lo, hi) of host level h up into chunk buffer m, whose row 0 is local row base. */
+/* Rows [lo, hi) of host level h up into chunk buffer m, whose row 0 is local row base: whole
+   rows, one contiguous range of host memory. */
 static void up(sk_run *r, sk_pooc *o, sb_mem m, const void *h, long base, long lo, long hi)
 {
-    size_t es = sb_elem_size(r->st.type), row = (size_t)r->loc.stride[0] * es;
-    sl_box b = {{lo - base, 0, 0}, {hi - base, 1, 1}};
-    for (int d = 1; d < SL_D; d++) b.hi[d] = r->loc.ext.hi[d] - r->loc.ext.lo[d];
+    sl_box b;
+    if (!sk_ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
+    size_t row = (size_t)r->loc.stride[0] * sb_elem_size(r->st.type);
     if (!r->rc)
         odev(r, o,
              o->dev.ops->copy_in(&o->dev, SB_QBORDER, m, &b, (const char *)h + (size_t)lo * row));
     o->up += (long long)((size_t)(hi - lo) * row);
 }
 
-/* The chunk's box of field f in its buffers' indices (empty where it computes none). */
-static sl_box chunk_box(const sk_run *r, const sb_prog_step *s, int f, const pchunk *c)
+/* Rows [lo, hi) of chunk buffer m (row 0: local row base) down into host level h, whole rows,
+   on the transfer queue: h is pinned (sk_prog_ooc_level), so the copy runs beside the others. */
+static void down(sk_run *r, sk_pooc *o, sb_mem m, void *h, long base, long lo, long hi)
 {
-    sl_box k = s->box[f];
-    k.lo[0] = k.lo[0] > c->a ? k.lo[0] : c->a;
-    k.hi[0] = k.hi[0] < c->b ? k.hi[0] : c->b;
-    if (r->prog->p->f[f].coef || sl_box_empty(&s->box[f]) || k.hi[0] <= k.lo[0]) k.hi[0] = k.lo[0];
+    sl_box b;
+    if (!sk_ooc_chunk_rows(r, base, &lo, &hi, &b)) return;
+    size_t row = (size_t)r->loc.stride[0] * sb_elem_size(r->st.type);
+    if (!r->rc)
+        odev(r, o, o->dev.ops->copy_out(&o->dev, SB_QXFER, m, &b, (char *)h + (size_t)lo * row));
+    o->down += (long long)((size_t)(hi - lo) * row);
+}
+
+/* Rows [base, top) of chunk buffer x into y on the device (inner queue). */
+static void dup_rows(sk_run *r, sk_pooc *o, sb_mem y, sb_mem x, const pchunk *c)
+{
+    long lo = c->base, hi = c->top;
+    sl_box b;
+    if (!sk_ooc_chunk_rows(r, c->base, &lo, &hi, &b) || r->rc) return;
+    odev(r, o, o->dev.ops->copy_peer(&o->dev, SB_QINNER, y, &b, r->loc.stride, x, &b, r->loc.stride));
+}
+
+/* Step j's box of field f in chunk c, in its buffers' indices: the sweep's box cut to the rows
+   the chunk's final rows [a, b) need of that level (empty where it computes none). */
+static sl_box chunk_box(const sk_run *r, const sk_psweep *w, int j, int f, const pchunk *c)
+{
+    sl_box k = w->box[j][f];
+    long lo = c->a - w->ex[j][f][0], hi = c->b + w->ex[j][f][1];
+    k.lo[0] = k.lo[0] > lo ? k.lo[0] : lo;
+    k.hi[0] = k.hi[0] < hi ? k.hi[0] : hi;
+    if (r->prog->p->f[f].coef || sl_box_empty(&w->box[j][f]) || k.hi[0] <= k.lo[0])
+        k.hi[0] = k.lo[0];
     k.lo[0] -= c->base;
     k.hi[0] -= c->base;
     return k;
 }
 
 /* Chunk c's levels up into set k, on the border queue. */
-static void chunk_up(sk_run *r, const sb_prog_step *s, const pchunk *c, int k)
+static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
 {
     sk_pooc *o = r->prog->ooc;
     for (int f = 0; f < r->prog->p->nf; f++) {
-        up(r, o, o->in[k][f], s->in[f], c->base, c->base, c->top);
-        if (r->prog->p->f[f].keeps) up(r, o, o->prev[k][f], s->prev[f], c->base, c->base, c->top);
-    }
-}
-
-/* Chunk c computed in set k, on the inner queue. */
-static void chunk_step(sk_run *r, const sb_prog_step *s, const pchunk *c, int k)
-{
-    sk_pooc *o = r->prog->ooc;
-    const kgt_prog *p = r->prog->p;
-    sb_prog_step d = *s;
-    for (int f = 0; f < p->nf; f++) {
-        d.in[f] = o->in[k][f];
-        d.prev[f] = p->f[f].keeps ? o->prev[k][f] : NULL;
-        d.out[f] = p->f[f].coef ? NULL : o->out[k][f];
-        d.box[f] = chunk_box(r, s, f, c);
-    }
-    if (!r->rc) odev(r, o, o->dev.ops->prog_update(&o->dev, SB_QINNER, &d));
-}
-
-/* Chunk c's computed cells from set k down into staging h, on the copy queue (down), and from
-   there into the level written, on the host, once they are there (put). */
-static void chunk_down(sk_run *r, const sb_prog_step *s, const pchunk *c, int k, int h, int put)
-{
-    sk_pooc *o = r->prog->ooc;
-    for (int f = 0; f < r->prog->p->nf; f++) {
-        sl_box b = chunk_box(r, s, f, c);
-        if (r->prog->p->f[f].coef || sl_box_empty(&b)) continue;
-        if (!put) {
-            if (!r->rc)
-                odev(r, o,
-                     o->dev.ops->copy_out(&o->dev, SB_QXFER, o->out[k][f], &b, o->stage[h][f]));
-            o->down += (long long)sl_box_volume(&b) * (long long)sb_elem_size(r->st.type);
-            continue;
-        }
-        b.lo[0] += c->base;
-        b.hi[0] += c->base;
-        SK_DEV(r, r->dev.ops->copy_in(&r->dev, SB_QBORDER, s->out[f], &b, o->stage[h][f]));
+        up(r, o, o->in[k][f], w->src[f], c->base, c->base, c->top);
+        if (r->prog->p->f[f].keeps) up(r, o, o->prev[k][f], w->srcp[f], c->base, c->base, c->top);
     }
 }
 
 /*
- * One step's update out of core: the boxes of s (local indices) chunk by chunk. With three sets,
- * stage j sends chunk j up, computes chunk j - 1 and brings chunk j - 2 down, each on its own
- * queue, then every queue waits for the others (join); meanwhile the host puts chunk j - 3's
- * cells in place. With one set, each chunk goes up, is computed and comes down in turn.
+ * The sweep's steps of chunk c in set k, on the inner queue: the levels rotate through the
+ * set's buffers as they do in core (prog_loop.c), runs of up to o->fuse steps in one
+ * prog_update_k. Every evolving field's level to be written starts as a copy of the current
+ * one, so that the cells no step writes (fixed frames, halos) carry the values in core would
+ * (and whole rows can come down); a field that keeps its previous level copies once more
+ * after the first step, into the buffer that held level -1. c->fin and c->pen: the buffers
+ * holding the last level and the one before.
  */
-static void ooc_update(sk_run *r, const sb_prog_step *s)
+static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
+{
+    sk_pooc *o = r->prog->ooc;
+    const kgt_prog *p = r->prog->p;
+    sb_mem cur[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS];
+    for (int f = 0; f < p->nf; f++) {
+        cur[f] = o->in[k][f];
+        nxt[f] = p->f[f].coef ? NULL : o->out[k][f];
+        prv[f] = p->f[f].keeps ? o->prev[k][f] : NULL;
+        if (nxt[f]) dup_rows(r, o, nxt[f], cur[f], c);
+    }
+    for (int j = 0; j < w->m && !r->rc;) {
+        int n = o->fuse < w->m - j ? o->fuse : w->m - j;
+        if (w->last1 && j + n == w->m) n--; /* the level before the last is wanted */
+        if (n >= 2) {
+            sb_prog_steps s;
+            memset(&s, 0, sizeof s);
+            for (int f = 0; f < p->nf; f++) {
+                s.in[f] = cur[f];
+                s.out[f] = nxt[f];
+                for (int i = 0; i < n; i++) s.box[i][f] = chunk_box(r, w, j + i, f, c);
+            }
+            s.k = n;
+            s.t = w->t + j;
+            s.rows = o->cap;
+            s.par = w->par;
+            odev(r, o, o->dev.ops->prog_update_k(&o->dev, SB_QINNER, &s));
+            for (int f = 0; f < p->nf; f++) {
+                sb_mem x = cur[f];
+                if (p->f[f].coef) continue;
+                cur[f] = nxt[f];
+                nxt[f] = x;
+            }
+            j += n;
+            continue;
+        }
+        sb_prog_step s;
+        memset(&s, 0, sizeof s);
+        for (int f = 0; f < p->nf; f++) {
+            s.in[f] = cur[f];
+            s.prev[f] = prv[f];
+            s.out[f] = nxt[f];
+            s.box[f] = chunk_box(r, w, j, f, c);
+        }
+        s.t = w->t + j;
+        s.par = w->par;
+        odev(r, o, o->dev.ops->prog_update(&o->dev, SB_QINNER, &s));
+        for (int f = 0; f < p->nf; f++) {
+            sb_mem x = cur[f];
+            if (p->f[f].coef) continue;
+            cur[f] = nxt[f];
+            nxt[f] = p->f[f].keeps ? prv[f] : x;
+            if (!p->f[f].keeps) continue;
+            prv[f] = x;
+            if (j == 0 && w->m > 1) dup_rows(r, o, nxt[f], cur[f], c);
+        }
+        j++;
+    }
+    for (int f = 0; f < p->nf; f++) {
+        c->fin[f] = cur[f];
+        c->pen[f] = p->f[f].keeps ? prv[f] : nxt[f];
+    }
+}
+
+/* Chunk c's final rows [a, b) down: the last level into w->dst, the one before into w->pen
+   where asked. */
+static void chunk_down(sk_run *r, const sk_psweep *w, const pchunk *c)
+{
+    sk_pooc *o = r->prog->ooc;
+    for (int f = 0; f < r->prog->p->nf; f++) {
+        if (r->prog->p->f[f].coef) continue;
+        down(r, o, c->fin[f], w->dst[f], c->base, c->a, c->b);
+        if (w->pen[f]) down(r, o, c->pen[f], w->pen[f], c->base, c->a, c->b);
+    }
+}
+
+sk_psweep *sk_prog_ooc_sweeps(sk_run *r)
+{
+    return r->prog->ooc ? r->prog->ooc->sw : NULL;
+}
+
+/*
+ * A sweep (sk_psweep, filled by the caller) chunk by chunk along dimension 0. With three sets,
+ * stage j sends chunk j up, computes chunk j - 1 and brings chunk j - 2 down, each on its own
+ * queue, then every queue waits for the others (join); with one set, each chunk goes up, is
+ * computed and comes down in turn. The host waits once, at the end.
+ */
+void sk_prog_ooc_sweep(sk_run *r, sk_psweep *w)
 {
     sk_prog *sp = r->prog;
     sk_pooc *o = sp->ooc;
     const sb_ops *d = o->dev.ops;
     long lo = 0, hi = 0, ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    for (int f = 0; f < sp->p->nf; f++) /* the rows any box covers */
-        if (!sp->p->f[f].coef && !sl_box_empty(&s->box[f])) {
-            if (hi <= lo || s->box[f].lo[0] < lo) lo = s->box[f].lo[0];
-            if (s->box[f].hi[0] > hi) hi = s->box[f].hi[0];
-        }
+    for (int f = 0; f < sp->p->nf; f++) { /* the rows any last box covers */
+        const sl_box *b = &w->box[w->m - 1][f];
+        if (sp->p->f[f].coef || sl_box_empty(b)) continue;
+        if (hi <= lo || b->lo[0] < lo) lo = b->lo[0];
+        if (b->hi[0] > hi) hi = b->hi[0];
+    }
     long rows = o->cap - o->hlo - o->hhi, n = hi > lo ? (hi - lo + rows - 1) / rows : 0;
     int L = o->nsets == POOC_SETS; /* the lag between the stages of a chunk */
     pchunk *c = calloc((size_t)n + 1, sizeof *c);
@@ -309,31 +485,42 @@ static void ooc_update(sk_run *r, const sb_prog_step *s)
         c[j].base = c[j].a - o->hlo > 0 ? c[j].a - o->hlo : 0;
         c[j].top = c[j].b + o->hhi < ext ? c[j].b + o->hhi : ext;
     }
-    long put = 0; /* chunks whose cells are in place */
     for (long j = 0; j < n + 2 * L && !r->rc; j++) {
-        long u = j, k = j - L, w = j - 2 * L;
-        if (u < n) chunk_up(r, s, &c[u], (int)(u % o->nsets));
+        long u = j, k = j - L, v = j - 2 * L;
+        if (u < n) chunk_up(r, w, &c[u], (int)(u % o->nsets));
         if (!r->rc) odev(r, o, d->flush(&o->dev, SB_QBORDER));
         if (!L && !r->rc) odev(r, o, d->after(&o->dev, SB_QINNER, SB_QBORDER));
-        if (k >= 0 && k < n) chunk_step(r, s, &c[k], (int)(k % o->nsets));
+        if (k >= 0 && k < n) chunk_steps(r, w, &c[k], (int)(k % o->nsets));
         if (!r->rc) odev(r, o, d->flush(&o->dev, SB_QINNER));
-        if (!r->rc) odev(r, o, d->wait(&o->dev, SB_QXFER)); /* chunk w - 1 came down */
-        for (; put < w && !r->rc; put++) chunk_down(r, s, &c[put], 0, (int)(put % 2), 1);
         if (!L && !r->rc) odev(r, o, d->after(&o->dev, SB_QXFER, SB_QINNER));
-        if (w >= 0 && w < n) chunk_down(r, s, &c[w], (int)(w % o->nsets), (int)(w % 2), 0);
+        if (v >= 0 && v < n) chunk_down(r, w, &c[v]);
         if (!r->rc) odev(r, o, d->flush(&o->dev, SB_QXFER));
         if (!r->rc) odev(r, o, d->join(&o->dev));
     }
-    if (!r->rc) odev(r, o, d->wait(&o->dev, SB_QXFER));
-    for (; put < n && !r->rc; put++) chunk_down(r, s, &c[put], 0, (int)(put % 2), 1);
+    for (int q = 0; q < SB_NQUEUES && !r->rc; q++) odev(r, o, d->wait(&o->dev, q));
     o->chunks = n > o->chunks ? (int)n : o->chunks;
     free(c);
 }
 
+/* One step out of core (the sweeps' fallback, sk_prog_ooc_multi == 0): a sweep of its boxes. */
 int sk_prog_update(sk_run *r, int q, const sb_prog_step *s)
 {
     if (!r->prog->ooc) return r->dev.ops->prog_update(&r->dev, q, s);
-    ooc_update(r, s);
+    sk_psweep *w = r->prog->ooc->sw;
+    const kgt_prog *p = r->prog->p;
+    memset(w->ex[0], 0, sizeof w->ex[0]);
+    w->m = 1;
+    w->t = s->t;
+    w->par = s->par;
+    w->last1 = 0;
+    for (int f = 0; f < p->nf; f++) {
+        w->box[0][f] = s->box[f];
+        w->src[f] = s->in[f];
+        w->srcp[f] = s->prev[f];
+        w->dst[f] = s->out[f];
+        w->pen[f] = NULL;
+    }
+    sk_prog_ooc_sweep(r, w);
     return 0; /* failures are in r->rc already */
 }
 

@@ -256,7 +256,10 @@ static void free_levels(sk_run *r)
     for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
         sb_mem *m[4] = {&sp->cur[f], &sp->nxt[f], &sp->prv[f], &sp->spr[f]};
         for (int i = 0; i < 4; i++) {
-            if (*m[i]) r->dev.ops->mem_free(&r->dev, *m[i]);
+            if (*m[i] && sp->ooc)
+                sk_prog_ooc_level_free(r, *m[i]);
+            else if (*m[i])
+                r->dev.ops->mem_free(&r->dev, *m[i]);
             *m[i] = NULL;
         }
     }
@@ -272,11 +275,14 @@ static int alloc_on(sk_run *r)
                         p->f[f].keeps ? &sp->prv[f] : NULL};
         for (int i = 0; i < 3; i++) {
             if (!m[i]) continue;
-            int rc = r->dev.ops->mem_alloc(&r->dev, bytes, m[i]);
-            if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
+            /* Out of core the levels are the host's, pinned for the chunks' transfers. */
+            int rc = sp->ooc ? sk_prog_ooc_level(r, bytes, m[i])
+                             : r->dev.ops->mem_alloc(&r->dev, bytes, m[i]);
+            if (rc) return sp->ooc ? rc : SK_FAIL(r, rc, "%s", r->dev.err);
         }
     }
-    /* The extra level of the fused substeps only where they run: not out of core. */
+    /* The extra level of the fused substeps only where they run: not out of core (where the
+       sweeps make their own, prog_loop.c). */
     sp->fuse = sp->ooc ? 0 : sk_prog_fusable(r);
     for (int f = 0; f < p->nf && sp->fuse >= 2; f++) {
         if (!p->f[f].keeps) continue;

@@ -72,7 +72,7 @@ static int reads_make(const kgt_prog *p, sk_reads *s)
 {
     memset(s, 0, sizeof *s);
     char *let = calloc((size_t)p->nlet + 1, 1);
-    s->w = calloc((size_t)(STENCIL_MAX_STEPS + 2) * (size_t)p->nf, sizeof *s->w);
+    s->w = calloc((size_t)(SL_MAX_STEPS + 2) * (size_t)p->nf, sizeof *s->w);
     int bad = !let || !s->w;
     for (int f = 0; f < p->nf && !bad; f++) {
         if (p->f[f].coef) continue;
@@ -200,6 +200,11 @@ int sk_prog_steps(sk_run *r)
              r->opt.steps > 0 ? "forced"
              : want > 1       ? "program: fused steps, T=4"
                               : "program: one step");
+    int ooc = rc || r->opt.steps > 0 ? 0 : sk_prog_ooc_auto(r);
+    if (ooc > 1) { /* out of core: a pass is one sweep of the chunks through the device */
+        want = T = ooc;
+        snprintf(r->why, sizeof r->why, "program out of core: T=%d per sweep", ooc % 1000);
+    }
     if (want > 1 && r->iters > 0 && want > r->iters) {
         want = T = (int)r->iters;
         snprintf(r->why, sizeof r->why, "forced, capped by the iterations");
@@ -220,7 +225,7 @@ int sk_prog_steps(sk_run *r)
         compose(sp, &s, all);
         if (all < want)
             snprintf(r->why, sizeof r->why, "%s T=%d, parts too thin: T=%d",
-                     r->opt.steps > 0 ? "forced" : "program:", want % 100, all % 100);
+                     r->opt.steps > 0 ? "forced" : "program:", want % 1000, all % 1000);
         r->steps = all;
     } else if (rc == STENCIL_ENOMEM) {
         rc = SK_FAIL(r, rc, "out of memory (program reads)");

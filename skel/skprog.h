@@ -72,7 +72,7 @@ typedef struct sk_prog {
     int hw[KGT_PROG_MAX_FIELDS][2][SL_NDIRS][SL_D];
     /* bw[k + 1][f]: how far beyond the owned box level k (-1 .. T) of a pass must be valid, per
        dimension and side: what step k computes, and how deep its ghosts go */
-    int bw[STENCIL_MAX_STEPS + 2][KGT_PROG_MAX_FIELDS][SL_D][2];
+    int bw[SL_MAX_STEPS + 2][KGT_PROG_MAX_FIELDS][SL_D][2];
     struct sk_pooc *ooc; /* out of core (prog_ooc.c): r->dev is the host backend on the levels */
     /* fuse >= 2: that many steps of a pass at most run as one prog_update_k (prog_loop.c,
        sk_prog_fusable: the substeps, or the whole pass where no message overlaps its last
@@ -111,6 +111,33 @@ int sk_prog_ooc_start(sk_run *r);
 void sk_prog_ooc_free(sk_run *r);
 void sk_prog_ooc_release(sk_run *r);
 int sk_prog_update(sk_run *r, int q, const sb_prog_step *s);
+/* The automatic T of a run expected out of core (0: none; prog_steps.c, before the layout);
+   whether a pass of T steps is one sweep of the chunks; the host levels, pinned where the
+   device gives it (alloc and free). */
+int sk_prog_ooc_auto(sk_run *r);
+int sk_prog_ooc_multi(const sk_run *r);
+int sk_prog_ooc_level(sk_run *r, size_t bytes, sb_mem *m);
+void sk_prog_ooc_level_free(sk_run *r, sb_mem m);
+
+/*
+ * A sweep out of core: m steps of every chunk of rows of dimension 0 while its levels are on
+ * the device. Step j (0 .. m - 1, number t + j) computes box[j][f] (local indices), within
+ * ex[j][f] rows below and above the rows the chunk computes of the last level (the rows later
+ * steps read of it); the levels are read from the host's src (current) and srcp (previous),
+ * the last one comes down into dst and, where pen[f] is not NULL, the one before into pen
+ * (last1: the last step runs alone, so that it exists). sk_prog_ooc_sweeps: the run's.
+ */
+typedef struct sk_psweep {
+    int m, last1;
+    long t;
+    const double *par;
+    sl_box box[SL_MAX_STEPS][KGT_PROG_MAX_FIELDS];
+    int ex[SL_MAX_STEPS][KGT_PROG_MAX_FIELDS][2];
+    sb_mem src[KGT_PROG_MAX_FIELDS], srcp[KGT_PROG_MAX_FIELDS];
+    sb_mem dst[KGT_PROG_MAX_FIELDS], pen[KGT_PROG_MAX_FIELDS];
+} sk_psweep;
+sk_psweep *sk_prog_ooc_sweeps(sk_run *r);
+void sk_prog_ooc_sweep(sk_run *r, sk_psweep *w);
 
 /* prog_links.c: the slots and their links, staging buffers, requests (after the levels). */
 int sk_prog_links(sk_run *r);

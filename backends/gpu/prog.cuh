@@ -279,7 +279,8 @@ static int fuse_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_steps
     if (!any) return 0;
     a.origin[0] = im->origin[0], a.origin[1] = im->origin[1], a.t = s->t;
     a.stride = (int)im->stride[0];
-    a.n[0] = (int)(im->nelems / (size_t)im->stride[0]), a.n[1] = (int)im->stride[0];
+    a.n[0] = (int)(s->rows > 0 ? (size_t)s->rows : im->nelems / (size_t)im->stride[0]);
+    a.n[1] = (int)im->stride[0];
     a.u[0] = (int)u[0], a.u[1] = (int)u[1];
     for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
     const kgt_prog_fuse *fz = &im->pkfz[k];

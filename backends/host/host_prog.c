@@ -118,7 +118,8 @@ int host_prog_update_k(sb_dev *dev, int q, const sb_prog_steps *s)
     host_impl *h = dev->impl;
     const kgt_prog *p = h->prog;
     if (!p) return sb_fail(dev, STENCIL_EINVAL, "host backend: no program was opened");
-    size_t es = sb_elem_size(h->type), n = h->nelems * es;
+    size_t es = sb_elem_size(h->type);
+    size_t n = (s->rows > 0 ? (size_t)s->rows * (size_t)h->stride[0] : h->nelems) * es;
     if (s->k < 1 || s->k > SB_PROG_FUSE_MAX)
         return sb_fail(dev, STENCIL_EINVAL, "host backend: %d fused steps", s->k);
     for (int f = 0; f < p->nf; f++)

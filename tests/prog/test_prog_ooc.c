@@ -61,12 +61,113 @@ START_TEST(ooc_bitwise)
     tp_skeleton(&e, &pc, iters, &st, T == 1 ? "T=1 out of core" : "T=3 out of core");
     ck_assert_int_eq(st.ooc, 1);
     /* several chunks per step (3D parts of few rows may fit one) */
-    ck_assert_msg(st.ooc_chunks > 1 || (e.R.p->ndims == 3 && st.ooc_chunks == 1), "%s: %d chunks",
-                  e.R.p->name, st.ooc_chunks);
+    /* several chunks per step (3D parts of few rows may fit one, and so may a pass of T = 3
+       steps, whose chunks carry three steps' halo rows) */
+    ck_assert_msg(st.ooc_chunks > 1 || ((e.R.p->ndims == 3 || T > 1) && st.ooc_chunks == 1),
+                  "%s: %d chunks", e.R.p->name, st.ooc_chunks);
     ck_assert(st.ooc_up > 0 && st.ooc_down > 0);
     ck_assert_msg(st.steps == T || strstr(st.steps_why, "too thin"), "steps %d (%s)", st.steps,
                   st.steps_why);
     ck_assert_str_eq(st.backend, test_backend());
+    tp_end(&e);
+}
+END_TEST
+
+/*
+ * Passes of T steps as one sweep of the chunks (no mirror or constant faces): a field with a
+ * previous level, a coefficient and fixed frames; a 3D one; Gray-Scott on a torus, whose
+ * sweeps fuse their steps where the device does (the host backend). i: case, T (1, 3 or 5),
+ * type, partition.
+ */
+static const prog_case sweep_cases[] = {
+    {"program keep2\n"
+     "  dims 2\n"
+     "  field a prev\n"
+     "  field b\n"
+     "  coef m\n"
+     "  param w = 0.25\n"
+     "  update a = a@prev[1,0] * w + b[0,-1] - m * a[-1,1]\n"
+     "  update b = b[2,0] < a ? b + w : b - w * j / 16\n"
+     "  boundary * i periodic\n"
+     "end\n",
+     {100, 15, 1},
+     0},
+    {"program h3f\n"
+     "  dims 3\n"
+     "  field u\n"
+     "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
+     "u[1,1,1]) / 7\n"
+     "  boundary u k periodic\n"
+     "end\n",
+     {64, 8, 7},
+     0},
+    {NULL, {0, 0, 0}, 0}, /* tp_cases[2], Gray-Scott */
+};
+
+static prog_case sweep_case(int i)
+{
+    prog_case pc = i == 2 ? tp_cases[2] : sweep_cases[i];
+    if (i == 2) pc.n[0] = 100;
+    return pc;
+}
+
+START_TEST(ooc_sweeps)
+{
+    int ncase = _i / 12, T = (int[]){1, 3, 5}[_i / 4 % 3], dbl = _i % 2, blocks = _i / 2 % 2;
+    prog_case pc = sweep_case(ncase);
+    pc.n[0] *= nranks > 2 && !blocks ? 2 : 1;
+    tp_env e;
+    tp_begin(&e, &pc, dbl, blocks);
+    stencil_stats st;
+    e.o.steps = T;
+    e.o.out_of_core = 1;
+    /* chunks of about twice their halo rows (the 2D programs read up to 3 rows a step) */
+    e.o.device_memory = limit_for(&pc, 3 * ((pc.n[2] > 1 ? 6 : 12) * T + 8), buffers(e.R.p), dbl);
+    tp_skeleton(&e, &pc, 12, &st, "sweeps out of core");
+    ck_assert_int_eq(st.ooc, 1);
+    ck_assert_msg(st.steps == T || strstr(st.steps_why, "too thin"), "steps %d (%s)", st.steps,
+                  st.steps_why);
+    if (nranks == 1) ck_assert_msg(st.ooc_chunks > 1, "%s: %d chunks", e.R.p->name, st.ooc_chunks);
+    tp_end(&e);
+}
+END_TEST
+
+/* The sweeps in a persistent run: advances, a parameter changed, the norms of the last step
+   (the level before it comes down too), the view. */
+START_TEST(ooc_sweeps_persistent)
+{
+    prog_case pc = sweep_case(_i / 2 ? 2 : 0);
+    tp_env e;
+    tp_begin(&e, &pc, 1, _i % 2);
+    e.o.steps = 3;
+    e.o.out_of_core = 1;
+    e.o.device_memory = limit_for(&pc, 3 * 44, buffers(e.R.p), 1);
+    const long adv[3] = {4, 3, 5};
+    stencil_stats st;
+    tp_persistent(&e, pc.n, adv, 3, &st);
+    ck_assert_int_eq(st.ooc, 1);
+    ck_assert(st.steps == 3 || strstr(st.steps_why, "too thin"));
+    tp_end(&e);
+}
+END_TEST
+
+/* Out of core by itself, T automatic: passes as long as the chunks' halos allow, one sweep
+   each, bitwise. */
+START_TEST(ooc_auto_steps)
+{
+    prog_case pc = tp_cases[2];
+    pc.n[0] = 300 * nranks;
+    pc.n[1] = 80;
+    tp_env e;
+    tp_begin(&e, &pc, 0, 0);
+    stencil_stats st;
+    e.o.out_of_core = 1;
+    e.o.device_memory = limit_for(&pc, 3 * 100, buffers(e.R.p), 0);
+    tp_skeleton(&e, &pc, 13, &st, "automatic T out of core");
+    ck_assert_int_eq(st.ooc, 1);
+    ck_assert_msg(st.steps > 1 && strstr(st.steps_why, "out of core"), "steps %d (%s)", st.steps,
+                  st.steps_why);
+    ck_assert_msg(st.ooc_chunks > 1, "%d chunks", st.ooc_chunks);
     tp_end(&e);
 }
 END_TEST
@@ -129,6 +230,9 @@ static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, ooc_bitwise, 0, 8 * tp_ncases);
     tcase_add_loop_test(tc, ooc_persistent, 0, 2);
+    tcase_add_loop_test(tc, ooc_sweeps, 0, 36);
+    tcase_add_loop_test(tc, ooc_sweeps_persistent, 0, 4);
+    tcase_add_test(tc, ooc_auto_steps);
     tcase_add_test(tc, ooc_decisions);
 }
 
