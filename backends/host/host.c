@@ -224,12 +224,26 @@ static int host_fuse_depth(const sl_stencil *st, const stencil_kernel *named)
 }
 
 /* Moves box b between the local array and a contiguous buffer, one row at a time. */
+/* The cells of box b along dimension 1 and 2 that lie one after the other in memory: a 2D
+   array (dimension 2 of extent 1) has whole box rows along dimension 1, one copy each. */
+static long host_run(const sl_box *b, const long *stride, long *n1)
+{
+    long n2 = b->hi[2] - b->lo[2];
+    *n1 = b->hi[1] - b->lo[1];
+    if (n2 == 1 && stride[1] == 1) {
+        n2 = *n1;
+        *n1 = 1;
+    }
+    return n2;
+}
+
 static void host_box_copy(const host_impl *h, char *arr, const sl_box *b, char *buf, int out)
 {
     size_t es = sb_elem_size(h->type);
-    size_t row = (size_t)(b->hi[2] - b->lo[2]) * es;
+    long n1;
+    size_t row = (size_t)host_run(b, h->stride, &n1) * es;
     for (long i = b->lo[0]; i < b->hi[0]; i++) {
-        for (long j = b->lo[1]; j < b->hi[1]; j++) {
+        for (long j = b->lo[1]; j < b->lo[1] + n1; j++) {
             char *a = arr + (size_t)(i * h->stride[0] + j * h->stride[1] + b->lo[2]) * es;
             if (out)
                 memcpy(buf, a, row);
@@ -244,11 +258,16 @@ static int host_copy_peer(sb_dev *dev, int q, sb_mem dst, const sl_box *db, cons
                           sb_mem src, const sl_box *sbx, const long *ss)
 {
     size_t es = sb_elem_size(((host_impl *)dev->impl)->type);
-    size_t row = (size_t)(db->hi[2] - db->lo[2]) * es;
+    long n1, d1;
+    size_t row = (size_t)host_run(db, ds, &n1) * es;
     (void)q;
     if (sl_box_empty(db)) return 0;
+    if (host_run(db, ss, &d1) * (long)es != (long)row) { /* the source's rows lie otherwise */
+        n1 = db->hi[1] - db->lo[1];
+        row = (size_t)(db->hi[2] - db->lo[2]) * es;
+    }
     for (long i = 0; i < db->hi[0] - db->lo[0]; i++)
-        for (long j = 0; j < db->hi[1] - db->lo[1]; j++) {
+        for (long j = 0; j < n1; j++) {
             long d = (db->lo[0] + i) * ds[0] + (db->lo[1] + j) * ds[1] + db->lo[2];
             long s = (sbx->lo[0] + i) * ss[0] + (sbx->lo[1] + j) * ss[1] + sbx->lo[2];
             memmove((char *)dst + (size_t)d * es, (const char *)src + (size_t)s * es, row);
