@@ -48,6 +48,7 @@ static void phase(sk_run *r, int sel, int what, int *nreq)
             sk_plink *k = &s->link[j];
             if (k->self) {
                 sb_copy c = {m, m, &k->recv, &k->ssrc, r->loc.stride, r->loc.stride};
+                if (sel == SK_SEL_STEP && sk_prog_ooc_local(r, k)) continue; /* the sweeps' */
                 if (what == X_UNPACK && k->rbytes)
                     DEV(r, sk_copies_add(&r->dev, SB_QBORDER, &held, &c));
                 continue;

@@ -330,13 +330,59 @@ static void down(sk_run *r, sk_pooc *o, sb_mem m, void *h, long base, long lo, l
     o->down += (long long)((size_t)(hi - lo) * row);
 }
 
-/* Rows [base, top) of chunk buffer x into y on the device (inner queue). */
-static void dup_rows(sk_run *r, sk_pooc *o, sb_mem y, sb_mem x, const pchunk *c)
+/* The fixed frames of field f from chunk buffer x into y, over the chunk's rows (inner queue):
+   the cells no step writes that a later step reads. */
+static void dup_frames(sk_run *r, sk_pooc *o, int f, sb_mem y, sb_mem x, const pchunk *c)
 {
-    long lo = c->base, hi = c->top;
-    sl_box b;
-    if (!sk_ooc_chunk_rows(r, c->base, &lo, &hi, &b) || r->rc) return;
-    odev(r, o, o->dev.ops->copy_peer(&o->dev, SB_QINNER, y, &b, r->loc.stride, x, &b, r->loc.stride));
+    sl_box slab[2 * SL_D];
+    int n = sk_prog_frames(r, f, slab);
+    for (int i = 0; i < n && !r->rc; i++) {
+        sl_box b = sl_local_box(&r->loc, &slab[i]);
+        long lo = b.lo[0] > c->base ? b.lo[0] : c->base, hi = b.hi[0] < c->top ? b.hi[0] : c->top;
+        if (hi <= lo) continue;
+        b.lo[0] = lo - c->base;
+        b.hi[0] = hi - c->base;
+        odev(r, o,
+             o->dev.ops->copy_peer(&o->dev, SB_QINNER, y, &b, r->loc.stride, x, &b, r->loc.stride));
+    }
+}
+
+/*
+ * The rank's own periodic halos across the other dimensions, of every level a pass exchanges,
+ * filled in chunk buffer set k over the chunk's rows (inner queue, one launch where the device
+ * batches copies): such a link copies within the same rows of dimension 0, so the chunk has
+ * its source cells; the host skips it (sk_prog_ooc_local). The links across dimension 0 come
+ * from other rows and stay on the host.
+ */
+static void local_halos(sk_run *r, int k, const pchunk *c)
+{
+    sk_prog *sp = r->prog;
+    sk_pooc *o = sp->ooc;
+    sk_copies held;
+    held.n = 0;
+    for (int i = 0; i < sp->nslot && !r->rc; i++) {
+        const sk_pslot *s = &sp->slot[i];
+        if (!sk_slot_in(sp, s, SK_SEL_STEP)) continue;
+        sb_mem m = s->level ? o->prev[k][s->field] : o->in[k][s->field];
+        for (int j = 0; j < s->n && !r->rc; j++) {
+            const sk_plink *l = &s->link[j];
+            if (!sk_prog_ooc_local(r, l)) continue;
+            sl_box d = l->recv, src = l->ssrc;
+            long lo = d.lo[0] > c->base ? d.lo[0] : c->base, hi = d.hi[0] < c->top ? d.hi[0] : c->top;
+            if (hi <= lo) continue;
+            src.lo[0] = d.lo[0] = lo - c->base;
+            src.hi[0] = d.hi[0] = hi - c->base;
+            sb_copy cp = {m, m, &d, &src, r->loc.stride, r->loc.stride};
+            odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
+        }
+    }
+    if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
+}
+
+int sk_prog_ooc_local(const sk_run *r, const sk_plink *l)
+{
+    return sk_prog_ooc_multi(r) && l->self && l->rbytes && l->recv.lo[0] == l->ssrc.lo[0] &&
+           l->recv.hi[0] == l->ssrc.hi[0] && r->prog->p->ndims > 1;
 }
 
 /* Step j's box of field f in chunk c, in its buffers' indices: the sweep's box cut to the rows
@@ -365,12 +411,13 @@ static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
 }
 
 /*
- * The sweep's steps of chunk c in set k, on the inner queue: the levels rotate through the
- * set's buffers as they do in core (prog_loop.c), runs of up to o->fuse steps in one
- * prog_update_k. Every evolving field's level to be written starts as a copy of the current
- * one, so that the cells no step writes (fixed frames, halos) carry the values in core would
- * (and whole rows can come down); a field that keeps its previous level copies once more
- * after the first step, into the buffer that held level -1. c->fin and c->pen: the buffers
+ * The sweep's steps of chunk c in set k, on the inner queue, once the rank's own halos along
+ * its rows are in place: the levels rotate through the set's buffers as they do in core
+ * (prog_loop.c), runs of up to o->fuse steps in one prog_update_k. Every evolving field's
+ * level to be written gets the fixed frames of the current one, the only cells no step writes
+ * that a later one reads (a field that keeps its previous level once more after the first
+ * step, into the buffer that held level -1). Whole rows come down, their halo cells stale:
+ * the exchange after the pass refills what is read of them. c->fin and c->pen: the buffers
  * holding the last level and the one before.
  */
 static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
@@ -378,11 +425,12 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
     sk_pooc *o = r->prog->ooc;
     const kgt_prog *p = r->prog->p;
     sb_mem cur[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS];
+    local_halos(r, k, c);
     for (int f = 0; f < p->nf; f++) {
         cur[f] = o->in[k][f];
         nxt[f] = p->f[f].coef ? NULL : o->out[k][f];
         prv[f] = p->f[f].keeps ? o->prev[k][f] : NULL;
-        if (nxt[f]) dup_rows(r, o, nxt[f], cur[f], c);
+        if (nxt[f]) dup_frames(r, o, f, nxt[f], cur[f], c);
     }
     for (int j = 0; j < w->m && !r->rc;) {
         int n = o->fuse < w->m - j ? o->fuse : w->m - j;
@@ -427,7 +475,7 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
             nxt[f] = p->f[f].keeps ? prv[f] : x;
             if (!p->f[f].keeps) continue;
             prv[f] = x;
-            if (j == 0 && w->m > 1) dup_rows(r, o, nxt[f], cur[f], c);
+            if (j == 0 && w->m > 1) dup_frames(r, o, f, nxt[f], cur[f], c);
         }
         j++;
     }
@@ -474,14 +522,25 @@ void sk_prog_ooc_sweep(sk_run *r, sk_psweep *w)
     }
     long rows = o->cap - o->hlo - o->hhi, n = hi > lo ? (hi - lo + rows - 1) / rows : 0;
     int L = o->nsets == POOC_SETS; /* the lag between the stages of a chunk */
+    /* Pipelined, the first two and last two chunks take a quarter and a half of the rows, so
+       that the first upload and the last download, which nothing hides, are short. */
+    long q = rows / 4 > 0 ? rows / 4 : 1, mid = hi - lo - 6 * q;
+    int ramp = L && mid >= rows;
+    long nm = ramp ? (mid + rows - 1) / rows : 0;
+    if (ramp) n = nm + 4;
     pchunk *c = calloc((size_t)n + 1, sizeof *c);
     if (!c) {
         if (!r->rc) r->rc = err_set(r->msg, sizeof r->msg, STENCIL_ENOMEM, "out of memory");
         return;
     }
-    for (long j = 0; j < n; j++) {
-        c[j].a = lo + j * rows;
-        c[j].b = c[j].a + rows < hi ? c[j].a + rows : hi;
+    for (long j = 0, at = lo; j < n; j++) {
+        long size = !ramp                      ? rows
+                    : j == 0 || j == n - 1     ? q
+                    : j == 1 || j == n - 2     ? 2 * q
+                                               : mid / nm + (j - 2 < mid % nm);
+        c[j].a = at;
+        c[j].b = at + size < hi ? at + size : hi;
+        at = c[j].b;
         c[j].base = c[j].a - o->hlo > 0 ? c[j].a - o->hlo : 0;
         c[j].top = c[j].b + o->hhi < ext ? c[j].b + o->hhi : ext;
     }
