@@ -348,13 +348,90 @@ static void dup_frames(sk_run *r, sk_pooc *o, int f, sb_mem y, sb_mem x, const p
 }
 
 /*
- * The rank's own periodic halos across the other dimensions, of every level a pass exchanges,
- * filled in chunk buffer set k over the chunk's rows (inner queue, one launch where the device
- * batches copies): such a link copies within the same rows of dimension 0, so the chunk has
- * its source cells; the host skips it (sk_prog_ooc_local). The links across dimension 0 come
- * from other rows and stay on the host.
+ * The rank's own periodic halos of every level a pass exchanges, made on the device chunk by
+ * chunk (the host skips those links, sk_prog_ooc_local). A link along the rows of dimension 0
+ * (recv and source in the same rows) copies within the chunk's buffers (inner queue, one
+ * launch where the device batches copies). A link across dimension 0 alone (the wrap: halo rows
+ * from the other end of the part) comes up as whole rows straight from its source rows on the
+ * host (border queue, after the chunk's own rows); the links along the rows then also run over
+ * those halo rows, which makes the corners (their sources' halo cells being the wrapped ones),
+ * so the corner links themselves are not needed.
  */
-static void local_halos(sk_run *r, int k, const pchunk *c)
+static int rowlocal(const sk_plink *l)
+{
+    return l->recv.lo[0] == l->ssrc.lo[0] && l->recv.hi[0] == l->ssrc.hi[0];
+}
+
+static int wrap0(const sk_plink *l)
+{
+    for (int d = 1; d < SL_D; d++)
+        if (l->recv.lo[d] != l->ssrc.lo[d] || l->recv.hi[d] != l->ssrc.hi[d]) return 0;
+    return !rowlocal(l);
+}
+
+/* The rows slot s's links along the rows cover: the owned rows and its wrapped halo rows. */
+static void slot_rows(const sk_run *r, const sk_pslot *s, long *lo, long *hi)
+{
+    sl_box own = sl_local_box(&r->loc, &r->loc.owned);
+    *lo = own.lo[0], *hi = own.hi[0];
+    for (int j = 0; j < s->n; j++) {
+        const sk_plink *l = &s->link[j];
+        if (!sk_prog_ooc_local(r, l) || !wrap0(l)) continue;
+        if (l->recv.lo[0] < *lo) *lo = l->recv.lo[0];
+        if (l->recv.hi[0] > *hi) *hi = l->recv.hi[0];
+    }
+}
+
+/*
+ * The levels in set k whose halos slot s's links make: its own, and at T = 1 (when the previous
+ * level does not travel, its halos being those it had as the current one) the previous level
+ * of a field that keeps one, whose host copy did not get them either. bufs and host: the chunk
+ * buffers and the host levels the wrapped rows come from; the count.
+ */
+static int slot_levels(const sk_run *r, const sk_psweep *w, const sk_pslot *s, int k, sb_mem *bufs,
+                       const void **host)
+{
+    const sk_prog *sp = r->prog;
+    const sk_pooc *o = sp->ooc;
+    int f = s->field, n = 0;
+    if (!sk_slot_in(sp, s, SK_SEL_STEP)) return 0;
+    bufs[n] = s->level ? o->prev[k][f] : o->in[k][f];
+    host[n++] = s->level ? w->srcp[f] : w->src[f];
+    if (!s->level && !sp->xprev && sp->p->f[f].keeps) {
+        bufs[n] = o->prev[k][f];
+        host[n++] = w->srcp[f];
+    }
+    return n;
+}
+
+/* Chunk c's wrapped halo rows of set k, from their source rows on the host (border queue). */
+static void wrap_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
+{
+    sk_prog *sp = r->prog;
+    sk_pooc *o = sp->ooc;
+    size_t row = (size_t)r->loc.stride[0] * sb_elem_size(r->st.type);
+    for (int i = 0; i < sp->nslot && !r->rc; i++) {
+        const sk_pslot *s = &sp->slot[i];
+        sb_mem m[2];
+        const void *h[2];
+        int nl = slot_levels(r, w, s, k, m, h);
+        for (int j = 0; j < s->n && !r->rc && nl; j++) {
+            const sk_plink *l = &s->link[j];
+            if (!sk_prog_ooc_local(r, l) || !wrap0(l)) continue;
+            long lo = l->recv.lo[0] > c->base ? l->recv.lo[0] : c->base;
+            long hi = l->recv.hi[0] < c->top ? l->recv.hi[0] : c->top;
+            sl_box b;
+            if (hi <= lo || !sk_ooc_chunk_rows(r, c->base, &lo, &hi, &b)) continue;
+            size_t from = (size_t)(l->ssrc.lo[0] + lo - l->recv.lo[0]) * row;
+            for (int v = 0; v < nl && !r->rc; v++) {
+                odev(r, o, o->dev.ops->copy_in(&o->dev, SB_QBORDER, m[v], &b, (const char *)h[v] + from));
+                o->up += (long long)((size_t)(hi - lo) * row);
+            }
+        }
+    }
+}
+
+static void local_halos(sk_run *r, const sk_psweep *w, int k, const pchunk *c)
 {
     sk_prog *sp = r->prog;
     sk_pooc *o = sp->ooc;
@@ -362,18 +439,23 @@ static void local_halos(sk_run *r, int k, const pchunk *c)
     held.n = 0;
     for (int i = 0; i < sp->nslot && !r->rc; i++) {
         const sk_pslot *s = &sp->slot[i];
-        if (!sk_slot_in(sp, s, SK_SEL_STEP)) continue;
-        sb_mem m = s->level ? o->prev[k][s->field] : o->in[k][s->field];
-        for (int j = 0; j < s->n && !r->rc; j++) {
+        sb_mem m[2];
+        const void *h[2];
+        int nl = slot_levels(r, w, s, k, m, h);
+        long rlo, rhi;
+        slot_rows(r, s, &rlo, &rhi);
+        rlo = rlo > c->base ? rlo : c->base;
+        rhi = rhi < c->top ? rhi : c->top;
+        for (int j = 0; j < s->n && !r->rc && rhi > rlo && nl; j++) {
             const sk_plink *l = &s->link[j];
-            if (!sk_prog_ooc_local(r, l)) continue;
+            if (!sk_prog_ooc_local(r, l) || !rowlocal(l)) continue;
             sl_box d = l->recv, src = l->ssrc;
-            long lo = d.lo[0] > c->base ? d.lo[0] : c->base, hi = d.hi[0] < c->top ? d.hi[0] : c->top;
-            if (hi <= lo) continue;
-            src.lo[0] = d.lo[0] = lo - c->base;
-            src.hi[0] = d.hi[0] = hi - c->base;
-            sb_copy cp = {m, m, &d, &src, r->loc.stride, r->loc.stride};
-            odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
+            src.lo[0] = d.lo[0] = rlo - c->base;
+            src.hi[0] = d.hi[0] = rhi - c->base;
+            for (int v = 0; v < nl && !r->rc; v++) {
+                sb_copy cp = {m[v], m[v], &d, &src, r->loc.stride, r->loc.stride};
+                odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
+            }
         }
     }
     if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
@@ -381,8 +463,7 @@ static void local_halos(sk_run *r, int k, const pchunk *c)
 
 int sk_prog_ooc_local(const sk_run *r, const sk_plink *l)
 {
-    return sk_prog_ooc_multi(r) && l->self && l->rbytes && l->recv.lo[0] == l->ssrc.lo[0] &&
-           l->recv.hi[0] == l->ssrc.hi[0] && r->prog->p->ndims > 1;
+    return sk_prog_ooc_multi(r) && l->self && l->rbytes;
 }
 
 /* Step j's box of field f in chunk c, in its buffers' indices: the sweep's box cut to the rows
@@ -408,6 +489,7 @@ static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
         up(r, o, o->in[k][f], w->src[f], c->base, c->base, c->top);
         if (r->prog->p->f[f].keeps) up(r, o, o->prev[k][f], w->srcp[f], c->base, c->base, c->top);
     }
+    wrap_up(r, w, c, k);
 }
 
 /*
@@ -425,7 +507,7 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
     sk_pooc *o = r->prog->ooc;
     const kgt_prog *p = r->prog->p;
     sb_mem cur[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS];
-    local_halos(r, k, c);
+    local_halos(r, w, k, c);
     for (int f = 0; f < p->nf; f++) {
         cur[f] = o->in[k][f];
         nxt[f] = p->f[f].coef ? NULL : o->out[k][f];

@@ -117,8 +117,8 @@ int sk_prog_update(sk_run *r, int q, const sb_prog_step *s);
 int sk_prog_ooc_auto(sk_run *r);
 int sk_prog_ooc_multi(const sk_run *r);
 int sk_prog_ooc_level(sk_run *r, size_t bytes, sb_mem *m);
-/* A link of a pass's exchange that the sweeps fill on the device, not the host: the rank's own
-   halo along its rows of dimension 0 (prog_ooc.c). */
+/* A link of a pass's exchange that the sweeps make on the device, not the host: the rank's own
+   halos (prog_ooc.c). */
 int sk_prog_ooc_local(const sk_run *r, const sk_plink *l);
 void sk_prog_ooc_level_free(sk_run *r, sb_mem m);
 

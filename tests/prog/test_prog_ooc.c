@@ -76,7 +76,8 @@ END_TEST
 /*
  * Passes of T steps as one sweep of the chunks (no mirror or constant faces): a field with a
  * previous level, a coefficient and fixed frames; a 3D one; Gray-Scott on a torus, whose
- * sweeps fuse their steps where the device does (the host backend). i: case, T (1, 3 or 5),
+ * sweeps fuse their steps where the device does (the host backend); a previous level on a
+ * torus (the rank's own halos, corners included, made on the device). i: case, T (1, 3 or 5),
  * type, partition.
  */
 static const prog_case sweep_cases[] = {
@@ -102,6 +103,18 @@ static const prog_case sweep_cases[] = {
      {64, 8, 7},
      0},
     {NULL, {0, 0, 0}, 0}, /* tp_cases[2], Gray-Scott */
+    {"program keepp\n"
+     "  dims 2\n"
+     "  field a prev\n"
+     "  field b\n"
+     "  coef m\n"
+     "  param w = 0.25\n"
+     "  update a = a@prev[1,-1] * w + b[0,-1] - m * a[-1,1]\n"
+     "  update b = b[2,1] < a ? b + w : b - w * m\n"
+     "  boundary * all periodic\n"
+     "end\n",
+     {90, 17, 1},
+     0},
 };
 
 static prog_case sweep_case(int i)
@@ -230,7 +243,7 @@ static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, ooc_bitwise, 0, 8 * tp_ncases);
     tcase_add_loop_test(tc, ooc_persistent, 0, 2);
-    tcase_add_loop_test(tc, ooc_sweeps, 0, 36);
+    tcase_add_loop_test(tc, ooc_sweeps, 0, 48);
     tcase_add_loop_test(tc, ooc_sweeps_persistent, 0, 4);
     tcase_add_test(tc, ooc_auto_steps);
     tcase_add_test(tc, ooc_decisions);
