@@ -1,14 +1,20 @@
 /*
  * Program runs out of core (skprog.h): every level of every field, coefficients included, lives
- * in host memory, and each step streams them through the device in chunks of rows of dimension
- * 0, as skel/ooc.c does for a stencil's array. r->dev becomes the host backend on those host
- * levels, so the exchange, the ghosts, the frames, norms, views and checkpoints run unchanged
- * on them; only the updates (sk_prog_update) go to the rank's real device (sp->ooc->dev),
- * which sees chunk buffers with the local array's strides and fewer rows: per chunk of the rows
- * a step computes, those rows and the rows its reads reach go up for every field's current
- * level (and previous level where kept), the device computes the chunk's boxes in chunk-local
- * indices, and the computed cells come down into the level being written. Results are bitwise
- * those in core: every cell is computed by the same kernel from the same inputs.
+ * in host memory (pinned where the device gives it), and streams through the device in chunks
+ * of rows of dimension 0, as skel/ooc.c does for a stencil's array. r->dev becomes the host
+ * backend on those host levels, so the exchange, the ghosts, the frames, norms, views and
+ * checkpoints run unchanged on them; only the updates go to the rank's real device
+ * (sp->ooc->dev), which sees chunk buffers with the local array's strides and fewer rows.
+ *
+ * A sweep (sk_psweep) runs m steps chunk by chunk: a chunk's rows and the rows its steps read
+ * go up for every field's current level (and previous level where kept), the device runs the
+ * m steps over the chunk's part of each step's boxes in chunk-local indices, and whole rows of
+ * the last level come down into the host level being written. Where nothing has to happen
+ * between the steps of a pass (no ghosts of mirror or constant faces to refill), a pass of T
+ * steps is one sweep (prog_loop.c, ooc_pass), so each level crosses the link once per pass,
+ * and the rank's own periodic halos are made on the device; otherwise each step is a sweep of
+ * its own (sk_prog_update). Results are bitwise those in core: every cell is computed by the
+ * same kernels from the same inputs.
  *
  * The kernels see the index of a cell from the origin the device was opened with, which a
  * chunk shifts along dimension 0: a program that reads the index i is refused out of core.

@@ -8,7 +8,7 @@
  *   prog_face.c   a linear stencil with a boundary per face, as a program
  *   prog_image.c  tiles for the callbacks, checkpoints
  *   prog_weights.c  automatic weights: calibration rounds that time the program's steps
- *   prog_ooc.c    out of core: the levels in host memory, each step streamed through the device
+ *   prog_ooc.c    out of core: the levels in host memory, streamed through the device in sweeps
  *   prog_loop.c   per pass of T steps: halos of the fields read across cells, ghosts of mirror
  *                 and constant faces, the updates, the rotation of the time levels; norms
  *
