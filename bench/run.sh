@@ -43,7 +43,8 @@
 #              test_steps on CUDA and NVIDIA OpenCL
 #   steps2     T steps per exchange on 1 and 2 GPUs (automatic T, and T = 1 on 2), the 2048^2
 #              strong-scaling case traced, test_steps with CUDA on 2 and 4 ranks
-#   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES, OOC_T), test_ooc on the GPU
+#   ooc        out-of-core runs on one GPU against in-core ones (OOC_CASES, OOC_T; Gray-Scott at
+#              OOC_PROG_LIMITS), test_ooc on the GPU
 #   oocbig     a periodic 2D grid larger than the GPU (OOCBIG_N, default 110000^2 fp32: two arrays of
 #              48.4 GB), out of core automatically, every cell checked (bench/ooc_big.c)
 #   progs      programs: the tests PROG_TESTS (build-relative paths) with CUDA and NVIDIA OpenCL on
@@ -647,6 +648,12 @@ scenario_ooc() {
             "${MPI[@]}" -n 1 -x STENCIL_OOC=on -x STENCIL_DEVICE_MEMORY=$lim -x STENCIL_FUSE=$f $bk \
                 --label "ooc $lim fuse$f" -b cuda -S $s -n $n -i $i | tee -a "$OUT/ooc.jsonl"
         done
+    done
+    # A two-field program: Gray-Scott in core and at a third of its device memory (and more).
+    local pb=$B/bench/prog_bench g="-f bench/progs/grayscott.stencil -n 8192x8192 -i 2000"
+    "${MPI[@]}" -n 1 $pb -b cuda $g --label "gs in-core" | tee -a "$OUT/ooc.jsonl"
+    for lim in ${OOC_PROG_LIMITS:-358000000 1000000000}; do
+        "${MPI[@]}" -n 1 $pb -b cuda $g --ooc $lim --label "gs ooc $lim" | tee -a "$OUT/ooc.jsonl"
     done
 }
 
