@@ -122,3 +122,58 @@ void sk_prog_ghost_level(sk_run *r, int k)
     for (int f = 0; f < sp->p->nf; f++)
         if (!sp->p->f[f].coef) field_ghosts(r, f, sp->cur[f], (const int(*)[2])sp->bw[k + 1][f]);
 }
+
+/*
+ * Out of core (prog_ooc.c): the mirror ghosts of field f's level in chunk buffer m, which holds
+ * rows [base, top) of the local array from its row 0, w[d][s] deep, on dev's queue q through
+ * held, layer by layer as field_ghosts does: a layer across dimension 0 where the chunk holds
+ * it and its source row, one along the rows over the chunk's rows. Constant ghosts never
+ * change once made, so the sweeps only carry them (sk_prog_const_slabs).
+ */
+int sk_prog_ghosts_rows(sk_run *r, sb_dev *dev, int q, sk_copies *held, int f, sb_mem m,
+                        const int (*w)[2], long base, long top)
+{
+    const kgt_pfield *fd = &r->prog->p->f[f];
+    int rc = 0;
+    for (int d = 0; d < r->prog->p->ndims && !rc; d++)
+        for (int s = 0; s < 2 && !rc; s++) {
+            int touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];
+            if (!touch || w[d][s] <= 0 || fd->bc[d][s].kind != KGT_B_MIRROR) continue;
+            sl_box g, src;
+            slabs(r, d, s, w[d][s], &g, &src);
+            for (int i = 0; i < w[d][s] && !rc; i++) {
+                sl_box a = g, b = src;
+                a.lo[d] = s ? g.lo[d] + i : g.hi[d] - 1 - i;
+                b.lo[d] = s ? src.hi[d] - 1 - i : src.lo[d] + i;
+                a.hi[d] = a.lo[d] + 1, b.hi[d] = b.lo[d] + 1;
+                sl_box la = sl_local_box(&r->loc, &a), lb = sl_local_box(&r->loc, &b);
+                if (d == 0 && (la.lo[0] < base || la.hi[0] > top || lb.lo[0] < base || lb.hi[0] > top))
+                    continue;
+                if (d > 0) {
+                    la.lo[0] = lb.lo[0] = la.lo[0] > base ? la.lo[0] : base;
+                    la.hi[0] = lb.hi[0] = la.hi[0] < top ? la.hi[0] : top;
+                    if (la.hi[0] <= la.lo[0]) continue;
+                }
+                la.lo[0] -= base, la.hi[0] -= base, lb.lo[0] -= base, lb.hi[0] -= base;
+                sb_copy c = {m, m, &la, &lb, r->loc.stride, r->loc.stride};
+                rc = sk_copies_add(dev, q, held, &c);
+            }
+        }
+    return rc;
+}
+
+int sk_prog_const_slabs(const sk_run *r, int f, sl_box *slab)
+{
+    const kgt_pfield *fd = &r->prog->p->f[f];
+    int n = 0;
+    for (int d = 0; d < r->prog->p->ndims && !fd->coef; d++)
+        for (int s = 0; s < 2; s++) {
+            int touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];
+            int w = r->prog->R[d][s];
+            if (!touch || w <= 0 || fd->bc[d][s].kind != KGT_B_CONST) continue;
+            sl_box src;
+            slabs(r, d, s, w, &slab[n], &src);
+            n++;
+        }
+    return n;
+}

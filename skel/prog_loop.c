@@ -230,7 +230,7 @@ static void finish(sk_run *r, sb_prog_step *s, int staged)
     DEV(r, o->flush(&r->dev, SB_QINNER));
     net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
     phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
-    sk_prog_ghosts(r, SK_SEL_STEP);
+    if (!sk_prog_ooc_multi(r)) sk_prog_ghosts(r, SK_SEL_STEP); /* else the sweeps' (prog_ooc.c) */
     /* The receive buffers are posted again next step; device-to-device copies need no wait. */
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     DEV(r, o->flush(&r->dev, SB_QBORDER));
@@ -330,13 +330,26 @@ static void fused(sk_run *r, long t, int k, int n)
  * level then has no level m - 1 to compare with. Otherwise substeps in runs of up to sp->fuse
  * per launch, and the last step alone.
  */
+/* The cells a level carries unchanged, from the current one into dst: its fixed frames and the
+   ghosts of its constant faces (the sweeps bring down whole rows of the computed rows only). */
+static void carried_into(sk_run *r, int f, sb_mem dst)
+{
+    sl_box slab[2 * SL_D];
+    int n = sk_prog_const_slabs(r, f, slab);
+    frames_into(r, f, dst);
+    for (int i = 0; i < n; i++) {
+        sl_box lb = sl_local_box(&r->loc, &slab[i]);
+        box_copy(r, dst, r->prog->cur[f], &lb);
+    }
+}
+
 /*
  * Out of core, a pass of m steps as one sweep of the chunks (sk_prog_ooc_multi): the steps'
  * boxes are those of the substeps in core, the last level comes down into nxt and, where a
  * later read or the norm wants it and m > 1, the one before into spr (a fourth host level,
  * made the first time); the host levels then rotate as they would have in core, and the
- * exchange follows. Frames first, as copy_frames: the sweep writes whole rows of the boxes
- * only, and the frame rows across dimension 0 lie outside them.
+ * exchange follows (the ghosts of mirror faces are the sweeps'). Frames and constant ghosts
+ * first (carried_into): the sweep writes whole rows of the boxes only.
  */
 static void ooc_pass(sk_run *r, long t, int m, int norm)
 {
@@ -346,6 +359,7 @@ static void ooc_pass(sk_run *r, long t, int m, int norm)
     size_t bytes = r->loc.nelems * sb_elem_size(r->st.type);
     int T = sp->T;
     w->m = m;
+    w->k0 = T - m + 1;
     w->t = t;
     w->par = sp->par;
     w->last1 = 0;
@@ -361,11 +375,11 @@ static void ooc_pass(sk_run *r, long t, int m, int norm)
             for (int e = 0; e < 2; e++) w->ex[j][f][e] = k < T ? sp->bw[k + 1][f][0][e] : 0;
         }
         if (p->f[f].coef) continue;
-        frames_into(r, f, sp->nxt[f]);
+        carried_into(r, f, sp->nxt[f]);
         if (m < 2 || (!p->f[f].keeps && !norm)) continue;
         if (!sp->spr[f] && !r->rc) r->rc = sk_prog_ooc_level(r, bytes, &sp->spr[f]);
         if (r->rc) return;
-        frames_into(r, f, sp->spr[f]);
+        carried_into(r, f, sp->spr[f]);
         w->pen[f] = sp->spr[f];
         w->last1 = 1;
     }

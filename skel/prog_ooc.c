@@ -9,12 +9,12 @@
  * A sweep (sk_psweep) runs m steps chunk by chunk: a chunk's rows and the rows its steps read
  * go up for every field's current level (and previous level where kept), the device runs the
  * m steps over the chunk's part of each step's boxes in chunk-local indices, and whole rows of
- * the last level come down into the host level being written. Where nothing has to happen
- * between the steps of a pass (no ghosts of mirror or constant faces to refill), a pass of T
- * steps is one sweep (prog_loop.c, ooc_pass), so each level crosses the link once per pass,
- * and the rank's own periodic halos are made on the device; otherwise each step is a sweep of
- * its own (sk_prog_update). Results are bitwise those in core: every cell is computed by the
- * same kernels from the same inputs.
+ * the last level come down into the host level being written. A pass of T steps is one sweep
+ * (prog_loop.c, ooc_pass), so each level crosses the link once per pass; the rank's own
+ * periodic halos and the mirror ghosts are made on the device, in each chunk, as the host makes
+ * them in core. Where the chunks would be thinner than their halo rows, each step is a sweep
+ * of its own (sk_prog_update) and the host makes them. Results are bitwise those in core: every
+ * cell is computed by the same kernels from the same inputs.
  *
  * The kernels see the index of a cell from the origin the device was opened with, which a
  * chunk shifts along dimension 0: a program that reads the index i is refused out of core.
@@ -150,23 +150,8 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
     }
 }
 
-/* Whether a pass of T steps can be one sweep: no ghosts of mirror or constant faces to refill
-   between its steps (prog_bound.c fills them on the host levels). */
-static int sweeps_fit(const sk_prog *sp)
-{
-    const kgt_prog *p = sp->p;
-    for (int f = 0; f < p->nf; f++)
-        for (int d = 0; d < p->ndims; d++)
-            for (int e = 0; e < 2; e++) {
-                int k = p->f[f].bc[d][e].kind;
-                if (!p->f[f].coef && (k == KGT_B_MIRROR || k == KGT_B_CONST)) return 0;
-            }
-    return 1;
-}
-
 /*
- * The automatic T of a program run expected to start out of core (0: not expected, or its
- * passes cannot be sweeps). A sweep moves every level across the link once per pass, so T
+ * The automatic T of a program run expected to start out of core (0: not expected). A sweep moves every level across the link once per pass, so T
  * steps cost one transfer; the halo rows a chunk carries grow with T, and so does the work
  * they repeat: T is as large as keeps those rows within an eighth of a chunk buffer's (and
  * T times the reach within an eighth of the part along every dimension), at most
@@ -179,7 +164,7 @@ int sk_prog_ooc_auto(sk_run *r)
     long long limit = 0;
     int mode = sk_ooc_mode(r);
     sl_local l;
-    if (mode == -1 || sk_ooc_limit(r, &limit) || reads_i(p) || !sweeps_fit(sp) ||
+    if (mode == -1 || sk_ooc_limit(r, &limit) || reads_i(p) ||
         sl_local_make(&l, &r->part, &r->st, r->rank))
         return 0;
     size_t es = sb_elem_size(r->st.type), row = (size_t)l.stride[0] * es;
@@ -228,17 +213,24 @@ int sk_prog_ooc_start(sk_run *r)
         sp->inner[f] = none;
         for (int i = 0; i < 2 * SL_D; i++) sp->border[f][i] = i ? none : sp->box[f];
     }
-    /* Sweeps of whole passes where nothing runs between the steps of one, with chunks that
-       compute at least as many rows as their halo holds; else one sweep per step. */
+    /* Sweeps of whole passes, with chunks that compute at least as many rows as their halo
+       holds; else one sweep per step. Fused runs of steps where no ghosts are refilled between
+       them and no previous level is kept (the sets hold no fourth level). */
     long long limit = o->limit;
     long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    int keeps = 0;
-    for (int f = 0; f < sp->p->nf; f++) keeps |= sp->p->f[f].keeps != 0;
-    for (o->multi = sweeps_fit(sp);; o->multi = 0) {
+    int nofuse = 0;
+    for (int f = 0; f < sp->p->nf; f++) {
+        nofuse |= sp->p->f[f].keeps != 0;
+        for (int d = 0; d < sp->p->ndims && !sp->p->f[f].coef; d++)
+            for (int e = 0; e < 2; e++)
+                nofuse |= sp->p->f[f].bc[d][e].kind == KGT_B_MIRROR ||
+                          sp->p->f[f].bc[d][e].kind == KGT_B_CONST;
+    }
+    for (o->multi = 1;; o->multi = 0) {
         o->hlo = o->multi ? sp->R[0][0] : r->st.rlo[0];
         o->hhi = o->multi ? sp->R[0][1] : r->st.rhi[0];
         o->fuse = 0;
-        if (o->multi && !keeps && o->dev.ops->prog_update_k && o->dev.ops->prog_fuse_depth) {
+        if (o->multi && !nofuse && o->dev.ops->prog_update_k && o->dev.ops->prog_fuse_depth) {
             int n = o->dev.ops->prog_fuse_depth(&o->dev);
             o->fuse = n > SB_PROG_FUSE_MAX ? SB_PROG_FUSE_MAX : n;
         }
@@ -336,12 +328,13 @@ static void down(sk_run *r, sk_pooc *o, sb_mem m, void *h, long base, long lo, l
     o->down += (long long)((size_t)(hi - lo) * row);
 }
 
-/* The fixed frames of field f from chunk buffer x into y, over the chunk's rows (inner queue):
-   the cells no step writes that a later step reads. */
+/* The fixed frames of field f from chunk buffer x into y, over the chunk's rows (inner queue),
+   and the ghosts of its constant faces: the cells no step writes that a later step reads. */
 static void dup_frames(sk_run *r, sk_pooc *o, int f, sb_mem y, sb_mem x, const pchunk *c)
 {
-    sl_box slab[2 * SL_D];
+    sl_box slab[4 * SL_D];
     int n = sk_prog_frames(r, f, slab);
+    n += sk_prog_const_slabs(r, f, slab + n); /* their ghosts, which no step writes either */
     for (int i = 0; i < n && !r->rc; i++) {
         sl_box b = sl_local_box(&r->loc, &slab[i]);
         long lo = b.lo[0] > c->base ? b.lo[0] : c->base, hi = b.hi[0] < c->top ? b.hi[0] : c->top;
@@ -464,6 +457,17 @@ static void local_halos(sk_run *r, const sk_psweep *w, int k, const pchunk *c)
             }
         }
     }
+    /* then the mirror ghosts, as the host makes them after the exchange (sk_prog_ghosts) */
+    for (int i = 0; i < sp->nslot && !r->rc; i++) {
+        const sk_pslot *s = &sp->slot[i];
+        sb_mem m[2];
+        const void *h[2];
+        int nl = slot_levels(r, w, s, k, m, h);
+        for (int v = 0; v < nl && !r->rc; v++)
+            odev(r, o,
+                 sk_prog_ghosts_rows(r, &o->dev, SB_QINNER, &held, s->field, m[v],
+                                     (const int(*)[2])s->gw, c->base, c->top));
+    }
     if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
 }
 
@@ -496,6 +500,23 @@ static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
         if (r->prog->p->f[f].keeps) up(r, o, o->prev[k][f], w->srcp[f], c->base, c->base, c->top);
     }
     wrap_up(r, w, c, k);
+}
+
+/* The mirror ghosts of the level step j of sweep w made, in the chunk's buffers cur, as deep as
+   the pass's later steps read them (sk_prog_ghost_level in core). */
+static void ghosts_after(sk_run *r, const sk_psweep *w, int j, sb_mem *cur, const pchunk *c)
+{
+    sk_prog *sp = r->prog;
+    sk_pooc *o = sp->ooc;
+    int k = w->k0 + j; /* level k of the pass */
+    sk_copies held;
+    held.n = 0;
+    for (int f = 0; f < sp->p->nf && !r->rc; f++)
+        if (!sp->p->f[f].coef)
+            odev(r, o,
+                 sk_prog_ghosts_rows(r, &o->dev, SB_QINNER, &held, f, cur[f],
+                                     (const int(*)[2])sp->bw[k + 1][f], c->base, c->top));
+    if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
 }
 
 /*
@@ -565,7 +586,7 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
             prv[f] = x;
             if (j == 0 && w->m > 1) dup_frames(r, o, f, nxt[f], cur[f], c);
         }
-        j++;
+        if (++j < w->m && !r->rc) ghosts_after(r, w, j - 1, cur, c);
     }
     for (int f = 0; f < p->nf; f++) {
         c->fin[f] = cur[f];
@@ -657,6 +678,7 @@ int sk_prog_update(sk_run *r, int q, const sb_prog_step *s)
     const kgt_prog *p = r->prog->p;
     memset(w->ex[0], 0, sizeof w->ex[0]);
     w->m = 1;
+    w->k0 = 1;
     w->t = s->t;
     w->par = s->par;
     w->last1 = 0;

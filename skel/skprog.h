@@ -128,10 +128,12 @@ void sk_prog_ooc_level_free(sk_run *r, sb_mem m);
  * ex[j][f] rows below and above the rows the chunk computes of the last level (the rows later
  * steps read of it); the levels are read from the host's src (current) and srcp (previous),
  * the last one comes down into dst and, where pen[f] is not NULL, the one before into pen
- * (last1: the last step runs alone, so that it exists). sk_prog_ooc_sweeps: the run's.
+ * (last1: the last step runs alone, so that it exists). Between two steps the new level's
+ * mirror ghosts are refilled, as deep as a pass's step k0 + j reads them (sp->bw).
+ * sk_prog_ooc_sweeps: the run's.
  */
 typedef struct sk_psweep {
-    int m, last1;
+    int m, last1, k0; /* k0: the first step's number within a pass of T (1 .. T) */
     long t;
     const double *par;
     sl_box box[SL_MAX_STEPS][KGT_PROG_MAX_FIELDS];
@@ -150,6 +152,13 @@ int sk_prog_links(sk_run *r);
    errors into r->rc. */
 void sk_prog_ghosts(sk_run *r, int sel);
 void sk_prog_ghost_level(sk_run *r, int k);
+/* Out of core: the mirror ghosts of field f's level in a chunk buffer holding rows [base, top)
+   of the local array, w[d][s] deep, on dev's queue q (batched in held; 0 or a STENCIL_E*); the
+   slabs of the constant faces' ghosts of field f (global, at most 2 * ndims), which the sweeps
+   carry from level to level. */
+int sk_prog_ghosts_rows(sk_run *r, sb_dev *dev, int q, sk_copies *held, int f, sb_mem m,
+                        const int (*w)[2], long base, long top);
+int sk_prog_const_slabs(const sk_run *r, int f, sl_box *slab);
 
 /* prog_face.c: a linear stencil with options.face set (sk_face_any) run as a program. */
 int sk_face_any(const stencil_options *o);
