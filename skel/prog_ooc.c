@@ -153,9 +153,13 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
 /*
  * The automatic T of a program run expected to start out of core (0: not expected). A sweep moves every level across the link once per pass, so T
  * steps cost one transfer; the halo rows a chunk carries grow with T, and so does the work
- * they repeat: T is as large as keeps those rows within an eighth of a chunk buffer's (and
- * T times the reach within an eighth of the part along every dimension), at most
- * SL_MAX_STEPS. Before the layout, so the rows are estimated from the reach of one step.
+ * they repeat: T is as large as keeps those rows within an eighth of a chunk buffer's, at most
+ * SL_MAX_STEPS. Where that gives fewer than 16 steps (thick rows, as 3D planes are, leave few
+ * of them per chunk), a sweep is bound by the link whatever its halo costs, so T goes up to
+ * 16 as long as the halo rows take at most half the buffer (T times the rows a chunk computes,
+ * the work per transfer, is largest there). And T times the reach stays within an eighth of the
+ * part along every other dimension. Before the layout, so the rows are estimated from the
+ * reach of one step.
  */
 int sk_prog_ooc_auto(sk_run *r)
 {
@@ -175,7 +179,8 @@ int sk_prog_ooc_auto(sk_run *r)
     long cap = limit > 0 ? (long)(limit / (long long)((size_t)(POOC_SETS * nbufs) * row))
                          : owned / 8;
     long reach = r->st.rlo[0] + r->st.rhi[0];
-    long T = reach > 0 ? cap / (8 * reach) : SL_MAX_STEPS;
+    long T = reach > 0 ? cap / (8 * reach) : SL_MAX_STEPS, link = reach > 0 ? cap / (2 * reach) : 0;
+    if (T < 16) T = link < 16 ? link : 16; /* fewer steps: the link bounds the sweep anyway */
     for (int d = 1; d < p->ndims; d++) {
         long w = r->st.rlo[d] + r->st.rhi[d], n = l.owned.hi[d] - l.owned.lo[d];
         if (w > 0 && n / (8 * w) < T) T = n / (8 * w);
