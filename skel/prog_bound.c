@@ -147,7 +147,8 @@ int sk_prog_ghosts_rows(sk_run *r, sb_dev *dev, int q, sk_copies *held, int f, s
                 b.lo[d] = s ? src.hi[d] - 1 - i : src.lo[d] + i;
                 a.hi[d] = a.lo[d] + 1, b.hi[d] = b.lo[d] + 1;
                 sl_box la = sl_local_box(&r->loc, &a), lb = sl_local_box(&r->loc, &b);
-                if (d == 0 && (la.lo[0] < base || la.hi[0] > top || lb.lo[0] < base || lb.hi[0] > top))
+                if (d == 0 &&
+                    (la.lo[0] < base || la.hi[0] > top || lb.lo[0] < base || lb.hi[0] > top))
                     continue;
                 if (d > 0) {
                     la.lo[0] = lb.lo[0] = la.lo[0] > base ? la.lo[0] : base;

@@ -28,7 +28,7 @@
 
 /* Sets of chunk buffers: three where they fit, so that chunk j + 1 goes up while chunk j is
    computed and chunk j - 1 comes down; else one, stage after stage. */
-enum { POOC_SETS = 3, POOC_LEVELS = 4 * KGT_PROG_MAX_FIELDS };
+enum { POOC_SETS = SK_POOC_SETS, POOC_LEVELS = 4 * KGT_PROG_MAX_FIELDS };
 
 typedef struct sk_pooc {
     sb_dev dev;                                  /* the rank's device: chunk buffers only */
@@ -39,9 +39,9 @@ typedef struct sk_pooc {
     int pinned[POOC_LEVELS];                     /* from dev.host_alloc */
     sk_psweep *sw;                               /* the sweep being run */
     int nsets;                                   /* 3 (a pipeline) or 1 */
-    int multi; /* a pass of T steps is one sweep (sk_prog_ooc_multi), else each step is */
-    int fuse;  /* steps per prog_update_k in a sweep (0 or 1: none) */
-    long cap, hlo, hhi;        /* rows of a chunk buffer; rows read below and above */
+    int multi;          /* a pass of T steps is one sweep (sk_prog_ooc_multi), else each step is */
+    int fuse;           /* steps per prog_update_k in a sweep (0 or 1: none) */
+    long cap, hlo, hhi; /* rows of a chunk buffer; rows read below and above */
     long long up, down, limit; /* bytes moved; the device memory limit (0: none) */
     int nbufs, chunks;         /* chunk buffers per set; the most chunks of a sweep */
 } sk_pooc;
@@ -148,44 +148,6 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
         r->msg[0] = '\0';
         o->limit = (long long)(o->cap / 2) * (long long)((size_t)(o->nsets * o->nbufs) * row);
     }
-}
-
-/*
- * The automatic T of a program run expected to start out of core (0: not expected). A sweep moves every level across the link once per pass, so T
- * steps cost one transfer; the halo rows a chunk carries grow with T, and so does the work
- * they repeat: T is as large as keeps those rows within an eighth of a chunk buffer's, at most
- * SL_MAX_STEPS. Where that gives fewer than 16 steps (thick rows, as 3D planes are, leave few
- * of them per chunk), a sweep is bound by the link whatever its halo costs, so T goes up to
- * 16 as long as the halo rows take at most half the buffer (T times the rows a chunk computes,
- * the work per transfer, is largest there). And T times the reach stays within an eighth of the
- * part along every other dimension. Before the layout, so the rows are estimated from the
- * reach of one step.
- */
-int sk_prog_ooc_auto(sk_run *r)
-{
-    const sk_prog *sp = r->prog;
-    const kgt_prog *p = sp->p;
-    long long limit = 0;
-    int mode = sk_ooc_mode(r);
-    sl_local l;
-    if (mode == -1 || sk_ooc_limit(r, &limit) || reads_i(p) ||
-        sl_local_make(&l, &r->part, &r->st, r->rank))
-        return 0;
-    size_t es = sb_elem_size(r->st.type), row = (size_t)l.stride[0] * es;
-    int nbufs = 0; /* a set's chunk buffers, as many as in core holds levels */
-    for (int f = 0; f < p->nf; f++) nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
-    if (mode == 0 && (limit <= 0 || (long long)(l.nelems * es) * nbufs <= limit)) return 0;
-    long owned = l.owned.hi[0] - l.owned.lo[0];
-    long cap = limit > 0 ? (long)(limit / (long long)((size_t)(POOC_SETS * nbufs) * row))
-                         : owned / 8;
-    long reach = r->st.rlo[0] + r->st.rhi[0];
-    long T = reach > 0 ? cap / (8 * reach) : SL_MAX_STEPS, link = reach > 0 ? cap / (2 * reach) : 0;
-    if (T < 16) T = link < 16 ? link : 16; /* fewer steps: the link bounds the sweep anyway */
-    for (int d = 1; d < p->ndims; d++) {
-        long w = r->st.rlo[d] + r->st.rhi[d], n = l.owned.hi[d] - l.owned.lo[d];
-        if (w > 0 && n / (8 * w) < T) T = n / (8 * w);
-    }
-    return T < 2 ? 0 : T > SL_MAX_STEPS ? SL_MAX_STEPS : (int)T;
 }
 
 int sk_prog_ooc_start(sk_run *r)
@@ -428,7 +390,8 @@ static void wrap_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
             if (hi <= lo || !sk_ooc_chunk_rows(r, c->base, &lo, &hi, &b)) continue;
             size_t from = (size_t)(l->ssrc.lo[0] + lo - l->recv.lo[0]) * row;
             for (int v = 0; v < nl && !r->rc; v++) {
-                odev(r, o, o->dev.ops->copy_in(&o->dev, SB_QBORDER, m[v], &b, (const char *)h[v] + from));
+                odev(r, o,
+                     o->dev.ops->copy_in(&o->dev, SB_QBORDER, m[v], &b, (const char *)h[v] + from));
                 o->up += (long long)((size_t)(hi - lo) * row);
             }
         }
@@ -648,10 +611,10 @@ void sk_prog_ooc_sweep(sk_run *r, sk_psweep *w)
         return;
     }
     for (long j = 0, at = lo; j < n; j++) {
-        long size = !ramp                      ? rows
-                    : j == 0 || j == n - 1     ? q
-                    : j == 1 || j == n - 2     ? 2 * q
-                                               : mid / nm + (j - 2 < mid % nm);
+        long size = !ramp                  ? rows
+                    : j == 0 || j == n - 1 ? q
+                    : j == 1 || j == n - 2 ? 2 * q
+                                           : mid / nm + (j - 2 < mid % nm);
         c[j].a = at;
         c[j].b = at + size < hi ? at + size : hi;
         at = c[j].b;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ooc.h"
 #include "skprog.h"
 
 typedef struct sk_read {
@@ -185,6 +186,45 @@ static int auto_steps(const sk_run *r)
     return 4;
 }
 
+/*
+ * The automatic T of a program run expected to start out of core (0: not expected). A sweep moves
+ * every level across the link once per pass, so T steps cost one transfer; the halo rows a chunk
+ * carries grow with T, and so does the work they repeat: T is as large as keeps those rows within
+ * an eighth of a chunk buffer's, at most SL_MAX_STEPS. Where that gives fewer than 16 steps (thick
+ * rows, as 3D planes are, leave few of them per chunk), a sweep is bound by the link whatever its
+ * halo costs, so T goes up to 16 as long as the halo rows take at most half the buffer (T times the
+ * rows a chunk computes, the work per transfer, is largest there). And T times the reach stays
+ * within an eighth of the part along every other dimension. Before the layout, so the rows are
+ * estimated from the reach of one step.
+ */
+static int ooc_steps(sk_run *r, const sk_reads *s)
+{
+    const kgt_prog *p = r->prog->p;
+    long long limit = 0;
+    int mode = sk_ooc_mode(r);
+    sl_local l;
+    int index_i = 0; /* refused out of core (prog_ooc.c) */
+    for (int f = 0; f < p->nf; f++) index_i |= s->index[f] & 1;
+    if (mode == -1 || index_i || sk_ooc_limit(r, &limit) ||
+        sl_local_make(&l, &r->part, &r->st, r->rank))
+        return 0;
+    size_t es = sb_elem_size(r->st.type), row = (size_t)l.stride[0] * es;
+    int nbufs = 0; /* a set's chunk buffers, as many as in core holds levels */
+    for (int f = 0; f < p->nf; f++) nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
+    if (mode == 0 && (limit <= 0 || (long long)(l.nelems * es) * nbufs <= limit)) return 0;
+    long owned = l.owned.hi[0] - l.owned.lo[0];
+    long cap =
+        limit > 0 ? (long)(limit / (long long)((size_t)(SK_POOC_SETS * nbufs) * row)) : owned / 8;
+    long reach = r->st.rlo[0] + r->st.rhi[0];
+    long T = reach > 0 ? cap / (8 * reach) : SL_MAX_STEPS, link = reach > 0 ? cap / (2 * reach) : 0;
+    if (T < 16) T = link < 16 ? link : 16; /* fewer steps: the link bounds the sweep anyway */
+    for (int d = 1; d < p->ndims; d++) {
+        long w = r->st.rlo[d] + r->st.rhi[d], n = l.owned.hi[d] - l.owned.lo[d];
+        if (w > 0 && n / (8 * w) < T) T = n / (8 * w);
+    }
+    return T < 2 ? 0 : T > SL_MAX_STEPS ? SL_MAX_STEPS : (int)T;
+}
+
 int sk_prog_steps(sk_run *r)
 {
     sk_prog *sp = r->prog;
@@ -195,12 +235,14 @@ int sk_prog_steps(sk_run *r)
         rc = SK_FAIL(r, STENCIL_EINVAL,
                      "options.steps (or fuse, $STENCIL_STEPS) is %d, not in 0..%d", r->opt.steps,
                      STENCIL_MAX_STEPS);
+    memset(&s, 0, sizeof s);
+    if (!rc) rc = reads_make(sp->p, &s);
     int want = r->opt.steps > 0 && !rc ? r->opt.steps : rc ? 1 : auto_steps(r), T = want, all = 1;
     snprintf(r->why, sizeof r->why, "%s",
              r->opt.steps > 0 ? "forced"
              : want > 1       ? "program: fused steps, T=4"
                               : "program: one step");
-    int ooc = rc || r->opt.steps > 0 ? 0 : sk_prog_ooc_auto(r);
+    int ooc = rc || r->opt.steps > 0 ? 0 : ooc_steps(r, &s);
     if (ooc > 1) { /* out of core: a pass is one sweep of the chunks through the device */
         want = T = ooc;
         snprintf(r->why, sizeof r->why, "program out of core: T=%d per sweep", ooc % 1000);
@@ -209,8 +251,6 @@ int sk_prog_steps(sk_run *r)
         want = T = (int)r->iters;
         snprintf(r->why, sizeof r->why, "forced, capped by the iterations");
     }
-    memset(&s, 0, sizeof s);
-    if (!rc) rc = reads_make(sp->p, &s);
     if (!rc && T > 1 && index_periodic(sp, &s)) {
         T = want = 1;
         snprintf(r->why, sizeof r->why, "program: index across a periodic face, T=1");

@@ -111,10 +111,10 @@ int sk_prog_ooc_start(sk_run *r);
 void sk_prog_ooc_free(sk_run *r);
 void sk_prog_ooc_release(sk_run *r);
 int sk_prog_update(sk_run *r, int q, const sb_prog_step *s);
-/* The automatic T of a run expected out of core (0: none; prog_steps.c, before the layout);
-   whether a pass of T steps is one sweep of the chunks; the host levels, pinned where the
-   device gives it (alloc and free). */
-int sk_prog_ooc_auto(sk_run *r);
+/* Whether a pass of T steps is one sweep of the chunks; the host levels, pinned where the
+   device gives it (alloc and free). SK_POOC_SETS: the sets of chunk buffers of a pipelined
+   sweep (the automatic T out of core, prog_steps.c, counts them). */
+enum { SK_POOC_SETS = 3 };
 int sk_prog_ooc_multi(const sk_run *r);
 int sk_prog_ooc_level(sk_run *r, size_t bytes, sb_mem *m);
 /* A link of a pass's exchange that the sweeps make on the device, not the host: the rank's own
