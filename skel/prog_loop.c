@@ -323,13 +323,6 @@ static void fused(sk_run *r, long t, int k, int n)
     }
 }
 
-/*
- * A pass of m steps (1 .. T) from iteration t: the last m of a pass of T. Where no message
- * would overlap the last step's inner update and the device fuses m steps, the whole pass is one
- * launch, unless the change of its last step is asked for (norm): a field without a previous
- * level then has no level m - 1 to compare with. Otherwise substeps in runs of up to sp->fuse
- * per launch, and the last step alone.
- */
 /* The cells a level carries unchanged, from the current one into dst: its fixed frames and the
    ghosts of its constant faces (the sweeps bring down whole rows of the computed rows only). */
 static void carried_into(sk_run *r, int f, sb_mem dst)
@@ -403,6 +396,13 @@ static void ooc_pass(sk_run *r, long t, int m, int norm)
     finish(r, &s, r->prog->staged[SK_SEL_STEP]);
 }
 
+/*
+ * A pass of m steps (1 .. T) from iteration t: the last m of a pass of T. Where no message
+ * would overlap the last step's inner update and the device fuses m steps, the whole pass is one
+ * launch, unless the change of its last step is asked for (norm): a field without a previous
+ * level then has no level m - 1 to compare with. Otherwise substeps in runs of up to sp->fuse
+ * per launch, and the last step alone.
+ */
 static void pass(sk_run *r, long t, int m, int norm)
 {
     const sb_ops *o = r->dev.ops;
