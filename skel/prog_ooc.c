@@ -490,11 +490,12 @@ static void ghosts_after(sk_run *r, const sk_psweep *w, int j, sb_mem *cur, cons
 /*
  * The sweep's steps of chunk c in set k, on the inner queue, once the rank's own halos along
  * its rows are in place: the levels rotate through the set's buffers as they do in core
- * (prog_loop.c), runs of up to o->fuse steps in one prog_update_k. Every evolving field's
- * level to be written gets the fixed frames of the current one, the only cells no step writes
- * that a later one reads (a field that keeps its previous level once more after the first
- * step, into the buffer that held level -1). Whole rows come down, their halo cells stale:
- * the exchange after the pass refills what is read of them. c->fin and c->pen: the buffers
+ * (prog_loop.c), runs of up to o->fuse steps in one prog_update_k, the mirror ghosts made
+ * again after each single step but the last. Every evolving field's level to be written gets
+ * the fixed frames and constant ghosts of the current one, the only cells no step writes that a
+ * later one reads (a field that keeps its previous level once more after the first step, into
+ * the buffer that held level -1). Whole rows come down, their halo cells stale: the next sweep
+ * or the exchange after the pass makes what is read of them. c->fin and c->pen: the buffers
  * holding the last level and the one before.
  */
 static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
