@@ -128,7 +128,7 @@ void sk_prog_ghost_level(sk_run *r, int k)
  * rows [base, top) of the local array from its row 0, w[d][s] deep, on dev's queue q through
  * held, layer by layer as field_ghosts does: a layer across dimension 0 where the chunk holds
  * it and its source row, one along the rows over the chunk's rows. Constant ghosts never
- * change once made, so the sweeps only carry them (sk_prog_const_slabs).
+ * change once made, so the sweeps only carry them (sk_prog_carried).
  */
 int sk_prog_ghosts_rows(sk_run *r, sb_dev *dev, int q, sk_copies *held, int f, sb_mem m,
                         const int (*w)[2], long base, long top)
@@ -163,10 +163,10 @@ int sk_prog_ghosts_rows(sk_run *r, sb_dev *dev, int q, sk_copies *held, int f, s
     return rc;
 }
 
-int sk_prog_const_slabs(const sk_run *r, int f, sl_box *slab)
+int sk_prog_carried(const sk_run *r, int f, sl_box *slab)
 {
     const kgt_pfield *fd = &r->prog->p->f[f];
-    int n = 0;
+    int n = sk_prog_frames(r, f, slab); /* a face is fixed or constant, not both */
     for (int d = 0; d < r->prog->p->ndims && !fd->coef; d++)
         for (int s = 0; s < 2; s++) {
             int touch = s ? r->loc.bnd_hi[d] : r->loc.bnd_lo[d];

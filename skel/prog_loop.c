@@ -273,13 +273,12 @@ int sk_prog_fusable(const sk_run *r)
     const kgt_prog *p = sp->p;
     const sb_ops *o = r->dev.ops;
     if (!o->prog_update_k || !o->prog_fuse_depth || sp->T < 2) return 0;
-    for (int f = 0; f < p->nf; f++)
+    for (int f = 0; f < p->nf; f++) {
+        if (sk_prog_refilled(p, f)) return 0;
         for (int d = 0; d < p->ndims; d++)
-            for (int e = 0; e < 2; e++) {
-                int k = p->f[f].bc[d][e].kind;
-                if (!p->f[f].coef && (k == KGT_B_MIRROR || k == KGT_B_CONST)) return 0;
+            for (int e = 0; e < 2; e++)
                 if (p->f[f].keeps && p->f[f].preach[d][e] > p->f[f].reach[d][e]) return 0;
-            }
+    }
     int n = o->prog_fuse_depth((sb_dev *)&r->dev);
     return n > SB_PROG_FUSE_MAX ? SB_PROG_FUSE_MAX : n;
 }
@@ -328,8 +327,7 @@ static void fused(sk_run *r, long t, int k, int n)
 static void carried_into(sk_run *r, int f, sb_mem dst)
 {
     sl_box slab[2 * SL_D];
-    int n = sk_prog_const_slabs(r, f, slab);
-    frames_into(r, f, dst);
+    int n = sk_prog_carried(r, f, slab);
     for (int i = 0; i < n; i++) {
         sl_box lb = sl_local_box(&r->loc, &slab[i]);
         box_copy(r, dst, r->prog->cur[f], &lb);

@@ -186,13 +186,8 @@ int sk_prog_ooc_start(sk_run *r)
     long long limit = o->limit;
     long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
     int nofuse = 0;
-    for (int f = 0; f < sp->p->nf; f++) {
-        nofuse |= sp->p->f[f].keeps != 0;
-        for (int d = 0; d < sp->p->ndims && !sp->p->f[f].coef; d++)
-            for (int e = 0; e < 2; e++)
-                nofuse |= sp->p->f[f].bc[d][e].kind == KGT_B_MIRROR ||
-                          sp->p->f[f].bc[d][e].kind == KGT_B_CONST;
-    }
+    for (int f = 0; f < sp->p->nf; f++)
+        nofuse |= sp->p->f[f].keeps != 0 || sk_prog_refilled(sp->p, f);
     for (o->multi = 1;; o->multi = 0) {
         o->hlo = o->multi ? sp->R[0][0] : r->st.rlo[0];
         o->hhi = o->multi ? sp->R[0][1] : r->st.rhi[0];
@@ -299,9 +294,8 @@ static void down(sk_run *r, sk_pooc *o, sb_mem m, void *h, long base, long lo, l
    and the ghosts of its constant faces: the cells no step writes that a later step reads. */
 static void dup_frames(sk_run *r, sk_pooc *o, int f, sb_mem y, sb_mem x, const pchunk *c)
 {
-    sl_box slab[4 * SL_D];
-    int n = sk_prog_frames(r, f, slab);
-    n += sk_prog_const_slabs(r, f, slab + n); /* their ghosts, which no step writes either */
+    sl_box slab[2 * SL_D];
+    int n = sk_prog_carried(r, f, slab);
     for (int i = 0; i < n && !r->rc; i++) {
         sl_box b = sl_local_box(&r->loc, &slab[i]);
         long lo = b.lo[0] > c->base ? b.lo[0] : c->base, hi = b.hi[0] < c->top ? b.hi[0] : c->top;
@@ -424,13 +418,8 @@ static void local_halos(sk_run *r, const sk_psweep *w, int k, const pchunk *c)
                 odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
             }
         }
-    }
-    /* then the mirror ghosts, as the host makes them after the exchange (sk_prog_ghosts) */
-    for (int i = 0; i < sp->nslot && !r->rc; i++) {
-        const sk_pslot *s = &sp->slot[i];
-        sb_mem m[2];
-        const void *h[2];
-        int nl = slot_levels(r, w, s, k, m, h);
+        /* then the level's mirror ghosts, as the host makes them after the exchange (held
+           keeps them after the halo copies they read) */
         for (int v = 0; v < nl && !r->rc; v++)
             odev(r, o,
                  sk_prog_ghosts_rows(r, &o->dev, SB_QINNER, &held, s->field, m[v],

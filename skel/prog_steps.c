@@ -176,13 +176,8 @@ static int auto_steps(const sk_run *r)
     if (!o || !o->prog_update_k || !o->auto_try || r->size != 1 || p->ndims != 2 ||
         r->st.type != STENCIL_FLOAT || r->iters < 4)
         return 1;
-    for (int f = 0; f < p->nf; f++) {
-        if (p->f[f].coef || p->f[f].keeps) return 1;
-        for (int d = 0; d < p->ndims; d++)
-            for (int e = 0; e < 2; e++)
-                if (p->f[f].bc[d][e].kind == KGT_B_MIRROR || p->f[f].bc[d][e].kind == KGT_B_CONST)
-                    return 1;
-    }
+    for (int f = 0; f < p->nf; f++)
+        if (p->f[f].coef || p->f[f].keeps || sk_prog_refilled(p, f)) return 1;
     return 4;
 }
 

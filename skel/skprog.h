@@ -102,6 +102,17 @@ int sk_prog_steps(sk_run *r);
 sl_box sk_prog_cbox(const sk_run *r, int f, int k);
 int sk_prog_frames(const sk_run *r, int f, sl_box *slab);
 
+/* Whether evolving field f has a mirror or constant face: its ghosts are refilled between
+   steps, so no fused run of steps may cover them. */
+static inline int sk_prog_refilled(const kgt_prog *p, int f)
+{
+    for (int d = 0; d < p->ndims && !p->f[f].coef; d++)
+        for (int e = 0; e < 2; e++)
+            if (p->f[f].bc[d][e].kind == KGT_B_MIRROR || p->f[f].bc[d][e].kind == KGT_B_CONST)
+                return 1;
+    return 0;
+}
+
 /* prog_ooc.c: whether this rank runs out of core (options.out_of_core, device_memory); the
    start (the opened device moved aside, r->dev the host backend, chunk buffers); the chunk
    buffers freed, and everything released; sk_prog_update is the update of a step, in core or
@@ -154,11 +165,12 @@ void sk_prog_ghosts(sk_run *r, int sel);
 void sk_prog_ghost_level(sk_run *r, int k);
 /* Out of core: the mirror ghosts of field f's level in a chunk buffer holding rows [base, top)
    of the local array, w[d][s] deep, on dev's queue q (batched in held; 0 or a STENCIL_E*); the
-   slabs of the constant faces' ghosts of field f (global, at most 2 * ndims), which the sweeps
-   carry from level to level. */
+   cells a level of field f carries unchanged, which no step writes: its fixed frames and the
+   ghosts of its constant faces (global, at most 2 * ndims slabs), which the sweeps carry from
+   level to level. */
 int sk_prog_ghosts_rows(sk_run *r, sb_dev *dev, int q, sk_copies *held, int f, sb_mem m,
                         const int (*w)[2], long base, long top);
-int sk_prog_const_slabs(const sk_run *r, int f, sl_box *slab);
+int sk_prog_carried(const sk_run *r, int f, sl_box *slab);
 
 /* prog_face.c: a linear stencil with options.face set (sk_face_any) run as a program. */
 int sk_face_any(const stencil_options *o);

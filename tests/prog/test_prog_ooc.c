@@ -74,11 +74,11 @@ START_TEST(ooc_bitwise)
 END_TEST
 
 /*
- * Passes of T steps as one sweep of the chunks (no mirror or constant faces): a field with a
- * previous level, a coefficient and fixed frames; a 3D one; Gray-Scott on a torus, whose
- * sweeps fuse their steps where the device does (the host backend); a previous level on a
- * torus (the rank's own halos, corners included, made on the device). i: case, T (1, 3 or 5),
- * type, partition.
+ * Passes of T steps as one sweep of the chunks, on programs without mirror or constant faces
+ * (the cases above have them): a field with a previous level, a coefficient and fixed frames; a 3D
+ * one; Gray-Scott on a torus, whose sweeps fuse their steps where the device does (the host
+ * backend); a previous level on a torus (the rank's own halos, corners included, made on the
+ * device). i: case, T (1, 3 or 5), type, partition.
  */
 static const prog_case sweep_cases[] = {
     {"program keep2\n"
