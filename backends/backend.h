@@ -71,12 +71,15 @@ typedef struct sb_open_args {
  * prev[] (fields that keep their previous level; NULL for the others) into out[f] (NULL for
  * coefficients). Field order is the program's declaration order. par: the parameters' values
  * in declaration order, rounded to the element type by the backend. t: the step number the
- * update expressions see. Reads beyond the boxes come from halos the skeleton filled.
+ * update expressions see. Reads beyond the boxes come from halos the skeleton filled. base: the
+ * local row of dimension 0 that row 0 of the buffers holds (0 but for out-of-core chunk
+ * buffers, whose boxes are in chunk rows): the index i the expressions see is
+ * origin[0] + base + the chunk row.
  */
 typedef struct sb_prog_step {
     sb_mem in[SB_PROG_FIELDS], prev[SB_PROG_FIELDS], out[SB_PROG_FIELDS];
     sl_box box[SB_PROG_FIELDS];
-    long t;
+    long t, base;
     const double *par;
 } sb_prog_step;
 
@@ -90,14 +93,14 @@ typedef struct sb_prog_step {
  * widened by the reach. Bitwise equal to k prog_update calls over the same boxes with the levels
  * rotating through scratch arrays, which is what it replaces. rows: the rows of dimension 0 the
  * buffers hold (0: the opened local array's; out-of-core chunk buffers hold fewer), which a
- * launch reads no farther than.
+ * launch reads no farther than; base as in sb_prog_step.
  */
 #define SB_PROG_FUSE_MAX 4
 typedef struct sb_prog_steps {
     sb_mem in[SB_PROG_FIELDS], prev[SB_PROG_FIELDS], out[SB_PROG_FIELDS], pout[SB_PROG_FIELDS];
     sl_box box[SB_PROG_FUSE_MAX][SB_PROG_FIELDS];
     int k;
-    long t, rows;
+    long t, rows, base;
     const double *par;
 } sb_prog_steps;
 

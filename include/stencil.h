@@ -251,7 +251,7 @@ typedef struct stencil_options {
      * a memory-mapped file (unlinked at once), for parts larger than host memory; NULL:
      * $STENCIL_OOC_FILE; "": none. Out of core, tracing and the peer path are off and
      * weights_auto fails with STENCIL_EINVAL. Programs: every level of every field streams
-     * (device_memory counts them all; ooc_file is not used); one reading the index i is refused.
+     * (device_memory counts them all; ooc_file holds them all).
      */
     int out_of_core;
     long long device_memory;

@@ -35,32 +35,52 @@
 
 #include "ooc.h"
 
+const char *sk_ooc_file_base(const sk_run *r)
+{
+    const char *file = r->opt.ooc_file ? r->opt.ooc_file : r->env.ooc_file;
+    return file && file[0] ? file : NULL;
+}
+
+int sk_ooc_file_open(sk_run *r, const char *base, int *fd)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", base, r->rank);
+    *fd = open(path, O_CREAT | O_RDWR, 0600);
+    if (*fd < 0) return SK_FAIL(r, STENCIL_EIO, "cannot create the out-of-core file %s", path);
+    struct stat st;
+    /* Only a regular file is cut and unlinked: never a device node or FIFO of that name. */
+    int bad = fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode);
+    if (!bad) unlink(path);
+    if (bad || ftruncate(*fd, 0) != 0) {
+        close(*fd);
+        *fd = -1;
+        return bad ? SK_FAIL(r, STENCIL_EIO, "the out-of-core file %s is not a regular file", path)
+                   : SK_FAIL(r, STENCIL_EIO, "cannot truncate the out-of-core file %s", path);
+    }
+    return 0;
+}
+
+void *sk_ooc_file_map(int fd, long long at, size_t bytes, int *err)
+{
+    *err = posix_fallocate(fd, (off_t)at, (off_t)bytes);
+    void *p =
+        *err ? MAP_FAILED : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)at);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 /* The host copies in one file mapping: removed at once, so it goes when the run does. */
 static int ooc_map(sk_run *r, const char *base)
 {
     sk_ooc *o = r->ooc;
-    char path[4096];
     size_t total = OOC_ARRAYS * o->bytes;
-    snprintf(path, sizeof path, "%s.%d", base, r->rank);
-    int fd = open(path, O_CREAT | O_RDWR, 0600);
-    if (fd < 0) return SK_FAIL(r, STENCIL_EIO, "cannot create the out-of-core file %s", path);
-    struct stat st;
-    /* Only a regular file is cut and unlinked: never a device node or FIFO of that name. */
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return SK_FAIL(r, STENCIL_EIO, "the out-of-core file %s is not a regular file", path);
-    }
-    unlink(path);
-    if (ftruncate(fd, 0) != 0) {
-        close(fd);
-        return SK_FAIL(r, STENCIL_EIO, "cannot truncate the out-of-core file %s", path);
-    }
-    int err = posix_fallocate(fd, 0, (off_t)total);
-    void *p = err ? MAP_FAILED : mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int fd, err, rc = sk_ooc_file_open(r, base, &fd);
+    if (rc) return rc;
+    void *p = sk_ooc_file_map(fd, 0, total, &err);
     close(fd);
-    if (p == MAP_FAILED)
-        return SK_FAIL(r, STENCIL_EIO, "the out-of-core file %s cannot hold or map %zu bytes (%s)",
-                       path, total, err ? strerror(err) : "mmap failed");
+    if (!p)
+        return SK_FAIL(r, STENCIL_EIO,
+                       "the out-of-core file %s.%d cannot hold or map %zu bytes (%s)", base,
+                       r->rank, total, err ? strerror(err) : "mmap failed");
     o->map = p;
     for (int i = 0; i < OOC_ARRAYS; i++) o->arr[i] = (char *)p + (size_t)i * o->bytes;
     return 0;
@@ -97,8 +117,8 @@ void sk_ooc_host_put(sk_ooc *o, void *p, int pinned)
 static int ooc_host_arrays(sk_run *r, long long limit)
 {
     sk_ooc *o = r->ooc;
-    const char *file = r->opt.ooc_file ? r->opt.ooc_file : r->env.ooc_file;
-    if (file && file[0]) return ooc_map(r, file);
+    const char *file = sk_ooc_file_base(r);
+    if (file) return ooc_map(r, file);
     int fits = o->bytes <= ooc_host_ram() / OOC_ARRAYS;
     for (int i = 0; i < OOC_ARRAYS && fits; i++) {
         o->pinned[i] = sk_ooc_host_get(o, o->bytes, &o->arr[i]);

@@ -82,6 +82,13 @@ int sk_ooc_chunk_rows(const sk_run *r, long base, long *lo, long *hi, sl_box *b)
    neither); sk_ooc_host_put releases it either way (ooc.c). */
 int sk_ooc_host_get(sk_ooc *o, size_t bytes, void **p);
 void sk_ooc_host_put(sk_ooc *o, void *p, int pinned);
+/* The out-of-core file (ooc.c): sk_ooc_file_base the path options.ooc_file or $STENCIL_OOC_FILE
+   gives (NULL: none); sk_ooc_file_open creates "<base>.<rank>", a regular file, unlinks it and
+   cuts it to nothing (*fd, else a failure into r); sk_ooc_file_map its bytes from at (a multiple
+   of the page size) allocated and mapped, NULL with *err (0: the mapping failed) else. */
+const char *sk_ooc_file_base(const sk_run *r);
+int sk_ooc_file_open(sk_run *r, const char *base, int *fd);
+void *sk_ooc_file_map(int fd, long long at, size_t bytes, int *err);
 
 /*
  * Chunk geometry (ooc_chunk.c). sk_ooc_groups: the step groups of a sweep of T steps, k[0..m-1]

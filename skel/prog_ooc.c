@@ -1,10 +1,11 @@
 /*
  * Program runs out of core (skprog.h): every level of every field, coefficients included, lives
- * in host memory (pinned where the device gives it), and streams through the device in chunks
- * of rows of dimension 0, as skel/ooc.c does for a stencil's array. r->dev becomes the host
- * backend on those host levels, so the exchange, the ghosts, the frames, norms, views and
- * checkpoints run unchanged on them; only the updates go to the rank's real device
- * (sp->ooc->dev), which sees chunk buffers with the local array's strides and fewer rows.
+ * in host memory (pinned where the device gives it; in options.ooc_file where one is given), and
+ * streams through the device in chunks of rows of dimension 0, as skel/ooc.c does for a
+ * stencil's array. r->dev becomes the host backend on those host levels, so the exchange, the
+ * ghosts, the frames, norms, views and checkpoints run unchanged on them; only the updates go to
+ * the rank's real device (sp->ooc->dev), which sees chunk buffers with the local array's strides
+ * and fewer rows.
  *
  * A sweep (sk_psweep) runs m steps chunk by chunk: a chunk's rows and the rows its steps read
  * go up for every field's current level (and previous level where kept), the device runs the
@@ -16,12 +17,14 @@
  * of its own (sk_prog_update) and the host makes them. Results are bitwise those in core: every
  * cell is computed by the same kernels from the same inputs.
  *
- * The kernels see the index of a cell from the origin the device was opened with, which a
- * chunk shifts along dimension 0: a program that reads the index i is refused out of core.
+ * The kernels see the index of a cell from the origin the device was opened with; a chunk's
+ * launches add its first row (sb_prog_step.base), so the index i is that of the cell in core.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ooc.h"
 #include "skprog.h"
@@ -36,9 +39,12 @@ typedef struct sk_pooc {
     sb_mem prev[POOC_SETS][KGT_PROG_MAX_FIELDS]; /* fields that keep their previous level */
     sb_mem out[POOC_SETS][KGT_PROG_MAX_FIELDS];  /* evolving fields: the level written */
     void *level[POOC_LEVELS];                    /* the host levels (sk_prog_ooc_level) */
-    int pinned[POOC_LEVELS];                     /* from dev.host_alloc */
-    sk_psweep *sw;                               /* the sweep being run */
-    int nsets;                                   /* 3 (a pipeline) or 1 */
+    int pinned[POOC_LEVELS];                     /* 1: from dev.host_alloc, 2: mapped, 0: malloc */
+    size_t lbytes[POOC_LEVELS];                  /* their sizes */
+    int fd;             /* the out-of-core file (options.ooc_file) holding them, or -1 */
+    long long fbytes;   /* its bytes mapped so far */
+    sk_psweep *sw;      /* the sweep being run */
+    int nsets;          /* 3 (a pipeline) or 1 */
     int multi;          /* a pass of T steps is one sweep (sk_prog_ooc_multi), else each step is */
     int fuse;           /* steps per prog_update_k in a sweep (0 or 1: none) */
     long cap, hlo, hhi; /* rows of a chunk buffer; rows read below and above */
@@ -59,14 +65,6 @@ typedef struct pchunk {
 static void odev(sk_run *r, const sk_pooc *o, int e)
 {
     if (e && !r->rc) r->rc = err_set(r->msg, sizeof r->msg, e, "%s", o->dev.err);
-}
-
-/* The program reads the index along dimension 0. */
-static int reads_i(const kgt_prog *p)
-{
-    for (int i = 0; i < p->nnodes; i++)
-        if (p->nodes[i]->kind == KP_INDEX && p->nodes[i]->ref == 0) return 1;
-    return 0;
 }
 
 /* Bytes of every level of every field: what in core allocates on the device. */
@@ -153,13 +151,9 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
 int sk_prog_ooc_start(sk_run *r)
 {
     sk_prog *sp = r->prog;
-    if (reads_i(sp->p))
-        return SK_FAIL(r, STENCIL_EINVAL,
-                       "out of core: program '%s' reads the index i, which chunks of rows of "
-                       "dimension 0 would shift (run it in core)",
-                       sp->p->name);
     sk_pooc *o = sp->ooc = calloc(1, sizeof *sp->ooc);
     if (!o) return SK_FAIL(r, STENCIL_ENOMEM, "out of memory");
+    o->fd = -1;
     int rc = sk_ooc_limit(r, &o->limit);
     if (rc) return rc;
     o->sw = calloc(1, sizeof *o->sw);
@@ -224,12 +218,37 @@ void sk_prog_ooc_free(sk_run *r)
         }
 }
 
+/* A level of bytes in the out-of-core file, its next pages (fresh ones: zero). */
+static int file_level(sk_run *r, sk_pooc *o, const char *base, size_t bytes, int i)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t len = bytes ? bytes : 1;
+    int err, rc = o->fd < 0 ? sk_ooc_file_open(r, base, &o->fd) : 0;
+    if (rc) return rc;
+    o->level[i] = sk_ooc_file_map(o->fd, o->fbytes, len, &err);
+    if (!o->level[i])
+        return SK_FAIL(r, STENCIL_EIO,
+                       "the out-of-core file %s.%d cannot hold or map %zu more bytes (%s)", base,
+                       r->rank, len, err ? strerror(err) : "mmap failed");
+    o->pinned[i] = 2;
+    o->lbytes[i] = len;
+    o->fbytes += (long long)((len + (size_t)page - 1) / (size_t)page * (size_t)page);
+    return 0;
+}
+
 int sk_prog_ooc_level(sk_run *r, size_t bytes, sb_mem *m)
 {
     sk_pooc *o = r->prog->ooc;
+    const char *file = sk_ooc_file_base(r);
     int i = 0;
     while (i < POOC_LEVELS && o->level[i]) i++;
     if (i == POOC_LEVELS) return SK_FAIL(r, STENCIL_ENOMEM, "out of core: too many host levels");
+    if (file) {
+        int rc = file_level(r, o, file, bytes, i);
+        if (rc) return rc;
+        *m = o->level[i];
+        return 0;
+    }
     o->pinned[i] = o->dev.ops->host_alloc(&o->dev, bytes, &o->level[i]) == 0;
     if (!o->pinned[i]) o->level[i] = malloc(bytes ? bytes : 1);
     if (!o->level[i]) return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
@@ -243,7 +262,9 @@ void sk_prog_ooc_level_free(sk_run *r, sb_mem m)
     sk_pooc *o = r->prog->ooc;
     for (int i = 0; i < POOC_LEVELS && m; i++) {
         if (o->level[i] != m) continue;
-        if (o->pinned[i])
+        if (o->pinned[i] == 2)
+            munmap(m, o->lbytes[i]);
+        else if (o->pinned[i])
             o->dev.ops->host_free(&o->dev, m);
         else
             free(m);
@@ -259,6 +280,7 @@ void sk_prog_ooc_release(sk_run *r)
     for (int q = 0; q < SB_NQUEUES; q++) (void)o->dev.ops->wait(&o->dev, q);
     sk_prog_ooc_free(r);
     for (int i = 0; i < POOC_LEVELS; i++) sk_prog_ooc_level_free(r, o->level[i]);
+    if (o->fd >= 0) close(o->fd);
     o->dev.ops->close(&o->dev);
     free(o->sw);
     free(o);
@@ -513,6 +535,7 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
             s.k = n;
             s.t = w->t + j;
             s.rows = o->cap;
+            s.base = c->base;
             s.par = w->par;
             odev(r, o, o->dev.ops->prog_update_k(&o->dev, SB_QINNER, &s));
             for (int f = 0; f < p->nf; f++) {
@@ -533,6 +556,7 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
             s.box[f] = chunk_box(r, w, j, f, c);
         }
         s.t = w->t + j;
+        s.base = c->base;
         s.par = w->par;
         odev(r, o, o->dev.ops->prog_update(&o->dev, SB_QINNER, &s));
         for (int f = 0; f < p->nf; f++) {

@@ -209,6 +209,7 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     }
     if (!any) return 0;
     for (int d = 0; d < 3; d++) a.origin[d] = im->origin[d];
+    a.origin[0] += s->base;
     a.t = s->t;
     for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
     unsigned bx, by, grid[3];
@@ -277,7 +278,7 @@ static int fuse_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_steps
         any = 1;
     }
     if (!any) return 0;
-    a.origin[0] = im->origin[0], a.origin[1] = im->origin[1], a.t = s->t;
+    a.origin[0] = im->origin[0] + s->base, a.origin[1] = im->origin[1], a.t = s->t;
     a.stride = (int)im->stride[0];
     a.n[0] = (int)(s->rows > 0 ? (size_t)s->rows : im->nelems / (size_t)im->stride[0]);
     a.n[1] = (int)im->stride[0];

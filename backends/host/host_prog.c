@@ -78,6 +78,7 @@ int host_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
             for (int d = 0; d < 3; d++) tl.hi[f][d] = tl.lo[f][d];
     }
     for (int d = 0; d < 3; d++) tl.origin[d] = h->origin[d];
+    tl.origin[0] += s->base;
     tl.t = s->t;
     for (int i = 0; i < p->npar; i++) tl.par[i] = s->par ? s->par[i] : p->par[i].value;
     for (long k = 0; k < h->repeat; k++) /* STENCIL_HOST_REPEAT: a slower device, as update's */
@@ -149,6 +150,7 @@ int host_prog_update_k(sb_dev *dev, int q, const sb_prog_steps *s)
             st.out[f] = nxt[f];
         }
         st.t = s->t + j;
+        st.base = s->base;
         st.par = s->par;
         rc = host_prog_update(dev, q, &st);
         for (int f = 0; f < p->nf; f++) {

@@ -112,6 +112,7 @@ int ocl_prog_update(sb_dev *dev, int q, const sb_prog_step *s)
     size_t mlen = (size_t)(8 + 12 * p->nf), plen = (size_t)(p->npar ? p->npar : 1);
     memset(m, 0, mlen * sizeof *m);
     for (int d = 0; d < 3; d++) m[d] = o->origin[d];
+    m[0] += s->base;
     m[3] = s->t;
     any = 0;
     for (int f = 0; f < p->nf; f++) {

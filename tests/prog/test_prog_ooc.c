@@ -6,24 +6,19 @@
  * forced T = 3, bands and blocks, float and double, with several chunks per step
  * (stats.ooc_chunks). Also: a limit over the levels' bytes sends a run out of core by itself,
  * out_of_core = -1 then fails with STENCIL_EDEVMEM, a limit too small for one chunk fails with
- * STENCIL_EDEVMEM, and a program that reads the index i is refused out of core (STENCIL_EINVAL),
- * every rank the same.
+ * STENCIL_EDEVMEM, every rank the same. Programs that read the index i (wave, d1) see the index
+ * of the cell in core, chunk by chunk.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cksuite.h"
 #include "prog_ref.h"
 
 static int rank, nranks;
-
-/* The programs that read no index i (prog_cases.c's wave and d1 do). */
-static int usable(int i)
-{
-    return !strstr(tp_cases[i].text, "i ==") && !strstr(tp_cases[i].text, "+ i /");
-}
 
 /* About the bytes of nbufs buffers of rows rows of the local array of a case (its extent across
    dimension 0, with some halo). */
@@ -45,7 +40,6 @@ static int buffers(const kgt_prog *p)
 START_TEST(ooc_bitwise)
 {
     int ncase = _i / 8, T = _i / 4 % 2 ? 3 : 1, dbl = _i % 2, blocks = _i / 2 % 2;
-    if (!usable(ncase)) return;
     prog_case pc = tp_cases[ncase];
     for (int d = 0; d < 3; d++)
         if (pc.n[d] > 1) pc.n[d] *= 2;
@@ -78,7 +72,8 @@ END_TEST
  * (the cases above have them): a field with a previous level, a coefficient and fixed frames; a 3D
  * one; Gray-Scott on a torus, whose sweeps fuse their steps where the device does (the host
  * backend); a previous level on a torus (the rank's own halos, corners included, made on the
- * device). i: case, T (1, 3 or 5), type, partition.
+ * device); the index i in chunks, in single steps (h3f) and fused ones (isrc). i: case, T (1, 3
+ * or 5), type, partition.
  */
 static const prog_case sweep_cases[] = {
     {"program keep2\n"
@@ -97,7 +92,7 @@ static const prog_case sweep_cases[] = {
      "  dims 3\n"
      "  field u\n"
      "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
-     "u[1,1,1]) / 7\n"
+     "u[1,1,1]) / 7 + i / 128\n"
      "  boundary u k periodic\n"
      "end\n",
      {64, 8, 7},
@@ -114,6 +109,14 @@ static const prog_case sweep_cases[] = {
      "  boundary * all periodic\n"
      "end\n",
      {90, 17, 1},
+     0},
+    {"program isrc\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  update u = (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]) * 0.25 + (i == 61 ? 0.5 : i / 256)\n"
+     "  boundary * j periodic\n"
+     "end\n",
+     {96, 13, 1},
      0},
 };
 
@@ -201,6 +204,37 @@ START_TEST(ooc_persistent)
 }
 END_TEST
 
+/* The host levels in options.ooc_file: a sweep of Gray-Scott bitwise, the file unlinked at
+   once; a path that cannot be created fails with STENCIL_EIO on every rank. */
+START_TEST(ooc_file)
+{
+    prog_case pc = sweep_case(2);
+    tp_env e;
+    char base[200], mine[240];
+    int pid = (int)getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(base, sizeof base, "%s/test_prog_ooc.%d", tmp && tmp[0] ? tmp : "/tmp", pid);
+    snprintf(mine, sizeof mine, "%s.%d", base, rank);
+    tp_begin(&e, &pc, _i, _i);
+    stencil_stats st;
+    e.o.steps = 3;
+    e.o.out_of_core = 1;
+    e.o.ooc_file = base;
+    e.o.device_memory = limit_for(&pc, 3 * 44, buffers(e.R.p), _i);
+    tp_skeleton(&e, &pc, 9, &st, "out of core in a file");
+    ck_assert_int_eq(st.ooc, 1);
+    ck_assert_int_ne(access(mine, F_OK), 0);
+    stencil_run *run = NULL;
+    e.o.ooc_file = "/nonexistent-dir-of-test_prog_ooc/levels";
+    ck_assert_int_eq(stencil_program_create(MPI_COMM_WORLD, pc.n, e.p,
+                                            _i ? STENCIL_DOUBLE : STENCIL_FLOAT, init, &e.o, &run),
+                     STENCIL_EIO);
+    ck_assert_ptr_null(run);
+    tp_end(&e);
+}
+END_TEST
+
 START_TEST(ooc_decisions)
 {
     prog_case gs = tp_cases[2], *pc = &gs;
@@ -228,14 +262,6 @@ START_TEST(ooc_decisions)
         stencil_program_create(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, init, &e.o, &run),
         STENCIL_EDEVMEM);
     tp_end(&e);
-    /* the index i: refused out of core, with the reason */
-    tp_begin(&e, &tp_cases[1], 0, 0);
-    e.o.out_of_core = 1;
-    ck_assert_int_eq(
-        stencil_program_create(MPI_COMM_WORLD, tp_cases[1].n, e.p, STENCIL_FLOAT, init, &e.o, &run),
-        STENCIL_EINVAL);
-    ck_assert_ptr_null(run);
-    tp_end(&e);
 }
 END_TEST
 
@@ -243,9 +269,10 @@ static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, ooc_bitwise, 0, 8 * tp_ncases);
     tcase_add_loop_test(tc, ooc_persistent, 0, 2);
-    tcase_add_loop_test(tc, ooc_sweeps, 0, 48);
+    tcase_add_loop_test(tc, ooc_sweeps, 0, 60);
     tcase_add_loop_test(tc, ooc_sweeps_persistent, 0, 4);
     tcase_add_test(tc, ooc_auto_steps);
+    tcase_add_loop_test(tc, ooc_file, 0, 2);
     tcase_add_test(tc, ooc_decisions);
 }
 
