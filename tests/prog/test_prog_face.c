@@ -4,7 +4,8 @@
  * backends/backend.h in the element type (acc = w0 * v0, acc = acc + w * v, ..., acc / divisor)
  * with the faces' reads resolved cell by cell (periodic wraps, mirror reflects, a constant face
  * reads its value, a later dimension's constant winning; a fixed face's frame keeps its values).
- * All faces periodic gives bitwise the run of options.boundary = periodic. A registered kernel
+ * Forced T = 3 and out of core, at T = 1 and 3, give the same bits. All faces periodic gives
+ * bitwise the run of options.boundary = periodic. A registered kernel
  * named with faces gives the same bits. Misuse is refused.
  */
 #include <check.h>
@@ -237,6 +238,44 @@ START_TEST(faces_serial)
 }
 END_TEST
 
+/*
+ * The same runs with a forced T = 3 (the faces' ghosts made again between the steps of a pass),
+ * out of core at T = 1 and at T = 3 (the rows through the device in chunks, several of them),
+ * bitwise the serial loop. Grids four times longer along dimension 0, so that parts hold a few
+ * chunks. i: case, mode, type; blocks for odd modes.
+ */
+START_TEST(faces_steps_ooc)
+{
+    fcase c = fcases[_i / 6];
+    int mode = _i / 2 % 3, dbl = _i % 2, T = mode == 1 ? 1 : 3, ooc = mode > 0;
+    c.n[0] *= 4;
+    double w[400];
+    dense(&c, w);
+    stencil_desc st = desc_of(&c, w, dbl);
+    const long iters = 7;
+    fctx f = {.c = &c, .want = serial(&c, w, dbl, iters)};
+    stencil_options o;
+    stencil_stats stats;
+    face_opts(&o, &c, mode % 2);
+    o.user = &f;
+    o.stats = &stats;
+    o.steps = T;
+    if (ooc) {
+        long row = (c.n[1] + 6) * (c.ndims > 2 ? c.n[2] + 6 : 1);
+        o.out_of_core = 1;
+        o.device_memory = 3 * 2 * (6 * T + 10) * row * (long long)(dbl ? 8 : 4);
+    }
+    ck_assert_int_eq(stencil_skeleton(MPI_COMM_WORLD, c.n, &st, iters, NULL, finit, fcheck, &o), 0);
+    ck_assert_msg(sum_long(f.bad) == 0, "case %d, T %d%s %s: %ld cells differ", _i / 6, T,
+                  ooc ? " out of core" : "", dbl ? "double" : "float", sum_long(f.bad));
+    ck_assert_int_eq(stats.ooc, ooc);
+    ck_assert_msg(stats.steps == T || strstr(stats.steps_why, "too thin"), "steps %d (%s)",
+                  stats.steps, stats.steps_why);
+    if (ooc && nranks == 1) ck_assert_msg(stats.ooc_chunks > 1, "%d chunks", stats.ooc_chunks);
+    free((void *)f.want);
+}
+END_TEST
+
 /* Every face periodic: the run of options.boundary = periodic, bitwise. */
 START_TEST(faces_periodic_same)
 {
@@ -369,6 +408,7 @@ END_TEST
 static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, faces_serial, 0, 4 * NF);
+    tcase_add_loop_test(tc, faces_steps_ooc, 0, 6 * NF);
     tcase_add_test(tc, faces_periodic_same);
     tcase_add_loop_test(tc, faces_named, 0, 2);
     tcase_add_test(tc, faces_misuse);
