@@ -297,7 +297,9 @@ int stencil_desc_check(const stencil_desc *st, char *msg, size_t msglen);
 /*
  * Specialized kernels. A kernel updates the box [lo, hi) of a rank's local array, in local
  * indices, reading `in` and writing `out`; stride is the local array's element strides.
- * Device launchers take the backend's stream or queue as `queue` and return 0 or non-zero.
+ * Device launchers take the backend's stream or queue as `queue` and return 0 or non-zero. The
+ * backend calls its launcher once at set-up with an empty box (lo == hi), NULL arrays and queue:
+ * it must launch nothing (kgt's launchers load their kernels then, not in the run's loop).
  */
 typedef void (*stencil_host_kernel_fn)(const void *in, void *out, const long *lo, const long *hi,
                                        const long *stride);

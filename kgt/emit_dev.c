@@ -60,6 +60,18 @@ static const char walk_split_text[] =
     "own */\n"
     "    return bad ? 0 : sms * per;\n"
     "}\n\n"
+    "/* Loads fn (CUDA and HIP load a kernel lazily, at its first use): the launchers do it at\n"
+    "   their first call, an empty box too, so that a run's first launch pays no load. */\n"
+    "static inline __attribute__((unused)) void kgt_load(const void *fn)\n"
+    "{\n"
+    "#if defined(__HIPCC__)\n"
+    "    hipFuncAttributes a;\n"
+    "    if (hipFuncGetAttributes(&a, fn) != hipSuccess) (void)KGT_LAUNCH_FAILED();\n"
+    "#else\n"
+    "    cudaFuncAttributes a;\n"
+    "    if (cudaFuncGetAttributes(&a, fn) != cudaSuccess) (void)KGT_LAUNCH_FAILED();\n"
+    "#endif\n"
+    "}\n\n"
     "/* Planes per block for a walk of nz planes: about zc, so that the blocks fill whole waves "
     "of\n"
     "   the slots (never under half of zc); down to 8 where they would fill under a quarter. */\n"
@@ -234,6 +246,14 @@ static void emit_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *s, in
                    "extern \"C\" int KGT_LAUNCHER(%s_%s, %c)(const void *in, void *out, const long "
                    "*lo,\n    const long *hi, const long *stride, void *queue)\n{\n",
                    g->prefix, s->stem, kgt_types[dbl].suf);
+    if (!step) {
+        kgt_printf(b, "    static int loaded = 0; /* kgt_load */\n    if (!loaded) {\n"
+                      "        loaded = 1;\n");
+        for (int v = kgt_gpu_vector(s, dbl); v >= 0; v--)
+            kgt_printf(b, "        kgt_load((const void *)%s_%s_%c%c);\n", g->prefix, s->stem,
+                       v ? 'v' : 'k', kgt_types[dbl].suf);
+        kgt_printf(b, "    }\n");
+    }
     kgt_printf(b, "    dim3 blk(%s), grd;\n    long a[3] = {lo[0], lo[1], lo[2]};\n", block[last]);
     kgt_printf(b,
                "    if (stride[%d] != 1) return 1; /* the last dimension must be contiguous */\n",

@@ -316,24 +316,35 @@ static void emit_step_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *
         "    const long long s0 = %s, s1 = %s;\n"
         "    int z0 = %s, z1 = %s, y0 = %s, y1 = %s;\n"
         "    int x0 = (int)lo[%d], x1 = (int)hi[%d], zc = %d;\n"
-        "    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;\n"
-        "    if (stride[%d] != 1) return 1;\n",
+        "    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty\n"
+        "       box too: that loads the kernels (CUDA loads them lazily, at their first use) */\n"
+        "    static int slots = -1;\n",
         g->prefix, s->stem, c, nd > 1 ? "stride[0]" : "0", nd > 2 ? "stride[1]" : "0",
         nd > 1 ? "(int)lo[0]" : "0", nd > 1 ? "(int)hi[0]" : "1", nd > 2 ? "(int)lo[1]" : "0",
-        nd > 2 ? "(int)hi[1]" : "1", last, last, in->sh.zc, last);
+        nd > 2 ? "(int)hi[1]" : "1", last, last, in->sh.zc);
+    if (v)
+        kgt_printf(b,
+                   "    if (slots < 0) {\n"
+                   "        slots = kgt_slots((const void *)%s, %d);\n"
+                   "        kgt_load((const void *)%s_u);\n"
+                   "    }\n",
+                   in->name, in->sh.bx * in->sh.by, in->name);
+    else
+        kgt_printf(b, "    if (slots < 0) slots = kgt_slots((const void *)%s, %d);\n", in->name,
+                   in->sh.bx * in->sh.by);
     kgt_printf(b,
+               "    if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;\n"
+               "    if (stride[%d] != 1) return 1;\n"
                "    /* tile offsets are ints and the grid has limits: else the walk kernel */\n"
                "    if (s1 * %d + %d > 2147483647LL || (y1 - y0 + %d) / %d > 65535)\n"
                "        return %s_%s_walk_%c(in, out, lo, hi, stride, queue);\n"
                "    const int xa = x0 - (int)kgt_misalign(out, lo, stride, %d, sizeof(%s));\n"
-               "    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */\n"
-               "    if (slots < 0) slots = kgt_slots((const void *)%s, %d);\n"
                "    dim3 grd((unsigned)((x1 - xa + %d) / %d), (unsigned)((y1 - y0 + %d) / %d));\n"
                "    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);\n"
                "    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);\n",
-               in->ty + in->elo[1] + in->ehi[1] + 1, in->tx + in->elo[2] + in->ehi[2] + 2 * v,
-               in->ty - 1, in->ty, g->prefix, s->stem, c, nd, t, in->name, in->sh.bx * in->sh.by,
-               in->tx - 1, in->tx, in->ty - 1, in->ty);
+               last, in->ty + in->elo[1] + in->ehi[1] + 1,
+               in->tx + in->elo[2] + in->ehi[2] + 2 * v, in->ty - 1, in->ty, g->prefix, s->stem, c,
+               nd, t, in->tx - 1, in->tx, in->ty - 1, in->ty);
     if (v) /* vector rows: 16-byte accesses need the arrays, rows and planes aligned */
         kgt_printf(b,
                    "    const int u = (uintptr_t)in %% 16 || (uintptr_t)out %% 16 || s0 %% %d || "

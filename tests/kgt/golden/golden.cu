@@ -134,6 +134,19 @@ static inline __attribute__((unused)) int kgt_slots(const void *fn, int threads)
     return bad ? 0 : sms * per;
 }
 
+/* Loads fn (CUDA and HIP load a kernel lazily, at its first use): the launchers do it at
+   their first call, an empty box too, so that a run's first launch pays no load. */
+static inline __attribute__((unused)) void kgt_load(const void *fn)
+{
+#if defined(__HIPCC__)
+    hipFuncAttributes a;
+    if (hipFuncGetAttributes(&a, fn) != hipSuccess) (void)KGT_LAUNCH_FAILED();
+#else
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, fn) != cudaSuccess) (void)KGT_LAUNCH_FAILED();
+#endif
+}
+
 /* Planes per block for a walk of nz planes: about zc, so that the blocks fill whole waves of
    the slots (never under half of zc); down to 8 where they would fill under a quarter. */
 static inline __attribute__((unused)) int kgt_walk_split(int nz, int zc, long long tiles,
@@ -530,14 +543,19 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 256);
+        kgt_load((const void *)kgt_step_golden_heat2d_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -791,14 +809,19 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, f)(const void *in, void *out, const l
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 256);
+        kgt_load((const void *)kgt_step_golden_heat2d_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -856,14 +879,16 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 130 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_d, 128);
     dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -914,14 +939,16 @@ extern "C" int KGT_LAUNCHER(golden_heat2d, d)(const void *in, void *out, const l
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 130 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_heat2d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_heat2d_d, 128);
     dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -3038,14 +3065,16 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_f, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_f, 128);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -3324,14 +3353,16 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, f)(const void *in, void *out, const 
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_f, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1026 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_f, 128);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -3477,14 +3508,16 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 514 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_d, 128);
     dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -3628,14 +3661,16 @@ extern "C" int KGT_LAUNCHER(golden_wave_1d, d)(const void *in, void *out, const 
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 514 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_wave_1d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_wave_1d_d, 128);
     dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -5332,14 +5367,19 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 256);
+        kgt_load((const void *)kgt_step_golden_inexact_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1033 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -5537,14 +5577,19 @@ extern "C" int KGT_LAUNCHER(golden_inexact, f)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 256);
+        kgt_load((const void *)kgt_step_golden_inexact_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1033 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -5597,14 +5642,16 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 129 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_d, 128);
     dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -5650,14 +5697,16 @@ extern "C" int KGT_LAUNCHER(golden_inexact, d)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 129 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_inexact_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_inexact_d, 128);
     dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -8037,14 +8086,19 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_negated_f, 128);
+        kgt_load((const void *)kgt_step_golden_negated_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 128);
     dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -8466,14 +8520,19 @@ extern "C" int KGT_LAUNCHER(golden_negated, f)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_negated_f, 128);
+        kgt_load((const void *)kgt_step_golden_negated_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 5 + 265 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_negated_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_f, 128);
     dim3 grd((unsigned)((x1 - xa + 255) / 256), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -8775,14 +8834,19 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
+        kgt_load((const void *)kgt_step_golden_negated_d_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 9 + 133 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
     dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -9082,14 +9146,19 @@ extern "C" int KGT_LAUNCHER(golden_negated, d)(const void *in, void *out, const 
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
+        kgt_load((const void *)kgt_step_golden_negated_d_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 9 + 133 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_negated_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_negated_d, 256);
     dim3 grd((unsigned)((x1 - xa + 127) / 128), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -10325,14 +10394,16 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_f, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_f, 128);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -10552,14 +10623,16 @@ extern "C" int KGT_LAUNCHER(golden_tiny, f)(const void *in, void *out, const lon
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_f, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1025 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_f, 128);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -10701,14 +10774,16 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 513 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_d, 128);
     dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -10848,14 +10923,16 @@ extern "C" int KGT_LAUNCHER(golden_tiny, d)(const void *in, void *out, const lon
     const long long s0 = 0, s1 = 0;
     int z0 = 0, z1 = 1, y0 = 0, y1 = 1;
     int x0 = (int)lo[0], x1 = (int)hi[0], zc = 1;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_d, 128);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[0] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 513 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_tiny_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 1, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_tiny_d, 128);
     dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -13495,14 +13572,19 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 32;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 128);
+        kgt_load((const void *)kgt_step_golden_box3d_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 6 + 522 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_box3d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 128);
     dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -14731,14 +14813,19 @@ extern "C" int KGT_LAUNCHER(golden_box3d, f)(const void *in, void *out, const lo
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 32;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 128);
+        kgt_load((const void *)kgt_step_golden_box3d_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 6 + 522 > 2147483647LL || (y1 - y0 + 3) / 4 > 65535)
         return golden_box3d_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_f, 128);
     dim3 grd((unsigned)((x1 - xa + 511) / 512), (unsigned)((y1 - y0 + 3) / 4));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -14898,14 +14985,16 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_d, 256);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 10 + 66 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_box3d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_d, 256);
     dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -15064,14 +15153,16 @@ extern "C" int KGT_LAUNCHER(golden_box3d, d)(const void *in, void *out, const lo
     const long long s0 = stride[0], s1 = stride[1];
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = (int)lo[1], y1 = (int)hi[1];
     int x0 = (int)lo[2], x1 = (int)hi[2], zc = 128;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_d, 256);
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[2] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 10 + 66 > 2147483647LL || (y1 - y0 + 7) / 8 > 65535)
         return golden_box3d_walk_d(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 3, sizeof(double));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_box3d_d, 256);
     dim3 grd((unsigned)((x1 - xa + 63) / 64), (unsigned)((y1 - y0 + 7) / 8));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -16513,6 +16604,12 @@ static int golden_star6_walk_f(const void *in, void *out, const long *lo,
 extern "C" int KGT_LAUNCHER(golden_star6, d)(const void *in, void *out, const long *lo,
     const long *hi, const long *stride, void *queue)
 {
+    static int loaded = 0; /* kgt_load */
+    if (!loaded) {
+        loaded = 1;
+        kgt_load((const void *)golden_star6_vd);
+        kgt_load((const void *)golden_star6_kd);
+    }
     dim3 blk(256, 1, 1), grd;
     long a[3] = {lo[0], lo[1], lo[2]};
     if (stride[1] != 1) return 1; /* the last dimension must be contiguous */
@@ -16855,14 +16952,19 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_star6_f, 256);
+        kgt_load((const void *)kgt_step_golden_star6_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_star6_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
@@ -17201,14 +17303,19 @@ extern "C" int KGT_LAUNCHER(golden_star6, f)(const void *in, void *out, const lo
     const long long s0 = stride[0], s1 = 0;
     int z0 = (int)lo[0], z1 = (int)hi[0], y0 = 0, y1 = 1;
     int x0 = (int)lo[1], x1 = (int)hi[1], zc = 4;
+    /* the device's resident blocks (kgt_walk_split), found on the first call, an empty
+       box too: that loads the kernels (CUDA loads them lazily, at their first use) */
+    static int slots = -1;
+    if (slots < 0) {
+        slots = kgt_slots((const void *)kgt_step_golden_star6_f, 256);
+        kgt_load((const void *)kgt_step_golden_star6_f_u);
+    }
     if (z1 <= z0 || y1 <= y0 || x1 <= x0) return 0;
     if (stride[1] != 1) return 1;
     /* tile offsets are ints and the grid has limits: else the walk kernel */
     if (s1 * 2 + 1034 > 2147483647LL || (y1 - y0 + 0) / 1 > 65535)
         return golden_star6_walk_f(in, out, lo, hi, stride, queue);
     const int xa = x0 - (int)kgt_misalign(out, lo, stride, 2, sizeof(float));
-    static int slots = -1; /* the device's resident blocks (kgt_walk_split) */
-    if (slots < 0) slots = kgt_slots((const void *)kgt_step_golden_star6_f, 256);
     dim3 grd((unsigned)((x1 - xa + 1023) / 1024), (unsigned)((y1 - y0 + 0) / 1));
     zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);
     grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);
