@@ -342,9 +342,9 @@ static void emit_step_launcher(kgt_buf *b, const kgt_gen *g, const kgt_stencil *
                "    dim3 grd((unsigned)((x1 - xa + %d) / %d), (unsigned)((y1 - y0 + %d) / %d));\n"
                "    zc = kgt_walk_split(z1 - z0, zc, (long long)grd.x * grd.y, slots);\n"
                "    grd.z = (unsigned)((z1 - z0 + zc - 1) / zc);\n",
-               last, in->ty + in->elo[1] + in->ehi[1] + 1,
-               in->tx + in->elo[2] + in->ehi[2] + 2 * v, in->ty - 1, in->ty, g->prefix, s->stem, c,
-               nd, t, in->tx - 1, in->tx, in->ty - 1, in->ty);
+               last, in->ty + in->elo[1] + in->ehi[1] + 1, in->tx + in->elo[2] + in->ehi[2] + 2 * v,
+               in->ty - 1, in->ty, g->prefix, s->stem, c, nd, t, in->tx - 1, in->tx, in->ty - 1,
+               in->ty);
     if (v) /* vector rows: 16-byte accesses need the arrays, rows and planes aligned */
         kgt_printf(b,
                    "    const int u = (uintptr_t)in %% 16 || (uintptr_t)out %% 16 || s0 %% %d || "
