@@ -33,14 +33,17 @@
    computed and chunk j - 1 comes down; else one, stage after stage. */
 enum { POOC_SETS = SK_POOC_SETS, POOC_LEVELS = 4 * KGT_PROG_MAX_FIELDS };
 
+/* Where a host level's memory comes from. */
+enum { LEVEL_MALLOC, LEVEL_PINNED /* dev.host_alloc */, LEVEL_MAPPED /* the out-of-core file */ };
+
 typedef struct sk_pooc {
     sb_dev dev;                                  /* the rank's device: chunk buffers only */
     sb_mem in[POOC_SETS][KGT_PROG_MAX_FIELDS];   /* per field: its current level's rows */
     sb_mem prev[POOC_SETS][KGT_PROG_MAX_FIELDS]; /* fields that keep their previous level */
     sb_mem out[POOC_SETS][KGT_PROG_MAX_FIELDS];  /* evolving fields: the level written */
     void *level[POOC_LEVELS];                    /* the host levels (sk_prog_ooc_level) */
-    int pinned[POOC_LEVELS];                     /* 1: from dev.host_alloc, 2: mapped, 0: malloc */
-    size_t lbytes[POOC_LEVELS];                  /* their sizes */
+    int from[POOC_LEVELS];                       /* LEVEL_* */
+    size_t lbytes[POOC_LEVELS];                  /* their sizes, where mapped */
     int fd;             /* the out-of-core file (options.ooc_file) holding them, or -1 */
     long long fbytes;   /* its bytes mapped so far */
     sk_psweep *sw;      /* the sweep being run */
@@ -230,7 +233,7 @@ static int file_level(sk_run *r, sk_pooc *o, const char *base, size_t bytes, int
         return SK_FAIL(r, STENCIL_EIO,
                        "the out-of-core file %s.%d cannot hold or map %zu more bytes (%s)", base,
                        r->rank, len, err ? strerror(err) : "mmap failed");
-    o->pinned[i] = 2;
+    o->from[i] = LEVEL_MAPPED;
     o->lbytes[i] = len;
     o->fbytes += (long long)((len + (size_t)page - 1) / (size_t)page * (size_t)page);
     return 0;
@@ -249,8 +252,9 @@ int sk_prog_ooc_level(sk_run *r, size_t bytes, sb_mem *m)
         *m = o->level[i];
         return 0;
     }
-    o->pinned[i] = o->dev.ops->host_alloc(&o->dev, bytes, &o->level[i]) == 0;
-    if (!o->pinned[i]) o->level[i] = malloc(bytes ? bytes : 1);
+    o->from[i] =
+        o->dev.ops->host_alloc(&o->dev, bytes, &o->level[i]) == 0 ? LEVEL_PINNED : LEVEL_MALLOC;
+    if (o->from[i] == LEVEL_MALLOC) o->level[i] = malloc(bytes ? bytes : 1);
     if (!o->level[i]) return SK_FAIL(r, STENCIL_ENOMEM, "cannot allocate %zu bytes", bytes);
     memset(o->level[i], 0, bytes); /* as the host backend's levels: no stale cells */
     *m = o->level[i];
@@ -262,9 +266,9 @@ void sk_prog_ooc_level_free(sk_run *r, sb_mem m)
     sk_pooc *o = r->prog->ooc;
     for (int i = 0; i < POOC_LEVELS && m; i++) {
         if (o->level[i] != m) continue;
-        if (o->pinned[i] == 2)
+        if (o->from[i] == LEVEL_MAPPED)
             munmap(m, o->lbytes[i]);
-        else if (o->pinned[i])
+        else if (o->from[i] == LEVEL_PINNED)
             o->dev.ops->host_free(&o->dev, m);
         else
             free(m);
@@ -301,7 +305,8 @@ static void up(sk_run *r, sk_pooc *o, sb_mem m, const void *h, long base, long l
 }
 
 /* Rows [lo, hi) of chunk buffer m (row 0: local row base) down into host level h, whole rows,
-   on the transfer queue: h is pinned (sk_prog_ooc_level), so the copy runs beside the others. */
+   on the transfer queue: h is pinned where the device pins it (sk_prog_ooc_level), so the copy
+   runs beside the others. */
 static void down(sk_run *r, sk_pooc *o, sb_mem m, void *h, long base, long lo, long hi)
 {
     sl_box b;

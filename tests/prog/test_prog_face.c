@@ -5,8 +5,8 @@
  * with the faces' reads resolved cell by cell (periodic wraps, mirror reflects, a constant face
  * reads its value, a later dimension's constant winning; a fixed face's frame keeps its values).
  * Forced T = 3 and out of core, at T = 1 and 3, give the same bits. All faces periodic gives
- * bitwise the run of options.boundary = periodic. A registered kernel
- * named with faces gives the same bits. Misuse is refused.
+ * bitwise the run of options.boundary = periodic. A registered kernel named with faces gives the
+ * same bits. Misuse is refused.
  */
 #include <check.h>
 #include <math.h>
