@@ -171,6 +171,7 @@ void kgt_prog_print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *e, int targe
    the kernel defines per step. */
 typedef struct kgt_pregs {
     int walk, row, shared;
+    int col; /* and col cells along the last dimension (the vector rows, prog_vec.c) */
 } kgt_pregs;
 void kgt_prog_print_regs(kgt_buf *b, const kgt_prog *p, const kgt_pnode *e, int target, int dbl,
                          const kgt_pregs *rg);
@@ -230,6 +231,23 @@ int kgt_prog_shape_parse(const char *text, kgt_prog_shape *s);
  */
 void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int narrow,
                            const kgt_prog_shape *sh);
+/*
+ * The vector-row kernel of 2D programs (prog_vec.c), beside the narrow kernel in the same
+ * source: extern "C" __global__ void prefix_NAME_cuda_vf / _vd(const kgt_prog_args_f / _d a,
+ * long u0, long u1, long u2), for local arrays whose fields all start on 16 bytes with a row
+ * stride of whole vectors (4 floats, 2 doubles). Blocks of bx threads (one vector each) walking
+ * zc rows: grid x over the vectors of the boxes' union from column u1 (a multiple of the
+ * vector, at or before the union's first column), y over its rows u0 .. u2 - 1 in steps of zc
+ * (kgt_prog_vec_grid, n the union's extents from (u0, u1)). kgt_prog_vec_plan: 0 and the shape
+ * where the program takes this kernel (2D, its window of rows fits the registers), else -1.
+ */
+typedef struct kgt_prog_vec {
+    int bx, zc, v; /* threads a block, rows a block walks, cells a vector */
+} kgt_prog_vec;
+int kgt_prog_vec_plan(const kgt_prog *p, int dbl, kgt_prog_vec *v);
+void kgt_prog_vec_grid(const kgt_prog_vec *v, const long *n, unsigned *grid);
+void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
+                           const kgt_prog_vec *v);
 /* The narrow kernel without kgt_add & co. (kgt_emit_rn_helpers), for the CPU emulation. */
 void kgt_prog_emit_gpu_kernel(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
                               const kgt_prog_shape *sh);

@@ -32,6 +32,11 @@ void kgt_pe_index(kgt_buf *b, const kgt_prog *p, const char *a, const char *ind)
 /* min, max, division and sqrt of a target and type (once per translation unit). */
 void kgt_pe_helpers(kgt_buf *b, int target, int dbl);
 
+/* The run-time CUDA/HIP kernels' cells from registers (prog_gpu.c, prog_vec.c): the lets every
+   update uses (used[nlet]), and those lets of one cell as registers rg give them. */
+void kgt_pe_lets_all(const kgt_prog *p, char *used);
+void kgt_pe_reg_lets(kgt_buf *b, const kgt_prog *p, int dbl, const char *used, const kgt_pregs *rg);
+
 /* The one-cell-a-thread CUDA/HIP kernel of one type over the union of the boxes (kgt's
    ahead-of-time kernel; rtc: C linkage, for NVRTC, in ix's index type). */
 void kgt_pe_gpu_kernel1(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int rtc,

@@ -104,7 +104,7 @@ static void emit_step(kgt_buf *b, const kgt_prog *p, int dbl, const kgt_prog_fus
     int k = fz->k, last = j == k - 1, w0 = (k - 1 - j) * r[0], w1 = (k - 1 - j) * r[1];
     int rw = fz->tx + 2 * k * r[1], h0 = k * r[0], h1 = k * r[1];
     int sw = fz->tx + 2 * w1, sn = (fz->ty + 2 * w0) * sw;
-    kgt_pregs rg = {-1, 0, 1};
+    kgt_pregs rg = {-1, 0, 1, 0};
     kgt_printf(b, "    { /* step %d */\n        const long t = a.t + %d;\n        (void)t;\n", j,
                j);
     for (int f = 0; f < p->nf; f++) {

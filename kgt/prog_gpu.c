@@ -200,12 +200,36 @@ static void emit_cell_index(kgt_buf *b, const kgt_prog *p, const char *r, const 
     kgt_pe_index(b, p, "a.", ind);
 }
 
+/* The lets every update uses, transitively (used[nlet]). */
+void kgt_pe_lets_all(const kgt_prog *p, char *used)
+{
+    char u1[KGT_PROG_MAX_LETS];
+    memset(used, 0, KGT_PROG_MAX_LETS);
+    for (int f = 0; f < p->nf; f++) {
+        if (p->f[f].coef) continue;
+        kgt_prog_lets_used(p, p->f[f].update, u1);
+        for (int i = 0; i < p->nlet; i++) used[i] |= u1[i];
+    }
+}
+
+/* The used lets of one cell from registers (rg), in a cell's scope (12 spaces). */
+void kgt_pe_reg_lets(kgt_buf *b, const kgt_prog *p, int dbl, const char *used, const kgt_pregs *rg)
+{
+    for (int i = 0; i < p->nlet; i++) {
+        if (!used[i]) continue;
+        kgt_printf(b, "            const %s l_%s = ",
+                   p->let[i].e->type == KP_T_BOOL ? "int" : kgt_pe_tnames[dbl], p->let[i].name);
+        kgt_prog_print_regs(b, p, p->let[i].e, KGT_PT_CUDA, dbl, rg);
+        kgt_printf(b, ";\n            (void)l_%s;\n", p->let[i].name);
+    }
+}
+
 /* The thread's cells from registers, stored without tests (fields with an empty box aside). */
 static void emit_inner(kgt_buf *b, const kgt_prog *p, int dbl, const kgt_prog_shape *sh,
                        const rdset *rs)
 {
     const char *t = kgt_pe_tnames[dbl];
-    char used[KGT_PROG_MAX_LETS] = {0}, u1[KGT_PROG_MAX_LETS];
+    char used[KGT_PROG_MAX_LETS];
     int w = walk_dim(p);
     for (int f = 0; f < p->nf; f++) {
         const char *n = p->f[f].name;
@@ -224,25 +248,14 @@ static void emit_inner(kgt_buf *b, const kgt_prog *p, int dbl, const kgt_prog_sh
         reg_offset(b, p, x->off);
         kgt_printf(b, ");\n");
     }
-    for (int f = 0; f < p->nf; f++) {
-        if (p->f[f].coef) continue;
-        kgt_prog_lets_used(p, p->f[f].update, u1);
-        for (int i = 0; i < p->nlet; i++) used[i] |= u1[i];
-    }
+    kgt_pe_lets_all(p, used);
     for (int r = 0; r < sh->cy; r++) {
         char rs_[16];
-        kgt_pregs rg = {w, r, 0};
+        kgt_pregs rg = {w, r, 0, 0};
         snprintf(rs_, sizeof rs_, "%d", r);
         kgt_printf(b, "        { /* cell %d */\n", r);
         emit_cell_index(b, p, rs_, "            ");
-        for (int i = 0; i < p->nlet; i++) {
-            if (!used[i]) continue;
-            kgt_printf(b,
-                       "            const %s l_%s = ", p->let[i].e->type == KP_T_BOOL ? "int" : t,
-                       p->let[i].name);
-            kgt_prog_print_regs(b, p, p->let[i].e, KGT_PT_CUDA, dbl, &rg);
-            kgt_printf(b, ";\n            (void)l_%s;\n", p->let[i].name);
-        }
+        kgt_pe_reg_lets(b, p, dbl, used, &rg);
         for (int f = 0; f < p->nf; f++) {
             if (p->f[f].coef) continue;
             kgt_printf(b, "            if (!e_%d) o_%s[", f, p->f[f].name);

@@ -38,9 +38,11 @@ static void print_read(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, const 
         kgt_printf(b, ")");
         return;
     }
-    if (rg) { /* the register holding the read of the cell row rg->row along rg->walk */
+    if (rg) { /* the register holding the read of the cell row rg->row along rg->walk, rg->col
+                   along the last dimension */
         int off[KGT_MAX_DIMS];
-        for (int d = 0; d < p->ndims; d++) off[d] = n->off[d] + (d == rg->walk ? rg->row : 0);
+        for (int d = 0; d < p->ndims; d++)
+            off[d] = n->off[d] + (d == rg->walk ? rg->row : 0) + (d == p->ndims - 1 ? rg->col : 0);
         kgt_prog_reg_name(b, p, n->ref, n->prev, off);
         return;
     }

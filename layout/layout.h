@@ -21,6 +21,9 @@
 #define SL_ROW_ALIGN   32
 #define SL_ROW_PAD_MIN 1024
 #define SL_ROW_VEC     4
+/* Elements a row of n cells takes in a local array of ndims dimensions (align: the partition's
+   row_align, 0 for the rule above). */
+size_t sl_row_elems(size_t n, int ndims, int align);
 
 typedef struct sl_box {
     long lo[SL_D], hi[SL_D];

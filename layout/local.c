@@ -16,7 +16,7 @@
  * row_align = a (1 to 1024) pads every row of 2D and 3D arrays to a multiple of a instead (1:
  * none), for tests and experiments.
  */
-static size_t row_elems(size_t n, int ndims, int align)
+size_t sl_row_elems(size_t n, int ndims, int align)
 {
     long a = align;
     if (a < 1 || a > 1024) {
@@ -246,7 +246,7 @@ static void make_boxes(sl_local *l, const sl_partition *p, const sl_stencil *s)
     for (k = SL_D - 1; k >= 0; k--) {
         l->stride[k] = (long)l->nelems;
         l->nelems *= (size_t)(l->ext.hi[k] - l->ext.lo[k]);
-        if (k == p->ndims - 1 && k > 0) l->nelems = row_elems(l->nelems, p->ndims, p->row_align);
+        if (k == p->ndims - 1 && k > 0) l->nelems = sl_row_elems(l->nelems, p->ndims, p->row_align);
     }
 }
 

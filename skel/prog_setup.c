@@ -122,7 +122,8 @@ static int partition(sk_run *r)
     return 0;
 }
 
-/* The local layout: owned box widened by R (of T steps, prog_steps.c) on every side. */
+/* The local layout: owned box widened by R (of T steps, prog_steps.c) on every side, rows
+   padded. */
 static int layout(sk_run *r)
 {
     sk_prog *sp = r->prog;
@@ -136,9 +137,16 @@ static int layout(sk_run *r)
     }
     l->update = l->live = l->inner = l->owned;
     l->nelems = 1;
+    /* Rows padded as a stencil's are (layout/local.c), and short 2D rows to whole 16-byte
+       vectors too: the GPU's vector-row program kernel (kgt/prog_vec.c) needs them. */
     for (int k = SL_D - 1; k >= 0; k--) {
         l->stride[k] = (long)l->nelems;
         l->nelems *= (size_t)(l->ext.hi[k] - l->ext.lo[k]);
+        if (k == sp->p->ndims - 1 && k > 0) {
+            l->nelems = sl_row_elems(l->nelems, sp->p->ndims, r->env.row_align);
+            if (!r->env.row_align)
+                l->nelems = (l->nelems + SL_ROW_VEC - 1) / SL_ROW_VEC * SL_ROW_VEC;
+        }
     }
     return 0;
 }

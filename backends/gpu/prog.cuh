@@ -6,14 +6,18 @@
  * box). Where indices fit in int, the kernel computes several cells a thread in the shape of
  * kgt's plan (kgt_prog_gpu_plan), its x range started at a 128-byte line so that each warp's row
  * of loads takes whole lines; otherwise one cell a thread, as kgt's ahead-of-time launchers do.
+ * 2D programs whose window of rows fits the registers (kgt_prog_vec_plan) also get the
+ * vector-row kernel in the same module (kgt/prog_vec.c), which each launch takes where every
+ * array of the step starts on 16 bytes and the rows are whole vectors (the skeleton pads the
+ * rows of program arrays so: skel/prog_setup.c).
  *
  * 2D programs also get the fused kernels of k = 1..4 steps per launch (kgt/prog_fuse.c), for
  * the skeleton's passes of T > 1 (prog_update_k).
  *
  * STENCIL_PROG_SHAPE="bx,by,cy" overrides the plan's shape of the one-step kernel, as
- * STENCIL_RTC_SHAPE does for stencils: tests/progdev runs every program in several shapes
- * through it, and bench/run.sh progs measures shapes against the plan (PROG_SHAPES). The plan's
- * 64 x 4 threads of 8 rows stay the default: 128 x 2 was not clearly faster.
+ * STENCIL_RTC_SHAPE does for stencils, and leaves the vector rows out: tests/progdev runs every
+ * program in several shapes through it, and bench/run.sh progs measures shapes against the
+ * default (PROG_SHAPES).
  */
 #ifndef SB_GPU_PROG_CUH
 #define SB_GPU_PROG_CUH
@@ -36,9 +40,10 @@ template <typename T> struct prog_args {
     T par[KGT_PROG_MAX_PARAMS];
 };
 
-/* Compiles (or finds) the source in b (freed here) and loads its kernel name into mod, fn. */
-static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *name, rtc_module *mod,
-                        rtc_func *fn)
+/* Compiles (or finds) the source in b (freed here) and loads its kernel name into mod, fn[0]
+   (and name2 into fn[1] where not NULL). */
+static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *name, const char *name2,
+                        rtc_module *mod, rtc_func *fn)
 {
     char err[160] = "";
     double secs = 0;
@@ -52,8 +57,8 @@ static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *name, rtc
     if (!bin)
         return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' (%s) did not compile: %s",
                        im->kprog->name, name, err);
-    const char *names[1] = {name};
-    if (rtc_load(mod, bin, names, fn, 1)) {
+    const char *names[2] = {name, name2};
+    if (rtc_load(mod, bin, names, fn, name2 ? 2 : 1)) {
         (void)gpuGetLastError();
         return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' (%s): module did not load",
                        im->kprog->name, name);
@@ -132,7 +137,7 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
 {
     const kgt_prog *p = a->prog;
     int dbl = im->type == STENCIL_DOUBLE;
-    char name[96];
+    char name[96], vname[96];
     kgt_buf b;
     memset(&b, 0, sizeof b);
     im->kprog = p;
@@ -149,9 +154,15 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
                                    "(bx,by,cy: bx * by <= 1024, cy <= %d, by = cy = 1 in 1D)",
                        env, p->name, KGT_PROG_MAX_CY);
     kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl, im->pnarrow, &im->pshape);
+    /* 2D: the vector rows too, in the same module, unless a shape asks for the other kernel. */
+    int vec = im->pnarrow && !(env && *env) && !kgt_prog_vec_plan(p, dbl, &im->pvec);
+    if (vec) kgt_prog_emit_gpu_vec(&b, p, "sb_prog", dbl, &im->pvec);
     snprintf(name, sizeof name, "sb_prog_%s_cuda_k%c", p->name, dbl ? 'd' : 'f');
-    int rc = compile_load(dev, im, &b, name, &im->pmod, &im->pfn);
+    snprintf(vname, sizeof vname, "sb_prog_%s_cuda_v%c", p->name, dbl ? 'd' : 'f');
+    rtc_func fns[2] = {NULL, NULL};
+    int rc = compile_load(dev, im, &b, name, vec ? vname : NULL, &im->pmod, fns);
     if (rc) return rc;
+    im->pfn = fns[0], im->pvfn = fns[1];
     snprintf(dev->kernel, sizeof dev->kernel, "rtc");
     bind_fused(dev, im);
     return 0;
@@ -179,6 +190,20 @@ static int prog_ready(sb_dev *dev, int q)
     if (q < 0 || q >= SB_NQUEUES)
         return sb_fail(dev, STENCIL_EINVAL, SB_GPU_NAME ": no queue %d", q);
     return use_device(dev);
+}
+
+/* Whether every array of the step starts on 16 bytes and the rows are whole vectors, as the
+   vector-row kernel's loads and stores need (chunk buffers and odd row widths may not). */
+template <typename T>
+static int vec_aligned(const impl *im, const kgt_prog *p, const prog_args<T> *a)
+{
+    if (im->stride[0] % im->pvec.v) return 0;
+    for (int f = 0; f < p->nf; f++) {
+        const void *ptr[3] = {a->in[f], p->f[f].keeps ? a->prev[f] : NULL, a->out[f]};
+        for (int k = 0; k < 3; k++)
+            if (ptr[k] && (uintptr_t)ptr[k] % 16) return 0;
+    }
+    return 1;
 }
 
 template <typename T>
@@ -213,6 +238,18 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     a.t = s->t;
     for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
     unsigned bx, by, grid[3];
+    if (im->pvfn && vec_aligned(im, p, &a)) {
+        /* From the vector of a 16-byte-aligned row at or before the union's first column;
+           u2 the union's end row (prog_vec.c). */
+        long line = 128 / (long)sizeof(T), at = (long)(((uintptr_t)a.in[0] / sizeof(T)) % line);
+        u[1] -= (at + u[1]) % line;
+        long n[3] = {v[0] - u[0], v[1] - u[1], 1};
+        kgt_prog_vec_grid(&im->pvec, n, grid);
+        u[2] = v[0];
+        void *vargs[4] = {(void *)&a, (void *)&u[0], (void *)&u[1], (void *)&u[2]};
+        unsigned vblock[3] = {(unsigned)im->pvec.bx, 1, 1};
+        return launch_rtc(dev, im->pvfn, grid, vblock, vargs, q, "program kernel launch");
+    }
     if (im->pnarrow) {
         /* Back to the start of a 128-byte line of field 0 (every field has its layout): the
            threads before the box compute nothing. */

@@ -98,6 +98,8 @@ struct impl {
     rtc_func pfn;
     int pnarrow;           /* programs: the kernel indexes in int (kgt_prog_emit_gpu_rtc) */
     kgt_prog_shape pshape; /* programs, narrow: the kernel's shape */
+    rtc_func pvfn;         /* programs in 2D, narrow: the vector-row kernel (pmod), or NULL */
+    kgt_prog_vec pvec;     /* its shape */
     /* programs in 2D, narrow: the fused kernels of k = 1 .. pfuse steps (prog.cuh), each in its
        module; a k whose plan failed has none (pkfn[k] NULL) */
     int pfuse;

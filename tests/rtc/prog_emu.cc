@@ -17,9 +17,45 @@
 #include "emu_prelude.hh"
 #include "prog_emu.h"
 
-#define KGT_LDG(p) (*(p))
+#define KGT_LDG(p)     (*(p))
+#define KGT_VBOUNDS(n) /* a device matter */
 namespace
 {
+struct float4 {
+    float x, y, z, w;
+};
+inline float4 make_float4(float a, float b, float c, float d)
+{
+    return float4{a, b, c, d};
+}
+struct double2 {
+    double x, y;
+};
+inline double2 make_double2(double a, double b)
+{
+    return double2{a, b};
+}
+
+/* Warp shuffles of the vector-row kernels: each lane writes its value into a double-buffered
+   slot and meets its warp at a barrier, then reads the source lane's slot (its lane number
+   modulo the warp, as __shfl_sync takes it). */
+enum { EMU_WARPS = 32 };
+pthread_barrier_t emu_warp[EMU_WARPS];
+unsigned char emu_lane[2][EMU_WARPS][32][8];
+thread_local int emu_flip;
+template <typename T> T emu_shfl(T v, int src)
+{
+    const unsigned w = threadIdx.x / 32, l = threadIdx.x % 32;
+    const int f = emu_flip;
+    emu_flip ^= 1;
+    std::memcpy(emu_lane[f][w][l], &v, sizeof v);
+    pthread_barrier_wait(&emu_warp[w]);
+    T r;
+    std::memcpy(&r, emu_lane[f][w][((src % 32) + 32) % 32], sizeof r);
+    return r;
+}
+#define KGT_WARP         32
+#define KGT_SHFL(v, src) emu_shfl((v), (src))
 inline float __fdiv_rn(float a, float b)
 {
     return a / b;
@@ -40,7 +76,7 @@ inline double __dsqrt_rn(double a)
 
 struct emu_entry {
     const char *name;
-    int dbl, shape[3], plan;
+    int dbl, shape[3], plan, vec; /* vec: the vector-row kernel, shape {bx, cells, zc} */
     void (*fn)(const void *, long, long, long);
 };
 
@@ -75,11 +111,48 @@ extern "C" int emu_prog_count(void)
     return (int)(sizeof emu_entries / sizeof *emu_entries);
 }
 
-extern "C" void emu_prog_entry(int i, const char **name, int *dbl, int shape[3], int *plan)
+extern "C" void emu_prog_entry(int i, const char **name, int *dbl, int shape[3], int *plan,
+                               int *vec)
 {
     const emu_entry *e = &emu_entries[i];
-    *name = e->name, *dbl = e->dbl, *plan = e->plan;
+    *name = e->name, *dbl = e->dbl, *plan = e->plan, *vec = e->vec;
     for (int d = 0; d < 3; d++) shape[d] = e->shape[d];
+}
+
+struct emu_vthread {
+    const emu_entry *e;
+    const void *k;
+    const long *u;
+    unsigned x;
+};
+
+static void *emu_vec_thread(void *p)
+{
+    const emu_vthread *t = (const emu_vthread *)p;
+    threadIdx = emu_dim3{t->x, 0, 0};
+    emu_flip = 0;
+    t->e->fn(t->k, t->u[0], t->u[1], t->u[2]);
+    return NULL;
+}
+
+/* The vector-row kernel: each block's threads as POSIX threads, whole warps meeting at each
+   shuffle. */
+static void emu_vec_launch(const emu_entry *e, const void *k, const long *u, const unsigned *grid)
+{
+    const unsigned nt = (unsigned)e->shape[0];
+    static pthread_t th[1024];
+    static emu_vthread ts[1024];
+    for (unsigned y = 0; y < grid[1]; y++)
+        for (unsigned x = 0; x < grid[0]; x++) {
+            blockIdx = emu_dim3{x, y, 0};
+            for (unsigned w = 0; w < nt / 32; w++) pthread_barrier_init(&emu_warp[w], NULL, 32);
+            for (unsigned n = 0; n < nt; n++) {
+                ts[n] = emu_vthread{e, k, u, n};
+                if (pthread_create(&th[n], NULL, emu_vec_thread, &ts[n])) std::abort();
+            }
+            for (unsigned n = 0; n < nt; n++) pthread_join(th[n], NULL);
+            for (unsigned w = 0; w < nt / 32; w++) pthread_barrier_destroy(&emu_warp[w]);
+        }
 }
 
 extern "C" void emu_prog_launch(int i, const emu_prog_args *a, const long *u, const unsigned *grid)
@@ -93,6 +166,10 @@ extern "C" void emu_prog_launch(int i, const emu_prog_args *a, const long *u, co
         k = &kd;
     } else {
         fill<kgt_prog_args_f, float>(&kf, a);
+    }
+    if (e->vec) {
+        emu_vec_launch(e, k, u, grid);
+        return;
     }
     for (unsigned z = 0; z < grid[2]; z++)
         for (unsigned y = 0; y < grid[1]; y++)

@@ -18,9 +18,11 @@ typedef struct emu_prog_args {
 } emu_prog_args;
 
 int emu_prog_count(void);
-/* Entry i: its program's name, element type, shape (bx, by, cy) and whether it is the plan's. */
-void emu_prog_entry(int i, const char **name, int *dbl, int shape[3], int *plan);
-/* Every block of grid (x, y, z), every thread of the entry's block, one after another. */
+/* Entry i: its program's name, element type, shape (bx, by, cy) and whether it is the plan's;
+   vec: the vector-row kernel instead, shape (bx, cells a vector, zc). */
+void emu_prog_entry(int i, const char **name, int *dbl, int shape[3], int *plan, int *vec);
+/* Every block of grid (x, y, z), every thread of the entry's block, one after another (the
+   vector rows: a block's threads at once, as POSIX threads; u[2] the end row). */
 void emu_prog_launch(int i, const emu_prog_args *a, const long *u, const unsigned *grid);
 
 /* The fused k-step kernels: kgt_prog_fuse_args' members, parameters in double. */

@@ -1,7 +1,8 @@
 /*
  * Build-time generator of the program kernels' emulation test (test_prog_emul.c): the run-time
  * CUDA/HIP kernel of every program of the files (kgt_prog_emit_gpu_kernel), both element types,
- * in kgt's planned shape and each shape of tests/progdev/prog_tests.h that fits, and the fused
+ * in kgt's planned shape and each shape of tests/progdev/prog_tests.h that fits, the vector-row
+ * kernel of every 2D program that takes it (kgt_prog_emit_gpu_vec) in two shapes, and the fused
  * k-step kernel (kgt_prog_emit_gpu_fused) of every 2D program, k = 1..KGT_PROG_FUSE_MAX, in
  * small tiles and the plan's, as C++ for the CPU emulation (prog_emu.cc), and tables of their
  * entry points.
@@ -52,8 +53,29 @@ int main(int argc, char **argv)
                              "%s_%s_cuda_k%c(*(const kgt_prog_args_%c *)a, u0, u1, u2)", prefix,
                              p->name, c, c);
                     if (put(&b, k, "const void *a, long u0, long u1, long u2", call)) return 1;
-                    kgt_printf(&tab, "    {\"%s\", %d, {%d, %d, %d}, %d, emu_w%d},\n", p->name, dbl,
-                               sh.bx, sh.by, sh.cy, s < 0, k);
+                    kgt_printf(&tab, "    {\"%s\", %d, {%d, %d, %d}, %d, 0, emu_w%d},\n", p->name,
+                               dbl, sh.bx, sh.by, sh.cy, s < 0, k);
+                    k++;
+                }
+        /* The vector-row kernels of 2D programs: the plan's shape and one of a warp walking 3
+           rows (several blocks across, a last walk cut short). */
+        for (int i = 0; i < f.nprog; i++)
+            for (int dbl = 0; dbl < 2; dbl++)
+                for (int s = 0; s < 2; s++) {
+                    const kgt_prog *p = f.prog[i];
+                    kgt_prog_vec v;
+                    char prefix[32], call[160], c = dbl ? 'd' : 'f';
+                    kgt_buf b = {0};
+                    if (kgt_prog_vec_plan(p, dbl, &v)) continue;
+                    if (s) v.bx = 32, v.zc = 3;
+                    snprintf(prefix, sizeof prefix, "emuv%d", k);
+                    kgt_prog_emit_gpu_vec(&b, p, prefix, dbl, &v);
+                    snprintf(call, sizeof call,
+                             "%s_%s_cuda_v%c(*(const kgt_prog_args_%c *)a, u0, u1, u2)", prefix,
+                             p->name, c, c);
+                    if (put(&b, k, "const void *a, long u0, long u1, long u2", call)) return 1;
+                    kgt_printf(&tab, "    {\"%s\", %d, {%d, %d, %d}, 0, 1, emu_w%d},\n", p->name,
+                               dbl, v.bx, v.v, v.zc, k);
                     k++;
                 }
         for (int i = 0; i < f.nprog; i++)

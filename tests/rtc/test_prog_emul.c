@@ -2,7 +2,8 @@
  * The run-time CUDA/HIP program kernels (kgt/prog_gpu.c) of every program of the files given
  * (tests/kgt/prog/examples.stencil, tests/rtc/prog_extra.stencil: 1D, 2D and 3D, previous levels,
  * coefficients, reads two cells away and across diagonals), both element types, in kgt's planned
- * shape and every test shape that fits (tests/progdev/prog_tests.h), run on the CPU under an
+ * shape and every test shape that fits (tests/progdev/prog_tests.h), and the vector-row kernels
+ * of the 2D programs (kgt/prog_vec.c) in two shapes, run on the CPU under an
  * emulation of the CUDA execution model (prog_emu.cc) and compared bitwise, over every element
  * of every output array, with kgt's interpreter of the same step (kgt_prog_eval_tile) on random
  * data. Each entry runs the boxes of several cases: boxes per field that differ and whose edges
@@ -46,12 +47,18 @@ static void box_of(const kgt_prog *p, int f, int bc, const long *n, long *lo, lo
     }
 }
 
+static char *alloc64(size_t bytes)
+{
+    void *p = NULL;
+    return posix_memalign(&p, 64, bytes) ? NULL : p;
+}
+
 /* Entry i in case bc: differing elements (0: bitwise equal everywhere). */
 static long run_case(int i, int bc)
 {
     const char *name;
-    int dbl, shape[3], plan;
-    emu_prog_entry(i, &name, &dbl, shape, &plan);
+    int dbl, shape[3], plan, vec;
+    emu_prog_entry(i, &name, &dbl, shape, &plan, &vec);
     const kgt_prog *p = emul_find_prog(name);
     ck_assert_ptr_nonnull(p);
     static const long sizes[4][3] = {{0}, {203}, {41, 133}, {9, 19, 37}};
@@ -59,7 +66,7 @@ static long run_case(int i, int bc)
     const size_t es = dbl ? 8 : 4;
     long stride[3] = {1, 1, 1}, ext[3] = {1, 1, 1};
     for (int d = 0; d < nd; d++) ext[d] = sizes[nd][d] + 2 * H;
-    if (nd > 1) stride[nd - 2] = ext[nd - 1] + 5; /* padded rows */
+    if (nd > 1) stride[nd - 2] = (ext[nd - 1] + 5 + 3) / 4 * 4; /* padded rows of whole vectors */
     if (nd > 2) stride[0] = ext[1] * stride[1];
     size_t nel = (size_t)(ext[0] * (nd > 1 ? stride[0] : 1)), bytes = nel * es;
     emu_prog_args ea;
@@ -75,12 +82,12 @@ static long run_case(int i, int bc)
     for (int f = 0; f < p->nf; f++) {
         for (int k = 0; k < 3; k++) {
             if ((k == 1 && !p->f[f].keeps) || (k == 2 && p->f[f].coef)) continue;
-            mem[k][f] = malloc(bytes);
+            mem[k][f] = alloc64(bytes); /* rows of 16-byte vectors */
             ck_assert_ptr_nonnull(mem[k][f]);
             prog_fill(p, mem[k][f], nel, dbl);
         }
         if (!p->f[f].coef) {
-            got[f] = malloc(bytes);
+            got[f] = alloc64(bytes);
             ck_assert_ptr_nonnull(got[f]);
             memcpy(got[f], mem[2][f], bytes);
         }
@@ -110,10 +117,18 @@ static long run_case(int i, int bc)
     for (int k = 0; k < p->npar; k++) tl.par[k] = ea.par[k] = p->par[k].value * (1 + 0.1 * k);
     /* The backend starts x at a line of field 0: here a few cells before the box. */
     u[nd - 1] -= (i + bc) % 4;
-    long n[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
-    kgt_prog_shape sh = {shape[0], shape[1], shape[2]};
     unsigned grid[3];
-    kgt_prog_gpu_grid(nd, &sh, n, grid);
+    if (vec) { /* from a whole vector; u[2] the end row */
+        kgt_prog_vec vv = {shape[0], shape[2], shape[1]};
+        u[1] -= u[1] % vv.v;
+        long n[3] = {v[0] - u[0], v[1] - u[1], 1};
+        kgt_prog_vec_grid(&vv, n, grid);
+        u[2] = v[0];
+    } else {
+        long n[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
+        kgt_prog_shape sh = {shape[0], shape[1], shape[2]};
+        kgt_prog_gpu_grid(nd, &sh, n, grid);
+    }
     emu_prog_launch(i, &ea, u, grid);
     kgt_prog_eval_tile(p, dbl, &tl);
     long bad = 0;
@@ -143,8 +158,8 @@ START_TEST(entry)
     int planned = 0;
     for (int i = 0; i < emu_prog_count(); i++) {
         const char *name;
-        int dbl, shape[3], plan;
-        emu_prog_entry(i, &name, &dbl, shape, &plan);
+        int dbl, shape[3], plan, vec;
+        emu_prog_entry(i, &name, &dbl, shape, &plan, &vec);
         planned += plan;
     }
     ck_assert_int_eq(planned, 2 * emul_nprogs());
