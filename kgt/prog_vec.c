@@ -124,7 +124,7 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
         kgt_printf(b, "%s{\n%s    const %s *const rp = ", ind, ind, kgt_pe_tnames[w->v == 2]);
         arr(b, p, s);
         kgt_printf(b, " + (%s) * s0 + xc;\n", row);
-        kgt_printf(b, "%s    const %s V = *(const %s *)rp;\n", ind, vt, vt);
+        kgt_printf(b, "%s    const %s V = KGT_LDG((const %s *)rp);\n", ind, vt, vt);
     }
     for (int x = 0; x < VP; x++) {
         int q = x - VR, k, c;
@@ -146,7 +146,7 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
             kgt_printf(b, " = E_%d_%d;\n", s, x);
         else {
             kgt_printf(b, " = ");
-            kgt_printf(b, "rp[ox%d];\n", x);
+            kgt_printf(b, "KGT_LDG(rp + ox%d);\n", x);
         }
     }
     kgt_printf(b, "%s}\n", ind);
@@ -209,6 +209,8 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
     char c = dbl ? 'd' : 'f';
     vwin w;
     window(p, dbl, &w);
+    kgt_printf(b, "#ifndef KGT_LDG\n#if defined(__HIPCC__)\n#define KGT_LDG(p) (*(p))\n#else\n"
+                  "#define KGT_LDG(p) __ldg(p)\n#endif\n#endif\n");
     kgt_printf(b, "#ifndef KGT_SHFL\n#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
                   "#define KGT_SHFL(v, src) __shfl((v), (src))\n#else\n#define KGT_WARP 32\n"
                   "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n#endif\n"
@@ -259,15 +261,17 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
                 "    const int ox%d = (xc + %d < 0 ? 0 : xc + %d > s0 - 1 ? s0 - 1 : xc + %d) "
                 "- xc;\n",
                 x, x - VR, x - VR, x - VR);
-    /* Pointers that walk down the rows: each stream's next row, each field's output row. */
+    /* Pointers that walk down the rows: each stream's next row, each field's output row; the
+       loads through the read-only path (restrict: no output aliases an input). */
     for (int s = 0; s < VS; s++) {
         if (w.lo[s] > w.hi[s]) continue;
-        kgt_printf(b, "    const %s *q_%d = ", t, s);
+        kgt_printf(b, "    const %s *__restrict__ q_%d = ", t, s);
         arr(b, p, s);
         kgt_printf(b, " + (zs + %d) * s0 + xc;\n", w.hi[s] + 1);
     }
     for (int f = 0; f < p->nf; f++)
-        if (!p->f[f].coef) kgt_printf(b, "    %s *o_%d = a.out[%d] + zs * s0 + x;\n", t, f, f);
+        if (!p->f[f].coef)
+            kgt_printf(b, "    %s *__restrict__ o_%d = a.out[%d] + zs * s0 + x;\n", t, f, f);
     /* The window's registers, filled for the first row. */
     for (int s = 0; s < VS; s++)
         for (int dy = w.lo[s]; dy <= w.hi[s]; dy++)
@@ -300,7 +304,8 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
     kgt_printf(b, "        if (i + 1 < zl) {\n");
     for (int s = 0; s < VS; s++) {
         if (w.lo[s] > w.hi[s]) continue;
-        kgt_printf(b, "            {\n                N_%d = *(const %s *)q_%d;\n", s, vt, s);
+        kgt_printf(b, "            {\n                N_%d = KGT_LDG((const %s *)q_%d);\n", s, vt,
+                   s);
         for (int x = 0; x < VP; x++) {
             int q = x - VR, k;
             if (!((x < VR || x >= VR + w.v) && w.keep[s][w.hi[s] + VR][x])) continue;
@@ -308,7 +313,7 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
             kgt_printf(b,
                        "                if (lane %s%d) E_%d_%d = ", k < 0 ? "< " : ">= KGT_WARP - ",
                        k < 0 ? -k : k, s, x);
-            kgt_printf(b, "q_%d[ox%d];\n", s, x);
+            kgt_printf(b, "KGT_LDG(q_%d + ox%d);\n", s, x);
         }
         kgt_printf(b, "            }\n");
     }
