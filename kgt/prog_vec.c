@@ -121,10 +121,10 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
     if (pre)
         kgt_printf(b, "%s{\n%s    const %s V = N_%d;\n", ind, ind, vt, s);
     else {
-        kgt_printf(b, "%s{\n%s    const %s *const rp = ", ind, ind, kgt_pe_tnames[w->v == 2]);
+        kgt_printf(b, "%s{\n%s    const int rr = (%s) * s0;\n", ind, ind, row);
+        kgt_printf(b, "%s    const %s V = *(const %s *)(", ind, vt, vt);
         arr(b, p, s);
-        kgt_printf(b, " + (%s) * s0 + xc;\n", row);
-        kgt_printf(b, "%s    const %s V = KGT_LDG((const %s *)rp);\n", ind, vt, vt);
+        kgt_printf(b, " + rr + xc);\n");
     }
     for (int x = 0; x < VP; x++) {
         int q = x - VR, k, c;
@@ -146,7 +146,8 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
             kgt_printf(b, " = E_%d_%d;\n", s, x);
         else {
             kgt_printf(b, " = ");
-            kgt_printf(b, "KGT_LDG(rp + ox%d);\n", x);
+            arr(b, p, s);
+            kgt_printf(b, "[rr + ox%d];\n", x);
         }
     }
     kgt_printf(b, "%s}\n", ind);
@@ -187,17 +188,21 @@ static void emit_cells(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w)
         kgt_printf(b, "        }\n");
     }
     for (int f = 0; f < p->nf; f++) {
-        const char *vt = w->v == 4 ? "float4" : "double2";
+        const char *n = p->f[f].name;
         if (p->f[f].coef) continue;
-        kgt_printf(b, "        if (!e_%d && i >= ya_%d && i < yb_%d) {\n", f, f, f);
-        kgt_printf(b, "            %s *const op = o_%d;\n", t, f);
-        kgt_printf(b, "            if (ok_%d)\n                *(%s *)op = make_%s(", f, vt, vt);
+        kgt_printf(b, "        if (!e_%d && i >= (int)a.lo[%d][0] && i < (int)a.hi[%d][0]) {\n", f,
+                   f, f);
+        kgt_printf(b, "            %s *const op = o_%s + i * s0 + x;\n", t, n);
+        kgt_printf(b, "            if (ok_%d)\n                *(%s *)op = make_%s(", f,
+                   w->v == 4 ? "float4" : "double2", w->v == 4 ? "float4" : "double2");
         for (int j = 0; j < w->v; j++) kgt_printf(b, "%so%d_%d", j ? ", " : "", f, j);
         kgt_printf(b, ");\n            else {\n");
         for (int j = 0; j < w->v; j++)
-            kgt_printf(b,
-                       "                if (x + %d >= xa_%d && x + %d < xb_%d) op[%d] = o%d_%d;\n",
-                       j, f, j, f, j, f, j);
+            kgt_printf(
+                b,
+                "                if (x + %d >= (int)a.lo[%d][1] && x + %d < (int)a.hi[%d][1]) "
+                "op[%d] = o%d_%d;\n",
+                j, f, j, f, j, f, j);
         kgt_printf(b, "            }\n        }\n");
     }
 }
@@ -209,8 +214,6 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
     char c = dbl ? 'd' : 'f';
     vwin w;
     window(p, dbl, &w);
-    kgt_printf(b, "#ifndef KGT_LDG\n#if defined(__HIPCC__)\n#define KGT_LDG(p) (*(p))\n#else\n"
-                  "#define KGT_LDG(p) __ldg(p)\n#endif\n#endif\n");
     kgt_printf(b, "#ifndef KGT_SHFL\n#if defined(__HIPCC__)\n#define KGT_WARP warpSize\n"
                   "#define KGT_SHFL(v, src) __shfl((v), (src))\n#else\n#define KGT_WARP 32\n"
                   "#define KGT_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))\n#endif\n"
@@ -244,34 +247,19 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
             f, f, f, f, f);
         kgt_printf(b, "    if (!e_%d && (int)a.hi[%d][1] > xe) xe = (int)a.hi[%d][1];\n", f, f, f);
         kgt_printf(b,
-                   "    const int ya_%d = (int)a.lo[%d][0], yb_%d = (int)a.hi[%d][0], "
-                   "xa_%d = (int)a.lo[%d][1], xb_%d = (int)a.hi[%d][1];\n",
-                   f, f, f, f, f, f, f, f);
-        kgt_printf(b, "    const bool ok_%d = x >= xa_%d && x + %d <= xb_%d;\n", f, f, w.v, f);
+                   "    const bool ok_%d = x >= (int)a.lo[%d][1] && x + %d <= (int)a.hi[%d][1];\n",
+                   f, f, w.v, f);
+        kgt_printf(b, "    %s *__restrict__ const o_%s = a.out[%d];\n", t, p->f[f].name, f);
     }
     /* Whole warps past the boxes leave; the others' lanes past the row read its last vector. */
     kgt_printf(b, "    if (zs >= zl || x - lane * %d >= xe) return;\n", w.v);
     kgt_printf(b, "    const int xc = x < s0 - %d ? x : s0 - %d;\n", w.v, w.v);
-    /* The edge lanes' cells, clamped into the row (a lane past the boxes stores nothing), as
-       offsets from the vector. */
+    /* The edge lanes' cells, clamped into the row (a lane past the boxes stores nothing). */
     for (int x = 0; x < VP; x++)
         if (edge_used(&w, x))
             kgt_printf(
-                b,
-                "    const int ox%d = (xc + %d < 0 ? 0 : xc + %d > s0 - 1 ? s0 - 1 : xc + %d) "
-                "- xc;\n",
+                b, "    const int ox%d = xc + %d < 0 ? 0 : xc + %d > s0 - 1 ? s0 - 1 : xc + %d;\n",
                 x, x - VR, x - VR, x - VR);
-    /* Pointers that walk down the rows: each stream's next row, each field's output row; the
-       loads through the read-only path (restrict: no output aliases an input). */
-    for (int s = 0; s < VS; s++) {
-        if (w.lo[s] > w.hi[s]) continue;
-        kgt_printf(b, "    const %s *__restrict__ q_%d = ", t, s);
-        arr(b, p, s);
-        kgt_printf(b, " + (zs + %d) * s0 + xc;\n", w.hi[s] + 1);
-    }
-    for (int f = 0; f < p->nf; f++)
-        if (!p->f[f].coef)
-            kgt_printf(b, "    %s *__restrict__ o_%d = a.out[%d] + zs * s0 + x;\n", t, f, f);
     /* The window's registers, filled for the first row. */
     for (int s = 0; s < VS; s++)
         for (int dy = w.lo[s]; dy <= w.hi[s]; dy++)
@@ -287,12 +275,7 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
             snprintf(row, sizeof row, "zs + %d", dy);
             fill(b, p, &w, s, dy, row, 0, "    ");
         }
-    kgt_printf(b, "#pragma unroll 1\n    for (int i = zs; i < zl; i++");
-    for (int s = 0; s < VS; s++)
-        if (w.lo[s] <= w.hi[s]) kgt_printf(b, ", q_%d += s0", s);
-    for (int f = 0; f < p->nf; f++)
-        if (!p->f[f].coef) kgt_printf(b, ", o_%d += s0", f);
-    kgt_printf(b, ") {\n");
+    kgt_printf(b, "#pragma unroll 1\n    for (int i = zs; i < zl; i++) {\n");
     /* The next row of every stream: loads only, before the current row's arithmetic. */
     for (int s = 0; s < VS; s++) {
         if (w.lo[s] > w.hi[s]) continue;
@@ -304,8 +287,11 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
     kgt_printf(b, "        if (i + 1 < zl) {\n");
     for (int s = 0; s < VS; s++) {
         if (w.lo[s] > w.hi[s]) continue;
-        kgt_printf(b, "            {\n                N_%d = KGT_LDG((const %s *)q_%d);\n", s, vt,
-                   s);
+        kgt_printf(b, "            {\n                const int rr = (i + 1 + %d) * s0;\n",
+                   w.hi[s]);
+        kgt_printf(b, "                N_%d = *(const %s *)(", s, vt);
+        arr(b, p, s);
+        kgt_printf(b, " + rr + xc);\n");
         for (int x = 0; x < VP; x++) {
             int q = x - VR, k;
             if (!((x < VR || x >= VR + w.v) && w.keep[s][w.hi[s] + VR][x])) continue;
@@ -313,7 +299,8 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
             kgt_printf(b,
                        "                if (lane %s%d) E_%d_%d = ", k < 0 ? "< " : ">= KGT_WARP - ",
                        k < 0 ? -k : k, s, x);
-            kgt_printf(b, "KGT_LDG(q_%d + ox%d);\n", s, x);
+            arr(b, p, s);
+            kgt_printf(b, "[rr + ox%d];\n", x);
         }
         kgt_printf(b, "            }\n");
     }
