@@ -18,7 +18,8 @@
  *
  * BACKEND `rtc` (suite 'rtc', no GPU needed): each program's run-time CUDA/HIP text
  * (kgt_prog_emit_gpu_rtc), both types, long indices and int ones in the plan's shape and every
- * shape of prog_tests.h that fits, and the fused k-step kernels of 2D programs (k = 1..4, the
+ * shape of prog_tests.h that fits (the plan's with the vector-row kernel of 2D programs beside,
+ * as the GPU backend builds it), and the fused k-step kernels of 2D programs (k = 1..4, the
  * plan's tiles), compiled by NVRTC for sm_90 (hiprtc for gfx90a) with the GPU backend's own
  * options.
  */
@@ -371,7 +372,11 @@ START_TEST(rtc_compile)
             if (kgt_prog_shape_check(p, &sh)) continue;
         }
         kgt_buf b = {0};
+        kgt_prog_vec v;
         kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", _i % 2, s > -2, s >= 0 ? &sh : NULL);
+        /* The plan's module as the backend builds it: the vector rows beside (2D). */
+        if (s == -1 && !kgt_prog_vec_plan(p, _i % 2, &v))
+            kgt_prog_emit_gpu_vec(&b, p, "sb_prog", _i % 2, &v);
         ck_assert(!b.oom && b.s);
 #if STENCIL_HAVE_CUDA_RTC
         ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0,
