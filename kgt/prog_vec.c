@@ -63,6 +63,19 @@ static void window(const kgt_prog *p, int dbl, vwin *w)
             for (int x = 0; x < VP; x++) w->keep[s][dy + VR][x] |= w->keep[s][dy - 1 + VR][x];
 }
 
+/* x position x (VR: the vector's first cell) lies in the vector k = lanes(w, x) lanes away. */
+static int lanes(const vwin *w, int x)
+{
+    int q = x - VR;
+    return q >= 0 ? q / w->v : -((-q + w->v - 1) / w->v);
+}
+
+/* Whether stream s's top row keeps x from another lane's vector: a cell its edge lanes load. */
+static int top_edge(const vwin *w, int s, int x)
+{
+    return (x < VR || x >= VR + w->v) && w->keep[s][w->hi[s] + VR][x];
+}
+
 /* Registers (4-byte words) of the window and the next rows' loads. */
 static int window_words(const vwin *w, int dbl)
 {
@@ -72,8 +85,7 @@ static int window_words(const vwin *w, int dbl)
         for (int dy = w->lo[s]; dy <= w->hi[s]; dy++)
             for (int x = 0; x < VP; x++) n += w->keep[s][dy + VR][x];
         n += w->v; /* the next row's vector */
-        for (int x = 0; x < VP; x++)
-            n += w->keep[s][w->hi[s] + VR][x] && (x < VR || x >= VR + w->v);
+        for (int x = 0; x < VP; x++) n += top_edge(w, s, x);
     }
     return n * (dbl ? 2 : 1);
 }
@@ -99,6 +111,12 @@ void kgt_prog_vec_grid(const kgt_prog_vec *v, const long *n, unsigned *grid)
 }
 
 static const char comp[4] = {'x', 'y', 'z', 'w'};
+
+/* `if (lane ...) `: the lanes whose vector k lanes away lies outside the warp. */
+static void edge_lanes(kgt_buf *b, int k)
+{
+    kgt_printf(b, "if (lane %s%d) ", k < 0 ? "< " : ">= KGT_WARP - ", k < 0 ? -k : k);
+}
 
 static void reg(kgt_buf *b, const kgt_prog *p, int s, int dy, int x)
 {
@@ -127,10 +145,8 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
         kgt_printf(b, " + rr + xc);\n");
     }
     for (int x = 0; x < VP; x++) {
-        int q = x - VR, k, c;
+        int k = lanes(w, x), c = x - VR - k * w->v;
         if (!w->keep[s][dy + VR][x]) continue;
-        k = q >= 0 ? q / w->v : -((-q + w->v - 1) / w->v);
-        c = q - k * w->v;
         kgt_printf(b, "%s    ", ind);
         reg(b, p, s, dy, x);
         if (!k) {
@@ -139,8 +155,8 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
         }
         kgt_printf(b, " = KGT_SHFL(V.%c, lane %c %d);\n", comp[c], k < 0 ? '-' : '+',
                    k < 0 ? -k : k);
-        kgt_printf(b, "%s    if (lane %s%d) ", ind, k < 0 ? "< " : ">= KGT_WARP - ",
-                   k < 0 ? -k : k);
+        kgt_printf(b, "%s    ", ind);
+        edge_lanes(b, k);
         reg(b, p, s, dy, x);
         if (pre)
             kgt_printf(b, " = E_%d_%d;\n", s, x);
@@ -156,9 +172,8 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
 /* Whether some stream loads x (outside the vector) at its top row: its clamped offset ox. */
 static int edge_used(const vwin *w, int x)
 {
-    if (x >= VR && x < VR + w->v) return 0;
     for (int s = 0; s < VS; s++)
-        if (w->lo[s] <= w->hi[s] && w->keep[s][w->hi[s] + VR][x]) return 1;
+        if (w->lo[s] <= w->hi[s] && top_edge(w, s, x)) return 1;
     return 0;
 }
 
@@ -188,13 +203,12 @@ static void emit_cells(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w)
         kgt_printf(b, "        }\n");
     }
     for (int f = 0; f < p->nf; f++) {
-        const char *n = p->f[f].name;
+        const char *n = p->f[f].name, *vt = w->v == 4 ? "float4" : "double2";
         if (p->f[f].coef) continue;
         kgt_printf(b, "        if (!e_%d && i >= (int)a.lo[%d][0] && i < (int)a.hi[%d][0]) {\n", f,
                    f, f);
         kgt_printf(b, "            %s *const op = o_%s + i * s0 + x;\n", t, n);
-        kgt_printf(b, "            if (ok_%d)\n                *(%s *)op = make_%s(", f,
-                   w->v == 4 ? "float4" : "double2", w->v == 4 ? "float4" : "double2");
+        kgt_printf(b, "            if (ok_%d)\n                *(%s *)op = make_%s(", f, vt, vt);
         for (int j = 0; j < w->v; j++) kgt_printf(b, "%so%d_%d", j ? ", " : "", f, j);
         kgt_printf(b, ");\n            else {\n");
         for (int j = 0; j < w->v; j++)
@@ -281,8 +295,7 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
         if (w.lo[s] > w.hi[s]) continue;
         kgt_printf(b, "        %s N_%d = {};\n", vt, s);
         for (int x = 0; x < VP; x++)
-            if ((x < VR || x >= VR + w.v) && w.keep[s][w.hi[s] + VR][x])
-                kgt_printf(b, "        %s E_%d_%d = 0;\n", t, s, x);
+            if (top_edge(&w, s, x)) kgt_printf(b, "        %s E_%d_%d = 0;\n", t, s, x);
     }
     kgt_printf(b, "        if (i + 1 < zl) {\n");
     for (int s = 0; s < VS; s++) {
@@ -293,12 +306,10 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
         arr(b, p, s);
         kgt_printf(b, " + rr + xc);\n");
         for (int x = 0; x < VP; x++) {
-            int q = x - VR, k;
-            if (!((x < VR || x >= VR + w.v) && w.keep[s][w.hi[s] + VR][x])) continue;
-            k = q >= 0 ? q / w.v : -((-q + w.v - 1) / w.v);
-            kgt_printf(b,
-                       "                if (lane %s%d) E_%d_%d = ", k < 0 ? "< " : ">= KGT_WARP - ",
-                       k < 0 ? -k : k, s, x);
+            if (!top_edge(&w, s, x)) continue;
+            kgt_printf(b, "                ");
+            edge_lanes(b, lanes(&w, x));
+            kgt_printf(b, "E_%d_%d = ", s, x);
             arr(b, p, s);
             kgt_printf(b, "[rr + ox%d];\n", x);
         }

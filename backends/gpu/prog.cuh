@@ -238,23 +238,21 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     a.t = s->t;
     for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
     unsigned bx, by, grid[3];
-    if (im->pvfn && vec_aligned(im, p, &a)) {
-        /* From the vector of a 16-byte-aligned row at or before the union's first column;
-           u2 the union's end row (prog_vec.c). */
-        long line = 128 / (long)sizeof(T), at = (long)(((uintptr_t)a.in[0] / sizeof(T)) % line);
-        u[1] -= (at + u[1]) % line;
-        long n[3] = {v[0] - u[0], v[1] - u[1], 1};
-        kgt_prog_vec_grid(&im->pvec, n, grid);
-        u[2] = v[0];
-        void *vargs[4] = {(void *)&a, (void *)&u[0], (void *)&u[1], (void *)&u[2]};
-        unsigned vblock[3] = {(unsigned)im->pvec.bx, 1, 1};
-        return launch_rtc(dev, im->pvfn, grid, vblock, vargs, q, "program kernel launch");
-    }
+    rtc_func fn = im->pfn;
     if (im->pnarrow) {
         /* Back to the start of a 128-byte line of field 0 (every field has its layout): the
            threads before the box compute nothing. */
         long line = 128 / (long)sizeof(T), at = (long)(((uintptr_t)a.in[0] / sizeof(T)) % line);
         u[nd - 1] -= (at + u[nd - 1]) % line;
+    }
+    if (im->pvfn && vec_aligned(im, p, &a)) {
+        /* The vector rows (2D, narrow): from that line, a whole vector, over the union's rows
+           u0 .. u2 - 1 (prog_vec.c). */
+        long n[3] = {v[0] - u[0], v[1] - u[1], 1};
+        kgt_prog_vec_grid(&im->pvec, n, grid);
+        u[2] = v[0];
+        bx = (unsigned)im->pvec.bx, by = 1, fn = im->pvfn;
+    } else if (im->pnarrow) {
         long n[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
         kgt_prog_gpu_grid(nd, &im->pshape, n, grid);
         bx = (unsigned)im->pshape.bx, by = (unsigned)im->pshape.by;
@@ -266,7 +264,7 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     }
     void *args[4] = {(void *)&a, (void *)&u[0], (void *)&u[1], (void *)&u[2]};
     unsigned block[3] = {bx, by, 1};
-    return launch_rtc(dev, im->pfn, grid, block, args, q, "program kernel launch");
+    return launch_rtc(dev, fn, grid, block, args, q, "program kernel launch");
 }
 
 /* sb_ops.prog_update. External linkage, as gpu_norm: HIP's device pass drops the ops table. */
