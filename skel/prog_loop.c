@@ -183,17 +183,20 @@ static void rotate(sk_prog *sp)
  * it reaches (sent and mirrored cells are border cells), so the inner update, on the other
  * queue, touches no cell the border queue reads or writes meanwhile.
  */
-static void finish(sk_run *r, sb_prog_step *s, int staged);
+static void finish(sk_run *r, sb_prog_step *s, int split);
 
 static void step(sk_run *r, long t)
 {
     sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     const sb_ops *o = r->dev.ops;
-    int staged = sp->staged[SK_SEL_STEP];
+    int split = sp->split;
     sb_prog_step s;
     memset(&s, 0, sizeof s);
-    DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER)); /* the last step read what this writes */
+    /* The last step's inner update read what this writes. Unsplit, the whole loop runs on the
+       border queue (sk_prog_advance orders it after the inner one once): no event between two
+       steps' launches. */
+    if (split) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
     for (int f = 0; f < p->nf; f++) {
         s.in[f] = sp->cur[f];
         s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
@@ -203,30 +206,31 @@ static void step(sk_run *r, long t)
     if (sp->T > 1) copy_frames(r);
     s.t = t;
     s.par = sp->par;
-    /* Without messages nothing would overlap the inner update: the whole box in one launch. */
-    for (int i = 0; i < (staged ? 2 * p->ndims : 1); i++) {
+    /* Without messages or copies nothing would overlap the inner update: the whole box in one
+       launch. */
+    for (int i = 0; i < (split ? 2 * p->ndims : 1); i++) {
         for (int f = 0; f < p->nf; f++)
-            s.box[f] = sl_local_box(&r->loc, staged ? &sp->border[f][i] : &sp->box[f]);
+            s.box[f] = sl_local_box(&r->loc, split ? &sp->border[f][i] : &sp->box[f]);
         DEV(r, sk_prog_update(r, SB_QBORDER, &s));
     }
     rotate(sp);
-    finish(r, &s, staged);
+    finish(r, &s, split);
 }
 
 /* The rest of a step once its border (or whole box) is queued and the levels rotated: the new
-   level's border goes out while the inner boxes of s are computed (staged), then its halos and
-   ghosts come in. */
-static void finish(sk_run *r, sb_prog_step *s, int staged)
+   level's border goes out while the inner boxes of s are computed (split), then its halos and
+   ghosts come in. The host waits for the border queue only where messages are staged. */
+static void finish(sk_run *r, sb_prog_step *s, int split)
 {
     sk_prog *sp = r->prog;
     const sb_ops *o = r->dev.ops;
-    int nreq = 0;
+    int nreq = 0, staged = sp->staged[SK_SEL_STEP];
     phase(r, SK_SEL_STEP, X_RECV, &nreq);
     phase(r, SK_SEL_STEP, X_PACK, &nreq);
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     phase(r, SK_SEL_STEP, X_SEND, &nreq);
-    for (int f = 0; f < sp->p->nf && staged; f++) s->box[f] = sl_local_box(&r->loc, &sp->inner[f]);
-    if (staged) DEV(r, sk_prog_update(r, SB_QINNER, s));
+    for (int f = 0; f < sp->p->nf && split; f++) s->box[f] = sl_local_box(&r->loc, &sp->inner[f]);
+    if (split) DEV(r, sk_prog_update(r, SB_QINNER, s));
     DEV(r, o->flush(&r->dev, SB_QINNER));
     net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
     phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
@@ -234,7 +238,7 @@ static void finish(sk_run *r, sb_prog_step *s, int staged)
     /* The receive buffers are posted again next step; device-to-device copies need no wait. */
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     DEV(r, o->flush(&r->dev, SB_QBORDER));
-    DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the next inner update reads them */
+    if (sp->split) DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the next inner reads them */
 }
 
 /* Step k (1 .. T - 1) of a pass, whole, on the border queue: every field over what the later
@@ -391,7 +395,7 @@ static void ooc_pass(sk_run *r, long t, int m, int norm)
     }
     sb_prog_step s;
     memset(&s, 0, sizeof s);
-    finish(r, &s, r->prog->staged[SK_SEL_STEP]);
+    finish(r, &s, r->prog->split);
 }
 
 /*
@@ -409,7 +413,8 @@ static void pass(sk_run *r, long t, int m, int norm)
         ooc_pass(r, t, m, norm);
         return;
     }
-    if (m > 1) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
+    int split = r->prog->split;
+    if (m > 1 && split) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
     if (m >= 2 && m <= fz && !r->prog->staged[SK_SEL_STEP] && !norm) {
         fused(r, t, T - m + 1, m);
         finish(r, NULL, 0);
@@ -425,7 +430,8 @@ static void pass(sk_run *r, long t, int m, int norm)
             j++;
         }
     }
-    if (m > 1) DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the last step reads them */
+    if (m > 1 && split)
+        DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the last step reads them */
     step(r, t + m - 1);
 }
 
@@ -468,6 +474,8 @@ int sk_prog_advance(sk_run *r, long n, stencil_norm *changes, int nchanges)
     r->rc = 0;
     double t0 = MPI_Wtime();
     long goal = r->goal > 0 ? r->goal : r->done + n, every = r->opt.progress;
+    /* Whatever ran on the inner queue before this advance, before its first step. */
+    SK_DEV(r, r->dev.ops->after(&r->dev, SB_QBORDER, SB_QINNER));
     for (long i = 0; i < n;) {
         int m = n - i < sp->T ? (int)(n - i) : sp->T;
         pass(r, r->done + i, m, changes && i + m >= n);
