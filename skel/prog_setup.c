@@ -128,13 +128,21 @@ static int layout(sk_run *r)
 {
     sk_prog *sp = r->prog;
     sl_local *l = &r->loc;
+    int nd = sp->p->ndims;
     l->ext = l->owned;
-    for (int d = 0; d < sp->p->ndims; d++) {
+    for (int d = 0; d < nd; d++) {
         l->ext.lo[d] -= sp->R[d][0];
         l->ext.hi[d] += sp->R[d][1];
         l->bnd_lo[d] = l->owned.lo[d] == 0;
         l->bnd_hi[d] = l->owned.hi[d] == sp->n[d];
     }
+    /* 2D rows long enough to be padded: the owned cells start SL_ROW_ALIGN elements (a whole
+       128-byte line and more) from the row's start, the left halo widened, so that the GPU's
+       vector rows start on a line and no block column holds only the halo's cells. */
+    long w = l->ext.hi[nd - 1] - l->ext.lo[nd - 1];
+    if (nd == 2 && !r->env.row_align && w >= SL_ROW_PAD_MIN)
+        l->ext.lo[1] =
+            l->owned.lo[1] - (sp->R[1][0] + SL_ROW_ALIGN - 1) / SL_ROW_ALIGN * SL_ROW_ALIGN;
     l->update = l->live = l->inner = l->owned;
     l->nelems = 1;
     /* Rows padded as a stencil's are (layout/local.c), and short 2D rows to whole 16-byte

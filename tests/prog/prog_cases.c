@@ -45,7 +45,7 @@ const prog_case tp_cases[] = {
      "  field u\n"
      "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
      "u[1,1,1]) / 7\n"
-     "  boundary u i mirror\n"
+     "  boundary * i mirror\n"
      "  boundary u j- constant 1.5\n"
      "  boundary u j+ mirror\n"
      "  boundary u k periodic\n"
@@ -107,6 +107,18 @@ const prog_case tp_cases[] = {
      "  boundary u i+ constant 3\n"
      "end\n",
      {29, 1, 1},
+     0},
+    {"# rows of at least 1024 cells: the left halo widened to a whole line (skel/prog_setup.c)\n"
+     "program wide\n"
+     "  dims 2\n"
+     "  field u\n"
+     "  field v\n"
+     "  update u = max(u + 0.25 * (u[0,-2] - 2 * u + u[0,1]) - u * v * v + 0.125 * v[1,0], -1)\n"
+     "  update v = min(v + 0.125 * (v[-1,0] + v[0,1] - 2 * v) + u * v * v, 2)\n"
+     "  boundary * j periodic\n"
+     "  boundary * i mirror\n"
+     "end\n",
+     {20, 1100, 1},
      0},
 };
 const int tp_ncases = (int)(sizeof tp_cases / sizeof tp_cases[0]);

@@ -227,7 +227,9 @@ void tp_persistent(tp_env *e, const long *n, const long *adv, int nadv, stencil_
         if (e->R.p->f[f].coef) continue;
         ck_assert_msg(nr[f].max == e->R.max[f], "%s field %d max %g, expected %g", e->R.p->name, f,
                       nr[f].max, e->R.max[f]);
-        ck_assert(fabs(nr[f].l2 - e->R.l2[f]) <= 1e-12 * (e->R.l2[f] + 1e-300));
+        ck_assert_msg(fabs(nr[f].l2 - e->R.l2[f]) <= 1e-12 * (e->R.l2[f] + 1e-300),
+                      "%s field %d l2 %.17g, expected %.17g", e->R.p->name, f, nr[f].l2,
+                      e->R.l2[f]);
     }
     memcpy(e->c.ref, e->R.cur, sizeof e->c.ref);
     ck_assert_int_eq(stencil_view(run, check_out), 0);

@@ -26,6 +26,8 @@ static long long limit_for(const prog_case *pc, int rows, int nbufs, int dbl)
 {
     long row = 1;
     for (int d = 1; d < 3; d++) row *= pc->n[d] > 1 ? pc->n[d] + 6 : 1;
+    /* 2D rows of 1024 cells and more: the layout's line of left halo and padding to 32 */
+    if (pc->n[2] <= 1 && row >= 1024) row = (row + 32 + 31) / 32 * 32;
     return (long long)rows * nbufs * row * (long long)(dbl ? sizeof(double) : sizeof(float));
 }
 
