@@ -243,6 +243,8 @@ void kgt_prog_emit_gpu_rtc(kgt_buf *b, const kgt_prog *p, const char *prefix, in
  */
 typedef struct kgt_prog_vec {
     int bx, zc, v; /* threads a block, rows a block walks, cells a vector */
+    int one;       /* _cuda_v1f / _v1d: every evolving field's box is the first one's, u0 .. u2 - 1
+                      its rows, not empty */
 } kgt_prog_vec;
 int kgt_prog_vec_plan(const kgt_prog *p, int dbl, kgt_prog_vec *v);
 void kgt_prog_vec_grid(const kgt_prog_vec *v, const long *n, unsigned *grid);

@@ -76,6 +76,24 @@ static int top_edge(const vwin *w, int s, int x)
     return (x < VR || x >= VR + w->v) && w->keep[s][w->hi[s] + VR][x];
 }
 
+/* The x positions m cells before and after the vector (m = 1 .. VR): the edge lanes of both
+   sides load them through one offset, oe<m>, and one register per stream. */
+static int left_x(int m)
+{
+    return VR - m;
+}
+
+static int right_x(const vwin *w, int m)
+{
+    return VR + w->v - 1 + m;
+}
+
+/* Whether stream s's top row keeps one of them: the next row's load E_<s>_<m>. */
+static int top_edges(const vwin *w, int s, int m)
+{
+    return top_edge(w, s, left_x(m)) || top_edge(w, s, right_x(w, m));
+}
+
 /* Registers (4-byte words) of the window and the next rows' loads. */
 static int window_words(const vwin *w, int dbl)
 {
@@ -85,7 +103,7 @@ static int window_words(const vwin *w, int dbl)
         for (int dy = w->lo[s]; dy <= w->hi[s]; dy++)
             for (int x = 0; x < VP; x++) n += w->keep[s][dy + VR][x];
         n += w->v; /* the next row's vector */
-        for (int x = 0; x < VP; x++) n += top_edge(w, s, x);
+        for (int m = 1; m <= VR; m++) n += top_edges(w, s, m);
     }
     return n * (dbl ? 2 : 1);
 }
@@ -98,7 +116,7 @@ int kgt_prog_vec_plan(const kgt_prog *p, int dbl, kgt_prog_vec *v)
     if (p->ndims != 2) return -1;
     window(p, dbl, &w);
     if (window_words(&w, dbl) > 64) return -1;
-    v->bx = 256, v->zc = 4, v->v = w.v;
+    v->bx = 256, v->zc = 4, v->v = w.v, v->one = 0;
     return 0;
 }
 
@@ -155,21 +173,22 @@ static void fill(kgt_buf *b, const kgt_prog *p, const vwin *w, int s, int dy, co
         }
         kgt_printf(b, " = KGT_SHFL(V.%c, lane %c %d);\n", comp[c], k < 0 ? '-' : '+',
                    k < 0 ? -k : k);
+        int m = k < 0 ? VR - x : x - VR - w->v + 1;
         kgt_printf(b, "%s    ", ind);
         edge_lanes(b, k);
         reg(b, p, s, dy, x);
         if (pre)
-            kgt_printf(b, " = E_%d_%d;\n", s, x);
+            kgt_printf(b, " = E_%d_%d;\n", s, m);
         else {
             kgt_printf(b, " = ");
             arr(b, p, s);
-            kgt_printf(b, "[rr + ox%d];\n", x);
+            kgt_printf(b, "[rr + oe%d];\n", m);
         }
     }
     kgt_printf(b, "%s}\n", ind);
 }
 
-/* Whether some stream loads x (outside the vector) at its top row: its clamped offset ox. */
+/* Whether some stream keeps x (outside the vector) at its top row. */
 static int edge_used(const vwin *w, int x)
 {
     for (int s = 0; s < VS; s++)
@@ -177,7 +196,76 @@ static int edge_used(const vwin *w, int x)
     return 0;
 }
 
-static void emit_cells(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w)
+/* Whether stream s loads the cells m before and after the vector at its top row. */
+static int both_sides(const vwin *w, int s, int m)
+{
+    return top_edge(w, s, left_x(m)) && top_edge(w, s, right_x(w, m));
+}
+
+/* The lanes that load the cells m away for stream s: `lane < K`, `lane >= KGT_WARP - K`, or
+   both, as eb<m> (set once: a predicate, where the condition in the loop would be a branch). */
+static void edge_sides(kgt_buf *b, const vwin *w, int s, int m)
+{
+    int k = (m + w->v - 1) / w->v;
+    if (both_sides(w, s, m))
+        kgt_printf(b, "eb%d", m);
+    else if (top_edge(w, s, left_x(m)))
+        kgt_printf(b, "lane < %d", k);
+    else
+        kgt_printf(b, "lane >= KGT_WARP - %d", k);
+}
+
+/* The first evolving field: with v->one, its box is every evolving field's. */
+static int first_evolving(const kgt_prog *p)
+{
+    for (int f = 0; f < p->nf; f++)
+        if (!p->f[f].coef) return f;
+    return 0;
+}
+
+/* Field f's stores of the current row, under its own box's tests, or with one under those of
+   the first evolving field's box (f0) along x for every field at once: the launch's rows are
+   then that box's rows, and it is not empty. */
+static void emit_stores(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w, int one)
+{
+    const char *t = kgt_pe_tnames[dbl], *vt = w->v == 4 ? "float4" : "double2";
+    int f0 = first_evolving(p);
+    for (int g = 0; g < p->nf; g++) {
+        int f = one ? f0 : g;
+        if (p->f[g].coef || (one && g != f0)) continue;
+        if (one)
+            kgt_printf(b, "        {\n");
+        else
+            kgt_printf(b, "        if (!e_%d && i >= (int)a.lo[%d][0] && i < (int)a.hi[%d][0]) {\n",
+                       f, f, f);
+        for (int h = 0; h < p->nf; h++)
+            if (!p->f[h].coef && (one || h == g))
+                kgt_printf(b, "            %s *const op%d = o_%s + i * s0 + x;\n", t, h,
+                           p->f[h].name);
+        kgt_printf(b, "            if (ok_%d) {\n", f);
+        for (int h = 0; h < p->nf; h++) {
+            if (p->f[h].coef || !(one || h == g)) continue;
+            kgt_printf(b, "                *(%s *)op%d = make_%s(", vt, h, vt);
+            for (int j = 0; j < w->v; j++) kgt_printf(b, "%so%d_%d", j ? ", " : "", h, j);
+            kgt_printf(b, ");\n");
+        }
+        kgt_printf(b, "            } else {\n");
+        for (int j = 0; j < w->v; j++) {
+            kgt_printf(
+                b,
+                "                if (x + %d >= (int)a.lo[%d][1] && x + %d < (int)a.hi[%d][1]) "
+                "{\n",
+                j, f, j, f);
+            for (int h = 0; h < p->nf; h++)
+                if (!p->f[h].coef && (one || h == g))
+                    kgt_printf(b, "                    op%d[%d] = o%d_%d;\n", h, j, h, j);
+            kgt_printf(b, "                }\n");
+        }
+        kgt_printf(b, "            }\n        }\n");
+    }
+}
+
+static void emit_cells(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w, int one)
 {
     const char *t = kgt_pe_tnames[dbl];
     char used[KGT_PROG_MAX_LETS];
@@ -202,23 +290,7 @@ static void emit_cells(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w)
         }
         kgt_printf(b, "        }\n");
     }
-    for (int f = 0; f < p->nf; f++) {
-        const char *n = p->f[f].name, *vt = w->v == 4 ? "float4" : "double2";
-        if (p->f[f].coef) continue;
-        kgt_printf(b, "        if (!e_%d && i >= (int)a.lo[%d][0] && i < (int)a.hi[%d][0]) {\n", f,
-                   f, f);
-        kgt_printf(b, "            %s *const op = o_%s + i * s0 + x;\n", t, n);
-        kgt_printf(b, "            if (ok_%d)\n                *(%s *)op = make_%s(", f, vt, vt);
-        for (int j = 0; j < w->v; j++) kgt_printf(b, "%so%d_%d", j ? ", " : "", f, j);
-        kgt_printf(b, ");\n            else {\n");
-        for (int j = 0; j < w->v; j++)
-            kgt_printf(
-                b,
-                "                if (x + %d >= (int)a.lo[%d][1] && x + %d < (int)a.hi[%d][1]) "
-                "op[%d] = o%d_%d;\n",
-                j, f, j, f, j, f, j);
-        kgt_printf(b, "            }\n        }\n");
-    }
+    emit_stores(b, p, dbl, w, one);
 }
 
 void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
@@ -241,10 +313,10 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
         "#else\n#define KGT_VBOUNDS(n) __launch_bounds__(n, 4)\n#endif\n#endif\n");
     kgt_printf(b,
                "/* vector rows: %d threads of one %s each, walking %d rows */\n"
-               "extern \"C\" __global__ void KGT_VBOUNDS(%d) %s_%s_cuda_v%c(const "
+               "extern \"C\" __global__ void KGT_VBOUNDS(%d) %s_%s_cuda_v%s%c(const "
                "kgt_prog_args_%c a, long u0, long u1, long u2)\n{\n"
                "    const long t = a.t;\n    (void)t;\n",
-               v->bx, vt, v->zc, v->bx, prefix, p->name, c, c);
+               v->bx, vt, v->zc, v->bx, prefix, p->name, v->one ? "1" : "", c, c);
     kgt_printf(b,
                "    const int lane = (int)(threadIdx.x %% KGT_WARP);\n"
                "    const int x = (int)u1 + ((int)blockIdx.x * %d + (int)threadIdx.x) * %d;\n"
@@ -256,24 +328,42 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
     kgt_printf(b, "    int xe = 0;\n");
     for (int f = 0; f < p->nf; f++) {
         if (p->f[f].coef) continue;
-        kgt_printf(
-            b, "    const bool e_%d = a.lo[%d][0] >= a.hi[%d][0] || a.lo[%d][1] >= a.hi[%d][1];\n",
-            f, f, f, f, f);
-        kgt_printf(b, "    if (!e_%d && (int)a.hi[%d][1] > xe) xe = (int)a.hi[%d][1];\n", f, f, f);
+        kgt_printf(b, "    %s *__restrict__ const o_%s = a.out[%d];\n", t, p->f[f].name, f);
+        if (v->one && f != first_evolving(p)) continue;
+        if (v->one) {
+            kgt_printf(b, "    xe = (int)a.hi[%d][1];\n", f);
+        } else {
+            kgt_printf(b,
+                       "    const bool e_%d = a.lo[%d][0] >= a.hi[%d][0] || a.lo[%d][1] >= "
+                       "a.hi[%d][1];\n",
+                       f, f, f, f, f);
+            kgt_printf(b, "    if (!e_%d && (int)a.hi[%d][1] > xe) xe = (int)a.hi[%d][1];\n", f, f,
+                       f);
+        }
         kgt_printf(b,
                    "    const bool ok_%d = x >= (int)a.lo[%d][1] && x + %d <= (int)a.hi[%d][1];\n",
                    f, f, w.v, f);
-        kgt_printf(b, "    %s *__restrict__ const o_%s = a.out[%d];\n", t, p->f[f].name, f);
     }
     /* Whole warps past the boxes leave; the others' lanes past the row read its last vector. */
     kgt_printf(b, "    if (zs >= zl || x - lane * %d >= xe) return;\n", w.v);
     kgt_printf(b, "    const int xc = x < s0 - %d ? x : s0 - %d;\n", w.v, w.v);
-    /* The edge lanes' cells, clamped into the row (a lane past the boxes stores nothing). */
-    for (int x = 0; x < VP; x++)
-        if (edge_used(&w, x))
-            kgt_printf(
-                b, "    const int ox%d = xc + %d < 0 ? 0 : xc + %d > s0 - 1 ? s0 - 1 : xc + %d;\n",
-                x, x - VR, x - VR, x - VR);
+    /* The edge lanes' cells m before (lanes at the warp's start) or after the vector (at its
+       end), clamped into the row (a lane past the boxes stores nothing). */
+    for (int m = 1; m <= VR; m++) {
+        int l = edge_used(&w, left_x(m)), r = edge_used(&w, right_x(&w, m));
+        if (!l && !r) continue;
+        kgt_printf(b, "    const int oe%d = ", m);
+        if (l && r) kgt_printf(b, "lane < %d ? ", (m + w.v - 1) / w.v);
+        if (l) kgt_printf(b, "(xc - %d < 0 ? 0 : xc - %d)", m, m);
+        if (l && r) kgt_printf(b, " : ");
+        if (r) kgt_printf(b, "(xc + %d > s0 - 1 ? s0 - 1 : xc + %d)", w.v - 1 + m, w.v - 1 + m);
+        kgt_printf(b, ";\n");
+        int both = 0;
+        for (int s = 0; s < VS; s++) both |= w.lo[s] <= w.hi[s] && both_sides(&w, s, m);
+        if (both)
+            kgt_printf(b, "    const bool eb%d = lane < %d || lane >= KGT_WARP - %d;\n", m,
+                       (m + w.v - 1) / w.v, (m + w.v - 1) / w.v);
+    }
     /* The window's registers, filled for the first row. */
     for (int s = 0; s < VS; s++)
         for (int dy = w.lo[s]; dy <= w.hi[s]; dy++)
@@ -294,8 +384,8 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
     for (int s = 0; s < VS; s++) {
         if (w.lo[s] > w.hi[s]) continue;
         kgt_printf(b, "        %s N_%d = {};\n", vt, s);
-        for (int x = 0; x < VP; x++)
-            if (top_edge(&w, s, x)) kgt_printf(b, "        %s E_%d_%d = 0;\n", t, s, x);
+        for (int m = 1; m <= VR; m++)
+            if (top_edges(&w, s, m)) kgt_printf(b, "        %s E_%d_%d = 0;\n", t, s, m);
     }
     kgt_printf(b, "        if (i + 1 < zl) {\n");
     for (int s = 0; s < VS; s++) {
@@ -305,18 +395,18 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
         kgt_printf(b, "                N_%d = *(const %s *)(", s, vt);
         arr(b, p, s);
         kgt_printf(b, " + rr + xc);\n");
-        for (int x = 0; x < VP; x++) {
-            if (!top_edge(&w, s, x)) continue;
-            kgt_printf(b, "                ");
-            edge_lanes(b, lanes(&w, x));
-            kgt_printf(b, "E_%d_%d = ", s, x);
+        for (int m = 1; m <= VR; m++) {
+            if (!top_edges(&w, s, m)) continue;
+            kgt_printf(b, "                if (");
+            edge_sides(b, &w, s, m);
+            kgt_printf(b, ") E_%d_%d = ", s, m);
             arr(b, p, s);
-            kgt_printf(b, "[rr + ox%d];\n", x);
+            kgt_printf(b, "[rr + oe%d];\n", m);
         }
         kgt_printf(b, "            }\n");
     }
     kgt_printf(b, "        }\n");
-    emit_cells(b, p, dbl, &w);
+    emit_cells(b, p, dbl, &w, v->one);
     /* Roll the windows down a row; the next row enters at the top. */
     for (int s = 0; s < VS; s++)
         for (int dy = w.lo[s]; dy < w.hi[s]; dy++)

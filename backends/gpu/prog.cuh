@@ -40,11 +40,12 @@ template <typename T> struct prog_args {
     T par[KGT_PROG_MAX_PARAMS];
 };
 
-/* Compiles (or finds) the source in b (freed here) and loads its kernel name into mod, fn[0]
-   (and name2 into fn[1] where not NULL). */
-static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *name, const char *name2,
+/* Compiles (or finds) the source in b (freed here) and loads its n kernels names into mod and
+   fn. */
+static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *const *names, int n,
                         rtc_module *mod, rtc_func *fn)
 {
+    const char *name = names[0];
     char err[160] = "";
     double secs = 0;
     if (b->oom) {
@@ -57,8 +58,7 @@ static int compile_load(sb_dev *dev, impl *im, kgt_buf *b, const char *name, con
     if (!bin)
         return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' (%s) did not compile: %s",
                        im->kprog->name, name, err);
-    const char *names[2] = {name, name2};
-    if (rtc_load(mod, bin, names, fn, name2 ? 2 : 1)) {
+    if (rtc_load(mod, bin, names, fn, n)) {
         (void)gpuGetLastError();
         return sb_fail(dev, STENCIL_EBUILD, SB_GPU_NAME ": program '%s' (%s): module did not load",
                        im->kprog->name, name);
@@ -137,7 +137,7 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
 {
     const kgt_prog *p = a->prog;
     int dbl = im->type == STENCIL_DOUBLE;
-    char name[96], vname[96];
+    char name[96], vname[96], oname[96];
     kgt_buf b;
     memset(&b, 0, sizeof b);
     im->kprog = p;
@@ -154,15 +154,25 @@ static int bind_prog(sb_dev *dev, impl *im, const sb_open_args *a)
                                    "(bx,by,cy: bx * by <= 1024, cy <= %d, by = cy = 1 in 1D)",
                        env, p->name, KGT_PROG_MAX_CY);
     kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", dbl, im->pnarrow, &im->pshape);
-    /* 2D: the vector rows too, in the same module, unless a shape asks for the other kernel. */
-    int vec = im->pnarrow && !(env && *env) && !kgt_prog_vec_plan(p, dbl, &im->pvec);
+    /* 2D: the vector rows too, in the same module, unless a shape asks for the other kernel;
+       with several evolving fields also their variant for steps where all have one box. */
+    int vec = im->pnarrow && !(env && *env) && !kgt_prog_vec_plan(p, dbl, &im->pvec), nev = 0;
+    for (int f = 0; f < p->nf; f++) nev += !p->f[f].coef;
+    int one = vec && nev > 1;
     if (vec) kgt_prog_emit_gpu_vec(&b, p, "sb_prog", dbl, &im->pvec);
+    if (one) {
+        kgt_prog_vec o = im->pvec;
+        o.one = 1;
+        kgt_prog_emit_gpu_vec(&b, p, "sb_prog", dbl, &o);
+    }
     snprintf(name, sizeof name, "sb_prog_%s_cuda_k%c", p->name, dbl ? 'd' : 'f');
     snprintf(vname, sizeof vname, "sb_prog_%s_cuda_v%c", p->name, dbl ? 'd' : 'f');
-    rtc_func fns[2] = {NULL, NULL};
-    int rc = compile_load(dev, im, &b, name, vec ? vname : NULL, &im->pmod, fns);
+    snprintf(oname, sizeof oname, "sb_prog_%s_cuda_v1%c", p->name, dbl ? 'd' : 'f');
+    const char *names[3] = {name, vname, oname};
+    rtc_func fns[3] = {NULL, NULL, NULL};
+    int rc = compile_load(dev, im, &b, names, 1 + vec + one, &im->pmod, fns);
     if (rc) return rc;
-    im->pfn = fns[0], im->pvfn = fns[1];
+    im->pfn = fns[0], im->pvfn = fns[1], im->pv1fn = fns[2];
     snprintf(dev->kernel, sizeof dev->kernel, "rtc");
     bind_fused(dev, im);
     return 0;
@@ -213,7 +223,7 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     const int nd = p->ndims;
     prog_args<T> a;
     long u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
-    int any = 0;
+    int any = 0, same = 1, f0 = -1; /* same: every evolving field has field f0's box */
     memset(&a, 0, sizeof a);
     for (int f = 0; f < p->nf; f++) {
         int empty = sl_box_empty(&s->box[f]);
@@ -225,7 +235,10 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
             a.lo[f][d] = s->box[f].lo[d];
             a.hi[f][d] = empty ? s->box[f].lo[d] : s->box[f].hi[d];
         }
-        if (p->f[f].coef || empty) continue;
+        if (p->f[f].coef) continue;
+        if (f0 < 0) f0 = f;
+        for (int d = 0; d < nd; d++) same &= a.lo[f][d] == a.lo[f0][d] && a.hi[f][d] == a.hi[f0][d];
+        if (empty) continue;
         for (int d = 0; d < nd; d++) {
             if (!any || s->box[f].lo[d] < u[d]) u[d] = s->box[f].lo[d];
             if (!any || s->box[f].hi[d] > v[d]) v[d] = s->box[f].hi[d];
@@ -247,11 +260,13 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     }
     if (im->pvfn && vec_aligned(im, p, &a)) {
         /* The vector rows (2D, narrow): from that line, a whole vector, over the union's rows
-           u0 .. u2 - 1 (prog_vec.c). */
+           u0 .. u2 - 1 (prog_vec.c); the variant of one box where every evolving field has
+           the same one (then the union). */
         long n[3] = {v[0] - u[0], v[1] - u[1], 1};
         kgt_prog_vec_grid(&im->pvec, n, grid);
         u[2] = v[0];
         bx = (unsigned)im->pvec.bx, by = 1, fn = im->pvfn;
+        if (im->pv1fn && same) fn = im->pv1fn;
     } else if (im->pnarrow) {
         long n[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
         kgt_prog_gpu_grid(nd, &im->pshape, n, grid);

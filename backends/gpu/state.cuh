@@ -99,6 +99,7 @@ struct impl {
     int pnarrow;           /* programs: the kernel indexes in int (kgt_prog_emit_gpu_rtc) */
     kgt_prog_shape pshape; /* programs, narrow: the kernel's shape */
     rtc_func pvfn;         /* programs in 2D, narrow: the vector-row kernel (pmod), or NULL */
+    rtc_func pv1fn;        /* its variant of one box for every evolving field, or NULL */
     kgt_prog_vec pvec;     /* its shape */
     /* programs in 2D, narrow: the fused kernels of k = 1 .. pfuse steps (prog.cuh), each in its
        module; a k whose plan failed has none (pkfn[k] NULL) */

@@ -374,9 +374,13 @@ START_TEST(rtc_compile)
         kgt_buf b = {0};
         kgt_prog_vec v;
         kgt_prog_emit_gpu_rtc(&b, p, "sb_prog", _i % 2, s > -2, s >= 0 ? &sh : NULL);
-        /* The plan's module as the backend builds it: the vector rows beside (2D). */
-        if (s == -1 && !kgt_prog_vec_plan(p, _i % 2, &v))
+        /* The plan's module as the backend builds it: the vector rows beside (2D), also in
+           their variant of one box for every evolving field. */
+        if (s == -1 && !kgt_prog_vec_plan(p, _i % 2, &v)) {
             kgt_prog_emit_gpu_vec(&b, p, "sb_prog", _i % 2, &v);
+            v.one = 1;
+            kgt_prog_emit_gpu_vec(&b, p, "sb_prog", _i % 2, &v);
+        }
         ck_assert(!b.oom && b.s);
 #if STENCIL_HAVE_CUDA_RTC
         ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0,

@@ -58,24 +58,28 @@ int main(int argc, char **argv)
                     k++;
                 }
         /* The vector-row kernels of 2D programs: the plan's shape and one of a warp walking 3
-           rows (several blocks across, a last walk cut short). */
+           rows (several blocks across, a last walk cut short), and for programs of several
+           evolving fields the variant of one box for all of them in both shapes (vec 2). */
         for (int i = 0; i < f.nprog; i++)
             for (int dbl = 0; dbl < 2; dbl++)
-                for (int s = 0; s < 2; s++) {
+                for (int s = 0; s < 4; s++) {
                     const kgt_prog *p = f.prog[i];
                     kgt_prog_vec v;
                     char prefix[32], call[160], c = dbl ? 'd' : 'f';
                     kgt_buf b = {0};
-                    if (kgt_prog_vec_plan(p, dbl, &v)) continue;
-                    if (s) v.bx = 32, v.zc = 3;
+                    int nev = 0;
+                    for (int g = 0; g < p->nf; g++) nev += !p->f[g].coef;
+                    if (kgt_prog_vec_plan(p, dbl, &v) || (s >= 2 && nev < 2)) continue;
+                    if (s & 1) v.bx = 32, v.zc = 3;
+                    v.one = s >= 2;
                     snprintf(prefix, sizeof prefix, "emuv%d", k);
                     kgt_prog_emit_gpu_vec(&b, p, prefix, dbl, &v);
                     snprintf(call, sizeof call,
-                             "%s_%s_cuda_v%c(*(const kgt_prog_args_%c *)a, u0, u1, u2)", prefix,
-                             p->name, c, c);
+                             "%s_%s_cuda_v%s%c(*(const kgt_prog_args_%c *)a, u0, u1, u2)", prefix,
+                             p->name, v.one ? "1" : "", c, c);
                     if (put(&b, k, "const void *a, long u0, long u1, long u2", call)) return 1;
-                    kgt_printf(&tab, "    {\"%s\", %d, {%d, %d, %d}, 0, 1, emu_w%d},\n", p->name,
-                               dbl, v.bx, v.v, v.zc, k);
+                    kgt_printf(&tab, "    {\"%s\", %d, {%d, %d, %d}, 0, %d, emu_w%d},\n", p->name,
+                               dbl, v.bx, v.v, v.zc, 1 + v.one, k);
                     k++;
                 }
         for (int i = 0; i < f.nprog; i++)

@@ -3,7 +3,8 @@
  * (tests/kgt/prog/examples.stencil, tests/rtc/prog_extra.stencil: 1D, 2D and 3D, previous levels,
  * coefficients, reads two cells away and across diagonals), both element types, in kgt's planned
  * shape and every test shape that fits (tests/progdev/prog_tests.h), and the vector-row kernels
- * of the 2D programs (kgt/prog_vec.c) in two shapes, run on the CPU under an
+ * of the 2D programs (kgt/prog_vec.c) in two shapes, also in their variant of one box for every
+ * evolving field (whose entries give every field the first one's box), run on the CPU under an
  * emulation of the CUDA execution model (prog_emu.cc) and compared bitwise, over every element
  * of every output array, with kgt's interpreter of the same step (kgt_prog_eval_tile) on random
  * data. Each entry runs the boxes of several cases: boxes per field that differ and whose edges
@@ -78,7 +79,8 @@ static long run_case(int i, int bc)
     memset(got, 0, sizeof got);
     prog_rng = 1234567 + 7919 * (uint64_t)i + 104729 * (uint64_t)bc;
     long u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
-    int any = 0;
+    int any = 0, f0 = 0; /* vec 2: every evolving field has the first one's box */
+    while (p->f[f0].coef) f0++;
     for (int f = 0; f < p->nf; f++) {
         for (int k = 0; k < 3; k++) {
             if ((k == 1 && !p->f[f].keeps) || (k == 2 && p->f[f].coef)) continue;
@@ -96,7 +98,7 @@ static long run_case(int i, int bc)
         tl.out[f] = mem[2][f];
         ea.out[f] = got[f];
         long lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-        if (!p->f[f].coef) box_of(p, f, bc, sizes[nd], lo, hi);
+        if (!p->f[f].coef) box_of(p, vec == 2 ? f0 : f, bc, sizes[nd], lo, hi);
         int empty = 0;
         for (int d = 0; d < nd; d++) empty |= hi[d] <= lo[d];
         for (int d = 0; d < 3; d++) {
@@ -119,7 +121,7 @@ static long run_case(int i, int bc)
     u[nd - 1] -= (i + bc) % 4;
     unsigned grid[3];
     if (vec) { /* from a whole vector; u[2] the end row */
-        kgt_prog_vec vv = {shape[0], shape[2], shape[1]};
+        kgt_prog_vec vv = {shape[0], shape[2], shape[1], vec == 2};
         u[1] -= u[1] % vv.v;
         long n[3] = {v[0] - u[0], v[1] - u[1], 1};
         kgt_prog_vec_grid(&vv, n, grid);
