@@ -81,22 +81,7 @@ typedef struct sb_prog_step {
     sl_box box[SB_PROG_FIELDS];
     long t, base;
     const double *par;
-    /* The rank's own halo images of the new levels (nwrap of them, NULL/0: none): entry k is
-       box src of out[field] (inside box[field]) copied to src shifted by shift, local indices.
-       A backend whose kernel stores them itself (GPU, the 2D vector rows) sets *through to 1;
-       the skeleton then copies none of them. */
-    const struct sb_prog_wrap *wrap;
-    int nwrap;
-    int *through;
 } sb_prog_step;
-
-/* One halo image stored through (sb_prog_step.wrap); SB_PROG_WRAPS at most a step. */
-#define SB_PROG_WRAPS 16
-typedef struct sb_prog_wrap {
-    int field;
-    sl_box src;
-    long shift[SL_D];
-} sb_prog_wrap;
 
 /*
  * k steps of a program in one launch (GPU: 2D programs, kgt/prog_fuse.c, the fused

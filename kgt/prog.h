@@ -17,7 +17,6 @@
 
 #define KGT_PROG_MAX_FIELDS 16
 #define KGT_PROG_MAX_PARAMS 64
-#define KGT_PROG_MAX_WRAPS  16 /* halo images a vector-row launch stores too (prog_vec.c) */
 #define KGT_PROG_MAX_LETS   256
 #define KGT_PROG_MAX_NAME   63
 

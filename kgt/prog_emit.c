@@ -37,27 +37,22 @@ void kgt_pe_args(kgt_buf *b, int dbl)
 {
     const char *t = kgt_pe_tnames[dbl];
     char c = dbl ? 'd' : 'f';
-    kgt_printf(
-        b,
-        "#ifndef KGT_PROG_ARGS_%c\n#define KGT_PROG_ARGS_%c\n"
-        "typedef struct kgt_prog_args_%c {\n"
-        "    const %s *in[%d];   /* per field (declaration order): its local cell 0 */\n"
-        "    const %s *prev[%d]; /* fields that keep a previous level, else unused */\n"
-        "    %s *out[%d];        /* evolving fields: the new level, in's layout; NULL for "
-        "coefficients */\n"
-        "    long stride[%d][3]; /* dimensions 0 .. dims-2; the last is contiguous */\n"
-        "    long lo[%d][3], hi[%d][3]; /* evolving fields: the local cells to compute */\n"
-        "    long origin[3];     /* global index of local cell 0 */\n"
-        "    long t;             /* the step number */\n"
-        "    %s par[%d];         /* parameters, in declaration order */\n"
-        "    int nw;             /* halo images the vector rows also store (prog_vec.c) */\n"
-        "    int wf[%d];         /* per field: the mask of its images */\n"
-        "    int wb[%d][4];      /* image k's source, local: rows lo, hi, columns lo, hi */\n"
-        "    int ws[%d][2];      /* its shift: rows, columns */\n"
-        "} kgt_prog_args_%c;\n#endif\n",
-        c, c, c, t, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_FIELDS,
-        KGT_PROG_MAX_FIELDS, KGT_PROG_MAX_FIELDS, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_PARAMS,
-        KGT_PROG_MAX_FIELDS, KGT_PROG_MAX_WRAPS, KGT_PROG_MAX_WRAPS, c);
+    kgt_printf(b,
+               "#ifndef KGT_PROG_ARGS_%c\n#define KGT_PROG_ARGS_%c\n"
+               "typedef struct kgt_prog_args_%c {\n"
+               "    const %s *in[%d];   /* per field (declaration order): its local cell 0 */\n"
+               "    const %s *prev[%d]; /* fields that keep a previous level, else unused */\n"
+               "    %s *out[%d];        /* evolving fields: the new level, in's layout; NULL for "
+               "coefficients */\n"
+               "    long stride[%d][3]; /* dimensions 0 .. dims-2; the last is contiguous */\n"
+               "    long lo[%d][3], hi[%d][3]; /* evolving fields: the local cells to compute */\n"
+               "    long origin[3];     /* global index of local cell 0 */\n"
+               "    long t;             /* the step number */\n"
+               "    %s par[%d];         /* parameters, in declaration order */\n"
+               "} kgt_prog_args_%c;\n#endif\n",
+               c, c, c, t, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_FIELDS,
+               KGT_PROG_MAX_FIELDS, KGT_PROG_MAX_FIELDS, KGT_PROG_MAX_FIELDS, t,
+               KGT_PROG_MAX_PARAMS, c);
 }
 
 const kgt_pe_ix kgt_pe_long = {"long", 0}, kgt_pe_int = {"int", 1};

@@ -223,39 +223,6 @@ static int first_evolving(const kgt_prog *p)
     return 0;
 }
 
-/* After the walk: the rank's own halo images among the cells this thread stored (a.nw, a.wf,
-   a.wb, a.ws; prog.h), copied from the new level, where the thread's stores made them (its own
-   writes, seen in program order), so that no register of the walk stays live for them. */
-static void wrap_copies(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w)
-{
-    const char *t = kgt_pe_tnames[dbl];
-    kgt_printf(b,
-               "    if (a.nw == 0) return;\n    unsigned wm = 0u;\n#pragma unroll 1\n"
-               "    for (int k = 0; k < a.nw; k++)\n"
-               "        if (x < a.wb[k][3] && x + %d > a.wb[k][2] && zs < a.wb[k][1] && zl > "
-               "a.wb[k][0])\n            wm |= 1u << k;\n",
-               w->v);
-    for (int h = 0; h < p->nf; h++) {
-        if (p->f[h].coef) continue;
-        kgt_printf(b,
-                   "    for (unsigned m = wm & (unsigned)a.wf[%d]; m; m &= m - 1u) {\n"
-                   "        const int k = __ffs((int)m) - 1;\n"
-                   "        const int r0 = zs > a.wb[k][0] ? zs : a.wb[k][0], r1 = zl < a.wb[k][1] "
-                   "? zl : a.wb[k][1];\n"
-                   "#pragma unroll 1\n"
-                   "        for (int i = r0; i < r1; i++) {\n"
-                   "            const %s *const op = o_%s + i * s0 + x;\n"
-                   "            %s *const q = o_%s + (i + a.ws[k][0]) * s0 + x + a.ws[k][1];\n",
-                   h, t, p->f[h].name, t, p->f[h].name);
-        for (int j = 0; j < w->v; j++)
-            kgt_printf(b,
-                       "            if (x + %d >= a.wb[k][2] && x + %d < a.wb[k][3]) q[%d] = "
-                       "op[%d];\n",
-                       j, j, j, j);
-        kgt_printf(b, "        }\n    }\n");
-    }
-}
-
 /* Field f's stores of the current row, under its own box's tests, or with one under those of
    the first evolving field's box (f0) along x for every field at once: the launch's rows are
    then that box's rows, and it is not empty. */
@@ -454,7 +421,5 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
     kgt_printf(b, "        if (i + 1 < zl) {\n");
     for (int s = 0; s < VS; s++)
         if (w.lo[s] <= w.hi[s]) fill(b, p, &w, s, w.hi[s], NULL, 1, "            ");
-    kgt_printf(b, "        }\n    }\n");
-    wrap_copies(b, p, dbl, &w);
-    kgt_printf(b, "}\n\n");
+    kgt_printf(b, "        }\n    }\n}\n\n");
 }

@@ -49,7 +49,7 @@ static void phase(sk_run *r, int sel, int what, int *nreq)
             if (k->self) {
                 sb_copy c = {m, m, &k->recv, &k->ssrc, r->loc.stride, r->loc.stride};
                 if (sel == SK_SEL_STEP && sk_prog_ooc_local(r, k)) continue; /* the sweeps' */
-                if (what == X_UNPACK && k->rbytes && !k->thru)
+                if (what == X_UNPACK && k->rbytes)
                     DEV(r, sk_copies_add(&r->dev, SB_QBORDER, &held, &c));
                 continue;
             }
@@ -159,34 +159,6 @@ static void copy_frame(sk_run *r, int f)
         }
 }
 
-/*
- * The rank's own halo copies after a whole-box step that its update may store itself (into w,
- * their links into k): those of the current levels whose source lies inside the field's box;
- * none out of core (the sweeps copy them) or beyond SB_PROG_WRAPS.
- */
-static int wraps(sk_run *r, sb_prog_wrap *w, sk_plink **k)
-{
-    sk_prog *sp = r->prog;
-    int n = 0;
-    if (sp->ooc) return 0;
-    for (int i = 0; i < sp->nslot; i++) {
-        sk_pslot *s = &sp->slot[i];
-        if (s->level || !sk_slot_in(sp, s, SK_SEL_STEP)) continue;
-        sl_box b = sl_local_box(&r->loc, &sp->box[s->field]);
-        for (int j = 0; j < s->n; j++) {
-            sk_plink *l = &s->link[j];
-            sl_box in = sl_box_intersect(&l->ssrc, &b);
-            if (!l->self || !l->rbytes || sl_box_volume(&in) != sl_box_volume(&l->ssrc)) continue;
-            if (n == SB_PROG_WRAPS) return 0;
-            w[n].field = s->field;
-            w[n].src = l->ssrc;
-            for (int d = 0; d < SL_D; d++) w[n].shift[d] = l->recv.lo[d] - l->ssrc.lo[d];
-            k[n++] = l;
-        }
-    }
-    return n;
-}
-
 /* The levels rotate: the one just written becomes the current one. */
 static void rotate(sk_prog *sp)
 {
@@ -234,21 +206,15 @@ static void step(sk_run *r, long t)
     if (sp->T > 1) copy_frames(r);
     s.t = t;
     s.par = sp->par;
-    /* Without messages nothing would overlap the inner update: the whole box in one launch,
-       which may store the rank's own halo images too (then not copied after it). */
-    sb_prog_wrap wrap[SB_PROG_WRAPS];
-    sk_plink *link[SB_PROG_WRAPS];
-    int through = 0;
-    if (!split) s.nwrap = wraps(r, wrap, link), s.wrap = wrap, s.through = &through;
+    /* Without messages or copies nothing would overlap the inner update: the whole box in one
+       launch. */
     for (int i = 0; i < (split ? 2 * p->ndims : 1); i++) {
         for (int f = 0; f < p->nf; f++)
             s.box[f] = sl_local_box(&r->loc, split ? &sp->border[f][i] : &sp->box[f]);
         DEV(r, sk_prog_update(r, SB_QBORDER, &s));
     }
-    for (int i = 0; i < s.nwrap && through && !r->rc; i++) link[i]->thru = 1;
     rotate(sp);
     finish(r, &s, split);
-    for (int i = 0; i < s.nwrap; i++) link[i]->thru = 0;
 }
 
 /* The rest of a step once its border (or whole box) is queued and the levels rotated: the new

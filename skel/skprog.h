@@ -34,7 +34,6 @@ typedef struct sk_plink {
     void *sbuf, *rbuf;
     int self;    /* our own neighbour: recv copied on the device from ssrc, no message */
     sl_box ssrc; /* local indices */
-    int thru;    /* this step's update stored recv itself (prog_loop.c): no copy */
 } sk_plink;
 
 typedef struct sk_pslot {

@@ -38,9 +38,7 @@ template <typename T> struct prog_args {
     long origin[3];
     long t;
     T par[KGT_PROG_MAX_PARAMS];
-    int nw, wf[KGT_PROG_MAX_FIELDS], wb[KGT_PROG_MAX_WRAPS][4], ws[KGT_PROG_MAX_WRAPS][2];
 };
-static_assert(SB_PROG_WRAPS == KGT_PROG_MAX_WRAPS, "sb_prog_step.wrap");
 
 /* Compiles (or finds) the source in b (freed here) and loads its n kernels names into mod and
    fn. */
@@ -269,19 +267,6 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
         u[2] = v[0];
         bx = (unsigned)im->pvec.bx, by = 1, fn = im->pvfn;
         if (im->pv1fn && same) fn = im->pv1fn;
-        /* The rank's own halo images, stored by the kernel beside each row (prog_vec.c). */
-        if (s->nwrap > 0 && s->nwrap <= KGT_PROG_MAX_WRAPS && s->through) {
-            a.nw = s->nwrap;
-            for (int k = 0; k < s->nwrap; k++) {
-                const sb_prog_wrap *w = &s->wrap[k];
-                a.wf[w->field] |= 1 << k;
-                for (int d = 0; d < 2; d++) {
-                    a.wb[k][2 * d] = (int)w->src.lo[d];
-                    a.wb[k][2 * d + 1] = (int)w->src.hi[d];
-                    a.ws[k][d] = (int)w->shift[d];
-                }
-            }
-        }
     } else if (im->pnarrow) {
         long n[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
         kgt_prog_gpu_grid(nd, &im->pshape, n, grid);
@@ -294,9 +279,7 @@ static int prog_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_step 
     }
     void *args[4] = {(void *)&a, (void *)&u[0], (void *)&u[1], (void *)&u[2]};
     unsigned block[3] = {bx, by, 1};
-    int rc = launch_rtc(dev, fn, grid, block, args, q, "program kernel launch");
-    if (!rc && a.nw) *s->through = 1;
-    return rc;
+    return launch_rtc(dev, fn, grid, block, args, q, "program kernel launch");
 }
 
 /* sb_ops.prog_update. External linkage, as gpu_norm: HIP's device pass drops the ops table. */

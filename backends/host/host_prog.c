@@ -20,7 +20,6 @@
         long origin[3];                                                                            \
         long t;                                                                                    \
         T par[KGT_PROG_MAX_PARAMS];                                                                \
-        int nw, wf[KGT_PROG_MAX_FIELDS], wb[KGT_PROG_MAX_WRAPS][4], ws[KGT_PROG_MAX_WRAPS][2];     \
     }
 typedef PROG_ARGS(float) prog_args_f;
 typedef PROG_ARGS(double) prog_args_d;

@@ -72,10 +72,6 @@ inline double __dsqrt_rn(double a)
 {
     return std::sqrt(a);
 }
-inline int __ffs(int a)
-{
-    return __builtin_ffs(a);
-}
 } // namespace
 
 struct emu_entry {
@@ -108,12 +104,6 @@ template <typename A, typename T> static void fill(A *k, const emu_prog_args *a)
     for (int d = 0; d < 3; d++) k->origin[d] = a->origin[d];
     k->t = a->t;
     for (int i = 0; i < 64; i++) k->par[i] = (T)a->par[i];
-    k->nw = a->nw;
-    for (int i = 0; i < 16; i++) {
-        k->wf[i] = a->wf[i];
-        for (int d = 0; d < 4; d++) k->wb[i][d] = a->wb[i][d];
-        for (int d = 0; d < 2; d++) k->ws[i][d] = a->ws[i][d];
-    }
 }
 
 extern "C" int emu_prog_count(void)

@@ -15,7 +15,6 @@ typedef struct emu_prog_args {
     void *out[16];
     long stride[16][3], lo[16][3], hi[16][3], origin[3], t;
     double par[64];
-    int nw, wf[16], wb[16][4], ws[16][2]; /* halo images the vector rows store too */
 } emu_prog_args;
 
 int emu_prog_count(void);

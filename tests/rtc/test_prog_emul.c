@@ -131,34 +131,8 @@ static long run_case(int i, int bc)
         kgt_prog_shape sh = {shape[0], shape[1], shape[2]};
         kgt_prog_gpu_grid(nd, &sh, n, grid);
     }
-    /* The vector rows also store halo images of each field's new level: its box's first row
-       below its last, the last above the first, its first two columns after its last, and a
-       corner; applied to the reference after the interpreter's step. */
-    for (int f = 0; f < p->nf && vec && nd == 2; f++) {
-        long *lo = ea.lo[f], *hi = ea.hi[f], n0 = hi[0] - lo[0], n1 = hi[1] - lo[1];
-        if (p->f[f].coef || n0 <= 0 || n1 <= 0 || ea.nw + 4 > 16) continue;
-        long w[4][6] = {{lo[0], lo[0] + 1, lo[1], hi[1], n0, 0},
-                        {hi[0] - 1, hi[0], lo[1], hi[1], -n0, 0},
-                        {lo[0], hi[0], lo[1], lo[1] + (n1 > 1 ? 2 : 1), 0, n1},
-                        {lo[0], lo[0] + 1, hi[1] - 1, hi[1], n0, -n1}};
-        for (int k = 0; k < 4; k++, ea.nw++) {
-            ea.wf[f] |= 1 << ea.nw;
-            for (int d = 0; d < 4; d++) ea.wb[ea.nw][d] = (int)w[k][d];
-            ea.ws[ea.nw][0] = (int)w[k][4], ea.ws[ea.nw][1] = (int)w[k][5];
-        }
-    }
     emu_prog_launch(i, &ea, u, grid);
     kgt_prog_eval_tile(p, dbl, &tl);
-    for (int f = 0; f < p->nf; f++)
-        for (int k = 0; k < ea.nw; k++) {
-            if (!(ea.wf[f] >> k & 1)) continue;
-            for (long y = ea.wb[k][0]; y < ea.wb[k][1]; y++)
-                for (long x = ea.wb[k][2]; x < ea.wb[k][3]; x++) {
-                    size_t from = (size_t)(y * stride[0] + x),
-                           to = (size_t)((y + ea.ws[k][0]) * stride[0] + x + ea.ws[k][1]);
-                    memcpy(mem[2][f] + to * es, mem[2][f] + from * es, es);
-                }
-        }
     long bad = 0;
     for (int f = 0; f < p->nf; f++) {
         if (p->f[f].coef) continue;
