@@ -45,7 +45,7 @@ const prog_case tp_cases[] = {
      "  field u\n"
      "  update u = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] + "
      "u[1,1,1]) / 7\n"
-     "  boundary * i mirror\n"
+     "  boundary u i mirror\n"
      "  boundary u j- constant 1.5\n"
      "  boundary u j+ mirror\n"
      "  boundary u k periodic\n"
