@@ -127,10 +127,6 @@ int sk_prog_links(sk_run *r)
                 if (rc) return SK_FAIL(r, rc, "%s", r->dev.err);
             }
         }
-    /* The last step of a pass splits into border and inner boxes where messages travel. Not
-       for the rank's own halos, copied on the device: the launches of border slabs thin along x
-       cost more than the copies they would hide. */
-    sp->split = sp->staged[SK_SEL_STEP] > 0;
     size_t slab = 0; /* the largest ghost slab (prog_bound.c) */
     for (int d = 0; d < p->ndims; d++) {
         size_t v = (size_t)(sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1]);

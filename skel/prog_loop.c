@@ -183,20 +183,20 @@ static void rotate(sk_prog *sp)
  * it reaches (sent and mirrored cells are border cells), so the inner update, on the other
  * queue, touches no cell the border queue reads or writes meanwhile.
  */
-static void finish(sk_run *r, sb_prog_step *s, int split);
+static void finish(sk_run *r, sb_prog_step *s, int staged);
 
 static void step(sk_run *r, long t)
 {
     sk_prog *sp = r->prog;
     const kgt_prog *p = sp->p;
     const sb_ops *o = r->dev.ops;
-    int split = sp->split;
+    int staged = sp->staged[SK_SEL_STEP];
     sb_prog_step s;
     memset(&s, 0, sizeof s);
-    /* The last step's inner update read what this writes. Unsplit, the whole loop runs on the
-       border queue (sk_prog_advance orders it after the inner one once): no event between two
-       steps' launches. */
-    if (split) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
+    /* The last step's inner update read what this writes. Without staged messages the whole
+       loop runs on the border queue (sk_prog_advance orders it after the inner one once): no
+       event between two steps' launches. */
+    if (staged) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
     for (int f = 0; f < p->nf; f++) {
         s.in[f] = sp->cur[f];
         s.prev[f] = p->f[f].keeps ? sp->prv[f] : NULL;
@@ -206,31 +206,32 @@ static void step(sk_run *r, long t)
     if (sp->T > 1) copy_frames(r);
     s.t = t;
     s.par = sp->par;
-    /* Without messages or copies nothing would overlap the inner update: the whole box in one
-       launch. */
-    for (int i = 0; i < (split ? 2 * p->ndims : 1); i++) {
+    /* Without messages nothing would overlap the inner update: the whole box in one launch.
+       Not split for the rank's own halos, copied on the device: the launches of border slabs
+       thin along x cost more than the copies they would hide. */
+    for (int i = 0; i < (staged ? 2 * p->ndims : 1); i++) {
         for (int f = 0; f < p->nf; f++)
-            s.box[f] = sl_local_box(&r->loc, split ? &sp->border[f][i] : &sp->box[f]);
+            s.box[f] = sl_local_box(&r->loc, staged ? &sp->border[f][i] : &sp->box[f]);
         DEV(r, sk_prog_update(r, SB_QBORDER, &s));
     }
     rotate(sp);
-    finish(r, &s, split);
+    finish(r, &s, staged);
 }
 
 /* The rest of a step once its border (or whole box) is queued and the levels rotated: the new
-   level's border goes out while the inner boxes of s are computed (split), then its halos and
-   ghosts come in. The host waits for the border queue only where messages are staged. */
-static void finish(sk_run *r, sb_prog_step *s, int split)
+   level's border goes out while the inner boxes of s are computed (staged), then its halos and
+   ghosts come in. */
+static void finish(sk_run *r, sb_prog_step *s, int staged)
 {
     sk_prog *sp = r->prog;
     const sb_ops *o = r->dev.ops;
-    int nreq = 0, staged = sp->staged[SK_SEL_STEP];
+    int nreq = 0;
     phase(r, SK_SEL_STEP, X_RECV, &nreq);
     phase(r, SK_SEL_STEP, X_PACK, &nreq);
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     phase(r, SK_SEL_STEP, X_SEND, &nreq);
-    for (int f = 0; f < sp->p->nf && split; f++) s->box[f] = sl_local_box(&r->loc, &sp->inner[f]);
-    if (split) DEV(r, sk_prog_update(r, SB_QINNER, s));
+    for (int f = 0; f < sp->p->nf && staged; f++) s->box[f] = sl_local_box(&r->loc, &sp->inner[f]);
+    if (staged) DEV(r, sk_prog_update(r, SB_QINNER, s));
     DEV(r, o->flush(&r->dev, SB_QINNER));
     net(r, MPI_Waitall(nreq, sp->req, sp->st), "MPI_Waitall");
     phase(r, SK_SEL_STEP, X_UNPACK, &nreq);
@@ -238,7 +239,7 @@ static void finish(sk_run *r, sb_prog_step *s, int split)
     /* The receive buffers are posted again next step; device-to-device copies need no wait. */
     if (staged) DEV(r, o->wait(&r->dev, SB_QBORDER));
     DEV(r, o->flush(&r->dev, SB_QBORDER));
-    if (sp->split) DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the next inner reads them */
+    if (staged) DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the next inner reads them */
 }
 
 /* Step k (1 .. T - 1) of a pass, whole, on the border queue: every field over what the later
@@ -395,7 +396,7 @@ static void ooc_pass(sk_run *r, long t, int m, int norm)
     }
     sb_prog_step s;
     memset(&s, 0, sizeof s);
-    finish(r, &s, r->prog->split);
+    finish(r, &s, r->prog->staged[SK_SEL_STEP]);
 }
 
 /*
@@ -413,9 +414,9 @@ static void pass(sk_run *r, long t, int m, int norm)
         ooc_pass(r, t, m, norm);
         return;
     }
-    int split = r->prog->split;
-    if (m > 1 && split) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
-    if (m >= 2 && m <= fz && !r->prog->staged[SK_SEL_STEP] && !norm) {
+    int staged = r->prog->staged[SK_SEL_STEP];
+    if (m > 1 && staged) DEV(r, o->after(&r->dev, SB_QBORDER, SB_QINNER));
+    if (m >= 2 && m <= fz && !staged && !norm) {
         fused(r, t, T - m + 1, m);
         finish(r, NULL, 0);
         return;
@@ -430,7 +431,7 @@ static void pass(sk_run *r, long t, int m, int norm)
             j++;
         }
     }
-    if (m > 1 && split)
+    if (m > 1 && staged)
         DEV(r, o->after(&r->dev, SB_QINNER, SB_QBORDER)); /* the last step reads them */
     step(r, t + m - 1);
 }

@@ -62,7 +62,6 @@ typedef struct sk_prog {
     void *gbuf;     /* a ghost slab on the host (prog_bound.c) */
     int dcopy;      /* the backend copies box to box on the device (copy_peer) */
     int staged[2];  /* links through host staging of non-coefficient (0) and coefficient slots */
-    int split;      /* the last step of a pass in border and inner boxes (prog_links.c) */
     unsigned long long hash; /* of the program text (checkpoints) */
     int linear; /* a linear stencil with options.face (prog_face.c): tiles show no field */
     /* r->host: the host image of one level (the callbacks' tile, ghost fills) */
