@@ -88,6 +88,12 @@ static int right_x(const vwin *w, int m)
     return VR + w->v - 1 + m;
 }
 
+/* The lanes at each end of the warp whose neighbours' vectors lack the cells m away. */
+static int edge_k(const vwin *w, int m)
+{
+    return (m + w->v - 1) / w->v;
+}
+
 /* Whether stream s's top row keeps one of them: the next row's load E_<s>_<m>. */
 static int top_edges(const vwin *w, int s, int m)
 {
@@ -206,7 +212,7 @@ static int both_sides(const vwin *w, int s, int m)
    both, as eb<m> (set once: a predicate, where the condition in the loop would be a branch). */
 static void edge_sides(kgt_buf *b, const vwin *w, int s, int m)
 {
-    int k = (m + w->v - 1) / w->v;
+    int k = edge_k(w, m);
     if (both_sides(w, s, m))
         kgt_printf(b, "eb%d", m);
     else if (top_edge(w, s, left_x(m)))
@@ -353,7 +359,7 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
         int l = edge_used(&w, left_x(m)), r = edge_used(&w, right_x(&w, m));
         if (!l && !r) continue;
         kgt_printf(b, "    const int oe%d = ", m);
-        if (l && r) kgt_printf(b, "lane < %d ? ", (m + w.v - 1) / w.v);
+        if (l && r) kgt_printf(b, "lane < %d ? ", edge_k(&w, m));
         if (l) kgt_printf(b, "(xc - %d < 0 ? 0 : xc - %d)", m, m);
         if (l && r) kgt_printf(b, " : ");
         if (r) kgt_printf(b, "(xc + %d > s0 - 1 ? s0 - 1 : xc + %d)", w.v - 1 + m, w.v - 1 + m);
@@ -362,7 +368,7 @@ void kgt_prog_emit_gpu_vec(kgt_buf *b, const kgt_prog *p, const char *prefix, in
         for (int s = 0; s < VS; s++) both |= w.lo[s] <= w.hi[s] && both_sides(&w, s, m);
         if (both)
             kgt_printf(b, "    const bool eb%d = lane < %d || lane >= KGT_WARP - %d;\n", m,
-                       (m + w.v - 1) / w.v, (m + w.v - 1) / w.v);
+                       edge_k(&w, m), edge_k(&w, m));
     }
     /* The window's registers, filled for the first row. */
     for (int s = 0; s < VS; s++)
