@@ -1,6 +1,6 @@
 /*
  * What the emulations of the streaming kernels (stream_emu.cc, stream3_emu.cc) share: the CUDA
- * names the kernels use, as host C++. One POSIX thread per GPU thread, a barrier for
+ * names the kernels use, as host C++. One fiber per GPU thread (emu_fiber.h), a barrier for
  * __syncthreads, blocks one after another.
  */
 #ifndef EMU_PRELUDE_HH
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <pthread.h>
+#include "emu_fiber.h"
 
 namespace
 {
@@ -19,7 +19,7 @@ struct emu_dim3 {
 };
 thread_local emu_dim3 threadIdx;
 emu_dim3 blockIdx;
-pthread_barrier_t emu_bar;
+emu_barrier emu_bar;
 
 struct float2 {
     float x, y;
@@ -56,15 +56,15 @@ EMU_RN(float)
 EMU_RN(double)
 } // namespace
 
-#define __syncthreads()      pthread_barrier_wait(&emu_bar)
-#define __global__           /* a host function here */
-#define __device__           /* likewise */
-#define __forceinline__      inline
+#define __syncthreads()        emu_barrier_wait(&emu_bar)
+#define __global__             /* a host function here */
+#define __device__             /* likewise */
+#define __forceinline__        inline
 #define __launch_bounds__(...) /* a device matter */
-#define __shared__           static
-#define __align__(n)         __attribute__((aligned(n)))
-#define KGT_EXTERN_C         static
-#define KGT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+#define __shared__             static
+#define __align__(n)           __attribute__((aligned(n)))
+#define KGT_EXTERN_C           static
+#define KGT_CLAMP(v, lo, hi)   ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
 typedef void (*emu_fn)(void);
 

@@ -2,9 +2,10 @@
  * The run-time program kernels (kgt/prog_gpu.c) under an emulation of the CUDA execution model:
  * the kernels use no shared memory and no barrier, so each thread of each block runs to its end
  * in turn on the calling thread. The fused k-step kernels (kgt/prog_fuse.c) share tiles and
- * meet at barriers: one POSIX thread per GPU thread, blocks one after another. Read-only loads are
- * plain loads; __fdiv_rn and __fsqrt_rn are the host's IEEE division and square root (the test is
- * built without contraction).
+ * meet at barriers, and the vector-row kernels at warp shuffles: one fiber per GPU thread
+ * (emu_fiber.h), blocks one after another. Read-only loads are plain loads; __fdiv_rn and
+ * __fsqrt_rn are the host's IEEE division and square root (the test is built without
+ * contraction).
  */
 #include <cmath>
 #include <math.h>
@@ -40,7 +41,7 @@ inline double2 make_double2(double a, double b)
    slot and meets its warp at a barrier, then reads the source lane's slot (its lane number
    modulo the warp, as __shfl_sync takes it). */
 enum { EMU_WARPS = 32 };
-pthread_barrier_t emu_warp[EMU_WARPS];
+emu_barrier emu_warp[EMU_WARPS];
 unsigned char emu_lane[2][EMU_WARPS][32][8];
 thread_local int emu_flip;
 template <typename T> T emu_shfl(T v, int src)
@@ -49,7 +50,7 @@ template <typename T> T emu_shfl(T v, int src)
     const int f = emu_flip;
     emu_flip ^= 1;
     std::memcpy(emu_lane[f][w][l], &v, sizeof v);
-    pthread_barrier_wait(&emu_warp[w]);
+    emu_barrier_wait(&emu_warp[w]);
     T r;
     std::memcpy(&r, emu_lane[f][w][((src % 32) + 32) % 32], sizeof r);
     return r;
@@ -135,23 +136,19 @@ static void *emu_vec_thread(void *p)
     return NULL;
 }
 
-/* The vector-row kernel: each block's threads as POSIX threads, whole warps meeting at each
-   shuffle. */
+/* The vector-row kernel: each block's threads as fibers, whole warps meeting at each shuffle. */
 static void emu_vec_launch(const emu_entry *e, const void *k, const long *u, const unsigned *grid)
 {
     const unsigned nt = (unsigned)e->shape[0];
-    static pthread_t th[1024];
     static emu_vthread ts[1024];
+    emu_fiber_local(&threadIdx, sizeof threadIdx);
+    emu_fiber_local(&emu_flip, sizeof emu_flip);
     for (unsigned y = 0; y < grid[1]; y++)
         for (unsigned x = 0; x < grid[0]; x++) {
             blockIdx = emu_dim3{x, y, 0};
-            for (unsigned w = 0; w < nt / 32; w++) pthread_barrier_init(&emu_warp[w], NULL, 32);
-            for (unsigned n = 0; n < nt; n++) {
-                ts[n] = emu_vthread{e, k, u, n};
-                if (pthread_create(&th[n], NULL, emu_vec_thread, &ts[n])) std::abort();
-            }
-            for (unsigned n = 0; n < nt; n++) pthread_join(th[n], NULL);
-            for (unsigned w = 0; w < nt / 32; w++) pthread_barrier_destroy(&emu_warp[w]);
+            for (unsigned w = 0; w < nt / 32; w++) emu_barrier_init(&emu_warp[w], 32);
+            for (unsigned n = 0; n < nt; n++) ts[n] = emu_vthread{e, k, u, n};
+            if (emu_fibers_run(nt, emu_vec_thread, ts, sizeof *ts)) std::abort();
         }
 }
 
@@ -237,21 +234,15 @@ extern "C" int emu_fuse_launch(int i, const emu_fuse_args *a, const unsigned *gr
         fill_fuse<kgt_prog_fuse_args_f, float>(&kf, a);
     }
     const unsigned nt = (unsigned)e->fz[3];
-    pthread_t th[1024];
-    emu_fthread ts[1024];
+    static emu_fthread ts[1024];
     int rc = 0;
+    emu_fiber_local(&threadIdx, sizeof threadIdx);
     for (unsigned y = 0; y < grid[1] && !rc; y++)
         for (unsigned x = 0; x < grid[0] && !rc; x++) {
             blockIdx = emu_dim3{x, y, 0};
-            pthread_barrier_init(&emu_bar, NULL, nt);
-            unsigned n = 0;
-            for (; n < nt; n++) {
-                ts[n] = emu_fthread{e, k, n};
-                if (pthread_create(&th[n], NULL, emu_fuse_thread, &ts[n])) break;
-            }
-            if (n < nt) rc = -1; /* the started ones wait at the barrier forever: give up */
-            for (unsigned m = 0; m < n && !rc; m++) pthread_join(th[m], NULL);
-            pthread_barrier_destroy(&emu_bar);
+            emu_barrier_init(&emu_bar, nt);
+            for (unsigned n = 0; n < nt; n++) ts[n] = emu_fthread{e, k, n};
+            rc = emu_fibers_run(nt, emu_fuse_thread, ts, sizeof *ts);
         }
     return rc;
 }

@@ -1,18 +1,18 @@
 /*
  * The 3D streaming kernels (kgt/emit_stream3.c) under the emulation of stream_emu.cc, with warp
  * shuffles: each warp's lanes exchange values through a double-buffered slot per lane and a
- * barrier per warp (a lane writing the next shuffle's slot has passed the barrier that every lane
- * reaches only after reading the last one). test_stream3_emul.c drives it through emu3_*.
+ * barrier per warp (emu_fiber.h) (a lane writing the next shuffle's slot has passed the barrier
+ * that every lane reaches only after reading the last one). test_stream3_emul.c drives it through
+ * emu3_*.
  */
 #include <cstdlib>
-#include <pthread.h>
 
 #include "emu_prelude.hh"
 
 namespace
 {
 enum { EMU_WARPS = 32 };
-pthread_barrier_t emu_warp[EMU_WARPS];
+emu_barrier emu_warp[EMU_WARPS];
 unsigned char emu_lane[2][EMU_WARPS][32][8];
 thread_local int emu_flip;
 
@@ -24,7 +24,7 @@ template <typename T> T emu_shfl(T v, int delta)
     const int f = emu_flip;
     emu_flip ^= 1;
     std::memcpy(emu_lane[f][w][l], &v, sizeof v);
-    pthread_barrier_wait(&emu_warp[w]);
+    emu_barrier_wait(&emu_warp[w]);
     const int src = (int)l + delta < 0 || (int)l + delta >= 32 ? (int)l : (int)l + delta;
     T r;
     std::memcpy(&r, emu_lane[f][w][src], sizeof r);
@@ -97,19 +97,14 @@ extern "C" int emu3_block(int i, int vec, const void *in, void *out, const long 
 {
     const emu3_entry *e = &emu3_entries[i];
     const int nt = 32 * e->by;
-    pthread_t th[1024];
-    emu3_launch ls[1024];
+    static emu3_launch ls[1024];
     if (nt > 1024 || e->by > EMU_WARPS) return -1;
     blockIdx.x = bx, blockIdx.y = by, blockIdx.z = bz;
-    pthread_barrier_init(&emu_bar, NULL, (unsigned)nt);
-    for (int w = 0; w < e->by; w++) pthread_barrier_init(&emu_warp[w], NULL, 32);
-    for (int n = 0; n < nt; n++) {
+    emu_barrier_init(&emu_bar, (unsigned)nt);
+    for (int w = 0; w < e->by; w++) emu_barrier_init(&emu_warp[w], 32);
+    for (int n = 0; n < nt; n++)
         ls[n] = emu3_launch{e, vec, in, out, args, (unsigned)(n % 32), (unsigned)(n / 32)};
-        if (pthread_create(&th[n], NULL, emu3_thread, &ls[n]))
-            std::abort(); /* the barriers would wait for a thread that never comes */
-    }
-    for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
-    for (int w = 0; w < e->by; w++) pthread_barrier_destroy(&emu_warp[w]);
-    pthread_barrier_destroy(&emu_bar);
-    return 0;
+    emu_fiber_local(&threadIdx, sizeof threadIdx);
+    emu_fiber_local(&emu_flip, sizeof emu_flip);
+    return emu_fibers_run((unsigned)nt, emu3_thread, ls, sizeof *ls);
 }

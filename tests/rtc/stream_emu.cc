@@ -1,10 +1,9 @@
 /*
  * The streaming kernels (kgt/emit_stream.c) under an emulation of the CUDA execution model: one
- * POSIX thread per GPU thread, a barrier for __syncthreads, blocks one after another. C++, as
- * the kernels are (templates, references); test_stream_emul.c drives it through emu_stream_*.
+ * fiber per GPU thread (emu_fiber.h), a barrier for __syncthreads, blocks one after another. C++,
+ * as the kernels are (templates, references); test_stream_emul.c drives it through emu_stream_*.
  */
 #include <cstdlib>
-#include <pthread.h>
 
 #include "emu_prelude.hh"
 
@@ -66,20 +65,12 @@ extern "C" void emu_stream_entry(int i, const char **name, int *dbl, int *levels
 extern "C" int emu_stream_block(int i, int vec, int nt, const void *in, void *out,
                                 const long long *args, unsigned bx, unsigned by)
 {
-    pthread_t th[1024];
-    emu_launch ls[1024];
-    int rc = 0, n = 0;
+    static emu_launch ls[1024];
     if (nt > 1024) return -1;
     blockIdx.x = bx, blockIdx.y = by, blockIdx.z = 0;
-    pthread_barrier_init(&emu_bar, NULL, (unsigned)nt);
-    for (; n < nt; n++) {
+    emu_barrier_init(&emu_bar, (unsigned)nt);
+    for (int n = 0; n < nt; n++)
         ls[n] = emu_launch{&emu_entries[i], vec, in, out, args, (unsigned)n};
-        if (pthread_create(&th[n], NULL, emu_thread, &ls[n])) {
-            rc = -1;
-            std::abort(); /* the barrier would wait for a thread that never comes */
-        }
-    }
-    for (int t = 0; t < n; t++) pthread_join(th[t], NULL);
-    pthread_barrier_destroy(&emu_bar);
-    return rc;
+    emu_fiber_local(&threadIdx, sizeof threadIdx);
+    return emu_fibers_run((unsigned)nt, emu_thread, ls, sizeof *ls);
 }

@@ -1,20 +1,20 @@
 /*
  * The one-step streaming kernel (kgt/emit_step.c) of every docs/STENCILS.md stencil, both element
  * types and several block shapes, run on the CPU under an emulation of the CUDA execution model
- * (one POSIX thread per GPU thread, a barrier for __syncthreads), against the serial reference:
- * bitwise inside the box, untouched outside it. The device itself runs the same text through
- * NVRTC or hiprtc; this checks the generated indexing, tiling, walk chunks and order of the sums
- * without a GPU.
+ * (one fiber per GPU thread, emu_fiber.h, a barrier for __syncthreads), against the serial
+ * reference: bitwise inside the box, untouched outside it. The device itself runs the same text
+ * through NVRTC or hiprtc; this checks the generated indexing, tiling, walk chunks and order of the
+ * sums without a GPU.
  */
 #include <check.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cksuite.h"
+#include "emu_fiber.h"
 #include "kgt.h" /* KGT_SPLIT_LO, KGT_SPLIT_HI */
 #include "stencil_set.h"
 #include "testutil.h"
@@ -25,8 +25,8 @@ typedef struct {
 } emu_dim3;
 static __thread emu_dim3 threadIdx;
 static emu_dim3 blockIdx;
-static pthread_barrier_t emu_bar;
-#define __syncthreads()        pthread_barrier_wait(&emu_bar)
+static emu_barrier emu_bar;
+#define __syncthreads()        emu_barrier_wait(&emu_bar)
 #define __global__             static
 #define __launch_bounds__(...) /* a device matter */
 #define __shared__             static
@@ -96,7 +96,7 @@ static double2 make_double2(double a, double b)
 #define KGT_WARP      32
 #define KGT_UNROLL(n) /* a compiler's matter */
 enum { EMU_WARPS = 32 };
-static pthread_barrier_t emu_warp[EMU_WARPS];
+static emu_barrier emu_warp[EMU_WARPS];
 static unsigned char emu_lane[2][EMU_WARPS][32][8];
 static __thread int emu_flip;
 static __thread unsigned emu_tid;
@@ -106,7 +106,7 @@ static void emu_exchange(void *v, size_t n, int src)
     int f = emu_flip;
     emu_flip ^= 1;
     memcpy(emu_lane[f][w][l], v, n);
-    pthread_barrier_wait(&emu_warp[w]);
+    emu_barrier_wait(&emu_warp[w]);
     memcpy(v, emu_lane[f][w][((src % 32) + 32) % 32], n);
 }
 #define KGT_SHFL(v, src)                                                                           \
@@ -159,24 +159,22 @@ static void *emu_thread(void *p)
 static void emu_block(const launch *base, unsigned bx, unsigned by, unsigned bz)
 {
     int nt = base->e->bx * base->e->by;
-    pthread_t *th = malloc(sizeof *th * (size_t)nt);
     launch *ls = malloc(sizeof *ls * (size_t)nt);
-    ck_assert(th && ls);
+    ck_assert(ls);
     blockIdx.x = bx, blockIdx.y = by, blockIdx.z = bz;
-    pthread_barrier_init(&emu_bar, NULL, (unsigned)nt);
+    emu_barrier_init(&emu_bar, (unsigned)nt);
     ck_assert(nt <= 32 * EMU_WARPS);
     for (int w = 0; w * 32 < nt; w++) /* kernels that shuffle come in whole warps */
-        pthread_barrier_init(&emu_warp[w], NULL, (unsigned)(nt - w * 32 < 32 ? nt - w * 32 : 32));
+        emu_barrier_init(&emu_warp[w], (unsigned)(nt - w * 32 < 32 ? nt - w * 32 : 32));
     for (int t = 0; t < nt; t++) {
         ls[t] = *base;
         ls[t].tx = (unsigned)(t % base->e->bx);
         ls[t].ty = (unsigned)(t / base->e->bx);
-        ck_assert_int_eq(pthread_create(&th[t], NULL, emu_thread, &ls[t]), 0);
     }
-    for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
-    pthread_barrier_destroy(&emu_bar);
-    for (int w = 0; w * 32 < nt; w++) pthread_barrier_destroy(&emu_warp[w]);
-    free(th);
+    emu_fiber_local(&threadIdx, sizeof threadIdx);
+    emu_fiber_local(&emu_flip, sizeof emu_flip);
+    emu_fiber_local(&emu_tid, sizeof emu_tid);
+    ck_assert_int_eq(emu_fibers_run((unsigned)nt, emu_thread, ls, sizeof *ls), 0);
     free(ls);
 }
 
