@@ -52,6 +52,8 @@
 #              (bench/prog_bench, bench/progs/) on both, 2d4 and 3d7 defaults in the same call;
 #              PROG_SHAPES="bx,by,cy ..." also runs both programs on CUDA in each kernel shape
 #              (STENCIL_PROG_SHAPE, labels gs-cuda-BX,BY,CY), PROG_ONLY=1 runs the programs alone
+#   vfuse      the fused program kernels by vector rows against the tiles (VFUSE_T, default "2 4";
+#              VFUSE_SHAPES "v,nt,h ...", default six shapes)
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
 #              memcheck, and the default against one step and kgt's two-step kernel
 #   named      default options, kernel NULL against kgt's named kernel of the same stencil
@@ -669,6 +671,16 @@ scenario_oocbig() {
     free -g | tee -a "$LOGS/oocbig-free.log"
 }
 
+best_of() { # FILE.jsonl: each run's label and best rate
+    python3 - "$1" <<'EOF2'
+import json, sys
+for l in open(sys.argv[1]):
+    try: r = json.loads(l)
+    except ValueError: continue
+    print("  %-22s %8.1f Gcells/s (best of runs)" % (r.get("label", "?"), r["gcells_best"]))
+EOF2
+}
+
 scenario_progs() { # programs: PROG_TESTS on CUDA and NVIDIA OpenCL; Gray-Scott and the wave rates
     local pb=$B/bench/prog_bench sb=$B/bench/stencil_bench t n
     for t in ${PROG_TESTS:-}; do
@@ -699,13 +711,45 @@ scenario_progs() { # programs: PROG_TESTS on CUDA and NVIDIA OpenCL; Gray-Scott 
     grep -h '^{' "$LOGS"/prog-gs-*.log "$LOGS"/prog-wave-*.log "$LOGS"/prog-2d4.log \
         "$LOGS"/prog-3d7.log >"$OUT/progs.jsonl" 2>/dev/null
     note "progs: $(wc -l <"$OUT/progs.jsonl") runs"
-    python3 - "$OUT/progs.jsonl" <<'EOF2'
-import json, sys
-for l in open(sys.argv[1]):
-    try: r = json.loads(l)
-    except ValueError: continue
-    print("  %-22s %8.1f Gcells/s (best of runs)" % (r.get("label", "?"), r["gcells_best"]))
-EOF2
+    best_of "$OUT/progs.jsonl"
+}
+
+# The fused program kernels by vector rows (kgt/prog_vfuse.c) against the tiles (vfuse.jsonl):
+# Gray-Scott and the wave equation at each forced T of VFUSE_T, tiles (STENCIL_PROG_VFUSE=0),
+# the plan, and each shape of VFUSE_SHAPES ("v,nt,h"); progdev on CUDA first (both fused kinds
+# bitwise against the interpreter), test_prog_steps with CUDA on 1 and 2 ranks and a memcheck of
+# Gray-Scott's pass at T = 4.
+vfuse_run() { # label command...: one run, its JSON line kept in vfuse.jsonl at once
+    local l=$1
+    shift
+    runlog vfuse-$l 300 "$@" --label $l
+    grep -h '^{' "$LOGS/vfuse-$l.log" >>"$OUT/vfuse.jsonl"
+}
+scenario_vfuse() {
+    local pb=$B/bench/prog_bench t sh g w n
+    g="-f bench/progs/grayscott.stencil -n 8192x8192 -i 2000 --repeat 3"
+    w="-f bench/progs/wave.stencil -n 16384x16384 -i 500 --repeat 3"
+    for t in ${VFUSE_T:-2 4}; do
+        for sh in 0 plan ${VFUSE_SHAPES:-1,128,64 2,128,64 4,128,64 2,256,64 2,128,32 2,128,128}; do
+            local e=()
+            [ "$sh" = plan ] || e=(env STENCIL_PROG_VFUSE=$sh)
+            vfuse_run gs-$t-$sh "${e[@]}" $pb -b cuda $g -s $t
+            vfuse_run wave-$t-$sh "${e[@]}" $pb -b cuda $w -s $t
+        done
+    done
+    vfuse_run gs-1 $pb -b cuda $g -s 1
+    vfuse_run wave-1 $pb -b cuda $w -s 1
+    vfuse_run gs-default $pb -b cuda $g
+    vfuse_run wave-default $pb -b cuda $w
+    best_of "$OUT/vfuse.jsonl"
+    runlog vfuse-progdev 600 $B/tests/progdev/test_progdev tests/kgt/prog/examples.stencil cuda \
+        tests/rtc/prog_extra.stencil
+    for n in 1 2; do
+        runlog vfuse-prog-steps-n$n 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n $n \
+            -x STENCIL_BACKEND $B/tests/prog/test_prog_steps
+    done
+    runlog vfuse-memcheck 600 compute-sanitizer --tool memcheck $pb -b cuda \
+        -f bench/progs/grayscott.stencil -n 1000x1100 -i 12 -s 4
 }
 
 for s in "$@"; do

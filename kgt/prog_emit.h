@@ -37,6 +37,12 @@ void kgt_pe_helpers(kgt_buf *b, int target, int dbl);
 void kgt_pe_lets_all(const kgt_prog *p, char *used);
 void kgt_pe_reg_lets(kgt_buf *b, const kgt_prog *p, int dbl, const char *used, const kgt_pregs *rg);
 
+/* The fused kernels' args struct kgt_prog_fuse_args_f / _d (once per translation unit). */
+void kgt_pe_fuse_args(kgt_buf *b, int dbl);
+/* The fused kernel by vector rows (prog_vfuse.c; kgt_prog_emit_gpu_fused calls it for v > 0). */
+void kgt_prog_emit_gpu_vfused(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
+                              const kgt_prog_fuse *fz);
+
 /* The one-cell-a-thread CUDA/HIP kernel of one type over the union of the boxes (kgt's
    ahead-of-time kernel; rtc: C linkage, for NVRTC, in ix's index type). */
 void kgt_pe_gpu_kernel1(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl, int rtc,

@@ -45,6 +45,7 @@ static long shared_bytes(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz)
 
 int kgt_prog_fuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz)
 {
+    if (fz->v) return kgt_prog_vfuse_check(p, dbl, fz);
     if (p->ndims != 2 || fz->k < 1 || fz->k > KGT_PROG_FUSE_MAX) return -1;
     if (fz->tx < 1 || fz->ty < 1 || fz->nt < 1 || fz->nt > 1024) return -1;
     return shared_bytes(p, dbl, fz) <= 48 * 1024 ? 0 : -1;
@@ -53,7 +54,7 @@ int kgt_prog_fuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz)
 /* Tiles of 64 x 32 cells, halved (rows first) until the buffers fit 48 KiB; 256 threads. */
 int kgt_prog_fuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz)
 {
-    fz->k = k, fz->tx = 64, fz->ty = 32, fz->nt = 256;
+    *fz = (kgt_prog_fuse){k, 64, 32, 256, 0, 0};
     while (kgt_prog_fuse_check(p, dbl, fz) && fz->tx >= 16) {
         if (fz->ty > 8)
             fz->ty /= 2;
@@ -63,14 +64,18 @@ int kgt_prog_fuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz)
     return kgt_prog_fuse_check(p, dbl, fz);
 }
 
-void kgt_prog_fuse_grid(const kgt_prog_fuse *fz, const long *n, unsigned *grid)
+void kgt_prog_fuse_grid(const kgt_prog *p, const kgt_prog_fuse *fz, const long *n, unsigned *grid)
 {
+    if (fz->v) {
+        kgt_prog_vfuse_grid(p, fz, n, grid);
+        return;
+    }
     grid[0] = (unsigned)((n[1] + fz->tx - 1) / fz->tx);
     grid[1] = (unsigned)((n[0] + fz->ty - 1) / fz->ty);
     grid[2] = 1;
 }
 
-static void emit_fuse_args(kgt_buf *b, int dbl)
+void kgt_pe_fuse_args(kgt_buf *b, int dbl)
 {
     const char *t = kgt_pe_tnames[dbl];
     char c = dbl ? 'd' : 'f';
@@ -104,7 +109,7 @@ static void emit_step(kgt_buf *b, const kgt_prog *p, int dbl, const kgt_prog_fus
     int k = fz->k, last = j == k - 1, w0 = (k - 1 - j) * r[0], w1 = (k - 1 - j) * r[1];
     int rw = fz->tx + 2 * k * r[1], h0 = k * r[0], h1 = k * r[1];
     int sw = fz->tx + 2 * w1, sn = (fz->ty + 2 * w0) * sw;
-    kgt_pregs rg = {-1, 0, 1, 0};
+    kgt_pregs rg = {-1, 0, 1, 0, NULL, NULL};
     kgt_printf(b, "    { /* step %d */\n        const long t = a.t + %d;\n        (void)t;\n", j,
                j);
     for (int f = 0; f < p->nf; f++) {
@@ -173,6 +178,10 @@ void kgt_prog_emit_gpu_fused(kgt_buf *b, const kgt_prog *p, const char *prefix, 
     const char *t = kgt_pe_tnames[dbl];
     char c = dbl ? 'd' : 'f';
     int r[2];
+    if (fz->v) {
+        kgt_prog_emit_gpu_vfused(b, p, prefix, dbl, fz);
+        return;
+    }
     if (kgt_prog_fuse_check(p, dbl, fz)) {
         b->oom = 1; /* the caller checks the plan; nothing sensible to write */
         return;
@@ -181,7 +190,7 @@ void kgt_prog_emit_gpu_fused(kgt_buf *b, const kgt_prog *p, const char *prefix, 
     int k = fz->k, h0 = k * r[0], h1 = k * r[1], rw = fz->tx + 2 * h1;
     int rn = (fz->ty + 2 * h0) * rw;
     kgt_pe_helpers(b, KGT_PT_CUDA, dbl);
-    emit_fuse_args(b, dbl);
+    kgt_pe_fuse_args(b, dbl);
     kgt_printf(b,
                "/* %d steps, tiles of %d x %d cells, %d threads */\n"
                "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s_fuse_k%c(const "

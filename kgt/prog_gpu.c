@@ -251,7 +251,7 @@ static void emit_inner(kgt_buf *b, const kgt_prog *p, int dbl, const kgt_prog_sh
     kgt_pe_lets_all(p, used);
     for (int r = 0; r < sh->cy; r++) {
         char rs_[16];
-        kgt_pregs rg = {w, r, 0, 0};
+        kgt_pregs rg = {w, r, 0, 0, NULL, NULL};
         snprintf(rs_, sizeof rs_, "%d", r);
         kgt_printf(b, "        { /* cell %d */\n", r);
         emit_cell_index(b, p, rs_, "            ");

@@ -32,6 +32,10 @@ static void print(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, int target,
 static void print_read(kgt_buf *b, const kgt_prog *p, const kgt_pnode *n, const kgt_pregs *rg)
 {
     const char *name = p->f[n->ref].name;
+    if (rg && rg->read) {
+        rg->read(b, p, n, rg->ctx);
+        return;
+    }
     if (rg && rg->shared) { /* the fused kernel's tile: a macro per field and level */
         kgt_printf(b, "KS%s_%s(", n->prev ? "P" : "", name);
         for (int d = 0; d < p->ndims; d++) kgt_printf(b, "%s%d", d ? ", " : "", n->off[d]);

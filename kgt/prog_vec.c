@@ -281,7 +281,7 @@ static void emit_cells(kgt_buf *b, const kgt_prog *p, int dbl, const vwin *w, in
         for (int j = 0; j < w->v; j++) kgt_printf(b, "        %s o%d_%d;\n", t, f, j);
     }
     for (int j = 0; j < w->v; j++) {
-        kgt_pregs rg = {-1, 0, 0, j};
+        kgt_pregs rg = {-1, 0, 0, j, NULL, NULL};
         kgt_printf(b,
                    "        { /* cell %d */\n            const int x0 = i;\n            (void)x0;\n"
                    "            const int x1 = x + %d;\n            (void)x1;\n",

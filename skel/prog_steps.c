@@ -164,20 +164,24 @@ static int index_periodic(const sk_prog *sp, const sk_reads *s)
  * The automatic T: 4 (a pass of four steps in one fused launch, prog_loop.c) where that is known
  * to win, else 1. Known: one rank (no messages, so the whole pass is one launch) on a GPU
  * backend that fuses steps (auto_try: GPU memory; the host fuses too, for nothing), a 2D float
- * program whose evolving fields keep no previous level and which reads no coefficient field,
- * no mirror or constant faces. Gray-Scott gained, the wave equation (a previous level and a
- * coefficient: three tile buffers for u and one for c2 in the same shared memory) lost
- * (bench/RESULTS.md); others stay at 1 until measured.
+ * program without mirror or constant faces whose four steps kgt plans by vector rows
+ * (kgt_prog_vfuse_plan; the GPU backends take that kernel where rows are whole vectors, as
+ * programs' rows always are but under a STENCIL_ROW_ALIGN that is not a multiple of v), or, where
+ * it does not, whose evolving fields keep no previous level and which reads no coefficient field
+ * (the shared-memory tiles: Gray-Scott gained by them, the wave equation lost). Others stay at 1
+ * until measured (bench/RESULTS.md).
  */
 static int auto_steps(const sk_run *r)
 {
     const kgt_prog *p = r->prog->p;
     const sb_ops *o = sk_planned_backend(r);
+    kgt_prog_fuse vz;
     if (!o || !o->prog_update_k || !o->auto_try || r->size != 1 || p->ndims != 2 ||
         r->st.type != STENCIL_FLOAT || r->iters < 4)
         return 1;
+    int vec = !kgt_prog_vfuse_plan(p, 0, 4, &vz) && r->env.row_align % vz.v == 0;
     for (int f = 0; f < p->nf; f++)
-        if (p->f[f].coef || p->f[f].keeps || sk_prog_refilled(p, f)) return 1;
+        if (sk_prog_refilled(p, f) || (!vec && (p->f[f].coef || p->f[f].keeps))) return 1;
     return 4;
 }
 

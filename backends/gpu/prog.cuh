@@ -12,7 +12,8 @@
  * rows of program arrays so: skel/prog_setup.c).
  *
  * 2D programs also get the fused kernels of k = 1..4 steps per launch (kgt/prog_fuse.c), for
- * the skeleton's passes of T > 1 (prog_update_k).
+ * the skeleton's passes of T > 1 (prog_update_k), by tiles and by vector rows
+ * (kgt/prog_vfuse.c), the latter where a pass's arrays allow.
  *
  * STENCIL_PROG_SHAPE="bx,by,cy" overrides the plan's shape of the one-step kernel, as
  * STENCIL_RTC_SHAPE does for stencils, and leaves the vector rows out: tests/progdev runs every
@@ -96,37 +97,55 @@ static_assert(sizeof(prog_fuse_args<double>) == fuse_args_bytes<double>(), "kgt_
 /*
  * The fused kernels of a 2D program with narrow indices, k = 1 .. KGT_PROG_FUSE_MAX, each
  * where kgt plans it; pfuse the largest k compiled. Optional: a failure leaves pfuse at what
- * compiled below it (0: the skeleton runs the steps one launch each) with a notice.
+ * compiled below it (0: the skeleton runs the steps one launch each) with a notice. Beside each
+ * tile kernel, in its module, the same k steps by vector rows where kgt plans them
+ * (STENCIL_PROG_VFUSE: "0" none, "v,nt,h" that shape where it fits), which a launch takes when
+ * its arrays allow (fuse_launch).
  */
 static void bind_fused(sb_dev *dev, impl *im)
 {
     const kgt_prog *p = im->kprog;
     int dbl = im->type == STENCIL_DOUBLE;
+    const char *env = getenv("STENCIL_PROG_VFUSE");
+    kgt_prog_fuse want = {0, 0, 0, 0, 0, 0};
+    int off = env && !strcmp(env, "0"),
+        forced = env && *env && !off && sscanf(env, "%d,%d,%d", &want.v, &want.nt, &want.h) == 3;
     im->pfuse = 0;
     if (p->ndims != 2 || !im->pnarrow) return;
     for (int k = 1; k <= KGT_PROG_FUSE_MAX; k++) {
-        kgt_prog_fuse *fz = &im->pkfz[k];
-        char err[160] = "", name[112];
+        kgt_prog_fuse *fz = &im->pkfz[k], *vz = &im->pvkfz[k];
+        char err[160] = "", name[112], vname[112];
         double secs = 0;
         kgt_buf b;
         memset(&b, 0, sizeof b);
         if (kgt_prog_fuse_plan(p, dbl, k, fz)) break; /* tiles only shrink with k: none above */
+        int vec = 0;
+        if (forced) {
+            *vz = want, vz->k = k;
+            vec = !kgt_prog_vfuse_check(p, dbl, vz);
+        } else if (!off) {
+            vec = !kgt_prog_vfuse_plan(p, dbl, k, vz);
+        }
         kgt_emit_rn_helpers(&b);
         kgt_prog_emit_gpu_fused(&b, p, "sb_prog", dbl, fz);
+        if (vec) kgt_prog_emit_gpu_fused(&b, p, "sb_prog", dbl, vz);
         const char *bin = b.oom ? NULL : rtc_binary(b.s, im->arch, &secs, err, sizeof err);
         free(b.s);
         dev->t_compile += secs;
         snprintf(name, sizeof name, "sb_prog_%s_fuse_k%c", p->name, dbl ? 'd' : 'f');
-        const char *names[1] = {name};
-        if (!bin || rtc_load(&im->pkmod[k], bin, names, &im->pkfn[k], 1)) {
+        snprintf(vname, sizeof vname, "sb_prog_%s_vfuse_k%c", p->name, dbl ? 'd' : 'f');
+        const char *names[2] = {name, vname};
+        rtc_func fns[2] = {NULL, NULL};
+        if (!bin || rtc_load(&im->pkmod[k], bin, names, fns, 1 + vec)) {
             (void)gpuGetLastError();
-            im->pkfn[k] = NULL;
+            im->pkfn[k] = im->pvkfn[k] = NULL;
             snprintf(dev->note, sizeof dev->note,
                      SB_GPU_NAME ": program '%s': the fused kernel of %d steps did not build (%s); "
                                  "at most %d steps per launch",
                      p->name, k, err[0] ? err : "no module", im->pfuse);
             return;
         }
+        im->pkfn[k] = fns[0], im->pvkfn[k] = fns[1];
         im->pfuse = k;
     }
 }
@@ -334,16 +353,26 @@ static int fuse_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_steps
     a.n[1] = (int)im->stride[0];
     a.u[0] = (int)u[0], a.u[1] = (int)u[1];
     for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
+    /* The vector rows where every array starts on a whole vector and rows are whole vectors. */
     const kgt_prog_fuse *fz = &im->pkfz[k];
+    rtc_func fn = im->pkfn[k];
+    if (im->pvkfn[k]) {
+        const size_t vb = (size_t)im->pvkfz[k].v * sizeof(T);
+        uintptr_t m = (uintptr_t)(im->stride[0] * sizeof(T));
+        for (int f = 0; f < p->nf; f++)
+            m |= (uintptr_t)a.in[f] | (uintptr_t)a.prev[f] | (uintptr_t)a.out[f] |
+                 (uintptr_t)a.pout[f];
+        if (m % vb == 0) fz = &im->pvkfz[k], fn = im->pvkfn[k];
+    }
     long n[2] = {v[0] - u[0], v[1] - u[1]};
     unsigned grid[3];
-    kgt_prog_fuse_grid(fz, n, grid);
+    kgt_prog_fuse_grid(p, fz, n, grid);
     void *args[1] = {(void *)&a};
 #if defined(SB_GPU_HIP)
-    gpuError_t e = hipModuleLaunchKernel(im->pkfn[k], grid[0], grid[1], grid[2], (unsigned)fz->nt,
-                                         1, 1, 0, q, args, NULL);
+    gpuError_t e = hipModuleLaunchKernel(fn, grid[0], grid[1], grid[2], (unsigned)fz->nt, 1, 1, 0,
+                                         q, args, NULL);
 #else
-    gpuError_t e = cudaLaunchKernel((const void *)im->pkfn[k], dim3(grid[0], grid[1], grid[2]),
+    gpuError_t e = cudaLaunchKernel((const void *)fn, dim3(grid[0], grid[1], grid[2]),
                                     dim3((unsigned)fz->nt, 1, 1), args, 0, q);
 #endif
     return e == gpuSuccess ? 0 : rt_fail(dev, STENCIL_EDEVICE, "fused program kernel launch", e);

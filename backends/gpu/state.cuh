@@ -107,6 +107,9 @@ struct impl {
     rtc_module pkmod[KGT_PROG_FUSE_MAX + 1];
     rtc_func pkfn[KGT_PROG_FUSE_MAX + 1];
     kgt_prog_fuse pkfz[KGT_PROG_FUSE_MAX + 1];
+    /* and by vector rows (kgt/prog_vfuse.c) in the same module, where planned, or NULL */
+    rtc_func pvkfn[KGT_PROG_FUSE_MAX + 1];
+    kgt_prog_fuse pvkfz[KGT_PROG_FUSE_MAX + 1];
 };
 
 static impl *im_of(sb_dev *dev)

@@ -27,8 +27,11 @@ long fuse_case(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz, int bc, uint
                 if (p->f[f].reach[d][s] > r[d]) r[d] = p->f[f].reach[d][s];
                 if (p->f[f].preach[d][s] > r[d]) r[d] = p->f[f].preach[d][s];
             }
-    const long n[2] = {37, 71}, hh[2] = {k * (r[0] + 1) + 1, k * (r[1] + 1) + 1};
-    const long ext[2] = {n[0] + 2 * hh[0], n[1] + 2 * hh[1]}, stride = ext[1] + 3;
+    /* The vector rows (fz->v) take rows of whole vectors, and rows wide enough for strips of
+       32 lanes that lie inside every box (their path without tests). */
+    const long n[2] = {37, 71 + 48 * fz->v}, hh[2] = {k * (r[0] + 1) + 1, k * (r[1] + 1) + 1};
+    const long ext[2] = {n[0] + 2 * hh[0], n[1] + 2 * hh[1]},
+               stride = fz->v ? (ext[1] + 3 + 3) / 4 * 4 : ext[1] + 3;
     const size_t es = dbl ? 8 : 4, nel = (size_t)(ext[0] * stride), bytes = nel * es;
     /* lv[f][0]: level -1, [1]: level 0, [2 + j]: level j + 1 (scratch, level 0's copy) */
     char *lv[KGT_PROG_MAX_FIELDS][2 + KGT_PROG_FUSE_MAX], *out[KGT_PROG_MAX_FIELDS][2];
@@ -82,7 +85,7 @@ long fuse_case(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz, int bc, uint
     ea.u[0] = u[0], ea.u[1] = u[1];
     for (int q = 0; q < p->npar; q++) ea.par[q] = p->par[q].value * (1 + 0.05 * q);
     long span[2] = {v[0] - u[0], v[1] - u[1]};
-    kgt_prog_fuse_grid(fz, span, ea.grid);
+    kgt_prog_fuse_grid(p, fz, span, ea.grid);
     ck_assert_int_eq(run(ctx, &ea), 0);
     /* The reference: k one-step calls, level j + 1 from levels j and j - 1 over box[j]. */
     for (int j = 0; j < k; j++) {
@@ -117,10 +120,11 @@ long fuse_case(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz, int bc, uint
                 if (memcmp(out[f][o] + e * es, ref[f][o] + e * es, es)) {
                     if (!bad)
                         fprintf(stderr,
-                                "%s %s k %d tile %dx%d/%d case %d field %s level %s: element %zu "
+                                "%s %s k %d tile %dx%d/%d v %d h %d case %d field %s level %s: "
+                                "element %zu "
                                 "differs\n",
-                                p->name, dbl ? "double" : "float", k, fz->tx, fz->ty, fz->nt, bc,
-                                p->f[f].name, o ? "k-1" : "k", e);
+                                p->name, dbl ? "double" : "float", k, fz->tx, fz->ty, fz->nt, fz->v,
+                                fz->h, bc, p->f[f].name, o ? "k-1" : "k", e);
                     bad++;
                 }
     }

@@ -20,8 +20,8 @@
  * (kgt_prog_emit_gpu_rtc), both types, long indices and int ones in the plan's shape and every
  * shape of prog_tests.h that fits (the plan's with the vector-row kernel of 2D programs beside,
  * as the GPU backend builds it), and the fused k-step kernels of 2D programs (k = 1..4, the
- * plan's tiles), compiled by NVRTC for sm_90 (hiprtc for gfx90a) with the GPU backend's own
- * options.
+ * plan's tiles and the plan's vector rows in one source), compiled by NVRTC for sm_90 (hiprtc for
+ * gfx90a) with the GPU backend's own options.
  */
 #include <check.h>
 #include <math.h>
@@ -323,6 +323,11 @@ START_TEST(fused)
         for (int bc = 0; bc < FUSE_NCASES; bc++)
             ck_assert_int_eq(
                 fuse_case(p, dbl, &fz, bc, 99 + 7 * (uint64_t)_i + (uint64_t)bc, dev_run, NULL), 0);
+        /* rows of whole vectors, which the GPU backend runs by vector rows where it has them */
+        if (kgt_prog_vfuse_plan(p, dbl, k, &fz)) continue;
+        for (int bc = 0; bc < FUSE_NCASES; bc++)
+            ck_assert_int_eq(
+                fuse_case(p, dbl, &fz, bc, 77 + 7 * (uint64_t)_i + (uint64_t)bc, dev_run, NULL), 0);
     }
 }
 END_TEST
@@ -392,13 +397,16 @@ START_TEST(rtc_compile)
 #endif
         free(b.s);
     }
-    /* The fused k-step kernels of 2D programs, in the plan's tiles. */
+    /* The fused k-step kernels of 2D programs as the GPU backend builds them: the plan's tiles,
+       and beside them the plan's vector rows. */
     for (int k = 1; k <= KGT_PROG_FUSE_MAX && p->ndims == 2; k++) {
-        kgt_prog_fuse fz;
+        kgt_prog_fuse fz, vz;
         kgt_buf b = {0};
         if (kgt_prog_fuse_plan(p, _i % 2, k, &fz)) continue;
         kgt_emit_rn_helpers(&b);
         kgt_prog_emit_gpu_fused(&b, p, "sb_prog", _i % 2, &fz);
+        if (!kgt_prog_vfuse_plan(p, _i % 2, k, &vz))
+            kgt_prog_emit_gpu_fused(&b, p, "sb_prog", _i % 2, &vz);
         ck_assert(!b.oom && b.s);
 #if STENCIL_HAVE_CUDA_RTC
         ck_assert_msg(sb_cuda_rtc_compile(b.s, "-arch=sm_90", err, sizeof err) == 0,

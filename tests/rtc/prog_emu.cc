@@ -55,8 +55,9 @@ template <typename T> T emu_shfl(T v, int src)
     std::memcpy(&r, emu_lane[f][w][((src % 32) + 32) % 32], sizeof r);
     return r;
 }
-#define KGT_WARP         32
-#define KGT_SHFL(v, src) emu_shfl((v), (src))
+#define KGT_WARP           32
+#define KGT_SHFL(v, src)   emu_shfl((v), (src))
+#define KGT_SHFL32(v, src) emu_shfl((v), (src))
 inline float __fdiv_rn(float a, float b)
 {
     return a / b;
@@ -83,7 +84,7 @@ struct emu_entry {
 
 struct emu_fentry {
     const char *name;
-    int dbl, fz[4];
+    int dbl, fz[6];
     void (*fn)(const void *);
 };
 
@@ -201,10 +202,10 @@ extern "C" int emu_fuse_count(void)
     return (int)(sizeof emu_fentries / sizeof *emu_fentries);
 }
 
-extern "C" void emu_fuse_entry(int i, const char **name, int *dbl, int fz[4])
+extern "C" void emu_fuse_entry(int i, const char **name, int *dbl, int fz[6])
 {
     *name = emu_fentries[i].name, *dbl = emu_fentries[i].dbl;
-    for (int d = 0; d < 4; d++) fz[d] = emu_fentries[i].fz[d];
+    for (int d = 0; d < 6; d++) fz[d] = emu_fentries[i].fz[d];
 }
 
 struct emu_fthread {
@@ -217,6 +218,7 @@ static void *emu_fuse_thread(void *p)
 {
     const emu_fthread *t = (const emu_fthread *)p;
     threadIdx = emu_dim3{t->x, 0, 0};
+    emu_flip = 0;
     t->e->fn(t->k);
     return NULL;
 }
@@ -237,10 +239,12 @@ extern "C" int emu_fuse_launch(int i, const emu_fuse_args *a, const unsigned *gr
     static emu_fthread ts[1024];
     int rc = 0;
     emu_fiber_local(&threadIdx, sizeof threadIdx);
+    emu_fiber_local(&emu_flip, sizeof emu_flip);
     for (unsigned y = 0; y < grid[1] && !rc; y++)
         for (unsigned x = 0; x < grid[0] && !rc; x++) {
             blockIdx = emu_dim3{x, y, 0};
             emu_barrier_init(&emu_bar, nt);
+            for (unsigned w = 0; w < nt / 32; w++) emu_barrier_init(&emu_warp[w], 32);
             for (unsigned n = 0; n < nt; n++) ts[n] = emu_fthread{e, k, n};
             rc = emu_fibers_run(nt, emu_fuse_thread, ts, sizeof *ts);
         }

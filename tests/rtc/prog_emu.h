@@ -36,10 +36,10 @@ typedef struct emu_fuse_args {
 } emu_fuse_args;
 
 int emu_fuse_count(void);
-/* Entry i: program name, element type and its kgt_prog_fuse (k, tx, ty, nt). */
-void emu_fuse_entry(int i, const char **name, int *dbl, int fz[4]);
-/* Every block of grid (x, y) in turn, its threads as fibers meeting at each __syncthreads. 0,
-   or -1 when the fibers could not be started. */
+/* Entry i: program name, element type and its kgt_prog_fuse (k, tx, ty, nt, v, h). */
+void emu_fuse_entry(int i, const char **name, int *dbl, int fz[6]);
+/* Every block of grid (x, y) in turn, its threads as fibers meeting at each __syncthreads (and,
+   by warps, at each shuffle). 0, or -1 when the fibers could not be started. */
 int emu_fuse_launch(int i, const emu_fuse_args *a, const unsigned *grid);
 
 #ifdef __cplusplus

@@ -4,8 +4,8 @@
  * in kgt's planned shape and each shape of tests/progdev/prog_tests.h that fits, the vector-row
  * kernel of every 2D program that takes it (kgt_prog_emit_gpu_vec) in two shapes, and the fused
  * k-step kernel (kgt_prog_emit_gpu_fused) of every 2D program, k = 1..KGT_PROG_FUSE_MAX, in
- * small tiles and the plan's, as C++ for the CPU emulation (prog_emu.cc), and tables of their
- * entry points.
+ * small tiles and the plan's, and by vector rows in each vector width and the plan's, as C++ for
+ * the CPU emulation (prog_emu.cc), and tables of their entry points.
  *
  *   prog_gen FILE.stencil... > prog_kernels.h
  */
@@ -82,29 +82,32 @@ int main(int argc, char **argv)
                                dbl, v.bx, v.v, v.zc, 1 + v.one, k);
                     k++;
                 }
+        /* The fused kernels: tiles that no box divides (s 0, 1) and the plan's (2); by vector
+           rows the plan's (3) and each vector width in blocks of two warps walking 5 rows
+           (4..6: several blocks down, a last walk cut short). */
         for (int i = 0; i < f.nprog; i++)
             for (int dbl = 0; dbl < 2; dbl++)
                 for (int kk = 1; kk <= KGT_PROG_FUSE_MAX; kk++)
-                    for (int s = 0; s < 3; s++) {
-                        static const kgt_prog_fuse tiles[2] = {{0, 16, 8, 32}, {0, 9, 5, 13}};
+                    for (int s = 0; s < 7; s++) {
+                        static const kgt_prog_fuse tiles[2] = {{0, 16, 8, 32, 0, 0},
+                                                               {0, 9, 5, 13, 0, 0}};
                         const kgt_prog *p = f.prog[i];
-                        kgt_prog_fuse fz;
+                        kgt_prog_fuse fz = {kk, 0, 0, 64, s > 3 ? 1 << (s - 4) : 0, 5};
                         char prefix[32], call[160], c = dbl ? 'd' : 'f';
                         kgt_buf b = {0};
-                        if (s == 2) {
-                            if (kgt_prog_fuse_plan(p, dbl, kk, &fz)) continue;
-                        } else {
-                            fz = tiles[s], fz.k = kk;
-                            if (kgt_prog_fuse_check(p, dbl, &fz)) continue;
-                        }
+                        if (s < 2) fz = tiles[s], fz.k = kk;
+                        if (s == 2   ? kgt_prog_fuse_plan(p, dbl, kk, &fz)
+                            : s == 3 ? kgt_prog_vfuse_plan(p, dbl, kk, &fz)
+                                     : kgt_prog_fuse_check(p, dbl, &fz))
+                            continue;
                         snprintf(prefix, sizeof prefix, "emuf%d", k);
                         kgt_prog_emit_gpu_fused(&b, p, prefix, dbl, &fz);
                         snprintf(call, sizeof call,
-                                 "%s_%s_fuse_k%c(*(const kgt_prog_fuse_args_%c *)a)", prefix,
-                                 p->name, c, c);
+                                 "%s_%s_%sfuse_k%c(*(const kgt_prog_fuse_args_%c *)a)", prefix,
+                                 p->name, fz.v ? "v" : "", c, c);
                         if (put(&b, k, "const void *a", call)) return 1;
-                        kgt_printf(&ftab, "    {\"%s\", %d, {%d, %d, %d, %d}, emu_w%d},\n", p->name,
-                                   dbl, fz.k, fz.tx, fz.ty, fz.nt, k);
+                        kgt_printf(&ftab, "    {\"%s\", %d, {%d, %d, %d, %d, %d, %d}, emu_w%d},\n",
+                                   p->name, dbl, fz.k, fz.tx, fz.ty, fz.nt, fz.v, fz.h, k);
                         k++;
                     }
         kgt_file_free(&f);

@@ -1,6 +1,7 @@
 /*
  * The fused k-step 2D program kernels (kgt/prog_fuse.c) of every 2D program of the files given,
  * both element types, k = 1..KGT_PROG_FUSE_MAX, in small tiles that no box divides and in the
+ * plan's, and by vector rows (kgt/prog_vfuse.c) in every vector width, in short walks and the
  * plan's, run on the CPU under an emulation of the CUDA execution model (prog_emu.cc: a thread
  * per GPU thread, barriers), against k one-step calls of kgt's interpreter over the same boxes
  * (tests/progdev/fuse_case.c), bitwise.
@@ -41,11 +42,11 @@ static int emu_run(void *ctx, const fuse_job *j)
 START_TEST(entry)
 {
     const char *name;
-    int dbl, fz[4], i = _i;
+    int dbl, fz[6], i = _i;
     emu_fuse_entry(i, &name, &dbl, fz);
     const kgt_prog *p = emul_find_prog(name);
     ck_assert_ptr_nonnull(p);
-    kgt_prog_fuse z = {fz[0], fz[1], fz[2], fz[3]};
+    kgt_prog_fuse z = {fz[0], fz[1], fz[2], fz[3], fz[4], fz[5]};
     for (int bc = 0; bc < FUSE_NCASES; bc++)
         ck_assert_int_eq(
             fuse_case(p, dbl, &z, bc, 4242 + 131 * (uint64_t)i + 17 * (uint64_t)bc, emu_run, &i),
