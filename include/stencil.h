@@ -205,9 +205,10 @@ typedef struct stencil_options {
      * bitwise the same for every T. 1..STENCIL_MAX_STEPS forces T (STENCIL_EPARTITION when a part
      * is thinner than T radii; ranks that differ: the largest); 0 (default) is $STENCIL_STEPS (or
      * $STENCIL_FUSE) when a number, else automatic (docs/CONCEPTS.md, "Time steps per exchange").
-     * Other values: STENCIL_EINVAL. Programs: automatic is 1; a forced T is lowered
-     * (stats.steps_why) where a part is thinner than T steps read, and is 1 where an update reads
-     * the cell's index along a periodic dimension.
+     * Other values: STENCIL_EINVAL. Programs: automatic is 1, 4 where one rank's 2D float
+     * program fuses on a CUDA/HIP device (stats.steps_why), and out of core a sweep's; a forced T
+     * is lowered (stats.steps_why) where a part is thinner than T steps read, and is 1 where an
+     * update reads the cell's index along a periodic dimension.
      */
     int steps;
     int fuse; /* deprecated alias of steps, used when steps is 0 */
