@@ -716,9 +716,10 @@ scenario_progs() { # programs: PROG_TESTS on CUDA and NVIDIA OpenCL; Gray-Scott 
 
 # The fused program kernels by vector rows (kgt/prog_vfuse.c) against the tiles (vfuse.jsonl):
 # Gray-Scott and the wave equation at each forced T of VFUSE_T, tiles (STENCIL_PROG_VFUSE=0),
-# the plan, and each shape of VFUSE_SHAPES ("v,nt,h"); progdev on CUDA first (both fused kinds
-# bitwise against the interpreter), test_prog_steps with CUDA on 1 and 2 ranks and a memcheck of
-# Gray-Scott's pass at T = 4.
+# the plan, and each shape of VFUSE_SHAPES ("v,nt,h"), then one step and the defaults; after the
+# rates (so that a call cut short keeps them) progdev on CUDA (both fused kinds bitwise against
+# the interpreter), test_prog_steps with CUDA on 1 and 2 ranks and a memcheck of Gray-Scott's pass
+# at T = 4.
 vfuse_run() { # label command...: one run, its JSON line kept in vfuse.jsonl at once
     local l=$1
     shift

@@ -281,22 +281,23 @@ typedef struct kgt_prog_fuse {
                  (tx, ty unused) */
 } kgt_prog_fuse;
 /* 0 when p has the fused kernel fz in type dbl (2D, k in 1..KGT_PROG_FUSE_MAX, nt <= 1024, the
-   tile buffers within 48 KiB of shared memory), else -1. _plan: the default for k steps. */
+   tile buffers within 48 KiB of shared memory; for v > 0 the vector rows' conditions below),
+   else -1. _plan: the default tiles for k steps. _grid: the launch grid over n cells (tiles
+   or strips). */
 int kgt_prog_fuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz);
 int kgt_prog_fuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz);
 void kgt_prog_fuse_grid(const kgt_prog *p, const kgt_prog_fuse *fz, const long *n, unsigned *grid);
 /*
  * The same k steps by vector rows (prog_vfuse.c, fz->v > 0; the kernel prefix_NAME_vfuse_kf /
- * _kd, the same args): for local arrays whose fields all start on 16 bytes with a row stride of
- * whole vectors (a.n[1], the stride, included). Warps of 32 lanes of v cells (1, 2, 4 floats; 1,
- * 2 doubles) each own a strip of a row, blocks of nt threads (whole warps side by side) walk h
- * rows; the grid covers the union's extents from a.u (kgt_prog_fuse_grid). _vfuse_check: 0 when
- * p has it (2D, the windows within reach, margins of k times the reach along x under half a
- * strip); _vfuse_plan: the default for k steps, or -1 where the windows take too many registers.
+ * _kd, the same args): for local arrays whose fields all start on v elements with a row stride
+ * of whole vectors (a.n[1], the stride, included). Warps of 32 lanes of v cells (1, 2, 4 floats;
+ * 1, 2 doubles) each own a strip of a row, blocks of nt threads (whole warps side by side) walk h
+ * rows; the grid covers the union's extents from a.u (kgt_prog_fuse_grid). kgt_prog_fuse_check
+ * of it: 0 when p has it (2D, the windows within reach, margins of k times the reach along x
+ * under half a strip); _vfuse_plan: the default for k steps, or -1 where the windows take too
+ * many registers.
  */
-int kgt_prog_vfuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz);
 int kgt_prog_vfuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz);
-void kgt_prog_vfuse_grid(const kgt_prog *p, const kgt_prog_fuse *fz, const long *n, unsigned *grid);
 /* The kernel without kgt_add & co. (kgt_emit_rn_helpers precede it for NVRTC). */
 void kgt_prog_emit_gpu_fused(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
                              const kgt_prog_fuse *fz);

@@ -39,7 +39,10 @@ void kgt_pe_reg_lets(kgt_buf *b, const kgt_prog *p, int dbl, const char *used, c
 
 /* The fused kernels' args struct kgt_prog_fuse_args_f / _d (once per translation unit). */
 void kgt_pe_fuse_args(kgt_buf *b, int dbl);
-/* The fused kernel by vector rows (prog_vfuse.c; kgt_prog_emit_gpu_fused calls it for v > 0). */
+/* The vector rows' check and grid (prog_vfuse.c; kgt_prog_fuse_check and _grid call them for
+   v > 0), and their kernel (kgt_prog_emit_gpu_fused calls it). */
+int kgt_prog_vfuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz);
+void kgt_prog_vfuse_grid(const kgt_prog *p, const kgt_prog_fuse *fz, const long *n, unsigned *grid);
 void kgt_prog_emit_gpu_vfused(kgt_buf *b, const kgt_prog *p, const char *prefix, int dbl,
                               const kgt_prog_fuse *fz);
 

@@ -40,17 +40,23 @@ typedef struct vfwin {
     int over;                          /* a read beyond QN or XP */
 } vfwin;
 
-static void reach_walk(const kgt_prog *p, const kgt_pnode *n, vfwin *w)
+/* The geometry of fz's strips: the reaches of every read of any update (kgt_prog_analyse's
+   reach and preach), the margins they take over k steps and the cells a strip stores. */
+static void geometry(const kgt_prog *p, const kgt_prog_fuse *fz, vfwin *w)
 {
-    if (n->kind == KP_READ) {
-        int dy = n->off[0], dx = n->off[1] < 0 ? -n->off[1] : n->off[1];
-        if (dy > w->rup) w->rup = dy;
-        if (-dy > w->rdn) w->rdn = -dy;
-        if (dx > w->r1) w->r1 = dx;
-    }
-    if (n->kind == KP_LET) reach_walk(p, p->let[n->ref].e, w);
-    for (int i = 0; i < 3; i++)
-        if (n->a[i]) reach_walk(p, n->a[i], w);
+    w->k = fz->k, w->v = fz->v, w->rup = w->rdn = w->r1 = 0;
+    for (int f = 0; f < p->nf; f++)
+        for (int s = 0; s < 2; s++) {
+            int r0 = p->f[f].reach[0][s] > p->f[f].preach[0][s] ? p->f[f].reach[0][s]
+                                                                : p->f[f].preach[0][s];
+            int *to = s ? &w->rup : &w->rdn;
+            if (r0 > *to) *to = r0;
+            if (p->f[f].reach[1][s] > w->r1) w->r1 = p->f[f].reach[1][s];
+            if (p->f[f].preach[1][s] > w->r1) w->r1 = p->f[f].preach[1][s];
+        }
+    w->hp = (w->k * w->r1 + w->v - 1) / w->v * w->v;
+    w->ml = w->hp / w->v;
+    w->w = (32 - 2 * w->ml) * w->v;
 }
 
 /* Where level j (1..k) finds a read of field f (prev: its previous level) dy rows off: level
@@ -90,16 +96,10 @@ static void mark(const kgt_prog *p, const kgt_pnode *n, vfwin *w, int j)
         if (n->a[i]) mark(p, n->a[i], w, j);
 }
 
-static void window(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz, vfwin *w)
+static void window(const kgt_prog *p, const kgt_prog_fuse *fz, vfwin *w)
 {
     memset(w, 0, sizeof *w);
-    w->k = fz->k, w->v = fz->v;
-    for (int f = 0; f < p->nf; f++)
-        if (!p->f[f].coef) reach_walk(p, p->f[f].update, w);
-    w->hp = (w->k * w->r1 + w->v - 1) / w->v * w->v;
-    w->ml = w->hp / w->v;
-    w->w = (32 - 2 * w->ml) * w->v;
-    (void)dbl;
+    geometry(p, fz, w);
     for (int j = 1; j <= w->k; j++)
         for (int f = 0; f < p->nf; f++) {
             if (p->f[f].coef) continue;
@@ -140,7 +140,7 @@ int kgt_prog_vfuse_check(const kgt_prog *p, int dbl, const kgt_prog_fuse *fz)
     if (p->ndims != 2 || fz->k < 1 || fz->k > KGT_PROG_FUSE_MAX) return -1;
     if (!(fz->v == 1 || fz->v == 2 || (fz->v == 4 && !dbl))) return -1;
     if (fz->nt < 32 || fz->nt > 1024 || fz->nt % 32 || fz->h < 1) return -1;
-    window(p, dbl, fz, &w);
+    window(p, fz, &w);
     return w.over || 2 * w.ml >= 32 ? -1 : 0;
 }
 
@@ -152,7 +152,7 @@ int kgt_prog_vfuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz)
         vfwin w;
         *fz = (kgt_prog_fuse){k, 0, 0, 128, v, 64};
         if (kgt_prog_vfuse_check(p, dbl, fz)) continue;
-        window(p, dbl, fz, &w);
+        window(p, fz, &w);
         if (window_words(p, &w, dbl) <= 96 && 8 * w.ml <= 32) return 0;
     }
     return -1;
@@ -160,8 +160,8 @@ int kgt_prog_vfuse_plan(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *fz)
 
 void kgt_prog_vfuse_grid(const kgt_prog *p, const kgt_prog_fuse *fz, const long *n, unsigned *grid)
 {
-    vfwin w;
-    window(p, 0, fz, &w);
+    vfwin w; /* its geometry only: a launch needs no window tables */
+    geometry(p, fz, &w);
     long strips = (n[1] + fz->v - 1 + w.w - 1) / w.w, per = fz->nt / 32;
     grid[0] = (unsigned)((strips + per - 1) / per);
     grid[1] = (unsigned)((n[0] + fz->h - 1) / fz->h);
@@ -233,6 +233,16 @@ static void shuffle(kgt_buf *b, const kgt_prog *p, const vfwin *w, int f, int l,
     kgt_printf(b, ", lane %c %d);\n", k < 0 ? '-' : '+', k < 0 ? -k : k);
 }
 
+/* Position q of field f's level l, cell x, takes position q - 1's. */
+static void step_down(kgt_buf *b, const kgt_prog *p, int f, int l, int q, int x, const char *ind)
+{
+    kgt_printf(b, "%s", ind);
+    rname(b, p, f, l, q, x);
+    kgt_printf(b, " = ");
+    rname(b, p, f, l, q - 1, x);
+    kgt_printf(b, ";\n");
+}
+
 /* Field f's level l window one row down, and the new row in at position 0: its own cells from
    `src` (the c-th cell: src is printed with %d for c, or is a vector variable when vec), then
    the neighbour cells where they are first read. */
@@ -240,29 +250,16 @@ static void roll(kgt_buf *b, const kgt_prog *p, const vfwin *w, int f, int l, co
                  int vec, const char *ind)
 {
     const unsigned char(*kp)[XP] = w->keep[f][l + 1];
-    for (int q = w->qmax[f][l + 1]; q >= 1; q--)
-        for (int x = 0; x < XP; x++) {
-            if (!kp[q][x]) continue;
-            if (x >= XR && x < XR + w->v) {
-                kgt_printf(b, "%s", ind);
-                rname(b, p, f, l, q, x);
-                kgt_printf(b, " = ");
-                rname(b, p, f, l, q - 1, x);
-                kgt_printf(b, ";\n");
-            }
-        }
+    for (int q = w->qmax[f][l + 1]; q >= 1; q--) /* the own cells first: shuffles read them */
+        for (int x = XR; x < XR + w->v; x++)
+            if (kp[q][x]) step_down(b, p, f, l, q, x, ind);
     for (int q = w->qmax[f][l + 1]; q >= 1; q--)
         for (int x = 0; x < XP; x++) {
             if (!kp[q][x] || (x >= XR && x < XR + w->v)) continue;
-            if (kp[q - 1][x]) {
-                kgt_printf(b, "%s", ind);
-                rname(b, p, f, l, q, x);
-                kgt_printf(b, " = ");
-                rname(b, p, f, l, q - 1, x);
-                kgt_printf(b, ";\n");
-            } else {
+            if (kp[q - 1][x])
+                step_down(b, p, f, l, q, x, ind);
+            else
                 shuffle(b, p, w, f, l, q, x, ind);
-            }
         }
     for (int c = 0; c < w->v; c++) {
         kgt_printf(b, "%s", ind);
@@ -475,7 +472,7 @@ void kgt_prog_emit_gpu_vfused(kgt_buf *b, const kgt_prog *p, const char *prefix,
         b->oom = 1; /* the caller checks the plan; nothing sensible to write */
         return;
     }
-    window(p, dbl, fz, &w);
+    window(p, fz, &w);
     loaded_of(p, &w, &ld);
     vt = vtype(w.v, dbl);
     int k = w.k;

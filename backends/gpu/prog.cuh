@@ -122,7 +122,7 @@ static void bind_fused(sb_dev *dev, impl *im)
         int vec = 0;
         if (forced) {
             *vz = want, vz->k = k;
-            vec = !kgt_prog_vfuse_check(p, dbl, vz);
+            vec = !kgt_prog_fuse_check(p, dbl, vz);
         } else if (!off) {
             vec = !kgt_prog_vfuse_plan(p, dbl, k, vz);
         }
