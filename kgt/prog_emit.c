@@ -138,6 +138,26 @@ void kgt_pe_helpers(kgt_buf *b, int target, int dbl)
     kgt_printf(b, "#endif\n");
 }
 
+void kgt_pe_fuse_args(kgt_buf *b, int dbl)
+{
+    const char *t = kgt_pe_tnames[dbl];
+    char c = dbl ? 'd' : 'f';
+    kgt_printf(b,
+               "#ifndef KGT_PROG_FUSE_ARGS_%c\n#define KGT_PROG_FUSE_ARGS_%c\n"
+               "typedef struct kgt_prog_fuse_args_%c {\n"
+               "    const %s *in[%d], *prev[%d]; /* per field: local cell 0 of levels 0, -1 */\n"
+               "    %s *out[%d], *pout[%d];      /* levels k and k - 1 (fields that keep one) */\n"
+               "    long origin[2], t;  /* global index of local cell 0; t of the first step */\n"
+               "    int stride, n[2];   /* row stride; the local array's cells [0, n) */\n"
+               "    int u[2];           /* first cell of the union of the last step's boxes */\n"
+               "    int box[%d][%d][2][2]; /* [step][field][dimension]: [lo, hi) */\n"
+               "    %s par[%d];\n"
+               "} kgt_prog_fuse_args_%c;\n#endif\n",
+               c, c, c, t, KGT_PROG_MAX_FIELDS, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_FIELDS,
+               KGT_PROG_MAX_FIELDS, KGT_PROG_FUSE_MAX, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_PARAMS,
+               c);
+}
+
 void kgt_prog_emit_host_header(kgt_buf *b, const kgt_prog *p, const char *prefix)
 {
     for (int dbl = 0; dbl < 2; dbl++) {

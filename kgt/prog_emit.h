@@ -37,7 +37,8 @@ void kgt_pe_helpers(kgt_buf *b, int target, int dbl);
 void kgt_pe_lets_all(const kgt_prog *p, char *used);
 void kgt_pe_reg_lets(kgt_buf *b, const kgt_prog *p, int dbl, const char *used, const kgt_pregs *rg);
 
-/* The fused kernels' args struct kgt_prog_fuse_args_f / _d (once per translation unit). */
+/* The fused kernels' args struct kgt_prog_fuse_args_f / _d, tiles and vector rows alike (once
+   per translation unit; prog_emit.c). */
 void kgt_pe_fuse_args(kgt_buf *b, int dbl);
 /* The vector rows' check and grid (prog_vfuse.c; kgt_prog_fuse_check and _grid call them for
    v > 0), and their kernel (kgt_prog_emit_gpu_fused calls it). */

@@ -75,26 +75,6 @@ void kgt_prog_fuse_grid(const kgt_prog *p, const kgt_prog_fuse *fz, const long *
     grid[2] = 1;
 }
 
-void kgt_pe_fuse_args(kgt_buf *b, int dbl)
-{
-    const char *t = kgt_pe_tnames[dbl];
-    char c = dbl ? 'd' : 'f';
-    kgt_printf(b,
-               "#ifndef KGT_PROG_FUSE_ARGS_%c\n#define KGT_PROG_FUSE_ARGS_%c\n"
-               "typedef struct kgt_prog_fuse_args_%c {\n"
-               "    const %s *in[%d], *prev[%d]; /* per field: local cell 0 of levels 0, -1 */\n"
-               "    %s *out[%d], *pout[%d];      /* levels k and k - 1 (fields that keep one) */\n"
-               "    long origin[2], t;  /* global index of local cell 0; t of the first step */\n"
-               "    int stride, n[2];   /* row stride; the local array's cells [0, n) */\n"
-               "    int u[2];           /* first cell of the union of the last step's boxes */\n"
-               "    int box[%d][%d][2][2]; /* [step][field][dimension]: [lo, hi) */\n"
-               "    %s par[%d];\n"
-               "} kgt_prog_fuse_args_%c;\n#endif\n",
-               c, c, c, t, KGT_PROG_MAX_FIELDS, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_FIELDS,
-               KGT_PROG_MAX_FIELDS, KGT_PROG_FUSE_MAX, KGT_PROG_MAX_FIELDS, t, KGT_PROG_MAX_PARAMS,
-               c);
-}
-
 /* Buffer of field f holding level j (0: the launch's input; -1: its previous level). */
 static int buf_of(const kgt_pfield *f, int j)
 {
