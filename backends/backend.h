@@ -220,6 +220,14 @@ typedef struct sb_ops {
      * writes, so any order gives the same cells.
      */
     int (*copy_many)(sb_dev *dev, int q, int n, const sb_copy *c);
+    /*
+     * Optional (NULL: 1). Before open, for the automatic T of a program run on one rank whose
+     * faces need no refill between steps: the steps per prog_update_k launch that this
+     * backend's fused kernel of p runs faster than one launch a step, or 1 where it knows none.
+     * type: the element type; row_align: sk_env's (0: the skeleton's own padding of program
+     * rows, skel/prog_setup.c).
+     */
+    int (*prog_auto_steps)(const struct kgt_prog *p, int type, int row_align);
 } sb_ops;
 
 /* Every backend built in; NULL-terminated. */

@@ -52,6 +52,7 @@
 #              (bench/prog_bench, bench/progs/) on both, 2d4 and 3d7 defaults in the same call;
 #              PROG_SHAPES="bx,by,cy ..." also runs both programs on CUDA in each kernel shape
 #              (STENCIL_PROG_SHAPE, labels gs-cuda-BX,BY,CY), PROG_ONLY=1 runs the programs alone
+#   progfinal  the programs' tables on one card (rates, out of core, sanitizers, CUDA tests)
 #   vfuse      the fused program kernels by vector rows against the tiles (VFUSE_T, default "2 4";
 #              VFUSE_SHAPES "v,nt,h ...", default six shapes)
 #   rtcfuse    the run-time two-step kernels: test_skeleton (CUDA, automatic and forced steps),
@@ -751,6 +752,40 @@ scenario_vfuse() {
     done
     runlog vfuse-memcheck 600 compute-sanitizer --tool memcheck $pb -b cuda \
         -f bench/progs/grayscott.stencil -n 1000x1100 -i 12 -s 4
+}
+
+# The programs' tables on one card (progfinal.jsonl): Gray-Scott and the wave equation at T = 1..4
+# forced, at T = 4 on tiles (STENCIL_PROG_VFUSE=0) and by default; Gray-Scott in core and out of core
+# (a third of its device memory, and 1000 MB); then
+# racecheck and memcheck of the vector-row pass, progdev, test_prog_steps and test_prog_ooc with CUDA.
+scenario_progfinal() {
+    local pb=$B/bench/prog_bench t g w
+    g="-f bench/progs/grayscott.stencil -n 8192x8192 -i 2000 --repeat 3"
+    w="-f bench/progs/wave.stencil -n 16384x16384 -i 500 --repeat 3"
+    pf() { local l=$1; shift; runlog pf-$l 300 "$@" --label $l; grep -h '^{' "$LOGS/pf-$l.log" >>"$OUT/progfinal.jsonl"; }
+    pf gs-default $pb -b cuda $g
+    pf wave-default $pb -b cuda $w
+    for t in 1 2 3 4; do
+        pf gs-$t $pb -b cuda $g -s $t
+        pf wave-$t $pb -b cuda $w -s $t
+    done
+    pf gs-4-tiles env STENCIL_PROG_VFUSE=0 $pb -b cuda $g -s 4
+    pf wave-4-tiles env STENCIL_PROG_VFUSE=0 $pb -b cuda $w -s 4
+    pf gs-ooc-358 $pb -b cuda $g --ooc 358000000
+    pf gs-ooc-1000 $pb -b cuda $g --ooc 1000000000
+    best_of "$OUT/progfinal.jsonl"
+    for tool in racecheck memcheck; do
+        for f in grayscott wave; do
+            runlog pf-$tool-$f 200 compute-sanitizer --tool $tool --error-exitcode 3 $pb -b cuda \
+                -f bench/progs/$f.stencil -n 300x256 -i 9 -s 4
+        done
+    done
+    runlog pf-progdev 300 $B/tests/progdev/test_progdev tests/kgt/prog/examples.stencil cuda \
+        tests/rtc/prog_extra.stencil
+    for tt in steps ooc; do
+        runlog pf-prog-$tt 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n 1 -x STENCIL_BACKEND \
+            $B/tests/prog/test_prog_$tt
+    done
 }
 
 for s in "$@"; do

@@ -161,28 +161,19 @@ static int index_periodic(const sk_prog *sp, const sk_reads *s)
 }
 
 /*
- * The automatic T: 4 (a pass of four steps in one fused launch, prog_loop.c) where that is known
- * to win, else 1. Known: one rank (no messages, so the whole pass is one launch) on a GPU
- * backend that fuses steps (auto_try: GPU memory; the host fuses too, for nothing), a 2D float
- * program without mirror or constant faces whose four steps kgt plans by vector rows
- * (kgt_prog_vfuse_plan; the GPU backends take that kernel where rows are whole vectors, as
- * programs' rows always are but under a STENCIL_ROW_ALIGN that is not a multiple of v), or, where
- * it does not, whose evolving fields keep no previous level and which reads no coefficient field
- * (the shared-memory tiles: Gray-Scott gained by them, the wave equation lost). Others stay at 1
- * until measured (bench/RESULTS.md).
+ * The automatic T: what the planned backend knows to win (sb_ops.prog_auto_steps: steps in one
+ * fused launch, prog_loop.c), else 1. Asked only where a pass can be one launch: one rank (no
+ * messages), no mirror or constant faces (refilled between steps), at least as many iterations.
  */
 static int auto_steps(const sk_run *r)
 {
     const kgt_prog *p = r->prog->p;
     const sb_ops *o = sk_planned_backend(r);
-    kgt_prog_fuse vz;
-    if (!o || !o->prog_update_k || !o->auto_try || r->size != 1 || p->ndims != 2 ||
-        r->st.type != STENCIL_FLOAT || r->iters < 4)
-        return 1;
-    int vec = !kgt_prog_vfuse_plan(p, 0, 4, &vz) && r->env.row_align % vz.v == 0;
+    if (!o || !o->prog_update_k || !o->prog_auto_steps || r->size != 1) return 1;
     for (int f = 0; f < p->nf; f++)
-        if (sk_prog_refilled(p, f) || (!vec && (p->f[f].coef || p->f[f].keeps))) return 1;
-    return 4;
+        if (sk_prog_refilled(p, f)) return 1;
+    int T = o->prog_auto_steps(p, r->st.type, r->env.row_align);
+    return T > 1 && T <= r->iters && T <= STENCIL_MAX_STEPS ? T : 1;
 }
 
 /*

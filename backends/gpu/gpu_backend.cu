@@ -146,5 +146,6 @@ extern "C" const sb_ops SB_GPU_OPS = {
     gpu_prog_fuse_depth,
     gpu_prog_update_k,
     gpu_copy_many,
+    gpu_prog_auto_steps,
 };
 #endif

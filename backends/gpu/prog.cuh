@@ -102,14 +102,30 @@ static_assert(sizeof(prog_fuse_args<double>) == fuse_args_bytes<double>(), "kgt_
  * (STENCIL_PROG_VFUSE: "0" none, "v,nt,h" that shape where it fits), which a launch takes when
  * its arrays allow (fuse_launch).
  */
+/* STENCIL_PROG_VFUSE: -1 "0" (none), 1 "v,nt,h" (that shape, in *want), else 0 (kgt's plan). */
+static int vfuse_setting(kgt_prog_fuse *want)
+{
+    const char *env = getenv("STENCIL_PROG_VFUSE");
+    memset(want, 0, sizeof *want);
+    if (env && !strcmp(env, "0")) return -1;
+    return env && *env && sscanf(env, "%d,%d,%d", &want->v, &want->nt, &want->h) == 3;
+}
+
+/* The vector-row kernel of k steps that bind_fused builds for p, in *vz; 0: none. */
+static int vfuse_shape(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *vz)
+{
+    kgt_prog_fuse want;
+    int how = vfuse_setting(&want);
+    if (how < 0) return 0;
+    if (how == 0) return !kgt_prog_vfuse_plan(p, dbl, k, vz);
+    *vz = want, vz->k = k;
+    return !kgt_prog_fuse_check(p, dbl, vz);
+}
+
 static void bind_fused(sb_dev *dev, impl *im)
 {
     const kgt_prog *p = im->kprog;
     int dbl = im->type == STENCIL_DOUBLE;
-    const char *env = getenv("STENCIL_PROG_VFUSE");
-    kgt_prog_fuse want = {0, 0, 0, 0, 0, 0};
-    int off = env && !strcmp(env, "0"),
-        forced = env && *env && !off && sscanf(env, "%d,%d,%d", &want.v, &want.nt, &want.h) == 3;
     im->pfuse = 0;
     if (p->ndims != 2 || !im->pnarrow) return;
     for (int k = 1; k <= KGT_PROG_FUSE_MAX; k++) {
@@ -119,13 +135,7 @@ static void bind_fused(sb_dev *dev, impl *im)
         kgt_buf b;
         memset(&b, 0, sizeof b);
         if (kgt_prog_fuse_plan(p, dbl, k, fz)) break; /* tiles only shrink with k: none above */
-        int vec = 0;
-        if (forced) {
-            *vz = want, vz->k = k;
-            vec = !kgt_prog_fuse_check(p, dbl, vz);
-        } else if (!off) {
-            vec = !kgt_prog_vfuse_plan(p, dbl, k, vz);
-        }
+        int vec = vfuse_shape(p, dbl, k, vz);
         kgt_emit_rn_helpers(&b);
         kgt_prog_emit_gpu_fused(&b, p, "sb_prog", dbl, fz);
         if (vec) kgt_prog_emit_gpu_fused(&b, p, "sb_prog", dbl, vz);
@@ -316,6 +326,24 @@ int gpu_prog_fuse_depth(sb_dev *dev)
 {
     impl *im = im_of(dev);
     return im && im->kprog ? im->pfuse : 0;
+}
+
+/*
+ * sb_ops.prog_auto_steps: 4 where a pass of four steps in one fused launch is known to win (the
+ * measured cases, bench/RESULTS.md): 2D float programs whose four steps run by vector rows (a
+ * launch takes them where rows are whole vectors, as the skeleton pads program rows unless
+ * STENCIL_ROW_ALIGN says otherwise), or, by tiles, those whose evolving fields keep no previous
+ * level and which read no coefficient field (Gray-Scott gained by tiles, the wave equation lost).
+ * Others stay at 1 until measured.
+ */
+int gpu_prog_auto_steps(const kgt_prog *p, int type, int row_align)
+{
+    kgt_prog_fuse vz;
+    if (p->ndims != 2 || type != STENCIL_FLOAT) return 1;
+    if (vfuse_shape(p, 0, 4, &vz) && row_align % vz.v == 0) return 4;
+    for (int f = 0; f < p->nf; f++)
+        if (p->f[f].coef || p->f[f].keeps) return 1;
+    return 4;
 }
 
 /* The fused launch of s->k steps: tiles over the union of the last step's boxes. */
