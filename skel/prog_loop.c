@@ -265,25 +265,13 @@ static void substep(sk_run *r, long t, int k)
     sk_prog_ghost_level(r, k);
 }
 
-/*
- * The most steps a pass may hand to prog_update_k at once (0 or 1: none). Not where ghosts
- * of mirror or constant faces are refilled between steps (nothing runs between fused steps),
- * nor where a previous level is read farther than its current one: the fused launch writes
- * level k - 1 only over the last step's box, which the last step's reads of the current level
- * cover, and the step after it reads that level as its previous one.
- */
+/* The most steps a pass may hand to prog_update_k at once (0 or 1: none; sk_prog_fuse_reads). */
 int sk_prog_fusable(const sk_run *r)
 {
     const sk_prog *sp = r->prog;
-    const kgt_prog *p = sp->p;
     const sb_ops *o = r->dev.ops;
-    if (!o->prog_update_k || !o->prog_fuse_depth || sp->T < 2) return 0;
-    for (int f = 0; f < p->nf; f++) {
-        if (sk_prog_refilled(p, f)) return 0;
-        for (int d = 0; d < p->ndims; d++)
-            for (int e = 0; e < 2; e++)
-                if (p->f[f].keeps && p->f[f].preach[d][e] > p->f[f].reach[d][e]) return 0;
-    }
+    if (!o->prog_update_k || !o->prog_fuse_depth || sp->T < 2 || !sk_prog_fuse_reads(sp->p))
+        return 0;
     int n = o->prog_fuse_depth((sb_dev *)&r->dev);
     return n > SB_PROG_FUSE_MAX ? SB_PROG_FUSE_MAX : n;
 }
@@ -358,7 +346,6 @@ static void ooc_pass(sk_run *r, long t, int m, int norm)
     w->k0 = T - m + 1;
     w->t = t;
     w->par = sp->par;
-    w->last1 = 0;
     for (int f = 0; f < p->nf; f++) {
         w->src[f] = sp->cur[f];
         w->srcp[f] = p->f[f].keeps ? sp->prv[f] : NULL;
@@ -377,7 +364,6 @@ static void ooc_pass(sk_run *r, long t, int m, int norm)
         if (r->rc) return;
         carried_into(r, f, sp->spr[f]);
         w->pen[f] = sp->spr[f];
-        w->last1 = 1;
     }
     sk_prog_ooc_sweep(r, w);
     if (m == 1) rotate(sp);

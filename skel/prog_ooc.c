@@ -41,6 +41,7 @@ typedef struct sk_pooc {
     sb_mem in[POOC_SETS][KGT_PROG_MAX_FIELDS];   /* per field: its current level's rows */
     sb_mem prev[POOC_SETS][KGT_PROG_MAX_FIELDS]; /* fields that keep their previous level */
     sb_mem out[POOC_SETS][KGT_PROG_MAX_FIELDS];  /* evolving fields: the level written */
+    sb_mem pout[POOC_SETS][KGT_PROG_MAX_FIELDS]; /* fused, previous level kept: the one before */
     void *level[POOC_LEVELS];                    /* the host levels (sk_prog_ooc_level) */
     int from[POOC_LEVELS];                       /* LEVEL_* */
     size_t lbytes[POOC_LEVELS];                  /* their sizes, where mapped */
@@ -114,9 +115,10 @@ static int alloc_sets(sk_run *r, sk_pooc *o, size_t bytes)
     int rc = 0;
     for (int k = 0; k < o->nsets; k++)
         for (int f = 0; f < p->nf && !rc; f++) {
-            sb_mem *m[3] = {&o->in[k][f], p->f[f].coef ? NULL : &o->out[k][f],
-                            p->f[f].keeps ? &o->prev[k][f] : NULL};
-            for (int i = 0; i < 3 && !rc; i++)
+            sb_mem *m[4] = {&o->in[k][f], p->f[f].coef ? NULL : &o->out[k][f],
+                            p->f[f].keeps ? &o->prev[k][f] : NULL,
+                            p->f[f].keeps && o->fuse >= 2 ? &o->pout[k][f] : NULL};
+            for (int i = 0; i < 4 && !rc; i++)
                 if (m[i]) rc = o->dev.ops->mem_alloc(&o->dev, bytes, m[i]);
         }
     return rc ? SK_FAIL(r, rc, "out-of-core chunk buffers: %s", o->dev.err) : 0;
@@ -129,7 +131,8 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
     const kgt_prog *p = r->prog->p;
     size_t row = (size_t)r->loc.stride[0] * sb_elem_size(r->st.type);
     long least = o->hlo + o->hhi + 1;
-    for (int f = 0; f < p->nf; f++) o->nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
+    for (int f = 0; f < p->nf; f++)
+        o->nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0) * (1 + (o->fuse >= 2));
     for (;;) {
         o->nsets = POOC_SETS;
         o->cap = chunk_rows(r, o);
@@ -178,13 +181,12 @@ int sk_prog_ooc_start(sk_run *r)
         for (int i = 0; i < 2 * SL_D; i++) sp->border[f][i] = i ? none : sp->box[f];
     }
     /* Sweeps of whole passes, with chunks that compute at least as many rows as their halo
-       holds; else one sweep per step. Fused runs of steps where no ghosts are refilled between
-       them and no previous level is kept (the sets hold no fourth level). */
+       holds; else one sweep per step. Fused runs of steps where they may replace the substeps
+       (sk_prog_fuse_reads; a field that keeps its previous level then has a fourth buffer a set,
+       for the level before the run's last). */
     long long limit = o->limit;
     long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
-    int nofuse = 0;
-    for (int f = 0; f < sp->p->nf; f++)
-        nofuse |= sp->p->f[f].keeps != 0 || sk_prog_refilled(sp->p, f);
+    int nofuse = !sk_prog_fuse_reads(sp->p);
     for (o->multi = 1;; o->multi = 0) {
         o->hlo = o->multi ? sp->R[0][0] : r->st.rlo[0];
         o->hhi = o->multi ? sp->R[0][1] : r->st.rhi[0];
@@ -213,8 +215,8 @@ void sk_prog_ooc_free(sk_run *r)
     sk_pooc *o = r->prog->ooc;
     for (int k = 0; k < POOC_SETS; k++)
         for (int f = 0; f < KGT_PROG_MAX_FIELDS; f++) {
-            sb_mem *m[3] = {&o->in[k][f], &o->out[k][f], &o->prev[k][f]};
-            for (int i = 0; i < 3; i++) {
+            sb_mem *m[4] = {&o->in[k][f], &o->out[k][f], &o->prev[k][f], &o->pout[k][f]};
+            for (int i = 0; i < 4; i++) {
                 if (*m[i]) o->dev.ops->mem_free(&o->dev, *m[i]);
                 *m[i] = NULL;
             }
@@ -510,31 +512,40 @@ static void ghosts_after(sk_run *r, const sk_psweep *w, int j, sb_mem *cur, cons
  * again after each single step but the last. Every evolving field's level to be written gets
  * the fixed frames and constant ghosts of the current one, the only cells no step writes that a
  * later one reads (a field that keeps its previous level once more after the first step, into
- * the buffer that held level -1). Whole rows come down, their halo cells stale: the next sweep
- * or the exchange after the pass makes what is read of them. c->fin and c->pen: the buffers
- * holding the last level and the one before.
+ * the buffer that held level -1, and before each fused run into both buffers it writes). Whole
+ * rows come down, their halo cells stale: the next sweep or the exchange after the pass makes
+ * what is read of them. c->fin and c->pen: the buffers holding the last level and the one
+ * before (a fused run writes both for fields that keep their previous level; for the others
+ * the last step runs alone where the one before is wanted).
  */
 static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
 {
     sk_pooc *o = r->prog->ooc;
     const kgt_prog *p = r->prog->p;
-    sb_mem cur[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS];
+    sb_mem cur[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS],
+        pot[KGT_PROG_MAX_FIELDS];
+    int alone = 0; /* a field without a previous level wants the level before the last */
     local_halos(r, w, k, c);
     for (int f = 0; f < p->nf; f++) {
         cur[f] = o->in[k][f];
         nxt[f] = p->f[f].coef ? NULL : o->out[k][f];
         prv[f] = p->f[f].keeps ? o->prev[k][f] : NULL;
+        pot[f] = p->f[f].keeps ? o->pout[k][f] : NULL;
         if (nxt[f]) dup_frames(r, o, f, nxt[f], cur[f], c);
+        alone |= w->pen[f] && !p->f[f].keeps;
     }
     for (int j = 0; j < w->m && !r->rc;) {
         int n = o->fuse < w->m - j ? o->fuse : w->m - j;
-        if (w->last1 && j + n == w->m) n--; /* the level before the last is wanted */
+        if (alone && j + n == w->m) n--; /* the level before the last is wanted */
         if (n >= 2) {
             sb_prog_steps s;
             memset(&s, 0, sizeof s);
             for (int f = 0; f < p->nf; f++) {
                 s.in[f] = cur[f];
                 s.out[f] = nxt[f];
+                s.prev[f] = prv[f];
+                s.pout[f] = pot[f];
+                if (pot[f]) dup_frames(r, o, f, pot[f], cur[f], c);
                 for (int i = 0; i < n; i++) s.box[i][f] = chunk_box(r, w, j + i, f, c);
             }
             s.k = n;
@@ -544,10 +555,13 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
             s.par = w->par;
             odev(r, o, o->dev.ops->prog_update_k(&o->dev, SB_QINNER, &s));
             for (int f = 0; f < p->nf; f++) {
-                sb_mem x = cur[f];
+                sb_mem x = cur[f], y = prv[f];
                 if (p->f[f].coef) continue;
                 cur[f] = nxt[f];
                 nxt[f] = x;
+                if (!p->f[f].keeps) continue;
+                prv[f] = pot[f];
+                pot[f] = y;
             }
             j += n;
             continue;
@@ -668,7 +682,6 @@ int sk_prog_update(sk_run *r, int q, const sb_prog_step *s)
     w->k0 = 1;
     w->t = s->t;
     w->par = s->par;
-    w->last1 = 0;
     for (int f = 0; f < p->nf; f++) {
         w->box[0][f] = s->box[f];
         w->src[f] = s->in[f];

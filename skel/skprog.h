@@ -113,6 +113,21 @@ static inline int sk_prog_refilled(const kgt_prog *p, int f)
     return 0;
 }
 
+/* Whether fused runs of steps (sb_prog_steps) may replace p's substeps: no ghosts refilled
+   between steps, and no previous level read farther than its current one (a fused launch
+   writes level k - 1 only over the last step's box, which the last step's reads of the current
+   level cover, and the step after it reads that level as its previous one). */
+static inline int sk_prog_fuse_reads(const kgt_prog *p)
+{
+    for (int f = 0; f < p->nf; f++) {
+        if (sk_prog_refilled(p, f)) return 0;
+        for (int d = 0; d < p->ndims; d++)
+            for (int e = 0; e < 2; e++)
+                if (p->f[f].keeps && p->f[f].preach[d][e] > p->f[f].reach[d][e]) return 0;
+    }
+    return 1;
+}
+
 /* prog_ooc.c: whether this rank runs out of core (options.out_of_core, device_memory); the
    start (the opened device moved aside, r->dev the host backend, chunk buffers); the chunk
    buffers freed, and everything released; sk_prog_update is the update of a step, in core or
@@ -138,13 +153,13 @@ void sk_prog_ooc_level_free(sk_run *r, sb_mem m);
  * the device. Step j (0 .. m - 1, number t + j) computes box[j][f] (local indices), within
  * ex[j][f] rows below and above the rows the chunk computes of the last level (the rows later
  * steps read of it); the levels are read from the host's src (current) and srcp (previous),
- * the last one comes down into dst and, where pen[f] is not NULL, the one before into pen
- * (last1: the last step runs alone, so that it exists). Between two steps the new level's
+ * the last one comes down into dst and, where pen[f] is not NULL, the one before into pen (the
+ * chunks' steps make sure that it exists). Between two steps the new level's
  * mirror ghosts are refilled, as deep as a pass's step k0 + j reads them (sp->bw).
  * sk_prog_ooc_sweeps: the run's.
  */
 typedef struct sk_psweep {
-    int m, last1, k0; /* k0: the first step's number within a pass of T (1 .. T) */
+    int m, k0; /* k0: the first step's number within a pass of T (1 .. T) */
     long t;
     const double *par;
     sl_box box[SL_MAX_STEPS][KGT_PROG_MAX_FIELDS];

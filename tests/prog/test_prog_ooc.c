@@ -74,8 +74,9 @@ END_TEST
  * (the cases above have them): a field with a previous level, a coefficient and fixed frames; a 3D
  * one; Gray-Scott on a torus, whose sweeps fuse their steps where the device does (the host
  * backend); a previous level on a torus (the rank's own halos, corners included, made on the
- * device); the index i in chunks, in single steps (h3f) and fused ones (isrc). i: case, T (1, 3
- * or 5), type, partition.
+ * device); the index i in chunks, in single steps (h3f) and fused ones (isrc); previous levels
+ * read no farther than the current ones, whose sweeps fuse too, with fixed frames (wavef) and
+ * on a torus (wavep). i: case, T (1, 3 or 5), type, partition.
  */
 static const prog_case sweep_cases[] = {
     {"program keep2\n"
@@ -120,6 +121,27 @@ static const prog_case sweep_cases[] = {
      "end\n",
      {96, 13, 1},
      0},
+    {"program wavef\n"
+     "  dims 2\n"
+     "  field u prev\n"
+     "  field b\n"
+     "  coef c\n"
+     "  param w = 0.25\n"
+     "  let lap = u[-1,0] + u[1,0] + u[0,-1] + u[0,1] - 4 * u\n"
+     "  update u = 2 * u - u@prev + c * lap + w * b[1,0]\n"
+     "  update b = b[0,1] < u ? b * w : b - w * c\n"
+     "end\n",
+     {92, 14, 1},
+     0},
+    {"program wavep\n"
+     "  dims 2\n"
+     "  field u prev\n"
+     "  coef c\n"
+     "  update u = u - u@prev[1,-1] * 0.5 + c * (u[1,-1] - u[-1,0] + u[0,1])\n"
+     "  boundary * all periodic\n"
+     "end\n",
+     {88, 15, 1},
+     0},
 };
 
 static prog_case sweep_case(int i)
@@ -151,10 +173,11 @@ START_TEST(ooc_sweeps)
 END_TEST
 
 /* The sweeps in a persistent run: advances, a parameter changed, the norms of the last step
-   (the level before it comes down too), the view. */
+   (the level before it comes down too), the view; a previous level in single steps (keep2)
+   and in fused ones (wavef), Gray-Scott. */
 START_TEST(ooc_sweeps_persistent)
 {
-    prog_case pc = sweep_case(_i / 2 ? 2 : 0);
+    prog_case pc = sweep_case((int[]){0, 2, 5}[_i / 2]);
     tp_env e;
     tp_begin(&e, &pc, 1, _i % 2);
     e.o.steps = 3;
@@ -271,8 +294,8 @@ static void add_tests(TCase *tc)
 {
     tcase_add_loop_test(tc, ooc_bitwise, 0, 8 * tp_ncases);
     tcase_add_loop_test(tc, ooc_persistent, 0, 2);
-    tcase_add_loop_test(tc, ooc_sweeps, 0, 60);
-    tcase_add_loop_test(tc, ooc_sweeps_persistent, 0, 4);
+    tcase_add_loop_test(tc, ooc_sweeps, 0, 84);
+    tcase_add_loop_test(tc, ooc_sweeps_persistent, 0, 6);
     tcase_add_test(tc, ooc_auto_steps);
     tcase_add_loop_test(tc, ooc_file, 0, 2);
     tcase_add_test(tc, ooc_decisions);
