@@ -755,9 +755,9 @@ scenario_vfuse() {
 }
 
 # The programs' tables on one card (progfinal.jsonl): Gray-Scott and the wave equation at T = 1..4
-# forced, at T = 4 on tiles (STENCIL_PROG_VFUSE=0) and by default; Gray-Scott in core and out of core
-# (a third of its device memory, and 1000 MB); then
-# racecheck and memcheck of the vector-row pass, progdev, test_prog_steps and test_prog_ooc with CUDA.
+# forced, at T = 4 on tiles (STENCIL_PROG_VFUSE=0) and by default; out of core Gray-Scott at a third
+# of its device memory and at 1000 MB, the wave equation at a third; then racecheck and memcheck
+# of the vector-row pass, progdev, test_prog_steps and test_prog_ooc with CUDA.
 scenario_progfinal() {
     local pb=$B/bench/prog_bench t g w
     g="-f bench/progs/grayscott.stencil -n 8192x8192 -i 2000 --repeat 3"
@@ -773,6 +773,7 @@ scenario_progfinal() {
     pf wave-4-tiles env STENCIL_PROG_VFUSE=0 $pb -b cuda $w -s 4
     pf gs-ooc-358 $pb -b cuda $g --ooc 358000000
     pf gs-ooc-1000 $pb -b cuda $g --ooc 1000000000
+    pf wave-ooc-1433 $pb -b cuda $w --ooc 1433000000
     best_of "$OUT/progfinal.jsonl"
     for tool in racecheck memcheck; do
         for f in grayscott wave; do
