@@ -187,16 +187,13 @@ static int auto_steps(const sk_run *r)
  * within an eighth of the part along every other dimension. Before the layout, so the rows are
  * estimated from the reach of one step.
  */
-static int ooc_steps(sk_run *r, const sk_reads *s)
+static int ooc_steps(sk_run *r)
 {
     const kgt_prog *p = r->prog->p;
     long long limit = 0;
     int mode = sk_ooc_mode(r);
     sl_local l;
-    int index_i = 0; /* refused out of core (prog_ooc.c) */
-    for (int f = 0; f < p->nf; f++) index_i |= s->index[f] & 1;
-    if (mode == -1 || index_i || sk_ooc_limit(r, &limit) ||
-        sl_local_make(&l, &r->part, &r->st, r->rank))
+    if (mode == -1 || sk_ooc_limit(r, &limit) || sl_local_make(&l, &r->part, &r->st, r->rank))
         return 0;
     size_t es = sb_elem_size(r->st.type), row = (size_t)l.stride[0] * es;
     int nbufs = 0; /* a set's chunk buffers, as many as in core holds levels */
@@ -232,7 +229,7 @@ int sk_prog_steps(sk_run *r)
              r->opt.steps > 0 ? "forced"
              : want > 1       ? "program: fused steps, T=4"
                               : "program: one step");
-    int ooc = rc || r->opt.steps > 0 ? 0 : ooc_steps(r, &s);
+    int ooc = rc || r->opt.steps > 0 ? 0 : ooc_steps(r);
     if (ooc > 1) { /* out of core: a pass is one sweep of the chunks through the device */
         want = T = ooc;
         snprintf(r->why, sizeof r->why, "program out of core: T=%d per sweep", ooc % 1000);
