@@ -122,6 +122,14 @@ static int vfuse_shape(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *vz)
     return !kgt_prog_fuse_check(p, dbl, vz);
 }
 
+/*
+ * The rows a block of the short-strip variant walks. An out-of-core chunk buffer holds a few
+ * hundred rows: strips of the plan's height leave a chunk's launches only a few blocks per SM,
+ * and shorter strips fill the device at the cost of more window rows per strip, which makes
+ * them a little slower over a whole array in core (bench/RESULTS.md, programs out of core).
+ */
+#define SB_PROG_SHORT_H 16
+
 static void bind_fused(sb_dev *dev, impl *im)
 {
     const kgt_prog *p = im->kprog;
@@ -129,33 +137,39 @@ static void bind_fused(sb_dev *dev, impl *im)
     im->pfuse = 0;
     if (p->ndims != 2 || !im->pnarrow) return;
     for (int k = 1; k <= KGT_PROG_FUSE_MAX; k++) {
-        kgt_prog_fuse *fz = &im->pkfz[k], *vz = &im->pvkfz[k];
-        char err[160] = "", name[112], vname[112];
+        kgt_prog_fuse *fz = &im->pkfz[k], *vz = &im->pvkfz[k], *sz = &im->pvsfz[k];
+        char err[160] = "", name[112], vname[112], sname[112];
         double secs = 0;
         kgt_buf b;
         memset(&b, 0, sizeof b);
         if (kgt_prog_fuse_plan(p, dbl, k, fz)) break; /* tiles only shrink with k: none above */
-        int vec = vfuse_shape(p, dbl, k, vz);
+        int vec = vfuse_shape(p, dbl, k, vz), shrt = 0;
+        if (vec && vz->h > SB_PROG_SHORT_H) {
+            *sz = *vz, sz->h = SB_PROG_SHORT_H;
+            shrt = !kgt_prog_fuse_check(p, dbl, sz);
+        }
         kgt_emit_rn_helpers(&b);
         kgt_prog_emit_gpu_fused(&b, p, "sb_prog", dbl, fz);
         if (vec) kgt_prog_emit_gpu_fused(&b, p, "sb_prog", dbl, vz);
+        if (shrt) kgt_prog_emit_gpu_fused(&b, p, "sb_progs", dbl, sz);
         const char *bin = b.oom ? NULL : rtc_binary(b.s, im->arch, &secs, err, sizeof err);
         free(b.s);
         dev->t_compile += secs;
         snprintf(name, sizeof name, "sb_prog_%s_fuse_k%c", p->name, dbl ? 'd' : 'f');
         snprintf(vname, sizeof vname, "sb_prog_%s_vfuse_k%c", p->name, dbl ? 'd' : 'f');
-        const char *names[2] = {name, vname};
-        rtc_func fns[2] = {NULL, NULL};
-        if (!bin || rtc_load(&im->pkmod[k], bin, names, fns, 1 + vec)) {
+        snprintf(sname, sizeof sname, "sb_progs_%s_vfuse_k%c", p->name, dbl ? 'd' : 'f');
+        const char *names[3] = {name, vname, sname};
+        rtc_func fns[3] = {NULL, NULL, NULL};
+        if (!bin || rtc_load(&im->pkmod[k], bin, names, fns, 1 + vec + shrt)) {
             (void)gpuGetLastError();
-            im->pkfn[k] = im->pvkfn[k] = NULL;
+            im->pkfn[k] = im->pvkfn[k] = im->pvsfn[k] = NULL;
             snprintf(dev->note, sizeof dev->note,
                      SB_GPU_NAME ": program '%s': the fused kernel of %d steps did not build (%s); "
                                  "at most %d steps per launch",
                      p->name, k, err[0] ? err : "no module", im->pfuse);
             return;
         }
-        im->pkfn[k] = fns[0], im->pvkfn[k] = fns[1];
+        im->pkfn[k] = fns[0], im->pvkfn[k] = fns[1], im->pvsfn[k] = fns[2];
         im->pfuse = k;
     }
 }
@@ -381,7 +395,8 @@ static int fuse_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_steps
     a.n[1] = (int)im->stride[0];
     a.u[0] = (int)u[0], a.u[1] = (int)u[1];
     for (int i = 0; i < p->npar; i++) a.par[i] = (T)(s->par ? s->par[i] : p->par[i].value);
-    /* The vector rows where every array starts on a whole vector and rows are whole vectors. */
+    /* The vector rows where every array starts on a whole vector and rows are whole vectors;
+       in chunk buffers (s->rows) by short strips where built. */
     const kgt_prog_fuse *fz = &im->pkfz[k];
     rtc_func fn = im->pkfn[k];
     if (im->pvkfn[k]) {
@@ -390,7 +405,10 @@ static int fuse_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_steps
         for (int f = 0; f < p->nf; f++)
             m |= (uintptr_t)a.in[f] | (uintptr_t)a.prev[f] | (uintptr_t)a.out[f] |
                  (uintptr_t)a.pout[f];
-        if (m % vb == 0) fz = &im->pvkfz[k], fn = im->pvkfn[k];
+        if (m % vb == 0 && s->rows > 0 && im->pvsfn[k])
+            fz = &im->pvsfz[k], fn = im->pvsfn[k];
+        else if (m % vb == 0)
+            fz = &im->pvkfz[k], fn = im->pvkfn[k];
     }
     long n[2] = {v[0] - u[0], v[1] - u[1]};
     unsigned grid[3];

@@ -110,6 +110,10 @@ struct impl {
     /* and by vector rows (kgt/prog_vfuse.c) in the same module, where planned, or NULL */
     rtc_func pvkfn[KGT_PROG_FUSE_MAX + 1];
     kgt_prog_fuse pvkfz[KGT_PROG_FUSE_MAX + 1];
+    /* and its variant of short strips (SB_PROG_SHORT_H rows a block) for the few rows of
+       out-of-core chunk buffers, or NULL */
+    rtc_func pvsfn[KGT_PROG_FUSE_MAX + 1];
+    kgt_prog_fuse pvsfz[KGT_PROG_FUSE_MAX + 1];
 };
 
 static impl *im_of(sb_dev *dev)
