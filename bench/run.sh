@@ -756,7 +756,7 @@ scenario_vfuse() {
 
 # The programs' tables on one card (progfinal.jsonl): Gray-Scott and the wave equation at T = 1..4
 # forced, at T = 4 on tiles (STENCIL_PROG_VFUSE=0) and by default; out of core Gray-Scott at a third
-# of its device memory and at 1000 MB, the wave equation at a third; then racecheck and memcheck
+# of its device memory and at 1000 MB, the wave equation at 1433 MB; then racecheck and memcheck
 # of the vector-row pass, progdev, test_prog_steps and test_prog_ooc with CUDA.
 scenario_progfinal() {
     local pb=$B/bench/prog_bench t g w
