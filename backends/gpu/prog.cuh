@@ -143,8 +143,10 @@ static void bind_fused(sb_dev *dev, impl *im)
         kgt_buf b;
         memset(&b, 0, sizeof b);
         if (kgt_prog_fuse_plan(p, dbl, k, fz)) break; /* tiles only shrink with k: none above */
+        kgt_prog_fuse forced;
         int vec = vfuse_shape(p, dbl, k, vz), shrt = 0;
-        if (vec && vz->h > SB_PROG_SHORT_H) {
+        /* a shape forced (STENCIL_PROG_VFUSE) is every launch's */
+        if (vec && vfuse_setting(&forced) == 0 && vz->h > SB_PROG_SHORT_H) {
             *sz = *vz, sz->h = SB_PROG_SHORT_H;
             shrt = !kgt_prog_fuse_check(p, dbl, sz);
         }
