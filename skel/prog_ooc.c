@@ -191,7 +191,8 @@ int sk_prog_ooc_start(sk_run *r)
         o->hlo = o->multi ? sp->R[0][0] : r->st.rlo[0];
         o->hhi = o->multi ? sp->R[0][1] : r->st.rhi[0];
         o->fuse = 0;
-        if (o->multi && !nofuse && o->dev.ops->prog_update_k && o->dev.ops->prog_fuse_depth) {
+        if (o->multi && sp->T > 1 && !nofuse && o->dev.ops->prog_update_k &&
+            o->dev.ops->prog_fuse_depth) {
             int n = o->dev.ops->prog_fuse_depth(&o->dev);
             o->fuse = n > SB_PROG_FUSE_MAX ? SB_PROG_FUSE_MAX : n;
         }

@@ -225,10 +225,12 @@ int sk_prog_steps(sk_run *r)
     memset(&s, 0, sizeof s);
     if (!rc) rc = reads_make(sp->p, &s);
     int want = r->opt.steps > 0 && !rc ? r->opt.steps : rc ? 1 : auto_steps(r), T = want, all = 1;
-    snprintf(r->why, sizeof r->why, "%s",
-             r->opt.steps > 0 ? "forced"
-             : want > 1       ? "program: fused steps, T=4"
-                              : "program: one step");
+    if (r->opt.steps > 0)
+        snprintf(r->why, sizeof r->why, "forced");
+    else if (want > 1)
+        snprintf(r->why, sizeof r->why, "program: fused steps, T=%d", want);
+    else
+        snprintf(r->why, sizeof r->why, "program: one step");
     int ooc = rc || r->opt.steps > 0 ? 0 : ooc_steps(r);
     if (ooc > 1) { /* out of core: a pass is one sweep of the chunks through the device */
         want = T = ooc;

@@ -127,8 +127,11 @@ static int vfuse_shape(const kgt_prog *p, int dbl, int k, kgt_prog_fuse *vz)
  * hundred rows: strips of the plan's height leave a chunk's launches only a few blocks per SM,
  * and shorter strips fill the device at the cost of more window rows per strip, which makes
  * them a little slower over a whole array in core (bench/RESULTS.md, programs out of core).
+ * A chunk launch takes them where it spans fewer than SB_PROG_SHORT_STRIPS strips of the plan's
+ * (measured winning at 800 and 1200 rows of strips of 64, losing at 8192).
  */
 #define SB_PROG_SHORT_H 16
+#define SB_PROG_SHORT_STRIPS 32
 
 static void bind_fused(sb_dev *dev, impl *im)
 {
@@ -407,7 +410,8 @@ static int fuse_launch(sb_dev *dev, impl *im, gpuStream_t q, const sb_prog_steps
         for (int f = 0; f < p->nf; f++)
             m |= (uintptr_t)a.in[f] | (uintptr_t)a.prev[f] | (uintptr_t)a.out[f] |
                  (uintptr_t)a.pout[f];
-        if (m % vb == 0 && s->rows > 0 && im->pvsfn[k])
+        if (m % vb == 0 && s->rows > 0 && im->pvsfn[k] &&
+            v[0] - u[0] < (long)SB_PROG_SHORT_STRIPS * im->pvkfz[k].h)
             fz = &im->pvsfz[k], fn = im->pvsfn[k];
         else if (m % vb == 0)
             fz = &im->pvkfz[k], fn = im->pvkfn[k];
