@@ -54,13 +54,22 @@ typedef struct sk_pooc {
     long cap, hlo, hhi; /* rows of a chunk buffer; rows read below and above */
     long long up, down, limit; /* bytes moved; the device memory limit (0: none) */
     int nbufs, chunks;         /* chunk buffers per set; the most chunks of a sweep */
+    /* The sweep being run (sweep_plan): its runs of steps (each one prog_update_k, or one
+       prog_update where 1), and for parallelograms (skew) each step's rows below and above a
+       chunk's own [a, b) where a neighbour chunk meets it, the rows below a that a chunk's
+       buffers start at and above b where they end, and the rows above a its evolving fields'
+       uploads start at. */
+    int nrun, run[SL_MAX_STEPS], skew;
+    long slo[SL_MAX_STEPS], shi[SL_MAX_STEPS], xend[SL_MAX_STEPS], sbase, stop, ubase;
 } sk_pooc;
 
 /* Chunk j of a sweep: it computes rows [a, b) of the last level, its buffers' row 0 is local
-   row base, and rows [base, top) go up; fin and pen: the buffers with its last level and the
-   one before, once computed. */
+   row base, and rows [base, top) go up ([up, top) of its evolving fields' current levels); fin
+   and pen: the buffers with its last level and the one before, once computed. slo, shi: its
+   lower and upper edges are a parallelogram's (sweep_plan), else a trapezoid's; k: its set. */
 typedef struct pchunk {
-    long a, b, base, top;
+    long a, b, base, top, up;
+    int slo, shi, k;
     sb_mem fin[KGT_PROG_MAX_FIELDS], pen[KGT_PROG_MAX_FIELDS];
 } pchunk;
 
@@ -467,8 +476,10 @@ int sk_prog_ooc_local(const sk_run *r, const sk_plink *l)
    the chunk's final rows [a, b) need of that level (empty where it computes none). */
 static sl_box chunk_box(const sk_run *r, const sk_psweep *w, int j, int f, const pchunk *c)
 {
+    const sk_pooc *o = r->prog->ooc;
     sl_box k = w->box[j][f];
-    long lo = c->a - w->ex[j][f][0], hi = c->b + w->ex[j][f][1];
+    long lo = c->slo ? c->a + o->slo[j] : c->a - w->ex[j][f][0];
+    long hi = c->shi ? c->b + o->shi[j] : c->b + w->ex[j][f][1];
     k.lo[0] = k.lo[0] > lo ? k.lo[0] : lo;
     k.hi[0] = k.hi[0] < hi ? k.hi[0] : hi;
     if (r->prog->p->f[f].coef || sl_box_empty(&w->box[j][f]) || k.hi[0] <= k.lo[0])
@@ -478,12 +489,13 @@ static sl_box chunk_box(const sk_run *r, const sk_psweep *w, int j, int f, const
     return k;
 }
 
-/* Chunk c's levels up into set k, on the border queue. */
+/* Chunk c's levels up into set k, on the border queue: an evolving field's current level from
+   c->up (below it, the rows a step reads of a level come by the carry, carry_in). */
 static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
 {
     sk_pooc *o = r->prog->ooc;
     for (int f = 0; f < r->prog->p->nf; f++) {
-        up(r, o, o->in[k][f], w->src[f], c->base, c->base, c->top);
+        up(r, o, o->in[k][f], w->src[f], c->base, r->prog->p->f[f].coef ? c->base : c->up, c->top);
         if (r->prog->p->f[f].keeps) up(r, o, o->prev[k][f], w->srcp[f], c->base, c->base, c->top);
     }
     wrap_up(r, w, c, k);
@@ -507,9 +519,77 @@ static void ghosts_after(sk_run *r, const sk_psweep *w, int j, sb_mem *cur, cons
 }
 
 /*
- * The sweep's steps of chunk c in set k, on the inner queue, once the rank's own halos along
- * its rows are in place: the levels rotate through the set's buffers as they do in core
- * (prog_loop.c), runs of up to o->fuse steps in one prog_update_k, the mirror ghosts made
+ * The carry into parallelogram chunk c from the one before it, p (sweep_plan), on the inner
+ * queue once c's frames are in place: for each run of steps but the first, the rows of its
+ * input level that p computed, from the buffer that held it in p's set into the same buffer of
+ * c's (whole rows, frames and ghosts with them). p's buffers still hold them: a later run of p
+ * writes that buffer only below where c's rows begin (run lengths never shrink), and p's
+ * download reads it beside.
+ */
+static void carry_in(sk_run *r, const pchunk *c, const pchunk *p)
+{
+    sk_pooc *o = r->prog->ooc;
+    const kgt_prog *pg = r->prog->p;
+    sk_copies held;
+    held.n = 0;
+    for (int j = 1; j < o->nrun && !r->rc; j++) {
+        long lo = c->a + o->xend[j] - (long)o->run[j] * r->st.rlo[0], hi = c->a + o->xend[j - 1];
+        lo = lo > c->base ? lo : c->base;
+        lo = lo > p->base ? lo : p->base;
+        hi = hi < c->top ? hi : c->top;
+        hi = hi < p->top ? hi : p->top;
+        sl_box d, s;
+        if (!sk_ooc_chunk_rows(r, c->base, &lo, &hi, &d)) continue;
+        s = d;
+        s.lo[0] = lo - p->base;
+        s.hi[0] = hi - p->base;
+        for (int f = 0; f < pg->nf && !r->rc; f++) {
+            if (pg->f[f].coef) continue;
+            sb_mem to = j % 2 ? o->out[c->k][f] : o->in[c->k][f];
+            sb_mem from = j % 2 ? o->out[p->k][f] : o->in[p->k][f];
+            sb_copy cp = {to, from, &d, &s, r->loc.stride, r->loc.stride};
+            odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
+        }
+    }
+    if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
+}
+
+/*
+ * The cells no step writes (fixed frames, constant ghosts: sk_prog_carried) of the rows of
+ * parallelogram chunk c that did not go up, [c->base, c->up), out of the chunk before, p, whose
+ * current-level buffers hold them over all its rows (by its upload, or this same copy), into c's
+ * current-level buffers, on the inner queue before dup_frames spreads them.
+ */
+static void frames_in(sk_run *r, const pchunk *c, const pchunk *p)
+{
+    sk_pooc *o = r->prog->ooc;
+    const kgt_prog *pg = r->prog->p;
+    sk_copies held;
+    held.n = 0;
+    for (int f = 0; f < pg->nf && !r->rc; f++) {
+        sl_box slab[2 * SL_D];
+        int n = pg->f[f].coef ? 0 : sk_prog_carried(r, f, slab);
+        for (int i = 0; i < n && !r->rc; i++) {
+            sl_box d = sl_local_box(&r->loc, &slab[i]), s;
+            long lo = d.lo[0] > c->base ? d.lo[0] : c->base, hi = d.hi[0] < c->up ? d.hi[0] : c->up;
+            lo = lo > p->base ? lo : p->base;
+            hi = hi < p->top ? hi : p->top;
+            if (hi <= lo) continue;
+            s = d;
+            d.lo[0] = lo - c->base, d.hi[0] = hi - c->base;
+            s.lo[0] = lo - p->base, s.hi[0] = hi - p->base;
+            sb_copy cp = {o->in[c->k][f], o->in[p->k][f], &d, &s, r->loc.stride, r->loc.stride};
+            odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
+        }
+    }
+    if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
+}
+
+/*
+ * The sweep's steps of chunk c in set c->k, on the inner queue, once the rank's own halos
+ * along its rows are in place (and the carry from the chunk before, p, for parallelograms):
+ * the levels rotate through the set's buffers as they do in core (prog_loop.c), the sweep's
+ * runs of steps (sweep_plan) each one prog_update_k or one prog_update, the mirror ghosts made
  * again after each single step but the last. Every evolving field's level to be written gets
  * the fixed frames and constant ghosts of the current one, the only cells no step writes that a
  * later one reads (a field that keeps its previous level once more after the first step, into
@@ -519,29 +599,29 @@ static void ghosts_after(sk_run *r, const sk_psweep *w, int j, sb_mem *cur, cons
  * before (a fused run writes both for fields that keep their previous level; for the others
  * the last step runs alone where the one before is wanted).
  */
-static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
+static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, const pchunk *p)
 {
     sk_pooc *o = r->prog->ooc;
-    const kgt_prog *p = r->prog->p;
+    const kgt_prog *pg = r->prog->p;
+    int k = c->k;
     sb_mem cur[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS],
         pot[KGT_PROG_MAX_FIELDS];
-    int alone = 0; /* a field without a previous level wants the level before the last */
     local_halos(r, w, k, c);
-    for (int f = 0; f < p->nf; f++) {
+    if (c->slo && p) frames_in(r, c, p);
+    for (int f = 0; f < pg->nf; f++) {
         cur[f] = o->in[k][f];
-        nxt[f] = p->f[f].coef ? NULL : o->out[k][f];
-        prv[f] = p->f[f].keeps ? o->prev[k][f] : NULL;
-        pot[f] = p->f[f].keeps ? o->pout[k][f] : NULL;
+        nxt[f] = pg->f[f].coef ? NULL : o->out[k][f];
+        prv[f] = pg->f[f].keeps ? o->prev[k][f] : NULL;
+        pot[f] = pg->f[f].keeps ? o->pout[k][f] : NULL;
         if (nxt[f]) dup_frames(r, o, f, nxt[f], cur[f], c);
-        alone |= w->pen[f] && !p->f[f].keeps;
     }
-    for (int j = 0; j < w->m && !r->rc;) {
-        int n = o->fuse < w->m - j ? o->fuse : w->m - j;
-        if (alone && j + n == w->m) n--; /* the level before the last is wanted */
+    if (c->slo && p) carry_in(r, c, p);
+    for (int u = 0, j = 0; u < o->nrun && !r->rc; u++) {
+        int n = o->run[u];
         if (n >= 2) {
             sb_prog_steps s;
             memset(&s, 0, sizeof s);
-            for (int f = 0; f < p->nf; f++) {
+            for (int f = 0; f < pg->nf; f++) {
                 s.in[f] = cur[f];
                 s.out[f] = nxt[f];
                 s.prev[f] = prv[f];
@@ -555,12 +635,12 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
             s.base = c->base;
             s.par = w->par;
             odev(r, o, o->dev.ops->prog_update_k(&o->dev, SB_QINNER, &s));
-            for (int f = 0; f < p->nf; f++) {
+            for (int f = 0; f < pg->nf; f++) {
                 sb_mem x = cur[f], y = prv[f];
-                if (p->f[f].coef) continue;
+                if (pg->f[f].coef) continue;
                 cur[f] = nxt[f];
                 nxt[f] = x;
-                if (!p->f[f].keeps) continue;
+                if (!pg->f[f].keeps) continue;
                 prv[f] = pot[f];
                 pot[f] = y;
             }
@@ -569,7 +649,7 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
         }
         sb_prog_step s;
         memset(&s, 0, sizeof s);
-        for (int f = 0; f < p->nf; f++) {
+        for (int f = 0; f < pg->nf; f++) {
             s.in[f] = cur[f];
             s.prev[f] = prv[f];
             s.out[f] = nxt[f];
@@ -579,20 +659,20 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, int k)
         s.base = c->base;
         s.par = w->par;
         odev(r, o, o->dev.ops->prog_update(&o->dev, SB_QINNER, &s));
-        for (int f = 0; f < p->nf; f++) {
+        for (int f = 0; f < pg->nf; f++) {
             sb_mem x = cur[f];
-            if (p->f[f].coef) continue;
+            if (pg->f[f].coef) continue;
             cur[f] = nxt[f];
-            nxt[f] = p->f[f].keeps ? prv[f] : x;
-            if (!p->f[f].keeps) continue;
+            nxt[f] = pg->f[f].keeps ? prv[f] : x;
+            if (!pg->f[f].keeps) continue;
             prv[f] = x;
             if (j == 0 && w->m > 1) dup_frames(r, o, f, nxt[f], cur[f], c);
         }
         if (++j < w->m && !r->rc) ghosts_after(r, w, j - 1, cur, c);
     }
-    for (int f = 0; f < p->nf; f++) {
+    for (int f = 0; f < pg->nf; f++) {
         c->fin[f] = cur[f];
-        c->pen[f] = p->f[f].keeps ? prv[f] : nxt[f];
+        c->pen[f] = pg->f[f].keeps ? prv[f] : nxt[f];
     }
 }
 
@@ -614,6 +694,95 @@ sk_psweep *sk_prog_ooc_sweeps(sk_run *r)
 }
 
 /*
+ * The runs of sweep w's steps: o->fuse at a time (one step each where the device fuses none),
+ * the remainder first so that run lengths never shrink, and the last step alone where a field
+ * without a previous level wants the level before the last (w->pen). Then, where the sweep may
+ * take parallelograms (o->skew: more than one run, none alone, no field keeping a previous
+ * level), their geometry, as skel/ooc_chunk.c's for a stencil with runs for its groups: with R
+ * the larger reach along dimension 0, the rows above a chunk's first row a where its neighbour
+ * below stops computing run u's last level are xend[u] = R times the steps of the runs after u
+ * (0 for the last run); inside a run a chunk's lower and upper edges widen by one step's reach
+ * below and above per step from the run's end (a trapezoid within the run, its input level read
+ * n rlo below its last level's edge). So run u + 1 of a chunk reads run u's level from
+ * xend[u + 1] - n rlo above a, and the chunk below computed it up to xend[u] above a: those rows
+ * come by the carry (carry_in). Nothing is computed twice between chunks but within runs.
+ */
+static void sweep_plan(sk_run *r, const sk_psweep *w)
+{
+    sk_pooc *o = r->prog->ooc;
+    const kgt_prog *p = r->prog->p;
+    int alone = 0, keeps = 0, F = o->fuse >= 2 ? o->fuse : 1, m = w->m;
+    for (int f = 0; f < p->nf; f++) {
+        alone |= w->pen[f] && !p->f[f].keeps;
+        keeps |= p->f[f].keeps != 0;
+    }
+    if (alone && F > 1) m--; /* the level before the last comes from a single last step */
+    o->nrun = 0;
+    if (m % F) o->run[o->nrun++] = m % F;
+    for (int j = m % F; j < m; j += F) o->run[o->nrun++] = F;
+    if (m < w->m) o->run[o->nrun++] = 1;
+    o->skew = o->nrun > 1 && m == w->m && !keeps && o->nsets == POOC_SETS;
+    if (!o->skew) return;
+    long rlo = r->st.rlo[0], rhi = r->st.rhi[0], R = rlo > rhi ? rlo : rhi;
+    o->xend[o->nrun - 1] = 0;
+    for (int u = o->nrun - 1; u > 0; u--) o->xend[u - 1] = o->xend[u] + (long)o->run[u] * R;
+    for (int u = 0, j = 0; u < o->nrun; u++)
+        for (int i = 1; i <= o->run[u]; i++, j++) {
+            o->slo[j] = o->xend[u] - (long)(o->run[u] - i) * rlo;
+            o->shi[j] = o->xend[u] + (long)(o->run[u] - i) * rhi;
+        }
+    o->sbase = (long)o->run[o->nrun - 1] * rlo;
+    o->stop = o->xend[0] + (long)o->run[0] * rhi;
+    o->ubase = o->xend[0] - (long)o->run[0] * rlo;
+}
+
+/*
+ * The chunks of a sweep over rows [lo, hi) into c (n of them, calloc'd): each computes rows of
+ * at most a chunk buffer's less the rows its reads reach; pipelined, the first two and last two
+ * take a quarter and a half of that, so that the first upload and the last download, which
+ * nothing hides, are short. Parallelograms (o->skew, kept only where the pipeline's chunks fit
+ * them): a chunk's lower edge is one where a chunk lies below it, its upper edge one where a
+ * chunk lies above it; the others are trapezoids.
+ */
+static pchunk *sweep_chunks(sk_run *r, long lo, long hi, long *pn)
+{
+    sk_pooc *o = r->prog->ooc;
+    long ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    int L = o->nsets == POOC_SETS; /* the lag between the stages of a chunk */
+    for (;; o->skew = 0) {
+        long rows = o->skew ? o->cap - o->sbase - o->stop : o->cap - o->hlo - o->hhi;
+        long n = hi > lo && rows > 0 ? (hi - lo + rows - 1) / rows : 0;
+        long q = rows / 4 > 0 ? rows / 4 : 1, mid = hi - lo - 6 * q;
+        int ramp = L && mid >= rows;
+        long nm = ramp ? (mid + rows - 1) / rows : 0;
+        if (o->skew && (!ramp || q + o->hlo + o->stop > o->cap || o->sbase + q + o->hhi > o->cap))
+            continue;
+        if (ramp) n = nm + 4;
+        pchunk *c = calloc((size_t)n + 1, sizeof *c);
+        if (!c) return NULL;
+        for (long j = 0, at = lo; j < n; j++) {
+            long size = !ramp                  ? rows
+                        : j == 0 || j == n - 1 ? q
+                        : j == 1 || j == n - 2 ? 2 * q
+                                               : mid / nm + (j - 2 < mid % nm);
+            c[j].a = at;
+            c[j].b = at + size < hi ? at + size : hi;
+            at = c[j].b;
+            c[j].slo = o->skew && j > 0;
+            c[j].shi = o->skew && j + 1 < n;
+            c[j].base = c[j].a - (c[j].slo ? o->sbase : o->hlo);
+            c[j].base = c[j].base > 0 ? c[j].base : 0;
+            c[j].top = c[j].b + (c[j].shi ? o->stop : o->hhi);
+            c[j].top = c[j].top < ext ? c[j].top : ext;
+            c[j].up = c[j].slo && c[j].a + o->ubase > c[j].base ? c[j].a + o->ubase : c[j].base;
+            c[j].k = (int)(j % o->nsets);
+        }
+        *pn = n;
+        return c;
+    }
+}
+
+/*
  * A sweep (sk_psweep, filled by the caller) chunk by chunk along dimension 0. With three sets,
  * stage j sends chunk j up, computes chunk j - 1 and brings chunk j - 2 down, each on its own
  * queue, then every queue waits for the others (join); with one set, each chunk goes up, is
@@ -624,43 +793,26 @@ void sk_prog_ooc_sweep(sk_run *r, sk_psweep *w)
     sk_prog *sp = r->prog;
     sk_pooc *o = sp->ooc;
     const sb_ops *d = o->dev.ops;
-    long lo = 0, hi = 0, ext = r->loc.ext.hi[0] - r->loc.ext.lo[0];
+    long lo = 0, hi = 0, n = 0;
     for (int f = 0; f < sp->p->nf; f++) { /* the rows any last box covers */
         const sl_box *b = &w->box[w->m - 1][f];
         if (sp->p->f[f].coef || sl_box_empty(b)) continue;
         if (hi <= lo || b->lo[0] < lo) lo = b->lo[0];
         if (b->hi[0] > hi) hi = b->hi[0];
     }
-    long rows = o->cap - o->hlo - o->hhi, n = hi > lo ? (hi - lo + rows - 1) / rows : 0;
     int L = o->nsets == POOC_SETS; /* the lag between the stages of a chunk */
-    /* Pipelined, the first two and last two chunks take a quarter and a half of the rows, so
-       that the first upload and the last download, which nothing hides, are short. */
-    long q = rows / 4 > 0 ? rows / 4 : 1, mid = hi - lo - 6 * q;
-    int ramp = L && mid >= rows;
-    long nm = ramp ? (mid + rows - 1) / rows : 0;
-    if (ramp) n = nm + 4;
-    pchunk *c = calloc((size_t)n + 1, sizeof *c);
+    sweep_plan(r, w);
+    pchunk *c = sweep_chunks(r, lo, hi, &n);
     if (!c) {
         if (!r->rc) r->rc = err_set(r->msg, sizeof r->msg, STENCIL_ENOMEM, "out of memory");
         return;
     }
-    for (long j = 0, at = lo; j < n; j++) {
-        long size = !ramp                  ? rows
-                    : j == 0 || j == n - 1 ? q
-                    : j == 1 || j == n - 2 ? 2 * q
-                                           : mid / nm + (j - 2 < mid % nm);
-        c[j].a = at;
-        c[j].b = at + size < hi ? at + size : hi;
-        at = c[j].b;
-        c[j].base = c[j].a - o->hlo > 0 ? c[j].a - o->hlo : 0;
-        c[j].top = c[j].b + o->hhi < ext ? c[j].b + o->hhi : ext;
-    }
     for (long j = 0; j < n + 2 * L && !r->rc; j++) {
         long u = j, k = j - L, v = j - 2 * L;
-        if (u < n) chunk_up(r, w, &c[u], (int)(u % o->nsets));
+        if (u < n) chunk_up(r, w, &c[u], c[u].k);
         if (!r->rc) odev(r, o, d->flush(&o->dev, SB_QBORDER));
         if (!L && !r->rc) odev(r, o, d->after(&o->dev, SB_QINNER, SB_QBORDER));
-        if (k >= 0 && k < n) chunk_steps(r, w, &c[k], (int)(k % o->nsets));
+        if (k >= 0 && k < n) chunk_steps(r, w, &c[k], k > 0 ? &c[k - 1] : NULL);
         if (!r->rc) odev(r, o, d->flush(&o->dev, SB_QINNER));
         if (!L && !r->rc) odev(r, o, d->after(&o->dev, SB_QXFER, SB_QINNER));
         if (v >= 0 && v < n) chunk_down(r, w, &c[v]);

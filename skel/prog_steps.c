@@ -183,9 +183,12 @@ static int auto_steps(const sk_run *r)
  * an eighth of a chunk buffer's, at most SL_MAX_STEPS. Where that gives fewer than 16 steps (thick
  * rows, as 3D planes are, leave few of them per chunk), a sweep is bound by the link whatever its
  * halo costs, so T goes up to 16 as long as the halo rows take at most half the buffer (T times the
- * rows a chunk computes, the work per transfer, is largest there). And T times the reach stays
- * within an eighth of the part along every other dimension. Before the layout, so the rows are
- * estimated from the reach of one step.
+ * rows a chunk computes, the work per transfer, is largest there). Where no field keeps a previous
+ * level the chunks are parallelograms (prog_ooc.c), which repeat no work between chunks and upload
+ * no halo twice: T then only costs the rows above a chunk that its buffers hold, T times the
+ * larger reach, kept within a quarter of a buffer. And T times the reach stays within an eighth
+ * of the part along every other dimension. Before the layout, so the rows are estimated from the
+ * reach of one step.
  */
 static int ooc_steps(sk_run *r)
 {
@@ -205,6 +208,10 @@ static int ooc_steps(sk_run *r)
     long reach = r->st.rlo[0] + r->st.rhi[0];
     long T = reach > 0 ? cap / (8 * reach) : SL_MAX_STEPS, link = reach > 0 ? cap / (2 * reach) : 0;
     if (T < 16) T = link < 16 ? link : 16; /* fewer steps: the link bounds the sweep anyway */
+    int keeps = 0;
+    for (int f = 0; f < p->nf; f++) keeps |= p->f[f].keeps != 0;
+    long R = r->st.rlo[0] > r->st.rhi[0] ? r->st.rlo[0] : r->st.rhi[0];
+    if (!keeps && R > 0 && cap / (4 * R) > T) T = cap / (4 * R); /* parallelograms */
     for (int d = 1; d < p->ndims; d++) {
         long w = r->st.rlo[d] + r->st.rhi[d], n = l.owned.hi[d] - l.owned.lo[d];
         if (w > 0 && n / (8 * w) < T) T = n / (8 * w);

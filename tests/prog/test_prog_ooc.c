@@ -172,6 +172,60 @@ START_TEST(ooc_sweeps)
 }
 END_TEST
 
+/*
+ * Sweeps whose chunks are parallelograms (skel/prog_ooc.c, sweep_plan): many chunks, passes of
+ * runs of fused steps (T = 5, 7: runs of 1 and 4, 3 and 4 on the host) and of single steps
+ * where mirror or constant faces are refilled between steps, the carry between chunks, bitwise.
+ * Programs without coefficients and previous levels: on one rank the rows that go up beyond those
+ * that come down are fewer than the halo rows trapezoids would upload again at each chunk's
+ * boundaries (T steps of the reach on each side). i: case, T, type.
+ */
+static const int carry_cases[] = {2, 0, 3, 4, 5, 6, 7, -4, -1, -5};
+
+START_TEST(ooc_carry)
+{
+    int ci = carry_cases[_i / 4], T = _i / 2 % 2 ? 7 : 5, dbl = _i % 2;
+    prog_case pc = ci >= 0 ? tp_cases[ci] : sweep_cases[-ci];
+    pc.n[0] = (pc.n[2] > 1 ? 300 : 200) * nranks;
+    tp_env e;
+    tp_begin(&e, &pc, dbl, 0);
+    const kgt_prog *p = e.R.p;
+    int rlo = 0, rhi = 0, plain = 1;
+    for (int f = 0; f < p->nf; f++) {
+        rlo = p->f[f].reach[0][0] > rlo ? p->f[f].reach[0][0] : rlo;
+        rhi = p->f[f].reach[0][1] > rhi ? p->f[f].reach[0][1] : rhi;
+        plain &= !p->f[f].coef && !p->f[f].keeps;
+    }
+    int R = rlo > rhi ? rlo : rhi;
+    /* three sets of buffers of chunks twice their halo rows; rows with T steps' halo columns */
+    long row = dbl ? sizeof(double) : sizeof(float);
+    for (int d = 1; d < p->ndims; d++) {
+        int w[2] = {0, 0};
+        for (int f = 0; f < p->nf; f++)
+            for (int s = 0; s < 2; s++)
+                w[s] = p->f[f].reach[d][s] > w[s] ? p->f[f].reach[d][s] : w[s];
+        row *= pc.n[d] + T * (w[0] + w[1]) + 4;
+    }
+    stencil_stats st;
+    e.o.steps = T;
+    e.o.out_of_core = 1;
+    e.o.device_memory = 3LL * (2 * T * (rlo + rhi) + 4 * R + 8) * buffers(p) * row;
+    long iters = 2 * T;
+    tp_skeleton(&e, &pc, iters, &st, "parallelogram sweeps out of core");
+    ck_assert_int_eq(st.ooc, 1);
+    ck_assert_msg(st.steps == T, "steps %d (%s)", st.steps, st.steps_why);
+    ck_assert_msg(st.ooc_chunks > 4, "%s: %d chunks", p->name, st.ooc_chunks);
+    if (nranks == 1 && plain) {
+        double row = (double)st.ooc_down / (2.0 * p->nf * (double)pc.n[0]); /* bytes */
+        double extra = (double)(st.ooc_up - st.ooc_down) / (2.0 * p->nf * row);
+        double trap = (double)(st.ooc_chunks - 1) * T * (rlo + rhi);
+        ck_assert_msg(extra < trap, "%s: %.0f rows up beyond those down a pass, trapezoids %.0f",
+                      p->name, extra, trap);
+    }
+    tp_end(&e);
+}
+END_TEST
+
 /* The sweeps in a persistent run: advances, a parameter changed, the norms of the last step
    (the level before it comes down too), the view; a previous level in single steps (keep2)
    and in fused ones (wavef), Gray-Scott. */
@@ -296,6 +350,7 @@ static void add_tests(TCase *tc)
     tcase_add_loop_test(tc, ooc_persistent, 0, 2);
     tcase_add_loop_test(tc, ooc_sweeps, 0, 84);
     tcase_add_loop_test(tc, ooc_sweeps_persistent, 0, 6);
+    tcase_add_loop_test(tc, ooc_carry, 0, 4 * (int)(sizeof carry_cases / sizeof *carry_cases));
     tcase_add_test(tc, ooc_auto_steps);
     tcase_add_loop_test(tc, ooc_file, 0, 2);
     tcase_add_test(tc, ooc_decisions);
