@@ -792,26 +792,26 @@ scenario_progfinal() {
 
 # Programs out of core by parallelogram chunks (progcarry.jsonl): Gray-Scott, the wave equation
 # and 3D heat in core and out of core (a third of Gray-Scott's memory and 1000 MB, 1433 MB of the
-# wave's, a third of heat3d's), then memcheck of a Gray-Scott sweep of many chunks and
-# test_prog_ooc with CUDA.
+# wave's, a third of heat3d's), with test_prog_ooc on CUDA and memcheck of a Gray-Scott sweep of
+# many chunks after Gray-Scott's rows.
 scenario_progcarry() {
     local pb=$B/bench/prog_bench g w h
     g="-f bench/progs/grayscott.stencil -n 8192x8192 -i 2000 --repeat 3"
     w="-f bench/progs/wave.stencil -n 16384x16384 -i 500 --repeat 3"
-    h="-f bench/progs/heat3d.stencil -n 512x512x512 -i 200 --repeat 2"
+    h="-f bench/progs/heat3d.stencil -n 512x512x512 -i 200 --repeat 1"
     pc() { local l=$1; shift; runlog pc-$l 300 "$@" --label $l; grep -h '^{' "$LOGS/pc-$l.log" >>"$OUT/progcarry.jsonl"; }
     pc gs-default $pb -b cuda $g
     pc gs-ooc-358 $pb -b cuda $g --ooc 358000000
     pc gs-ooc-1000 $pb -b cuda $g --ooc 1000000000
+    runlog pc-prog-ooc 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n 1 -x STENCIL_BACKEND \
+        $B/tests/prog/test_prog_ooc
+    runlog pc-memcheck-gs-ooc 200 compute-sanitizer --tool memcheck --error-exitcode 3 $pb -b cuda \
+        -f bench/progs/grayscott.stencil -n 2000x256 -i 40 --ooc 1000000
     pc wave-default $pb -b cuda $w
     pc wave-ooc-1433 $pb -b cuda $w --ooc 1433000000
     pc heat3d-default $pb -b cuda $h
     pc heat3d-ooc-544 $pb -b cuda $h --ooc 544000000
     best_of "$OUT/progcarry.jsonl"
-    runlog pc-memcheck-gs-ooc 200 compute-sanitizer --tool memcheck --error-exitcode 3 $pb -b cuda \
-        -f bench/progs/grayscott.stencil -n 2000x256 -i 40 --ooc 1000000
-    runlog pc-prog-ooc 300 env STENCIL_BACKEND=cuda "${MPI[@]}" -n 1 -x STENCIL_BACKEND \
-        $B/tests/prog/test_prog_ooc
 }
 
 for s in "$@"; do
