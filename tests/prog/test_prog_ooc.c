@@ -216,8 +216,8 @@ START_TEST(ooc_carry)
     ck_assert_msg(st.steps == T, "steps %d (%s)", st.steps, st.steps_why);
     ck_assert_msg(st.ooc_chunks > 4, "%s: %d chunks", p->name, st.ooc_chunks);
     if (nranks == 1 && plain) {
-        double row = (double)st.ooc_down / (2.0 * p->nf * (double)pc.n[0]); /* bytes */
-        double extra = (double)(st.ooc_up - st.ooc_down) / (2.0 * p->nf * row);
+        double bytes = (double)st.ooc_down / (2.0 * p->nf * (double)pc.n[0]); /* of a row */
+        double extra = (double)(st.ooc_up - st.ooc_down) / (2.0 * p->nf * bytes);
         double trap = (double)(st.ooc_chunks - 1) * T * (rlo + rhi);
         ck_assert_msg(extra < trap, "%s: %.0f rows up beyond those down a pass, trapezoids %.0f",
                       p->name, extra, trap);
