@@ -76,6 +76,9 @@ int sk_ooc_limit(sk_run *r, long long *limit);
  * (ooc_sweep.c).
  */
 sl_box sk_ooc_box(const sk_run *r, int i, int T, int S, long base);
+
+/* The larger reach along dimension 0, max(rlo[0], rhi[0]) (ooc_chunk.c). */
+long sk_ooc_reach0(const sk_run *r);
 int sk_ooc_chunk_rows(const sk_run *r, long base, long *lo, long *hi, sl_box *b);
 
 /* Host memory for transfers: pinned where the device gives it (1), else calloc (0; *p NULL when

@@ -28,7 +28,7 @@
 
 #include "ooc.h"
 
-static long ooc_reach0(const sk_run *r)
+long sk_ooc_reach0(const sk_run *r)
 {
     return r->st.rlo[0] > r->st.rhi[0] ? r->st.rlo[0] : r->st.rhi[0];
 }
@@ -47,7 +47,7 @@ int sk_ooc_groups(const sk_run *r, int T, int *k)
  */
 static int ooc_fit(const sk_run *r, long cap, int T, long *first, long *rest)
 {
-    long rlo = r->st.rlo[0], rhi = r->st.rhi[0], R = ooc_reach0(r), kmax = r->ooc->depth;
+    long rlo = r->st.rlo[0], rhi = r->st.rhi[0], R = sk_ooc_reach0(r), kmax = r->ooc->depth;
     long o0 = r->loc.owned.lo[0] - r->loc.ext.lo[0], below = o0 - (long)T * rlo;
     below = o0 - (below > 0 ? below : 0); /* the first chunk's rows under its own (the array's) */
     *first = cap - below - (long)T * R;
@@ -65,7 +65,7 @@ long sk_ooc_cap(const sk_run *r, int T, long *ccap)
     long rr = r->st.rlo[0] + r->st.rhi[0], halo = (long)T * rr;
     long avail = (long)(o->limit / (long long)o->row_bytes),
          owned = r->loc.owned.hi[0] - r->loc.owned.lo[0];
-    *ccap = (long)T * ooc_reach0(r) + (long)(r->depth > 1 ? r->depth : 1) * rr;
+    *ccap = (long)T * sk_ooc_reach0(r) + (long)(r->depth > 1 ? r->depth : 1) * rr;
     if (o->limit <= 0) return (owned + 7) / 8 + halo;
     long cap = (avail - 2 * *ccap) / o->nbufs;
     if (cap >= 1 + halo) return cap;
@@ -131,7 +131,7 @@ void sk_ooc_rows(const sk_run *r, int i, long *a, long *b)
 void sk_ooc_level(const sk_run *r, int i, int T, int S, long *lo, long *hi)
 {
     const sk_ooc *o = r->ooc;
-    long R = ooc_reach0(r), w = (long)(T - S);
+    long R = sk_ooc_reach0(r), w = (long)(T - S);
     *lo = o->skew && i > 0 ? o->a[i] + w * R : o->a[i] - w * r->st.rlo[0];
     *hi = o->skew && i + 1 < o->nchunks ? o->a[i + 1] + w * R : o->a[i + 1] + w * r->st.rhi[0];
 }

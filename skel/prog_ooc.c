@@ -518,6 +518,25 @@ static void ghosts_after(sk_run *r, const sk_psweep *w, int j, sb_mem *cur, cons
     if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
 }
 
+/* Box b (local indices: whole rows, or a slab of them) over rows [lo, hi) from chunk p's
+   buffer `from` into chunk c's buffer `to`, on the rows both buffers hold, into held (inner
+   queue). */
+static void copy_across(sk_run *r, sk_copies *held, sb_mem to, const pchunk *c, sb_mem from,
+                        const pchunk *p, sl_box b, long lo, long hi)
+{
+    sk_pooc *o = r->prog->ooc;
+    lo = lo > c->base ? lo : c->base;
+    lo = lo > p->base ? lo : p->base;
+    hi = hi < c->top ? hi : c->top;
+    hi = hi < p->top ? hi : p->top;
+    if (hi <= lo || r->rc) return;
+    sl_box s = b;
+    b.lo[0] = lo - c->base, b.hi[0] = hi - c->base;
+    s.lo[0] = lo - p->base, s.hi[0] = hi - p->base;
+    sb_copy cp = {to, from, &b, &s, r->loc.stride, r->loc.stride};
+    odev(r, o, sk_copies_add(&o->dev, SB_QINNER, held, &cp));
+}
+
 /*
  * The carry into parallelogram chunk c from the one before it, p (sweep_plan), on the inner
  * queue once c's frames are in place: for each run of steps but the first, the rows of its
@@ -534,22 +553,12 @@ static void carry_in(sk_run *r, const pchunk *c, const pchunk *p)
     held.n = 0;
     for (int j = 1; j < o->nrun && !r->rc; j++) {
         long lo = c->a + o->xend[j] - (long)o->run[j] * r->st.rlo[0], hi = c->a + o->xend[j - 1];
-        lo = lo > c->base ? lo : c->base;
-        lo = lo > p->base ? lo : p->base;
-        hi = hi < c->top ? hi : c->top;
-        hi = hi < p->top ? hi : p->top;
-        sl_box d, s;
-        if (!sk_ooc_chunk_rows(r, c->base, &lo, &hi, &d)) continue;
-        s = d;
-        s.lo[0] = lo - p->base;
-        s.hi[0] = hi - p->base;
-        for (int f = 0; f < pg->nf && !r->rc; f++) {
-            if (pg->f[f].coef) continue;
-            sb_mem to = j % 2 ? o->out[c->k][f] : o->in[c->k][f];
-            sb_mem from = j % 2 ? o->out[p->k][f] : o->in[p->k][f];
-            sb_copy cp = {to, from, &d, &s, r->loc.stride, r->loc.stride};
-            odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
-        }
+        sl_box rows;
+        if (!sk_ooc_chunk_rows(r, 0, &lo, &hi, &rows)) continue;
+        for (int f = 0; f < pg->nf && !r->rc; f++)
+            if (!pg->f[f].coef)
+                copy_across(r, &held, j % 2 ? o->out[c->k][f] : o->in[c->k][f], c,
+                            j % 2 ? o->out[p->k][f] : o->in[p->k][f], p, rows, lo, hi);
     }
     if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
 }
@@ -569,17 +578,10 @@ static void frames_in(sk_run *r, const pchunk *c, const pchunk *p)
     for (int f = 0; f < pg->nf && !r->rc; f++) {
         sl_box slab[2 * SL_D];
         int n = pg->f[f].coef ? 0 : sk_prog_carried(r, f, slab);
-        for (int i = 0; i < n && !r->rc; i++) {
-            sl_box d = sl_local_box(&r->loc, &slab[i]), s;
-            long lo = d.lo[0] > c->base ? d.lo[0] : c->base, hi = d.hi[0] < c->up ? d.hi[0] : c->up;
-            lo = lo > p->base ? lo : p->base;
-            hi = hi < p->top ? hi : p->top;
-            if (hi <= lo) continue;
-            s = d;
-            d.lo[0] = lo - c->base, d.hi[0] = hi - c->base;
-            s.lo[0] = lo - p->base, s.hi[0] = hi - p->base;
-            sb_copy cp = {o->in[c->k][f], o->in[p->k][f], &d, &s, r->loc.stride, r->loc.stride};
-            odev(r, o, sk_copies_add(&o->dev, SB_QINNER, &held, &cp));
+        for (int i = 0; i < n; i++) {
+            sl_box d = sl_local_box(&r->loc, &slab[i]);
+            copy_across(r, &held, o->in[c->k][f], c, o->in[p->k][f], p, d, d.lo[0],
+                        d.hi[0] < c->up ? d.hi[0] : c->up);
         }
     }
     if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
@@ -723,7 +725,7 @@ static void sweep_plan(sk_run *r, const sk_psweep *w)
     if (m < w->m) o->run[o->nrun++] = 1;
     o->skew = o->nrun > 1 && m == w->m && !keeps && o->nsets == POOC_SETS;
     if (!o->skew) return;
-    long rlo = r->st.rlo[0], rhi = r->st.rhi[0], R = rlo > rhi ? rlo : rhi;
+    long rlo = r->st.rlo[0], rhi = r->st.rhi[0], R = sk_ooc_reach0(r);
     o->xend[o->nrun - 1] = 0;
     for (int u = o->nrun - 1; u > 0; u--) o->xend[u - 1] = o->xend[u] + (long)o->run[u] * R;
     for (int u = 0, j = 0; u < o->nrun; u++)

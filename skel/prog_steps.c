@@ -210,7 +210,7 @@ static int ooc_steps(sk_run *r)
     if (T < 16) T = link < 16 ? link : 16; /* fewer steps: the link bounds the sweep anyway */
     int keeps = 0;
     for (int f = 0; f < p->nf; f++) keeps |= p->f[f].keeps != 0;
-    long R = r->st.rlo[0] > r->st.rhi[0] ? r->st.rlo[0] : r->st.rhi[0];
+    long R = sk_ooc_reach0(r);
     if (!keeps && R > 0 && cap / (4 * R) > T) T = cap / (4 * R); /* parallelograms */
     for (int d = 1; d < p->ndims; d++) {
         long w = r->st.rlo[d] + r->st.rhi[d], n = l.owned.hi[d] - l.owned.lo[d];
