@@ -83,10 +83,7 @@ static void odev(sk_run *r, const sk_pooc *o, int e)
 /* Bytes of every level of every field: what in core allocates on the device. */
 static long long level_bytes(const sk_run *r)
 {
-    const kgt_prog *p = r->prog->p;
-    long long n = 0;
-    for (int f = 0; f < p->nf; f++) n += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
-    return n * (long long)(r->loc.nelems * sb_elem_size(r->st.type));
+    return sk_prog_levels(r->prog->p, 0) * (long long)(r->loc.nelems * sb_elem_size(r->st.type));
 }
 
 int sk_prog_ooc_want(sk_run *r, int *want)
@@ -140,8 +137,7 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
     const kgt_prog *p = r->prog->p;
     size_t row = (size_t)r->loc.stride[0] * sb_elem_size(r->st.type);
     long least = o->hlo + o->hhi + 1;
-    for (int f = 0; f < p->nf; f++)
-        o->nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0) * (1 + (o->fuse >= 2));
+    o->nbufs = sk_prog_levels(p, o->fuse >= 2);
     for (;;) {
         o->nsets = POOC_SETS;
         o->cap = chunk_rows(r, o);
@@ -205,7 +201,6 @@ int sk_prog_ooc_start(sk_run *r)
             int n = o->dev.ops->prog_fuse_depth(&o->dev);
             o->fuse = n > SB_PROG_FUSE_MAX ? SB_PROG_FUSE_MAX : n;
         }
-        o->nbufs = 0;
         o->limit = limit;
         rc = alloc_chunks(r, o);
         int thin = !rc && o->cap < ext && o->cap - o->hlo - o->hhi < o->hlo + o->hhi;

@@ -199,9 +199,11 @@ static int ooc_steps(sk_run *r)
     if (mode == -1 || sk_ooc_limit(r, &limit) || sl_local_make(&l, &r->part, &r->st, r->rank))
         return 0;
     size_t es = sb_elem_size(r->st.type), row = (size_t)l.stride[0] * es;
-    int nbufs = 0; /* a set's chunk buffers, as many as in core holds levels */
-    for (int f = 0; f < p->nf; f++) nbufs += 1 + !p->f[f].coef + (p->f[f].keeps != 0);
+    /* in core when the levels fit; else a set's chunk buffers are the levels and the fused
+       runs' fourth one where they may run */
+    int nbufs = sk_prog_levels(p, 0);
     if (mode == 0 && (limit <= 0 || (long long)(l.nelems * es) * nbufs <= limit)) return 0;
+    nbufs = sk_prog_levels(p, sk_prog_fuse_reads(p));
     long owned = l.owned.hi[0] - l.owned.lo[0];
     long cap =
         limit > 0 ? (long)(limit / (long long)((size_t)(SK_POOC_SETS * nbufs) * row)) : owned / 8;

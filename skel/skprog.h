@@ -128,6 +128,17 @@ static inline int sk_prog_fuse_reads(const kgt_prog *p)
     return 1;
 }
 
+/* The buffers p's levels take: per evolving field its current and next level and, where it
+   keeps one, its previous level, with one more where fused runs of steps write the level before
+   their last (fused); per coefficient field one. */
+static inline int sk_prog_levels(const kgt_prog *p, int fused)
+{
+    int n = 0;
+    for (int f = 0; f < p->nf; f++)
+        n += 1 + !p->f[f].coef + (p->f[f].keeps != 0) * (1 + (fused != 0));
+    return n;
+}
+
 /* prog_ooc.c: whether this rank runs out of core (options.out_of_core, device_memory); the
    start (the opened device moved aside, r->dev the host backend, chunk buffers); the chunk
    buffers freed, and everything released; sk_prog_update is the update of a step, in core or
