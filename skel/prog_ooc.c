@@ -484,11 +484,12 @@ static sl_box chunk_box(const sk_run *r, const sk_psweep *w, int j, int f, const
     return k;
 }
 
-/* Chunk c's levels up into set k, on the border queue: an evolving field's current level from
+/* Chunk c's levels up into its set, on the border queue: an evolving field's current level from
    c->up (below it, the rows a step reads of a level come by the carry, carry_in). */
-static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c, int k)
+static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c)
 {
     sk_pooc *o = r->prog->ooc;
+    int k = c->k;
     for (int f = 0; f < r->prog->p->nf; f++) {
         up(r, o, o->in[k][f], w->src[f], c->base, r->prog->p->f[f].coef ? c->base : c->up, c->top);
         if (r->prog->p->f[f].keeps) up(r, o, o->prev[k][f], w->srcp[f], c->base, c->base, c->top);
@@ -708,17 +709,14 @@ static void sweep_plan(sk_run *r, const sk_psweep *w)
 {
     sk_pooc *o = r->prog->ooc;
     const kgt_prog *p = r->prog->p;
-    int alone = 0, keeps = 0, F = o->fuse >= 2 ? o->fuse : 1, m = w->m;
-    for (int f = 0; f < p->nf; f++) {
-        alone |= w->pen[f] && !p->f[f].keeps;
-        keeps |= p->f[f].keeps != 0;
-    }
+    int alone = 0, F = o->fuse >= 2 ? o->fuse : 1, m = w->m;
+    for (int f = 0; f < p->nf; f++) alone |= w->pen[f] && !p->f[f].keeps;
     if (alone && F > 1) m--; /* the level before the last comes from a single last step */
     o->nrun = 0;
     if (m % F) o->run[o->nrun++] = m % F;
     for (int j = m % F; j < m; j += F) o->run[o->nrun++] = F;
     if (m < w->m) o->run[o->nrun++] = 1;
-    o->skew = o->nrun > 1 && m == w->m && !keeps && o->nsets == POOC_SETS;
+    o->skew = o->nrun > 1 && m == w->m && !sk_prog_keeps(p) && o->nsets == POOC_SETS;
     if (!o->skew) return;
     long rlo = r->st.rlo[0], rhi = r->st.rhi[0], R = sk_ooc_reach0(r);
     o->xend[o->nrun - 1] = 0;
@@ -806,7 +804,7 @@ void sk_prog_ooc_sweep(sk_run *r, sk_psweep *w)
     }
     for (long j = 0; j < n + 2 * L && !r->rc; j++) {
         long u = j, k = j - L, v = j - 2 * L;
-        if (u < n) chunk_up(r, w, &c[u], c[u].k);
+        if (u < n) chunk_up(r, w, &c[u]);
         if (!r->rc) odev(r, o, d->flush(&o->dev, SB_QBORDER));
         if (!L && !r->rc) odev(r, o, d->after(&o->dev, SB_QINNER, SB_QBORDER));
         if (k >= 0 && k < n) chunk_steps(r, w, &c[k], k > 0 ? &c[k - 1] : NULL);

@@ -210,10 +210,8 @@ static int ooc_steps(sk_run *r)
     long reach = r->st.rlo[0] + r->st.rhi[0];
     long T = reach > 0 ? cap / (8 * reach) : SL_MAX_STEPS, link = reach > 0 ? cap / (2 * reach) : 0;
     if (T < 16) T = link < 16 ? link : 16; /* fewer steps: the link bounds the sweep anyway */
-    int keeps = 0;
-    for (int f = 0; f < p->nf; f++) keeps |= p->f[f].keeps != 0;
     long R = sk_ooc_reach0(r);
-    if (!keeps && R > 0 && cap / (4 * R) > T) T = cap / (4 * R); /* parallelograms */
+    if (!sk_prog_keeps(p) && R > 0 && cap / (4 * R) > T) T = cap / (4 * R); /* parallelograms */
     for (int d = 1; d < p->ndims; d++) {
         long w = r->st.rlo[d] + r->st.rhi[d], n = l.owned.hi[d] - l.owned.lo[d];
         if (w > 0 && n / (8 * w) < T) T = n / (8 * w);

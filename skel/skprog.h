@@ -128,6 +128,14 @@ static inline int sk_prog_fuse_reads(const kgt_prog *p)
     return 1;
 }
 
+/* Whether a field of p keeps its previous level (out of core, its chunks stay trapezoids). */
+static inline int sk_prog_keeps(const kgt_prog *p)
+{
+    for (int f = 0; f < p->nf; f++)
+        if (p->f[f].keeps) return 1;
+    return 0;
+}
+
 /* The buffers p's levels take: per evolving field its current and next level and, where it
    keeps one, its previous level, with one more where fused runs of steps write the level before
    their last (fused); per coefficient field one. */
