@@ -130,8 +130,44 @@ static int alloc_sets(sk_run *r, sk_pooc *o, size_t bytes)
     return rc ? SK_FAIL(r, rc, "out-of-core chunk buffers: %s", o->dev.err) : 0;
 }
 
-/* Three sets of chunk buffers where a chunk of them holds twice the rows its reads reach, else
-   one; halved while the device refuses them when no limit is given. */
+/*
+ * Whether the sweeps' chunks may be parallelograms (sweep_plan): three sets, passes of more steps
+ * than one run of them, no previous level kept; then *stop and *sbase: at most the rows above a
+ * chunk that its buffers hold (T steps of the larger reach) and below it (one run's reach).
+ */
+static int parallel(const sk_run *r, const sk_pooc *o, long *stop, long *sbase)
+{
+    int F = o->fuse >= 2 ? o->fuse : 1, T = r->prog->T;
+    *stop = (long)T * sk_ooc_reach0(r);
+    *sbase = (long)F * r->st.rlo[0];
+    return o->nsets == POOC_SETS && o->multi && T > F && !sk_prog_keeps(r->prog->p);
+}
+
+/* The rows a chunk buffer holds beyond those its chunk computes: a trapezoid's T steps of reach
+   on both sides (hlo, hhi), or a parallelogram's where it may be one and that is fewer. */
+static long chunk_halo(const sk_run *r, const sk_pooc *o)
+{
+    long stop, sbase, trap = o->hlo + o->hhi;
+    return parallel(r, o, &stop, &sbase) && stop + sbase < trap ? stop + sbase : trap;
+}
+
+/*
+ * Whether three sets of o->cap rows pipeline: a chunk computes more rows than its reads reach, as
+ * trapezoids or, where they may be, parallelograms, whose first and last chunks (sweep_chunks:
+ * a quarter of a chunk's rows, with a trapezoid's halo on the outer side) fit too; the trapezoids
+ * of a sweep that cannot be parallelograms then compute at least a row.
+ */
+static int pipelines(const sk_run *r, const sk_pooc *o)
+{
+    long stop, sbase, cap = o->cap, least = o->hlo + o->hhi + 1;
+    if (cap >= 2 * least) return 1;
+    if (cap < least || !parallel(r, o, &stop, &sbase)) return 0;
+    long rows = cap - stop - sbase, q = rows / 4 > 0 ? rows / 4 : 1;
+    return rows > stop + sbase && q + o->hlo + stop <= cap && sbase + q + o->hhi <= cap;
+}
+
+/* Three sets of chunk buffers where they pipeline, else one; halved while the device refuses
+   them when no limit is given. */
 static int alloc_chunks(sk_run *r, sk_pooc *o)
 {
     const kgt_prog *p = r->prog->p;
@@ -141,7 +177,7 @@ static int alloc_chunks(sk_run *r, sk_pooc *o)
     for (;;) {
         o->nsets = POOC_SETS;
         o->cap = chunk_rows(r, o);
-        if (o->cap < 2 * least) {
+        if (!pipelines(r, o)) {
             o->nsets = 1;
             o->cap = chunk_rows(r, o);
         }
@@ -203,7 +239,7 @@ int sk_prog_ooc_start(sk_run *r)
         }
         o->limit = limit;
         rc = alloc_chunks(r, o);
-        int thin = !rc && o->cap < ext && o->cap - o->hlo - o->hhi < o->hlo + o->hhi;
+        int thin = !rc && o->cap < ext && o->cap - chunk_halo(r, o) < chunk_halo(r, o);
         if (!o->multi || sp->T == 1 || (rc != STENCIL_EDEVMEM && !thin)) return rc;
         sk_prog_ooc_free(r);
         r->msg[0] = '\0';
