@@ -5,10 +5,12 @@
  * pinned host staging buffers. Boxes passed to ops are in local indices (sl_local_box()).
  *
  * Queues: SB_QBORDER carries border updates and halo copies, SB_QINNER the inner update, SB_QXFER
- * a third stream of copies (out-of-core runs: downloads beside the uploads on SB_QBORDER). Work on
- * one queue runs in order; work on different queues may overlap until join() makes each queue wait
- * for everything already submitted to the others. copy_out/copy_in may return before the copy is
- * done: the host may touch the staging memory only after wait() on that queue.
+ * a third stream of copies (out-of-core runs: downloads beside the uploads on SB_QBORDER), SB_QAUX
+ * a second stream of updates (out-of-core program sweeps: the upper part of a chunk beside the
+ * lower part on SB_QINNER). Work on one queue runs in order; work on different queues may overlap
+ * until join() makes each queue wait for everything already submitted to the others.
+ * copy_out/copy_in may return before the copy is done: the host may touch the staging memory only
+ * after wait() on that queue.
  *
  * Arithmetic contract (what makes backends bitwise comparable): for each cell, with the stencil's
  * non-zero points p = 0..npts-1 in row-major order and T the element type,
@@ -29,7 +31,7 @@
 #include "layout.h"
 #include "stencil.h"
 
-enum { SB_QBORDER = 0, SB_QINNER = 1, SB_QXFER = 2, SB_NQUEUES = 3 };
+enum { SB_QBORDER = 0, SB_QINNER = 1, SB_QXFER = 2, SB_QAUX = 3, SB_NQUEUES = 4 };
 
 typedef void *sb_mem;
 

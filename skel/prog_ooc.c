@@ -33,6 +33,9 @@
    computed and chunk j - 1 comes down; else one, stage after stage. */
 enum { POOC_SETS = SK_POOC_SETS, POOC_LEVELS = 4 * KGT_PROG_MAX_FIELDS };
 
+/* The fewest rows each part of a split chunk computes (chunk_steps). */
+enum { POOC_SPLIT = 8 };
+
 /* Where a host level's memory comes from. */
 enum { LEVEL_MALLOC, LEVEL_PINNED /* dev.host_alloc */, LEVEL_MAPPED /* the out-of-core file */ };
 
@@ -66,9 +69,10 @@ typedef struct sk_pooc {
 /* Chunk j of a sweep: it computes rows [a, b) of the last level, its buffers' row 0 is local
    row base, and rows [base, top) go up ([up, top) of its evolving fields' current levels); fin
    and pen: the buffers with its last level and the one before, once computed. slo, shi: its
-   lower and upper edges are a parallelogram's (sweep_plan), else a trapezoid's; k: its set. */
+   lower and upper edges are a parallelogram's (sweep_plan), else a trapezoid's; k: its set.
+   m: where its steps split (chunk_steps), 0 where they do not. */
 typedef struct pchunk {
-    long a, b, base, top, up;
+    long a, b, base, top, up, m;
     int slo, shi, k;
     sb_mem fin[KGT_PROG_MAX_FIELDS], pen[KGT_PROG_MAX_FIELDS];
 } pchunk;
@@ -520,6 +524,19 @@ static sl_box chunk_box(const sk_run *r, const sk_psweep *w, int j, int f, const
     return k;
 }
 
+/* Step j's box of field f in chunk c cut at the parallelogram edge of c's split at row c->m
+   (sweep_plan's edges from there): part 1 the rows below it, part 2 those above, part 0 all. */
+static sl_box part_box(const sk_run *r, const sk_psweep *w, int j, int f, const pchunk *c, int part)
+{
+    const sk_pooc *o = r->prog->ooc;
+    sl_box k = chunk_box(r, w, j, f, c);
+    long e = c->m + (part == 1 ? o->shi[j] : o->slo[j]) - c->base;
+    if (part == 1 && k.hi[0] > e) k.hi[0] = e;
+    if (part == 2 && k.lo[0] < e) k.lo[0] = e;
+    if (k.hi[0] < k.lo[0]) k.hi[0] = k.lo[0];
+    return k;
+}
+
 /* Chunk c's levels up into its set, on the border queue: an evolving field's current level from
    c->up (below it, the rows a step reads of a level come by the carry, carry_in). */
 static void chunk_up(sk_run *r, const sk_psweep *w, const pchunk *c)
@@ -619,6 +636,47 @@ static void frames_in(sk_run *r, const pchunk *c, const pchunk *p)
     if (held.n && !r->rc) odev(r, o, sk_copies_flush(&o->dev, SB_QINNER, &held));
 }
 
+/* Run of n steps from step j of chunk c, part `part` of its rows (part_box), on queue q: one
+   prog_update_k, or one prog_update where n is 1, from the levels in cur (prv: the previous
+   ones) into nxt (pot: the level before the last, fused, where a field keeps one). */
+static void run_launch(sk_run *r, const sk_psweep *w, const pchunk *c, int q, int part, int j,
+                       int n, sb_mem *cur, sb_mem *nxt, sb_mem *prv, sb_mem *pot)
+{
+    sk_pooc *o = r->prog->ooc;
+    const kgt_prog *pg = r->prog->p;
+    if (r->rc) return;
+    if (n >= 2) {
+        sb_prog_steps s;
+        memset(&s, 0, sizeof s);
+        for (int f = 0; f < pg->nf; f++) {
+            s.in[f] = cur[f];
+            s.out[f] = nxt[f];
+            s.prev[f] = prv[f];
+            s.pout[f] = pot[f];
+            for (int i = 0; i < n; i++) s.box[i][f] = part_box(r, w, j + i, f, c, part);
+        }
+        s.k = n;
+        s.t = w->t + j;
+        s.rows = o->cap;
+        s.base = c->base;
+        s.par = w->par;
+        odev(r, o, o->dev.ops->prog_update_k(&o->dev, q, &s));
+        return;
+    }
+    sb_prog_step s;
+    memset(&s, 0, sizeof s);
+    for (int f = 0; f < pg->nf; f++) {
+        s.in[f] = cur[f];
+        s.prev[f] = prv[f];
+        s.out[f] = nxt[f];
+        s.box[f] = part_box(r, w, j, f, c, part);
+    }
+    s.t = w->t + j;
+    s.base = c->base;
+    s.par = w->par;
+    odev(r, o, o->dev.ops->prog_update(&o->dev, q, &s));
+}
+
 /*
  * The sweep's steps of chunk c in set c->k, on the inner queue, once the rank's own halos
  * along its rows are in place (and the carry from the chunk before, p, for parallelograms):
@@ -632,12 +690,20 @@ static void frames_in(sk_run *r, const pchunk *c, const pchunk *p)
  * what is read of them. c->fin and c->pen: the buffers holding the last level and the one
  * before (a fused run writes both for fields that keep their previous level; for the others
  * the last step runs alone where the one before is wanted).
+ *
+ * Split at c->m (sweep_chunks), the rows below the parallelogram edge from there run on the
+ * inner queue and those above on the auxiliary one, two launches in flight where one would
+ * leave the device partly idle between launches (a chunk holds too few rows to fill it for
+ * long). The lower part reads only its own rows, as a chunk reads none of the one above it,
+ * so it never waits; the upper part's run u waits for the lower part's run u - 1, whose rows
+ * below the edge it reads. Neither writes what the other reads meanwhile: as between chunks,
+ * a later run of the lower part writes only below where the upper part's reads begin.
  */
 static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, const pchunk *p)
 {
     sk_pooc *o = r->prog->ooc;
     const kgt_prog *pg = r->prog->p;
-    int k = c->k;
+    int k = c->k, split = c->m > 0;
     sb_mem cur[KGT_PROG_MAX_FIELDS], nxt[KGT_PROG_MAX_FIELDS], prv[KGT_PROG_MAX_FIELDS],
         pot[KGT_PROG_MAX_FIELDS];
     local_halos(r, w, k, c);
@@ -650,59 +716,26 @@ static void chunk_steps(sk_run *r, const sk_psweep *w, pchunk *c, const pchunk *
         if (nxt[f]) dup_frames(r, o, f, nxt[f], cur[f], c);
     }
     if (c->slo && p) carry_in(r, c, p);
+    if (split && !r->rc) odev(r, o, o->dev.ops->after(&o->dev, SB_QAUX, SB_QINNER));
     for (int u = 0, j = 0; u < o->nrun && !r->rc; u++) {
         int n = o->run[u];
-        if (n >= 2) {
-            sb_prog_steps s;
-            memset(&s, 0, sizeof s);
-            for (int f = 0; f < pg->nf; f++) {
-                s.in[f] = cur[f];
-                s.out[f] = nxt[f];
-                s.prev[f] = prv[f];
-                s.pout[f] = pot[f];
-                if (pot[f]) dup_frames(r, o, f, pot[f], cur[f], c);
-                for (int i = 0; i < n; i++) s.box[i][f] = chunk_box(r, w, j + i, f, c);
-            }
-            s.k = n;
-            s.t = w->t + j;
-            s.rows = o->cap;
-            s.base = c->base;
-            s.par = w->par;
-            odev(r, o, o->dev.ops->prog_update_k(&o->dev, SB_QINNER, &s));
-            for (int f = 0; f < pg->nf; f++) {
-                sb_mem x = cur[f], y = prv[f];
-                if (pg->f[f].coef) continue;
-                cur[f] = nxt[f];
-                nxt[f] = x;
-                if (!pg->f[f].keeps) continue;
-                prv[f] = pot[f];
-                pot[f] = y;
-            }
-            j += n;
-            continue;
-        }
-        sb_prog_step s;
-        memset(&s, 0, sizeof s);
+        for (int f = 0; f < pg->nf && n >= 2; f++)
+            if (pot[f]) dup_frames(r, o, f, pot[f], cur[f], c);
+        if (split) run_launch(r, w, c, SB_QAUX, 2, j, n, cur, nxt, prv, pot);
+        run_launch(r, w, c, SB_QINNER, split, j, n, cur, nxt, prv, pot);
+        if (split && !r->rc) odev(r, o, o->dev.ops->after(&o->dev, SB_QAUX, SB_QINNER));
         for (int f = 0; f < pg->nf; f++) {
-            s.in[f] = cur[f];
-            s.prev[f] = prv[f];
-            s.out[f] = nxt[f];
-            s.box[f] = chunk_box(r, w, j, f, c);
-        }
-        s.t = w->t + j;
-        s.base = c->base;
-        s.par = w->par;
-        odev(r, o, o->dev.ops->prog_update(&o->dev, SB_QINNER, &s));
-        for (int f = 0; f < pg->nf; f++) {
-            sb_mem x = cur[f];
+            sb_mem x = cur[f], y = prv[f];
             if (pg->f[f].coef) continue;
             cur[f] = nxt[f];
-            nxt[f] = pg->f[f].keeps ? prv[f] : x;
+            nxt[f] = n >= 2 || !pg->f[f].keeps ? x : y;
             if (!pg->f[f].keeps) continue;
-            prv[f] = x;
-            if (j == 0 && w->m > 1) dup_frames(r, o, f, nxt[f], cur[f], c);
+            prv[f] = n >= 2 ? pot[f] : x;
+            if (n >= 2) pot[f] = y;
+            if (n == 1 && j == 0 && w->m > 1) dup_frames(r, o, f, nxt[f], cur[f], c);
         }
-        if (++j < w->m && !r->rc) ghosts_after(r, w, j - 1, cur, c);
+        j += n;
+        if (n == 1 && j < w->m && !r->rc) ghosts_after(r, w, j - 1, cur, c);
     }
     for (int f = 0; f < pg->nf; f++) {
         c->fin[f] = cur[f];
@@ -806,6 +839,9 @@ static pchunk *sweep_chunks(sk_run *r, long lo, long hi, long *pn)
             c[j].top = c[j].b + (c[j].shi ? o->stop : o->hhi);
             c[j].top = c[j].top < ext ? c[j].top : ext;
             c[j].up = c[j].slo && c[j].a + o->ubase > c[j].base ? c[j].a + o->ubase : c[j].base;
+            c[j].m = o->skew && o->fuse >= 2 && c[j].b - c[j].a >= 2 * POOC_SPLIT
+                         ? (c[j].a + c[j].b) / 2
+                         : 0;
             c[j].k = (int)(j % o->nsets);
         }
         *pn = n;

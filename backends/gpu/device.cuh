@@ -1,6 +1,6 @@
 /*
- * GPU backend, device and queues: which device a rank opens, its three streams (border, inner,
- * transfer) and their control (flush, wait, join, busy), device and pinned host memory,
+ * GPU backend, device and queues: which device a rank opens, its four streams (border, inner,
+ * transfer, auxiliary) and their control (flush, wait, join, busy), device and pinned host memory,
  * whole-array transfers.
  */
 #ifndef SB_GPU_DEVICE_CUH
@@ -59,6 +59,7 @@ static int make_queues(sb_dev *dev, impl *im)
     GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QBORDER], gpuStreamNonBlocking, greatest));
     GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QINNER], gpuStreamNonBlocking, least));
     GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QXFER], gpuStreamNonBlocking, greatest));
+    GPU_TRY(dev, gpuStreamCreateWithPriority(&im->q[SB_QAUX], gpuStreamNonBlocking, least));
     for (int i = 0; i < SB_NQUEUES; i++)
         GPU_TRY(dev, gpuEventCreateWithFlags(&im->ev[i], gpuEventDisableTiming));
     return 0;
