@@ -73,6 +73,10 @@ int ocl_fail(sb_dev *dev, cl_int err, const char *call);
 int ocl_pick_device(sb_dev *dev, ocl_impl *o, const sb_open_args *a);
 /* Builds the stencil program (generic or named) and the copy program, creates the kernels. */
 int ocl_build(sb_dev *dev, ocl_impl *o, const sb_open_args *a);
+/* The n sources built as one program into *out (ocl_build.c: a failed build is tried twice;
+   what names it in the error). */
+int ocl_build_program(sb_dev *dev, ocl_impl *o, const char **srcs, cl_uint n, const char *opts,
+                      const char *what, cl_program *out);
 
 /*
  * Enqueues kernel k (arguments set) on queue q over n[0] x n[1] x n[2] work-items, n[0] fastest.

@@ -31,30 +31,39 @@ static int build_log(sb_dev *dev, ocl_impl *o, cl_program prog, const char *what
     return rc;
 }
 
-/* Builds the n sources as one program; on success *out holds it. */
-static int build(sb_dev *dev, ocl_impl *o, const char **srcs, cl_uint n, const char *opts,
-                 const char *what, cl_program *out)
+/*
+ * Builds the n sources as one program; on success *out holds it. A failed build is tried once
+ * more before it is reported: PoCL's kernel cache, which every process of a node shares, can fail
+ * a build while another process writes the same entry, and a second build then finds it whole
+ * (PoCL issues 430 and 1480: several MPI ranks of one node building the same source at once).
+ * A source that does not compile fails both times with the same log.
+ */
+int ocl_build_program(sb_dev *dev, ocl_impl *o, const char **srcs, cl_uint n, const char *opts,
+                      const char *what, cl_program *out)
 {
-    cl_int err;
-    struct timespec t0, t1;
-    cl_program p = clCreateProgramWithSource(o->ctx, n, srcs, NULL, &err);
-    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateProgramWithSource");
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    err = clBuildProgram(p, 1, &o->device, opts, NULL, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    /* stats.t_compile: the OpenCL compiler's time, as NVRTC's on CUDA (short when it cached). */
-    dev->t_compile += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    if (err == CL_BUILD_PROGRAM_FAILURE) {
-        int rc = build_log(dev, o, p, what);
-        clReleaseProgram(p);
-        return rc;
+    cl_int err = CL_SUCCESS;
+    cl_program p = NULL;
+    for (int tries = 0; tries < 2; tries++) {
+        struct timespec t0, t1;
+        if (p) clReleaseProgram(p);
+        p = clCreateProgramWithSource(o->ctx, n, srcs, NULL, &err);
+        if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateProgramWithSource");
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        err = clBuildProgram(p, 1, &o->device, opts, NULL, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        /* stats.t_compile: the OpenCL compiler's time, as NVRTC's on CUDA (short when it
+           cached). */
+        dev->t_compile +=
+            (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (err == CL_SUCCESS) {
+            *out = p;
+            return 0;
+        }
     }
-    if (err != CL_SUCCESS) {
-        clReleaseProgram(p);
-        return ocl_fail(dev, err, "clBuildProgram");
-    }
-    *out = p;
-    return 0;
+    int rc = err == CL_BUILD_PROGRAM_FAILURE ? build_log(dev, o, p, what)
+                                             : ocl_fail(dev, err, "clBuildProgram");
+    clReleaseProgram(p);
+    return rc;
 }
 
 static int check_fp(sb_dev *dev, ocl_impl *o, int *crdiv)
@@ -91,7 +100,7 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
         snprintf(what, sizeof what, "program '%s'", o->kname + 8);
         srcs[3] = src;
         o->walk = 1;
-        int rc = build(dev, o, srcs, 4, opts, what, &o->prog);
+        int rc = ocl_build_program(dev, o, srcs, 4, opts, what, &o->prog);
         free(src);
         if (!rc) snprintf(dev->kernel, sizeof dev->kernel, "rtc");
         return rc;
@@ -103,7 +112,7 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
         snprintf(what, sizeof what, "kernel '%s'", a->named->name);
         srcs[3] = a->named->opencl_source;
         o->walk = 1;
-        return build(dev, o, srcs, 4, opts, what, &o->prog);
+        return ocl_build_program(dev, o, srcs, 4, opts, what, &o->prog);
     }
     char *pro = sb_gen_opencl(a->st, a->local->nelems);
     if (!pro) return sb_fail(dev, STENCIL_ENOMEM, "OpenCL: out of memory for the kernel source");
@@ -111,7 +120,7 @@ static int build_all(sb_dev *dev, ocl_impl *o, const sb_open_args *a, const char
     srcs[3] = sb_ocl_src_generic;
     char wopts[256];
     snprintf(wopts, sizeof wopts, "%s -DSTENCIL_WALK=%d", opts, o->walk);
-    int rc = build(dev, o, srcs, 4, wopts, "run-time kernel", &o->prog);
+    int rc = ocl_build_program(dev, o, srcs, 4, wopts, "run-time kernel", &o->prog);
     free(pro);
     if (!rc) snprintf(dev->kernel, sizeof dev->kernel, "rtc");
     return rc;

@@ -81,10 +81,8 @@ static int norm_build(sb_dev *dev, ocl_impl *o)
     snprintf(opts, sizeof opts, "-DNORM_FP64=%d -Delem_t=%s", fp ? 1 : 0,
              o->type == STENCIL_DOUBLE ? "double" : "float");
     const char *src = norm_src;
-    n->prog = clCreateProgramWithSource(o->ctx, 1, &src, NULL, &err);
-    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateProgramWithSource (norm)");
-    err = clBuildProgram(n->prog, 1, &o->device, opts, NULL, NULL);
-    if (err != CL_SUCCESS) return ocl_fail(dev, err, "clBuildProgram (norm)");
+    int rc = ocl_build_program(dev, o, &src, 1, opts, "the norm kernel", &n->prog);
+    if (rc) return rc;
     n->k = clCreateKernel(n->prog, "stencil_norm", &err);
     if (err != CL_SUCCESS) return ocl_fail(dev, err, "clCreateKernel (norm)");
     n->part = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, 2 * OCL_NORM_GROUPS * n->acc, NULL, &err);
