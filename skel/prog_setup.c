@@ -111,8 +111,7 @@ static int partition(sk_run *r)
         int m = sp->R[d][0] > sp->R[d][1] ? sp->R[d][0] : sp->R[d][1];
         minpart[d] = m > 1 ? m : 1;
     }
-    rc = sl_partition_make(&r->part, nd, sp->n, pgrid, r->weights, minpart, 0, r->msg,
-                           sizeof r->msg);
+    rc = sk_partition_weighted(r, nd, sp->n, pgrid, minpart, 0);
     if (rc) return rc;
     memset(l, 0, sizeof *l);
     l->rank = r->rank;

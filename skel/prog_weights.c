@@ -97,6 +97,7 @@ static int prog_rate(sk_run *r, const long *sizes, void *arg, double *rate)
     round_options(&o, r->weights ? r->weights : ones);
     rc = sk_new(r->comm, &o, &q);
     if (rc) SK_FAIL(r, rc, "calibration: cannot start a run");
+    if (q) q->measured = 1; /* the last round's rates: they may move to fit, as the run's do */
     if ((rc = err_agree(r->comm, rc, r->msg, sizeof r->msg))) return free(ones), rc;
     rc = sk_prog_setup(q, sizes, c->text, r->prog->par, c->type, half, c->linear);
     SK_PHASE(q, rc, in_core(q));

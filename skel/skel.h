@@ -76,6 +76,7 @@ typedef struct sk_run {
     sk_rankcfg cfg;
     int local_rank, local_size; /* among the ranks of this node */
     double *weights;            /* share weights of all ranks, or NULL for equal shares */
+    int measured;               /* they are timed rates (weights.c): they may move to fit */
     sl_stencil st;              /* the stencil the kernels compute */
     sl_stencil lst; /* what `steps` updates in a row read: the halos and messages follow it */
     int steps;      /* T, time steps per exchange (options.steps or the automatic choice) */
@@ -220,6 +221,14 @@ int sk_weights(sk_run *r, const long *sizes, const stencil_kernel *named);
 typedef int (*sk_rate_fn)(sk_run *r, const long *sizes, void *arg, double *rate);
 int sk_weights_by(sk_run *r, const long *sizes, sk_rate_fn rate, void *arg);
 int sk_calib_pace(sk_run *r, void (*pass)(sk_run *r, long k, void *arg), void *arg, double *pace);
+/*
+ * sl_partition_make with r->weights into r->part. Measured weights (r->measured) that leave a part
+ * thinner than minpart (a rank that was starved of its core while timed) move towards their mean,
+ * by an eighth, a quarter, a half and all of the way, until every part holds (r->weights then the
+ * ones used); given weights fail as they are. The same on every rank.
+ */
+int sk_partition_weighted(sk_run *r, int ndims, const long *g, const int *pgrid, const int *minpart,
+                          int periodic);
 
 /* Partition, device and buffers for the given weights (setup.c); sk_release undoes it. */
 int sk_prepare(sk_run *r, const long *sizes, const stencil_kernel *named);

@@ -41,8 +41,7 @@ static int sk_partition(sk_run *r, const long g[SL_D], const int pgrid[SL_D], in
     int rc = sl_stencil_compose(&r->lst, &r->st, steps, periodic);
     if (rc) return SK_FAIL(r, rc, "no memory for the halo pattern of %d steps", steps);
     sl_min_part(&r->lst, minpart);
-    rc = sl_partition_make(&r->part, r->st.ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
-                           sizeof r->msg);
+    rc = sk_partition_weighted(r, r->st.ndims, g, pgrid, minpart, periodic);
     r->part.row_align = r->env.row_align;
     return rc;
 }

@@ -234,6 +234,7 @@ int sk_weights_by(sk_run *r, const long *sizes, sk_rate_fn rate, void *arg)
     }
     MPI_Allreduce(&r->cfg.weight_auto, &any_auto, 1, MPI_INT, MPI_MAX, r->comm);
     if (any_auto) {
+        r->measured = 1;
         if ((rc = calibrate_rounds(r, sizes, rate, arg))) return rc;
     } else {
         MPI_Allgather(&mine, 1, MPI_DOUBLE, r->weights, 1, MPI_DOUBLE, r->comm);
@@ -247,4 +248,25 @@ int sk_weights_by(sk_run *r, const long *sizes, sk_rate_fn rate, void *arg)
     }
     report(r, any_auto);
     return 0;
+}
+
+int sk_partition_weighted(sk_run *r, int ndims, const long *g, const int *pgrid, const int *minpart,
+                          int periodic)
+{
+    int rc = sl_partition_make(&r->part, ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
+                               sizeof r->msg);
+    if (rc != STENCIL_EPARTITION || !r->weights || !r->measured) return rc;
+    double mean = 0;
+    for (int i = 0; i < r->size; i++) mean += r->weights[i] / r->size;
+    for (double a = 0.125; rc == STENCIL_EPARTITION && a <= 1.0; a *= 2) {
+        for (int i = 0; i < r->size; i++) r->weights[i] += a * (mean - r->weights[i]);
+        sl_partition_free(&r->part);
+        rc = sl_partition_make(&r->part, ndims, g, pgrid, r->weights, minpart, periodic, r->msg,
+                               sizeof r->msg);
+    }
+    if (!rc && verbose(r)) {
+        fprintf(stderr, "stencil: calibrated weights moved towards their mean to fit the grid:");
+        print_weights(r->weights, r->size);
+    }
+    return rc;
 }

@@ -301,6 +301,39 @@ START_TEST(weights_auto)
 }
 END_TEST
 
+/* A rank that runs 400 times slower while timed (the host's STENCIL_HOST_REPEAT) measures a share
+   thinner than one row of a small grid: the measured weights move towards their mean until every
+   part holds, and the run is the reference's. i: case. */
+START_TEST(weights_auto_starved)
+{
+    if (strcmp(test_backend(), "host") || nranks < 2) return;
+    prog_case small = tp_cases[_i ? 7 : 5], *pc = &small;
+    small.n[0] = 8 * nranks;
+    small.n[1] = 12;
+    tp_env e;
+    tp_begin(&e, pc, 0, 0);
+    tp_grid g;
+    tp_grid_init(&g, &e);
+    stencil_stats st;
+    e.o.stats = &st;
+    e.o.weights_auto = 1;
+    e.o.user = &g;
+    if (rank == 0) setenv("STENCIL_HOST_REPEAT", "400", 1);
+    int rc = stencil_program_skeleton(MPI_COMM_WORLD, pc->n, e.p, STENCIL_FLOAT, 5, init,
+                                      tp_grid_out, &e.o);
+    if (rank == 0) unsetenv("STENCIL_HOST_REPEAT");
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_ge(st.calib_rounds, 1);
+    tp_grid_sync(&g, MPI_COMM_WORLD);
+    for (long t = 0; t < 5; t++) ref_step(&e.R, t);
+    tp_grid_check(&g, &e.R, &e.c);
+    ck_assert_int_eq(e.c.bad, 0);
+    ck_assert_int_eq(e.c.seen, e.R.total * stencil_program_nfields(e.p));
+    tp_grid_free(&g);
+    tp_end(&e);
+}
+END_TEST
+
 /* The callbacks' view of the fields, in the order they were called on this rank. */
 typedef struct seen {
     ctx c; /* init's, first */
@@ -358,6 +391,7 @@ static void add_tests(TCase *tc)
     tcase_add_test(tc, misuse);
     tcase_add_loop_test(tc, exact_halos, 0, 2);
     tcase_add_loop_test(tc, weights_auto, 0, 4);
+    tcase_add_loop_test(tc, weights_auto_starved, 0, 2);
     tcase_add_test(tc, callbacks_by_name);
 }
 
