@@ -155,19 +155,26 @@ static long chunk_halo(const sk_run *r, const sk_pooc *o)
     return parallel(r, o, &stop, &sbase) && stop + sbase < trap ? stop + sbase : trap;
 }
 
+/* Whether a sweep's first and last parallelogram chunks fit o->cap rows (sweep_chunks: a
+   quarter of a chunk's rows, with a trapezoid's halo on the outer side), stop and sbase the
+   rows above and below a chunk that its buffers hold. */
+static int ends_fit(const sk_pooc *o, long stop, long sbase)
+{
+    long rows = o->cap - stop - sbase, q = rows / 4 > 0 ? rows / 4 : 1;
+    return q + o->hlo + stop <= o->cap && sbase + q + o->hhi <= o->cap;
+}
+
 /*
  * Whether three sets of o->cap rows pipeline: a chunk computes more rows than its reads reach, as
- * trapezoids or, where they may be, parallelograms, whose first and last chunks (sweep_chunks:
- * a quarter of a chunk's rows, with a trapezoid's halo on the outer side) fit too; the trapezoids
- * of a sweep that cannot be parallelograms then compute at least a row.
+ * trapezoids or, where they may be, parallelograms, whose first and last chunks fit too; the
+ * trapezoids of a sweep that cannot be parallelograms then compute at least a row.
  */
 static int pipelines(const sk_run *r, const sk_pooc *o)
 {
     long stop, sbase, cap = o->cap, least = o->hlo + o->hhi + 1;
     if (cap >= 2 * least) return 1;
     if (cap < least || !parallel(r, o, &stop, &sbase)) return 0;
-    long rows = cap - stop - sbase, q = rows / 4 > 0 ? rows / 4 : 1;
-    return rows > stop + sbase && q + o->hlo + stop <= cap && sbase + q + o->hhi <= cap;
+    return cap - stop - sbase > stop + sbase && ends_fit(o, stop, sbase);
 }
 
 /* Three sets of chunk buffers where they pipeline, else one; halved while the device refuses
@@ -243,7 +250,8 @@ int sk_prog_ooc_start(sk_run *r)
         }
         o->limit = limit;
         rc = alloc_chunks(r, o);
-        int thin = !rc && o->cap < ext && o->cap - chunk_halo(r, o) < chunk_halo(r, o);
+        long halo = chunk_halo(r, o);
+        int thin = !rc && o->cap < ext && o->cap - halo < halo;
         if (!o->multi || sp->T == 1 || (rc != STENCIL_EDEVMEM && !thin)) return rc;
         sk_prog_ooc_free(r);
         r->msg[0] = '\0';
@@ -819,8 +827,7 @@ static pchunk *sweep_chunks(sk_run *r, long lo, long hi, long *pn)
         long q = rows / 4 > 0 ? rows / 4 : 1, mid = hi - lo - 6 * q;
         int ramp = L && mid >= rows;
         long nm = ramp ? (mid + rows - 1) / rows : 0;
-        if (o->skew && (!ramp || q + o->hlo + o->stop > o->cap || o->sbase + q + o->hhi > o->cap))
-            continue;
+        if (o->skew && (!ramp || !ends_fit(o, o->stop, o->sbase))) continue;
         if (ramp) n = nm + 4;
         pchunk *c = calloc((size_t)n + 1, sizeof *c);
         if (!c) return NULL;
